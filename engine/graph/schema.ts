@@ -122,11 +122,19 @@ export const jobSchema = z.strictObject({
   editor: editorSchema.optional(),
 });
 
+/** An operator of one kind, defaults filled in: `kind` narrows `params`. */
+export type OperatorOf<K extends OperatorKind> = {
+  id: string;
+  kind: K;
+  parallelism: number;
+  params: ParamsOf<K>;
+};
+export type Operator = { [K in OperatorKind]: OperatorOf<K> }[OperatorKind];
+
 /** A job as the engine sees it: defaults filled in. */
-export type Job = z.output<typeof jobSchema>;
+export type Job = Omit<z.output<typeof jobSchema>, 'operators'> & { operators: Operator[] };
 /** A job as a file may spell it: defaults optional. */
 export type JobInput = z.input<typeof jobSchema>;
-export type Operator = Job['operators'][number];
 export type Edge = Job['edges'][number];
 export type Settings = Job['settings'];
 export type KeySpec = z.infer<typeof keySchema>;

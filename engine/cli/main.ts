@@ -1,0 +1,172 @@
+// `pipewright run | validate`: the engine headless. Exit 0 done, 1 invalid job or failed run,
+// 2 usage error. Messages name the operator, edge or line; never an engine stack trace.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { Problem } from '../graph/problem.js';
+import type { Job } from '../graph/schema.js';
+import { validateJobText } from '../graph/validate.js';
+import { JobError } from '../runtime/jobError.js';
+import { JobRun } from '../runtime/jobRun.js';
+import { ensureLockdown } from '../sandbox/userCode.js';
+import { MetricsFile } from './metricsFile.js';
+import { formatCount, ProgressDisplay } from './progressDisplay.js';
+import { type Command, parseCommand, USAGE, UsageError } from './usage.js';
+
+const VERSION = '0.1.0';
+
+function say(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
+function complain(text: string): void {
+  process.stderr.write(`pipewright: ${text}\n`);
+}
+
+function readJob(file: string): { job?: Job; problems: readonly Problem[] } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
+    return {
+      problems: [{ code: 'unreadable', message: `cannot read the job file: ${why}`, path: '$', ids: [] }],
+    };
+  }
+  return validateJobText(text);
+}
+
+function problemLine(file: string, problem: Problem): string {
+  const at = problem.line === undefined ? '' : `${problem.line}:${problem.column ?? 1}: `;
+  return `${file}: ${at}${problem.message} (${problem.path})`;
+}
+
+function validate(command: Extract<Command, { name: 'validate' }>): number {
+  const { problems } = readJob(command.job);
+  for (const problem of problems) {
+    if (command.json) say(JSON.stringify({ file: command.job, ...problem }));
+    else complain(problemLine(command.job, problem));
+  }
+  if (problems.length === 0 && !command.json) say(`${command.job}: valid`);
+  return problems.length === 0 ? 0 : 1;
+}
+
+/** Completed checkpoints arrive with the checkpoint coordinator; until then there are none. */
+function findCheckpoint(dir: string, wanted: string): { found?: string; message: string } {
+  let ids: string[] = [];
+  try {
+    ids = readdirSync(dir).filter((name) => /^[0-9]+$/.test(name));
+  } catch {
+    ids = [];
+  }
+  if (wanted === 'latest') return { message: `no completed checkpoint in ${dir}: starting fresh` };
+  return {
+    message: `checkpoint ${wanted} not found in ${dir}${ids.length > 0 ? '' : ' (it holds no checkpoints)'}`,
+  };
+}
+
+async function run(command: Extract<Command, { name: 'run' }>): Promise<number> {
+  const { job, problems } = readJob(command.job);
+  if (job === undefined) {
+    for (const problem of problems) complain(problemLine(command.job, problem));
+    complain(
+      `${command.job} is not a valid job (${problems.length} problem${problems.length === 1 ? '' : 's'})`,
+    );
+    return 1;
+  }
+  const jobDir = dirname(resolve(command.job));
+  const home = join(jobDir, '.pipewright', job.name.replace(/[^A-Za-z0-9_.-]/g, '_'));
+  const stateDir = resolve(command.stateDir ?? join(home, 'state'));
+  const checkpointDir = resolve(command.checkpointDir ?? join(home, 'checkpoints'));
+  if (command.restore !== undefined) {
+    const { found, message } = findCheckpoint(checkpointDir, command.restore);
+    if (found === undefined && command.restore !== 'latest') {
+      complain(message);
+      return 1;
+    }
+    if (!command.quiet) complain(message);
+  }
+
+  ensureLockdown();
+  let jobRun: JobRun;
+  try {
+    jobRun = await JobRun.open(job, { jobDir, stateDir });
+  } catch (error) {
+    return failed(error);
+  }
+  const progress = new ProgressDisplay(() => jobRun.metrics());
+  const metricsFile =
+    command.metrics === undefined
+      ? undefined
+      : new MetricsFile(resolve(command.metrics), () => jobRun.metrics());
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals++;
+    if (signals > 1) {
+      complain(`${signal} again: stopping at once`);
+      process.exit(130);
+    }
+    if (!command.quiet)
+      complain(`${signal}: stopping the sources and finishing what is in flight (again to stop at once)`);
+    jobRun.stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  if (!command.quiet) progress.start();
+  metricsFile?.start();
+  try {
+    const summary = await jobRun.run();
+    progress.stop();
+    metricsFile?.finish(summary.stopped ? 'stopped' : 'finished');
+    if (!command.quiet) {
+      const m = summary.metrics;
+      const sources = m.operators.filter((o) => o.kind.startsWith('source.'));
+      const read = sources.reduce((n, o) => n + o.recordsOut, 0);
+      const seconds = m.elapsedMs / 1000;
+      say(
+        `${summary.stopped ? 'stopped' : 'done'}: job "${m.job}", ${formatCount(read)} records from the sources in ${seconds.toFixed(2)} s (${formatCount(Math.round(read / Math.max(seconds, 0.001)))}/s)`,
+      );
+    }
+    return 0;
+  } catch (error) {
+    progress.stop();
+    metricsFile?.finish('failed');
+    return failed(error);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+function failed(error: unknown): number {
+  if (error instanceof JobError) complain(error.message);
+  else complain(`internal error: ${(error as Error)?.stack ?? String(error)}`);
+  return 1;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  let command: Command;
+  try {
+    command = parseCommand(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    complain(error.message);
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  switch (command.name) {
+    case 'help':
+      say(USAGE);
+      return 0;
+    case 'version':
+      say(VERSION);
+      return 0;
+    case 'validate':
+      return validate(command);
+    case 'run':
+      return run(command);
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,79 @@
+// The live table `pipewright run` draws on a terminal: records in and out per operator, rate,
+// state, elapsed time. Redrawn in place; nothing is drawn when stderr is not a terminal.
+import type { JobMetrics } from '../metrics/jobMetrics.js';
+
+const REDRAW_MS = 250;
+
+function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let value = n / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+export function formatTable(metrics: JobMetrics, previous: JobMetrics | undefined): string[] {
+  const seconds =
+    previous === undefined ? metrics.elapsedMs / 1000 : (metrics.elapsedMs - previous.elapsedMs) / 1000;
+  const rows = [['operator', 'kind', 'in', 'out', 'in/s', 'state']];
+  metrics.operators.forEach((op, i) => {
+    const before = previous?.operators[i]?.recordsIn ?? 0;
+    const rate = seconds > 0 ? Math.round((op.recordsIn - before) / seconds) : 0;
+    rows.push([
+      `${op.id} ×${op.parallelism}`,
+      op.kind,
+      count(op.recordsIn),
+      count(op.recordsOut),
+      count(rate),
+      op.stateBytes === undefined ? '' : `${bytes(op.stateBytes)} / ${count(op.stateEntries ?? 0)} entries`,
+    ]);
+  });
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  const lines = rows.map((r) =>
+    r.map((cell, c) => (c >= 2 && c <= 4 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join('  '),
+  );
+  return [`job "${metrics.job}"  ${(metrics.elapsedMs / 1000).toFixed(1)} s`, ...lines];
+}
+
+export class ProgressDisplay {
+  private timer: NodeJS.Timeout | undefined;
+  private drawnLines = 0;
+  private previous: JobMetrics | undefined;
+
+  constructor(
+    private readonly sample: () => JobMetrics,
+    private readonly out: NodeJS.WriteStream = process.stderr,
+  ) {}
+
+  start(): void {
+    if (!this.out.isTTY) return;
+    this.timer = setInterval(() => this.draw(), REDRAW_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer === undefined) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.draw();
+  }
+
+  private draw(): void {
+    const metrics = this.sample();
+    const lines = formatTable(metrics, this.previous);
+    this.previous = metrics;
+    const up = this.drawnLines > 0 ? `\x1b[${this.drawnLines}F` : '';
+    this.out.write(`${up}${lines.map((l) => `${l}\x1b[K`).join('\n')}\n`);
+    this.drawnLines = lines.length;
+  }
+}
+
+export { bytes as formatBytes, count as formatCount };

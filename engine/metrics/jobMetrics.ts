@@ -1,0 +1,45 @@
+// Counters a run exposes while it goes: per operator and per subtask, records in and out,
+// input queued (backpressure shows as full queues) and state size.
+
+export interface SubtaskMetrics {
+  readonly subtask: number;
+  readonly recordsIn: number;
+  readonly recordsOut: number;
+  /** Items waiting in this subtask's input channels. */
+  readonly queued: number;
+  /** State entries (a value, or one map or list element) and their encoded size; keyed operators only. */
+  readonly stateEntries?: number;
+  readonly stateBytes?: number;
+}
+
+export interface OperatorMetrics {
+  readonly id: string;
+  readonly kind: string;
+  readonly parallelism: number;
+  readonly recordsIn: number;
+  readonly recordsOut: number;
+  readonly stateEntries?: number;
+  readonly stateBytes?: number;
+  readonly subtasks: readonly SubtaskMetrics[];
+}
+
+export interface JobMetrics {
+  readonly job: string;
+  readonly elapsedMs: number;
+  readonly operators: readonly OperatorMetrics[];
+}
+
+/** Sums subtask figures into the operator's, leaving state out where no subtask has any. */
+export function operatorTotals(subtasks: readonly SubtaskMetrics[]) {
+  let recordsIn = 0;
+  let recordsOut = 0;
+  let stateEntries: number | undefined;
+  let stateBytes: number | undefined;
+  for (const s of subtasks) {
+    recordsIn += s.recordsIn;
+    recordsOut += s.recordsOut;
+    if (s.stateEntries !== undefined) stateEntries = (stateEntries ?? 0) + s.stateEntries;
+    if (s.stateBytes !== undefined) stateBytes = (stateBytes ?? 0) + s.stateBytes;
+  }
+  return { recordsIn, recordsOut, stateEntries, stateBytes };
+}

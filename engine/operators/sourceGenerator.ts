@@ -1,0 +1,96 @@
+// source.generator: records from `generate(i, ctx)`. Subtask s of p makes i = s, s+p, s+2p, ...
+// ctx.random() is reseeded from (seed, i) for every i, so record i is the same whatever the
+// parallelism, and the whole stream is the same on every run.
+import type { ParamsOf } from '../graph/schema.js';
+import type { RecordSource } from '../runtime/envelope.js';
+import { BaseLogic, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
+import { userContext } from './userContext.js';
+
+/** Records per slice when rate-limited: fixed, so slice boundaries do not depend on the clock. */
+const RATE_STEPS_PER_SECOND = 100;
+
+/** mulberry32 step with the state mixed from seed and index (splitmix-style). */
+function seededRandom(): { reseed(seed: number, index: number): void; next(): number } {
+  let state = 0;
+  return {
+    reseed(seed, index) {
+      let h =
+        Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(index, 0xc2b2ae35) ^ Math.floor(index / 2 ** 32);
+      h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
+      state = h ^ (h >>> 15);
+    },
+    next() {
+      state = (state + 0x6d2b79f5) | 0;
+      let t = Math.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    },
+  };
+}
+
+export class GeneratorSourceLogic extends BaseLogic {
+  private index: number;
+  private readonly count: number;
+  private readonly seed: number;
+  private readonly perSlice: number;
+  private readonly intervalMs: number;
+  private nextDue = 0;
+  private readonly random = seededRandom();
+  private readonly ctx: object;
+  private readonly source: RecordSource;
+  // biome-ignore lint/complexity/noBannedTypes: user code is any function
+  private readonly generate: Function;
+
+  // biome-ignore lint/complexity/noBannedTypes: user code is any function
+  constructor(env: SubtaskEnvironment, params: ParamsOf<'source.generator'>, generate: Function) {
+    super(env);
+    this.generate = generate;
+    this.index = env.subtask;
+    this.count = params.count ?? Number.POSITIVE_INFINITY;
+    this.seed = params.seed ?? 0;
+    const rate = params.ratePerSec === undefined ? undefined : params.ratePerSec / env.parallelism;
+    this.perSlice =
+      rate === undefined ? Number.POSITIVE_INFINITY : Math.max(1, Math.floor(rate / RATE_STEPS_PER_SECOND));
+    this.intervalMs = rate === undefined ? 0 : (1000 * this.perSlice) / rate;
+    this.ctx = userContext(env, { random: () => this.random.next() });
+    const id = env.operator.id;
+    this.source = { operatorId: id, describe: (i) => `generator "${id}" record ${i}` };
+  }
+
+  override produce(limit: number): number | Promise<number> {
+    if (this.index >= this.count) return -1;
+    if (this.intervalMs > 0) {
+      const wait = this.nextDue - performance.now();
+      if (wait > 0)
+        return new Promise((resolve) => setTimeout(resolve, wait)).then(() => this.produce(limit));
+      this.nextDue = Math.max(this.nextDue, performance.now() - this.intervalMs) + this.intervalMs;
+    }
+    const emitter = this.env.emitter;
+    const lineage = emitter.lineage;
+    const stride = this.env.parallelism;
+    const max = Math.min(limit, this.perSlice);
+    let emitted = 0;
+    while (emitted < max && this.index < this.count) {
+      const i = this.index;
+      this.index += stride;
+      lineage.source = this.source;
+      lineage.position = i;
+      this.random.reseed(this.seed, i);
+      const record = this.generate(i, this.ctx);
+      if (
+        record !== null &&
+        typeof record === 'object' &&
+        typeof (record as { then?: unknown }).then === 'function'
+      ) {
+        return Promise.resolve(record).then((value) => {
+          if (value !== undefined && value !== null) emitter.emit(value);
+          return emitted + 1;
+        });
+      }
+      if (record !== undefined && record !== null) emitter.emit(record);
+      emitted++;
+      if (emitter.blocked) break;
+    }
+    return emitted;
+  }
+}

@@ -1,0 +1,211 @@
+// source.jsonl: one JSON record a line. Subtask s of p reads the lines that start in the s-th
+// p-th of the file's bytes, so parallel readers split a file without reading it twice; every
+// record carries its byte offset, from which a restore can resume and an error names its line.
+import { closeSync, openSync, readSync } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import type { ParamsOf } from '../graph/schema.js';
+import type { RecordSource } from '../runtime/envelope.js';
+import { JobError } from '../runtime/jobError.js';
+import { BaseLogic, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
+
+const CHUNK = 1 << 20;
+const NEWLINE = 10;
+
+/** Counts lines up to a byte offset: only needed for messages, so only done then. */
+function lineAt(file: string, offset: number): number {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(CHUNK);
+    let line = 1;
+    let read = 0;
+    while (read < offset) {
+      const n = readSync(fd, buffer, 0, Math.min(CHUNK, offset - read), read);
+      if (n === 0) break;
+      for (let i = 0; i < n; i++) if (buffer[i] === NEWLINE) line++;
+      read += n;
+    }
+    return line;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function jsonlRecordSource(operatorId: string, file: string): RecordSource {
+  const name = basename(file);
+  return {
+    operatorId,
+    file,
+    describe: (offset) => `${name}:${lineAt(file, offset)}`,
+  };
+}
+
+function readTimestamp(record: unknown, path: readonly string[]): number | undefined {
+  let value = record;
+  for (const field of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[field];
+  }
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string') {
+    const parsed = Date.parse(value);
+    return Number.isNaN(parsed) ? undefined : parsed;
+  }
+  return undefined;
+}
+
+export class JsonlSourceLogic extends BaseLogic {
+  private readonly file: string;
+  private readonly source: RecordSource;
+  private readonly timestampPath: readonly string[] | undefined;
+  private handle: FileHandle | undefined;
+  private buffer = Buffer.allocUnsafe(CHUNK);
+  /** File offset of buffer[0]. */
+  private bufferOffset = 0;
+  private bufferLength = 0;
+  /** Index in the buffer of the next line's first byte. */
+  private position = 0;
+  /** Byte range whose line starts belong to this subtask. */
+  private start = 0;
+  private end = 0;
+  private fileSize = 0;
+  private atEof = false;
+  private done = false;
+
+  constructor(env: SubtaskEnvironment, params: ParamsOf<'source.jsonl'>) {
+    super(env);
+    this.file = resolve(env.jobDir, params.path);
+    this.source = jsonlRecordSource(env.operator.id, this.file);
+    this.timestampPath = params.timestampField?.split('.');
+  }
+
+  override async open(): Promise<void> {
+    try {
+      this.handle = await open(this.file, 'r');
+      this.fileSize = (await this.handle.stat()).size;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const why =
+        code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : String(error);
+      throw new JobError(
+        `operator "${this.env.operator.id}" cannot read its input file ${this.file}: ${why}`,
+        this.env.operator.id,
+      );
+    }
+    const { subtask, parallelism } = this.env;
+    this.start = Math.floor((this.fileSize * subtask) / parallelism);
+    this.end = Math.floor((this.fileSize * (subtask + 1)) / parallelism);
+    // A line belongs to the subtask whose range holds its first byte: start reading one byte
+    // early and skip through the first newline (which may be that very byte).
+    this.bufferOffset = Math.max(0, this.start - 1);
+    await this.fill();
+    if (this.start > 0) {
+      if (!(await this.skipPastNewline())) this.done = true;
+    }
+  }
+
+  private async skipPastNewline(): Promise<boolean> {
+    for (;;) {
+      const newline = this.buffer.indexOf(NEWLINE, this.position);
+      if (newline !== -1 && newline < this.bufferLength) {
+        this.position = newline + 1;
+        return true;
+      }
+      if (this.atEof) return false;
+      this.position = this.bufferLength;
+      await this.fill();
+    }
+  }
+
+  /** Keeps the unread tail and reads the next chunk after it. */
+  private async fill(): Promise<void> {
+    const tail = this.bufferLength - this.position;
+    if (tail > 0 && this.position > 0) this.buffer.copy(this.buffer, 0, this.position, this.bufferLength);
+    this.bufferOffset += this.position;
+    this.position = 0;
+    this.bufferLength = tail;
+    if (this.buffer.length - tail < CHUNK / 2) {
+      // A line longer than what is left: grow rather than cut it.
+      const bigger = Buffer.allocUnsafe(this.buffer.length * 2);
+      this.buffer.copy(bigger, 0, 0, tail);
+      this.buffer = bigger;
+    }
+    const { bytesRead } = await this.handle!.read(
+      this.buffer,
+      tail,
+      this.buffer.length - tail,
+      this.bufferOffset + tail,
+    );
+    this.bufferLength = tail + bytesRead;
+    if (bytesRead === 0) this.atEof = true;
+  }
+
+  override produce(limit: number): number | Promise<number> {
+    if (this.done) return -1;
+    const emitter = this.env.emitter;
+    const lineage = emitter.lineage;
+    const buffer = this.buffer;
+    let emitted = 0;
+    while (emitted < limit) {
+      const lineOffset = this.bufferOffset + this.position;
+      if (lineOffset >= this.end) {
+        this.done = true;
+        break;
+      }
+      let newline = buffer.indexOf(NEWLINE, this.position);
+      if (newline === -1 || newline >= this.bufferLength) {
+        if (!this.atEof) {
+          if (emitted > 0) return emitted;
+          return this.fill().then(() => this.produce(limit));
+        }
+        if (this.position >= this.bufferLength) {
+          this.done = true;
+          break;
+        }
+        newline = this.bufferLength;
+      }
+      let lineEnd = newline;
+      if (lineEnd > this.position && buffer[lineEnd - 1] === 13) lineEnd--;
+      const text = buffer.toString('utf8', this.position, lineEnd);
+      this.position = newline + 1;
+      if (text.length === 0 || (text.charCodeAt(0) <= 32 && text.trim().length === 0)) continue;
+      let record: unknown;
+      try {
+        record = JSON.parse(text);
+      } catch (error) {
+        throw new JobError(
+          `${this.source.describe(lineOffset)} is not valid JSON (${(error as Error).message})`,
+        );
+      }
+      lineage.source = this.source;
+      lineage.position = lineOffset;
+      if (this.timestampPath !== undefined) {
+        const timestamp = readTimestamp(record, this.timestampPath);
+        if (timestamp === undefined) {
+          throw new JobError(
+            `${this.source.describe(lineOffset)} has no timestamp in field "${this.timestampPath.join('.')}" (a number of ms or an ISO date)`,
+          );
+        }
+        lineage.timestamp = timestamp;
+      }
+      emitter.emit(record);
+      emitted++;
+      if (emitter.blocked) break;
+    }
+    return emitted === 0 && this.done ? -1 : emitted;
+  }
+
+  override async endInput(): Promise<void> {
+    await this.release();
+  }
+
+  override async abort(): Promise<void> {
+    await this.release();
+  }
+
+  private async release(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    await handle?.close();
+  }
+}

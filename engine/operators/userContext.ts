@@ -1,0 +1,62 @@
+// The `ctx` user code receives. Built once per subtask and hardened: user code cannot replace
+// its parts, and nothing on it leads back to the engine's objects (only closures do).
+
+import type { SubtaskEnvironment } from '../runtime/operatorLogic.js';
+import { ensureLockdown } from '../sandbox/userCode.js';
+
+const notYet = (what: string) => () => {
+  throw new Error(
+    `${what} is not yet supported in this version of Pipewright (event-time timers arrive with windows)`,
+  );
+};
+
+const timers = {
+  eventTime: notYet('ctx.timers.eventTime'),
+  processingTime: notYet('ctx.timers.processingTime'),
+  deleteEventTime: notYet('ctx.timers.deleteEventTime'),
+  deleteProcessingTime: notYet('ctx.timers.deleteProcessingTime'),
+};
+
+function stateWithoutKey(env: SubtaskEnvironment) {
+  const refuse = () => {
+    const edges = env.operator.inputs.filter((e) => e.partition !== 'hash').map((e) => `"${e.id}"`);
+    throw new Error(
+      `keyed state needs every input hash-partitioned by a key${edges.length > 0 ? `; edge ${edges.join(', ')} is not` : ' (this operator has no keyed input)'}`,
+    );
+  };
+  return { value: refuse, map: refuse, list: refuse };
+}
+
+export interface ContextExtras {
+  /** Generators: a seeded random number in [0, 1). */
+  random?: () => number;
+}
+
+export function userContext(env: SubtaskEnvironment, extras: ContextExtras = {}): object {
+  ensureLockdown();
+  const emitter = env.emitter;
+  const ctx = {
+    get key() {
+      return env.current?.key;
+    },
+    get timestamp() {
+      return env.current?.timestamp;
+    },
+    get watermark() {
+      return undefined;
+    },
+    operator: env.operator.id,
+    subtask: env.subtask,
+    parallelism: env.parallelism,
+    emit(record: unknown, port?: unknown) {
+      if (port !== undefined && typeof port !== 'string')
+        throw new TypeError('ctx.emit(record, port): port must be a string');
+      if (record === undefined) throw new TypeError('ctx.emit(record): record is undefined');
+      emitter.emit(record, port);
+    },
+    state: env.state?.api ?? stateWithoutKey(env),
+    timers,
+    ...extras,
+  };
+  return harden(ctx);
+}

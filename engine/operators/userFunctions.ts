@@ -1,0 +1,88 @@
+// map, filter, flatMap and process: user functions over records. The code is compiled once per
+// operator; every subtask calls the same functions with its own ctx.
+import { KINDS } from '../graph/operatorKinds.js';
+import type { Operator } from '../graph/schema.js';
+import type { Envelope } from '../runtime/envelope.js';
+import { BaseLogic, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
+import { compileUserCode } from '../sandbox/userCode.js';
+import { userContext } from './userContext.js';
+
+// biome-ignore lint/complexity/noBannedTypes: user code is any function
+type UserFunction = Function;
+
+export function compileOperatorFunction(operator: Operator): UserFunction {
+  const name = KINDS[operator.kind].functionName;
+  if (name === undefined || !('code' in operator.params)) {
+    throw new Error(`operator "${operator.id}": kind ${operator.kind} runs no user code`);
+  }
+  const functions = compileUserCode({
+    code: operator.params.code,
+    operatorId: operator.id,
+    functionNames: [name],
+    required: [name],
+  });
+  return functions[name]!;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+abstract class UserFunctionLogic extends BaseLogic {
+  protected readonly ctx: object;
+  constructor(
+    env: SubtaskEnvironment,
+    protected readonly fn: UserFunction,
+  ) {
+    super(env);
+    this.ctx = userContext(env);
+  }
+
+  override process(envelope: Envelope): void | Promise<void> {
+    const result = this.fn(envelope.value, this.ctx);
+    if (isThenable(result)) return Promise.resolve(result).then((value) => this.handle(envelope, value));
+    this.handle(envelope, result);
+  }
+
+  protected abstract handle(envelope: Envelope, result: unknown): void;
+}
+
+class ProcessLogic extends UserFunctionLogic {
+  protected handle(): void {}
+}
+
+class MapLogic extends UserFunctionLogic {
+  protected handle(_envelope: Envelope, result: unknown): void {
+    // Returning nothing drops the record, as a Node-RED function returning null does.
+    if (result !== undefined && result !== null) this.env.emitter.emit(result);
+  }
+}
+
+class FilterLogic extends UserFunctionLogic {
+  protected handle(envelope: Envelope, result: unknown): void {
+    if (result) this.env.emitter.emit(envelope.value);
+  }
+}
+
+class FlatMapLogic extends UserFunctionLogic {
+  protected handle(_envelope: Envelope, result: unknown): void {
+    if (result === undefined || result === null) return;
+    if (typeof result !== 'object' || !(Symbol.iterator in result)) {
+      throw new TypeError(
+        'flatMap must return an array (or other iterable) of records, or emit them with ctx.emit',
+      );
+    }
+    for (const record of result as Iterable<unknown>) this.env.emitter.emit(record);
+  }
+}
+
+export const userFunctionLogics = {
+  map: MapLogic,
+  filter: FilterLogic,
+  flatMap: FlatMapLogic,
+  process: ProcessLogic,
+} as const;

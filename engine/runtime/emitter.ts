@@ -1,0 +1,112 @@
+// The output side of a subtask: ports to edges, edges to channels via their partitioner.
+import { keyGroupOf, subtaskOfKeyGroup } from '../graph/keyGroups.js';
+import type { PlannedEdge } from '../graph/plan.js';
+import type { Channel } from './channel.js';
+import { Envelope, type RecordSource } from './envelope.js';
+import { type KeyExtractor, keyExtractor } from './keyExtractor.js';
+
+interface Route {
+  readonly edge: PlannedEdge;
+  /** Channels of this edge from this subtask, indexed by target subtask. */
+  readonly channels: readonly Channel[];
+  readonly key: KeyExtractor | undefined;
+  /** Next target of a rebalance edge. */
+  next: number;
+}
+
+/** The record being processed: records emitted for it inherit its time and origin. */
+export interface Lineage {
+  timestamp: number | undefined;
+  source: RecordSource | undefined;
+  position: number;
+}
+
+export class Emitter {
+  /** Set when a send filled a channel: the subtask yields until its consumers catch up. */
+  blocked = false;
+  recordsOut = 0;
+  /** Records emitted to a port no edge leaves from (dropped, as Flink and Node-RED do). */
+  recordsDropped = 0;
+  readonly lineage: Lineage = { timestamp: undefined, source: undefined, position: 0 };
+  private readonly routes = new Map<string, Route[]>();
+  private readonly outRoutes: Route[] | undefined;
+  readonly allChannels: Channel[] = [];
+
+  constructor(
+    private readonly subtask: number,
+    private readonly maxParallelism: number,
+    outputs: ReadonlyMap<string, readonly PlannedEdge[]>,
+    channelsOf: (edge: PlannedEdge) => Channel[],
+  ) {
+    for (const [port, edges] of outputs) {
+      const routes = edges.map((edge) => {
+        const channels = channelsOf(edge);
+        // Forward edges leave holes: only the channel to the same subtask index exists.
+        for (const channel of channels) if (channel !== undefined) this.allChannels.push(channel);
+        return {
+          edge,
+          channels,
+          key: edge.partition === 'hash' ? keyExtractor(edge) : undefined,
+          // Round robin starts at the subtask's own index, as a deterministic spread.
+          next: subtask,
+        };
+      });
+      this.routes.set(port, routes);
+    }
+    this.outRoutes = this.routes.get('out');
+  }
+
+  hasPort(port: string): boolean {
+    return this.routes.has(port);
+  }
+
+  emit(value: unknown, port?: string): void {
+    const routes = port === undefined || port === 'out' ? this.outRoutes : this.routes.get(port);
+    if (routes === undefined) {
+      this.recordsDropped++;
+      return;
+    }
+    let copies = 0;
+    for (const route of routes) {
+      const channels = route.channels;
+      switch (route.edge.partition) {
+        case 'forward':
+          this.send(channels[this.subtask]!, copies++ === 0 ? value : structuredClone(value), undefined, -1);
+          break;
+        case 'rebalance': {
+          const target = route.next % channels.length;
+          route.next = target + 1;
+          this.send(channels[target]!, copies++ === 0 ? value : structuredClone(value), undefined, -1);
+          break;
+        }
+        case 'hash': {
+          const key = route.key!(value);
+          const keyGroup = keyGroupOf(key, this.maxParallelism);
+          const target = subtaskOfKeyGroup(keyGroup, channels.length, this.maxParallelism);
+          this.send(channels[target]!, copies++ === 0 ? value : structuredClone(value), key, keyGroup);
+          break;
+        }
+        case 'broadcast':
+          for (const channel of channels) {
+            this.send(channel, copies++ === 0 ? value : structuredClone(value), undefined, -1);
+          }
+          break;
+      }
+    }
+  }
+
+  private send(channel: Channel, value: unknown, key: unknown, keyGroup: number): void {
+    const lineage = this.lineage;
+    channel.push(new Envelope(value, key, keyGroup, lineage.timestamp, lineage.source, lineage.position));
+    this.recordsOut++;
+    if (channel.full) this.blocked = true;
+  }
+
+  /** True when no channel is full (the subtask may run). */
+  canSend(): boolean {
+    if (!this.blocked) return true;
+    for (const channel of this.allChannels) if (channel.full) return false;
+    this.blocked = false;
+    return true;
+  }
+}

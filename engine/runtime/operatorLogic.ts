@@ -1,0 +1,48 @@
+// What a kind of operator does inside one subtask. The subtask owns the input channels, the
+// emitter and the state; a logic only turns records into emits.
+import type { PlannedOperator } from '../graph/plan.js';
+import type { KeyedState } from '../state/keyedState.js';
+import type { Emitter } from './emitter.js';
+import type { Envelope } from './envelope.js';
+
+export interface SubtaskEnvironment {
+  readonly operator: PlannedOperator;
+  readonly subtask: number;
+  readonly parallelism: number;
+  /** Directory of the job file: relative paths in params resolve against it. */
+  readonly jobDir: string;
+  readonly emitter: Emitter;
+  /** Keyed state, when every input is hash-partitioned. */
+  readonly state: KeyedState | undefined;
+  /** The envelope being processed (its key and time are ctx.key and ctx.timestamp). */
+  readonly current: Envelope | undefined;
+}
+
+export interface OperatorLogic {
+  open(): Promise<void>;
+  /** Non-sources: one record. A promise only when the work went asynchronous. */
+  process(envelope: Envelope): void | Promise<void>;
+  /** Sources: emit up to `limit` records; the count emitted, or -1 once exhausted. */
+  produce(limit: number): number | Promise<number>;
+  /** No more input will come (records may still arrive on feedback edges). */
+  endInput(): void | Promise<void>;
+  /** The whole job succeeded: make output visible. */
+  commit(): Promise<void>;
+  /** The job failed or was cancelled: discard what is not committed and release resources. */
+  abort(): Promise<void>;
+}
+
+/** Defaults for the hooks most kinds do not need. */
+export abstract class BaseLogic implements OperatorLogic {
+  constructor(protected readonly env: SubtaskEnvironment) {}
+  async open(): Promise<void> {}
+  process(_envelope: Envelope): void | Promise<void> {
+    throw new Error(`operator "${this.env.operator.id}" takes no input`);
+  }
+  produce(_limit: number): number | Promise<number> {
+    return -1;
+  }
+  endInput(): void | Promise<void> {}
+  async commit(): Promise<void> {}
+  async abort(): Promise<void> {}
+}
