@@ -181,7 +181,9 @@ function closest(word: string, candidates: Iterable<string>): string | undefined
   const limit = Math.max(1, Math.min(3, Math.floor(word.length / 3)));
   for (const candidate of candidates) {
     const distance =
-      candidate.toLowerCase() === word.toLowerCase() ? 0 : editDistance(word.toLowerCase(), candidate.toLowerCase());
+      candidate.toLowerCase() === word.toLowerCase()
+        ? 0
+        : editDistance(word.toLowerCase(), candidate.toLowerCase());
     // One letter away from a one-letter name is no evidence of a typo.
     const plausible = distance < Math.min(word.length, candidate.length) || distance === 0;
     if (plausible && distance <= limit && distance < bestDistance) {
@@ -230,7 +232,10 @@ function locateJsonFault(text: string): JsonFault | undefined {
     const start = i;
     i++;
     for (;;) {
-      if (i >= text.length) stop(`the string that starts at offset ${start} is not closed`);
+      if (i >= text.length) {
+        const opened = lineAndColumn(text, start);
+        stop(`the file ends inside a string (it opens at line ${opened.line}, column ${opened.column})`);
+      }
       const c = text[i]!;
       if (c === '"') {
         i++;
@@ -238,15 +243,19 @@ function locateJsonFault(text: string): JsonFault | undefined {
       }
       if (c === '\\') {
         i++;
-        const escape = text[i];
-        if (escape === 'u') {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) stop('\\u must be followed by four hex digits');
+        const escaped = text[i];
+        if (escaped === 'u') {
+          for (let k = 1; k <= 4; k++) {
+            if (!/[0-9a-fA-F]/.test(text[i + k] ?? ''))
+              stop('\\u must be followed by four hex digits', i + k);
+          }
           i += 5;
-        } else if (escape !== undefined && '"\\/bfnrt'.includes(escape)) i++;
-        else stop(`${quote(`\\${escape ?? ''}`)} is not a JSON escape`);
+        } else if (escaped !== undefined && '"\\/bfnrt'.includes(escaped)) i++;
+        else stop(`${quote(`\\${escaped ?? ''}`)} is not a JSON escape`);
         continue;
       }
-      if (c < ' ') stop('a line break or control character inside a string (write it as an escape such as \\n)');
+      if (c < ' ')
+        stop('a line break or control character inside a string (write it as an escape such as \\n)');
       i++;
     }
   };
@@ -256,8 +265,10 @@ function locateJsonFault(text: string): JsonFault | undefined {
   };
   const number = (): void => {
     if (text[i] === '-') i++;
-    if (text[i] === '0') i++;
-    else digits('expected a digit');
+    if (text[i] === '0') {
+      i++;
+      if (/[0-9]/.test(text[i] ?? '')) stop('a number cannot start with 0 (write 1, not 01)');
+    } else digits('expected a digit');
     if (text[i] === '.') {
       i++;
       digits('expected a digit after the decimal point');
@@ -352,7 +363,10 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
 
 // V8 before Node 22: "... in JSON at position 12"; V8 since: "... (line 2 column 5)";
 // SpiderMonkey: "JSON.parse: ... at line 2 column 5 of the JSON data"; JavaScriptCore: nothing.
-function positionFromEngineMessage(text: string, message: string): { line: number; column: number } | undefined {
+function positionFromEngineMessage(
+  text: string,
+  message: string,
+): { line: number; column: number } | undefined {
   const lineColumn = /line (\d+) column (\d+)/.exec(message);
   if (lineColumn) return { line: Number(lineColumn[1]), column: Number(lineColumn[2]) };
   const position = /position (\d+)/.exec(message);
@@ -433,15 +447,26 @@ const KEYWORDS_BEFORE_EXPRESSION = new Set([
 ]);
 
 function unescapeString(raw: string): string {
-  return raw.replace(/\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|\r\n|[\s\S])/g, (_, escape: string) => {
-    if (escape.startsWith('u{')) return String.fromCodePoint(Number.parseInt(escape.slice(2, -1), 16));
-    if (escape[0] === 'u' || escape[0] === 'x') {
-      if (escape.length > 1) return String.fromCharCode(Number.parseInt(escape.slice(1), 16));
-    }
-    const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', v: '\v', '0': '\0' };
-    if (escape === '\n' || escape === '\r\n' || escape === '\r') return '';
-    return simple[escape] ?? escape;
-  });
+  return raw.replace(
+    /\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|\r\n|[\s\S])/g,
+    (_, escaped: string) => {
+      if (escaped.startsWith('u{')) return String.fromCodePoint(Number.parseInt(escaped.slice(2, -1), 16));
+      if (escaped[0] === 'u' || escaped[0] === 'x') {
+        if (escaped.length > 1) return String.fromCharCode(Number.parseInt(escaped.slice(1), 16));
+      }
+      const simple: Record<string, string> = {
+        n: '\n',
+        t: '\t',
+        r: '\r',
+        b: '\b',
+        f: '\f',
+        v: '\v',
+        '0': '\0',
+      };
+      if (escaped === '\n' || escaped === '\r\n' || escaped === '\r') return '';
+      return simple[escaped] ?? escaped;
+    },
+  );
 }
 
 // A JavaScript tokenizer good enough to find calls and their arguments: it skips comments,
@@ -544,7 +569,8 @@ function startsExpression(previous: Token | undefined): boolean {
 
 const isPunct = (token: Token | undefined, value: string): boolean =>
   token?.type === 'punct' && token.value === value;
-const isName = (token: Token | undefined, value: string): boolean => token?.type === 'name' && token.value === value;
+const isName = (token: Token | undefined, value: string): boolean =>
+  token?.type === 'name' && token.value === value;
 
 /** The arguments of the call whose `(` is at `open`, as token lists. */
 function callArguments(tokens: readonly Token[], open: number): Token[][] {
@@ -601,7 +627,8 @@ export function scanEmittedPorts(code: string): EmittedPorts {
       return;
     }
     // `const { emit } = ctx`: the calls that follow are found by name.
-    const shorthand = (isPunct(previous, '{') || isPunct(previous, ',')) && (isPunct(after, '}') || isPunct(after, ','));
+    const shorthand =
+      (isPunct(previous, '{') || isPunct(previous, ',')) && (isPunct(after, '}') || isPunct(after, ','));
     if (!shorthand) dynamic = true;
   });
   return { ports, dynamic };
@@ -643,11 +670,13 @@ function knownFields(root: unknown, parent: readonly Segment[]): readonly string
   const [first, index, third] = parent;
   if (parent.length === 0) return Object.keys(jobSchema.shape);
   if (parent.length === 1 && first === 'settings') return Object.keys(settingsSchema.shape);
-  if (first === 'edges' && parent.length === 2 && typeof index === 'number') return Object.keys(edgeSchema.shape);
+  if (first === 'edges' && parent.length === 2 && typeof index === 'number')
+    return Object.keys(edgeSchema.shape);
   if (first === 'operators' && typeof index === 'number') {
     if (parent.length === 2) return Object.keys(operatorBaseSchema.shape);
     const kind = valueAt(root, ['operators', index, 'kind']);
-    if (parent.length === 3 && third === 'params' && isKind(kind)) return Object.keys(paramsSchemas[kind].shape);
+    if (parent.length === 3 && third === 'params' && isKind(kind))
+      return Object.keys(paramsSchemas[kind].shape);
   }
   return undefined;
 }
@@ -714,14 +743,18 @@ function translateIssue(root: unknown, issue: core.$ZodIssue, base: readonly Seg
 
   switch (issue.code) {
     case 'invalid_type':
-      if (value === undefined) return [found('required', `${field} is required (${expectedWords(issue.expected)})`)];
-      return [found('wrong-type', `${field} must be ${expectedWords(issue.expected)}, not ${describeValue(value)}`)];
+      if (value === undefined)
+        return [found('required', `${field} is required (${expectedWords(issue.expected)})`)];
+      return [
+        found('wrong-type', `${field} must be ${expectedWords(issue.expected)}, not ${describeValue(value)}`),
+      ];
     case 'too_small':
     case 'too_big':
       return [found('invalid-value', `${field} ${sizeWords(issue)}${typeof value === 'number' ? got : ''}`)];
     case 'invalid_format':
       // The schema words its own patterns ("must match [A-Za-z0-9_-]{1,64}"); zod's are jargon.
-      if (issue.message.startsWith('must ')) return [found('invalid-value', `${field} ${issue.message}${got}`)];
+      if (issue.message.startsWith('must '))
+        return [found('invalid-value', `${field} ${issue.message}${got}`)];
       return [found('invalid-value', `${field} is not in the expected form${got}`)];
     case 'invalid_value': {
       const options = issue.values.map((v) => (typeof v === 'string' ? quote(v) : String(v)));
@@ -758,7 +791,6 @@ function translateIssue(root: unknown, issue: core.$ZodIssue, base: readonly Seg
     }
     case 'invalid_union': {
       if (issue.discriminator === 'kind') {
-        const [list, index] = path;
         const known = `known kinds: ${OPERATOR_KINDS.join(', ')}`;
         const kindProblem =
           value === undefined
@@ -769,15 +801,20 @@ function translateIssue(root: unknown, issue: core.$ZodIssue, base: readonly Seg
                   ? `kind ${quote(value)} is not a known kind (${known})${guessKind(value)}`
                   : `kind must be a string, not ${describeValue(value)} (${known})`,
               );
-        const operatorPath = [list ?? 'operators', index ?? 0];
+        // The issue sits on the discriminator: its parent is the operator.
+        const operatorPath = path.slice(0, -1);
         const element = valueAt(root, operatorPath);
         const base = operatorBaseSchema.safeParse(element);
-        const more = base.success ? [] : base.error.issues.flatMap((i) => translateIssue(root, i, operatorPath));
+        const more = base.success
+          ? []
+          : base.error.issues.flatMap((i) => translateIssue(root, i, operatorPath));
         return [kindProblem, ...more];
       }
       // A value that got inside one alternative (an array with a bad element) is best explained
       // by that alternative's own complaints.
-      const inner = issue.errors.find((branch) => branch.length > 0 && branch.every((i) => i.path.length > 0));
+      const inner = issue.errors.find(
+        (branch) => branch.length > 0 && branch.every((i) => i.path.length > 0),
+      );
       if (inner) return inner.flatMap((i) => translateIssue(root, i, path));
       const last = rest[rest.length - 1];
       const alternatives =
@@ -787,7 +824,8 @@ function translateIssue(root: unknown, issue: core.$ZodIssue, base: readonly Seg
           .filter((i): i is core.$ZodIssueInvalidType => i !== undefined)
           .map((i) => expectedWords(i.expected))
           .join(' or ');
-      if (value === undefined) return [found('required', `${field} is required (${alternatives || 'a value'})`)];
+      if (value === undefined)
+        return [found('required', `${field} is required (${alternatives || 'a value'})`)];
       if (alternatives === '') return [found('invalid-value', `${field} is not valid${got}`)];
       return [found('wrong-type', `${field} must be ${alternatives}, not ${describeValue(value)}`)];
     }
@@ -831,7 +869,11 @@ function operatorFacts(element: unknown, index: number): OperatorFacts | undefin
     id: element.id,
     kind: isKind(element.kind) ? element.kind : undefined,
     parallelism:
-      parallelism === undefined ? 1 : Number.isInteger(parallelism) && Number(parallelism) >= 1 ? Number(parallelism) : undefined,
+      parallelism === undefined
+        ? 1
+        : Number.isInteger(parallelism) && Number(parallelism) >= 1
+          ? Number(parallelism)
+          : undefined,
     code: isRecord(params) && typeof params.code === 'string' ? params.code : undefined,
   };
 }
@@ -848,7 +890,12 @@ function edgeFacts(element: unknown, index: number): EdgeFacts | undefined {
     fromPort: element.fromPort === undefined ? 'out' : text(element.fromPort),
     partition: partition.success ? partition.data : undefined,
     hasKey: element.key !== undefined,
-    feedback: element.feedback === undefined ? false : typeof element.feedback === 'boolean' ? element.feedback : undefined,
+    feedback:
+      element.feedback === undefined
+        ? false
+        : typeof element.feedback === 'boolean'
+          ? element.feedback
+          : undefined,
   };
 }
 
@@ -1055,7 +1102,12 @@ function graphFindings(root: Record<string, unknown>): Finding[] {
       });
     }
     // A non-hash feedback edge is already reported above; saying it twice would not help.
-    if (to?.kind !== undefined && edge.partition !== undefined && edge.partition !== 'hash' && edge.feedback === false) {
+    if (
+      to?.kind !== undefined &&
+      edge.partition !== undefined &&
+      edge.partition !== 'hash' &&
+      edge.feedback === false
+    ) {
       const why = KINDS[to.kind].alwaysKeyed
         ? `is a ${to.kind}, a keyed operator`
         : to.kind === 'process' && to.code !== undefined && codeUsesKeyedState(to.code)
@@ -1144,7 +1196,8 @@ export function validateJob(input: unknown): { job?: Job; problems: Problem[] } 
   const findings = graphFindings(root);
   // The discriminated union guarantees each operator's params match its kind, as Job spells out.
   if (parsed.success && findings.length === 0) return { job: parsed.data as Job, problems: [] };
-  if (!parsed.success) findings.unshift(...parsed.error.issues.flatMap((issue) => translateIssue(root, issue)));
+  if (!parsed.success)
+    findings.unshift(...parsed.error.issues.flatMap((issue) => translateIssue(root, issue)));
   return { problems: toProblems(root, findings) };
 }
 

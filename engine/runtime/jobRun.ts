@@ -3,6 +3,7 @@
 // aborted, so nothing half-written becomes visible.
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { KINDS } from '../graph/operatorKinds.js';
 import type { Plan, PlannedEdge } from '../graph/plan.js';
 import { planJob } from '../graph/plan.js';
@@ -21,6 +22,11 @@ import { type DeliveryObserver, Subtask } from './subtask.js';
 
 /** Items per channel before its producer is held back. */
 export const CHANNEL_CAPACITY = 1024;
+
+/** The state read caches of all subtasks together: a quarter of the heap, at most 64 MiB. */
+function stateCacheBudget(): number {
+  return Math.min(64 * 1024 * 1024, getHeapStatistics().heap_size_limit / 4);
+}
 
 export interface RunOptions {
   /** Directory of the job file: relative paths in params resolve against it. */
@@ -62,6 +68,10 @@ export class JobRun {
         await mkdir(stateRoot, { recursive: true });
       }
       const channels = wire(plan);
+      const keyedSubtasks = plan.operators
+        .filter((op) => op.keyed && KINDS[op.operator.kind].functionName !== undefined)
+        .reduce((n, op) => n + op.parallelism, 0);
+      const cacheBytes = stateCacheBudget() / Math.max(1, keyedSubtasks);
       for (const op of plan.operators) {
         for (let index = 0; index < op.parallelism; index++) {
           const inputs = channels.inputsOf(op.id, index);
@@ -73,7 +83,7 @@ export class JobRun {
           if (op.keyed && KINDS[op.operator.kind].functionName !== undefined) {
             store =
               job.settings.stateBackend === 'level'
-                ? await LevelKvStore.open(join(stateRoot, `${op.id}-${index}`))
+                ? await LevelKvStore.open(join(stateRoot, `${op.id}-${index}`), cacheBytes)
                 : new MemoryKvStore();
             stores.push(store);
           }

@@ -87,6 +87,8 @@ export class KeyedState {
   private keyGroup = 0;
   private key: unknown;
   private currentKeyJson: string | undefined;
+  /** Changes with every record, so handles can reuse the encoded key within one record. */
+  private keyStamp = 0;
   private readonly size: StateSize = { entries: 0, bytes: 0 };
   private readonly values = new Map<string, ValueStateApi>();
   private readonly maps = new Map<string, MapStateApi>();
@@ -107,6 +109,7 @@ export class KeyedState {
     this.keyGroup = keyGroup;
     this.key = key;
     this.currentKeyJson = undefined;
+    this.keyStamp++;
   }
 
   stateSize(): StateSize {
@@ -133,15 +136,22 @@ export class KeyedState {
     let api = this.values.get(name);
     if (api !== undefined) return api;
     checkStateName(name);
-    const keyOf = () => stateKey(this.keyGroup, StateTag.Value, name, this.keyJson());
+    let key = '';
+    let stamp = -1;
+    const keyOf = () => {
+      if (stamp !== this.keyStamp) {
+        key = stateKey(this.keyGroup, StateTag.Value, name, this.keyJson());
+        stamp = this.keyStamp;
+      }
+      return key;
+    };
     const write = (json: string | undefined) => {
       const key = keyOf();
-      const old = this.store.get(key);
+      const old = this.store.put(key, json);
       this.account(
         old === undefined ? undefined : key.length + old.length,
         json === undefined ? undefined : key.length + json.length,
       );
-      this.store.put(key, json);
     };
     api = {
       get: () => {

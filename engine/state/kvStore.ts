@@ -7,10 +7,10 @@ export type ElementEntries = AsyncIterableIterator<[element: string, value: stri
 
 export interface KvStore {
   get(key: string): string | undefined;
-  /** `undefined` deletes. */
-  put(key: string, value: string | undefined): void;
+  /** `undefined` deletes. Returns the value it replaces (state sizes are kept exact with it). */
+  put(key: string, value: string | undefined): string | undefined;
   elementGet(container: string, element: string): string | undefined;
-  elementPut(container: string, element: string, value: string | undefined): void;
+  elementPut(container: string, element: string, value: string | undefined): string | undefined;
   /** Elements in order of their encoded key; sees every write made before the call. */
   elements(container: string): ElementEntries;
   /** Forgets a whole container at once (a cleared map or list). */

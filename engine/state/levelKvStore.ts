@@ -7,8 +7,8 @@ import type { ElementEntries, KvStore } from './kvStore.js';
 /** Pending writes that trigger a batch. */
 const FLUSH_ENTRIES = 4096;
 const FLUSH_CHARS = 4 * 1024 * 1024;
-/** Recently read or written entries kept to spare LevelDB look-ups; cleared whole when full. */
-const CLEAN_ENTRIES = 16384;
+/** Estimated heap bytes of a cached entry beyond its key and value characters. */
+const CACHE_ENTRY_OVERHEAD = 100;
 /** Elements read from LevelDB per step of a container scan. */
 const SCAN_CHUNK = 256;
 
@@ -19,45 +19,75 @@ export class LevelKvStore implements KvStore {
   private dirtyChars = 0;
   private inFlight: Pending | undefined;
   private flushing: Promise<void> | undefined;
-  private clean = new Map<string, string | null>();
+  private young = new Map<string, string | null>();
+  private youngChars = 0;
+  private old = new Map<string, string | null>();
   /** Ranges of dropped containers still to delete from LevelDB, as [gte, lt]. */
   private droppedRanges: [string, string][] = [];
+  /** The last key read: a read-modify-write then costs one look-up, not two. */
+  private lastKey: string | undefined;
+  private lastValue: string | null = null;
 
-  private constructor(private readonly db: ClassicLevel<string, string>) {}
+  /**
+   * @param cacheBytes budget of the read cache. It keeps two generations: when the young one
+   * fills half the budget it becomes the old one and the previous old one is dropped, so
+   * recently used entries survive at the cost of one Map look-up more.
+   */
+  private constructor(
+    private readonly db: ClassicLevel<string, string>,
+    private readonly cacheBytes: number,
+  ) {}
 
-  static async open(location: string): Promise<LevelKvStore> {
+  static async open(location: string, cacheBytes: number): Promise<LevelKvStore> {
     const db = new ClassicLevel<string, string>(location, {
       keyEncoding: 'utf8',
       valueEncoding: 'utf8',
       createIfMissing: true,
     });
     await db.open();
-    return new LevelKvStore(db);
+    return new LevelKvStore(db, cacheBytes);
   }
 
   get(key: string): string | undefined {
     let value = this.dirty.get(key);
     if (value === undefined && this.inFlight !== undefined) value = this.inFlight.get(key);
-    if (value === undefined) value = this.clean.get(key);
+    if (value === undefined) value = this.young.get(key);
     if (value === undefined) {
-      value = this.db.getSync(key) ?? null;
-      if (this.clean.size >= CLEAN_ENTRIES) this.clean.clear();
-      this.clean.set(key, value);
+      value = this.old.get(key);
+      if (value === undefined) value = this.db.getSync(key) ?? null;
+      this.remember(key, value);
     }
+    this.lastKey = key;
+    this.lastValue = value;
     return value === null ? undefined : value;
   }
 
-  put(key: string, value: string | undefined): void {
-    this.dirty.set(key, value ?? null);
+  private remember(key: string, value: string | null): void {
+    if (this.youngChars >= this.cacheBytes / 2) {
+      this.old = this.young;
+      this.young = new Map();
+      this.youngChars = 0;
+    }
+    this.young.set(key, value);
+    this.youngChars += key.length + (value?.length ?? 0) + CACHE_ENTRY_OVERHEAD;
+  }
+
+  put(key: string, value: string | undefined): string | undefined {
+    const previous = key === this.lastKey ? this.lastValue : (this.get(key) ?? null);
+    const next = value ?? null;
+    this.dirty.set(key, next);
     this.dirtyChars += key.length + (value?.length ?? 0);
+    this.lastKey = key;
+    this.lastValue = next;
+    return previous === null ? undefined : previous;
   }
 
   elementGet(container: string, element: string): string | undefined {
     return this.get(`${container}\0${element}`);
   }
 
-  elementPut(container: string, element: string, value: string | undefined): void {
-    this.put(`${container}\0${element}`, value);
+  elementPut(container: string, element: string, value: string | undefined): string | undefined {
+    return this.put(`${container}\0${element}`, value);
   }
 
   async *elements(container: string): ElementEntries {
@@ -104,17 +134,18 @@ export class LevelKvStore implements KvStore {
     this.dirtyChars = 0;
     this.droppedRanges = [];
     this.inFlight = batch;
-    const operations: ({ type: 'put'; key: string; value: string } | { type: 'del'; key: string })[] = [];
+    const operations = this.db.batch();
     for (const [key, value] of batch) {
-      operations.push(value === null ? { type: 'del', key } : { type: 'put', key, value });
+      if (value === null) operations.del(key);
+      else operations.put(key, value);
     }
     this.flushing = (async () => {
       // Dropped containers are never written again (a clear starts a new generation), so
       // deleting their ranges before or after the batch gives the same result.
       for (const [gte, lt] of ranges) await this.db.clear({ gte, lt });
-      await this.db.batch(operations);
-      if (this.clean.size + batch.size > CLEAN_ENTRIES) this.clean.clear();
-      for (const [key, value] of batch) this.clean.set(key, value);
+      await operations.write();
+      // What was just written is what is most likely read next.
+      for (const [key, value] of batch) this.remember(key, value);
       this.inFlight = undefined;
       this.flushing = undefined;
     })();

@@ -6,31 +6,43 @@ export class MemoryKvStore implements KvStore {
   private readonly entries = new Map<string, string>();
   private readonly containers = new Map<string, Map<string, string>>();
 
+  private lastKey: string | undefined;
+  private lastValue: string | undefined;
+
   get(key: string): string | undefined {
-    return this.entries.get(key);
+    const value = this.entries.get(key);
+    this.lastKey = key;
+    this.lastValue = value;
+    return value;
   }
 
-  put(key: string, value: string | undefined): void {
+  put(key: string, value: string | undefined): string | undefined {
+    const previous = key === this.lastKey ? this.lastValue : this.entries.get(key);
     if (value === undefined) this.entries.delete(key);
     else this.entries.set(key, value);
+    this.lastKey = key;
+    this.lastValue = value;
+    return previous;
   }
 
   elementGet(container: string, element: string): string | undefined {
     return this.containers.get(container)?.get(element);
   }
 
-  elementPut(container: string, element: string, value: string | undefined): void {
+  elementPut(container: string, element: string, value: string | undefined): string | undefined {
     let elements = this.containers.get(container);
+    const previous = elements?.get(element);
     if (value === undefined) {
       elements?.delete(element);
       if (elements?.size === 0) this.containers.delete(container);
-      return;
+      return previous;
     }
     if (elements === undefined) {
       elements = new Map();
       this.containers.set(container, elements);
     }
     elements.set(element, value);
+    return previous;
   }
 
   async *elements(container: string): ElementEntries {

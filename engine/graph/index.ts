@@ -1,0 +1,10 @@
+// The pure graph package: the job model, its validation and key groups. The designer imports
+// this in the browser, so nothing reachable from here may use a Node API.
+export * from './cycles.js';
+export * from './jsonSchema.js';
+export * from './keyGroups.js';
+export * from './operatorKinds.js';
+export * from './plan.js';
+export * from './problem.js';
+export * from './schema.js';
+export * from './validate.js';
