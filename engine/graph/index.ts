@@ -1,5 +1,6 @@
 // The pure graph package: the job model, its validation and key groups. The designer imports
 // this in the browser, so nothing reachable from here may use a Node API.
+export * from './canonicalJson.js';
 export * from './cycles.js';
 export * from './jsonSchema.js';
 export * from './keyGroups.js';

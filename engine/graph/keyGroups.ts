@@ -26,6 +26,7 @@ const INT32_MAX = 0x7fffffff;
 const TWO_POW_32 = 0x1_0000_0000;
 
 /** Java's hashCode for the Java value a JSON key value stands for (rules above). */
+import { canonicalJson } from './canonicalJson.js';
 export function javaHashCode(key: unknown): number {
   switch (typeof key) {
     case 'string':
@@ -81,32 +82,6 @@ function listHashCode(items: readonly unknown[]): number {
     h = (Math.imul(31, h) + javaHashCode(item)) | 0;
   }
   return h;
-}
-
-function canonicalJson(value: unknown, where: string): string {
-  if (value === null) return 'null';
-  switch (typeof value) {
-    case 'string':
-    case 'number':
-    case 'boolean':
-      return JSON.stringify(value);
-    case 'object': {
-      if (Array.isArray(value)) {
-        // As JSON.stringify does: an array hole or undefined element is null.
-        return `[${value.map((v, i) => (v === undefined ? 'null' : canonicalJson(v, `${where}[${i}]`))).join(',')}]`;
-      }
-      const obj = value as Record<string, unknown>;
-      const parts: string[] = [];
-      for (const k of Object.keys(obj).sort()) {
-        const v = obj[k];
-        if (v === undefined) continue;
-        parts.push(`${JSON.stringify(k)}:${canonicalJson(v, `${where}.${k}`)}`);
-      }
-      return `{${parts.join(',')}}`;
-    }
-    default:
-      throw new Error(`${where} must be a JSON value, got a ${typeof value}`);
-  }
 }
 
 /** org.apache.flink.util.MathUtils.murmurHash(int): murmur3's one-block finalisation, made non-negative. */

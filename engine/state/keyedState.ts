@@ -2,8 +2,16 @@
 // Map and list state keep one store entry per element, so no state is ever loaded whole; each
 // keeps a small meta entry (generation, element count, bytes) so that clear() is O(1) and the
 // state size is known exactly while running.
-import type { KvStore } from './kvStore.js';
-import { checkStateName, containerKey, listPosition, StateTag, stateKey } from './stateKeys.js';
+import type { KvSpace, KvStore } from './kvStore.js';
+import {
+  checkStateName,
+  containerSpace,
+  decodeKey,
+  encodeKey,
+  listPosition,
+  StateTag,
+  stateSpace,
+} from './stateKeys.js';
 
 export interface StateSize {
   /** State entries: a value, or one map or list element. */
@@ -51,27 +59,6 @@ interface ContainerMeta {
   p?: number;
 }
 
-/** JSON with object keys sorted, so equal keys always encode the same. */
-export function canonicalJson(value: unknown): string {
-  if (
-    typeof value === 'string' ||
-    typeof value === 'number' ||
-    typeof value === 'boolean' ||
-    value === null
-  ) {
-    return JSON.stringify(value);
-  }
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value === 'object') {
-    const object = value as Record<string, unknown>;
-    const keys = Object.keys(object)
-      .filter((k) => object[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(object[k])}`).join(',')}}`;
-  }
-  throw new TypeError(`not a JSON value: ${String(value)}`);
-}
-
 function encodeValue(what: string, value: unknown): string {
   let json: string | undefined;
   try {
@@ -86,9 +73,7 @@ function encodeValue(what: string, value: unknown): string {
 export class KeyedState {
   private keyGroup = 0;
   private key: unknown;
-  private currentKeyJson: string | undefined;
-  /** Changes with every record, so handles can reuse the encoded key within one record. */
-  private keyStamp = 0;
+  private currentKeyText: string | undefined;
   private readonly size: StateSize = { entries: 0, bytes: 0 };
   private readonly values = new Map<string, ValueStateApi>();
   private readonly maps = new Map<string, MapStateApi>();
@@ -108,54 +93,59 @@ export class KeyedState {
   setKey(keyGroup: number, key: unknown): void {
     this.keyGroup = keyGroup;
     this.key = key;
-    this.currentKeyJson = undefined;
-    this.keyStamp++;
+    this.currentKeyText = undefined;
   }
 
   stateSize(): StateSize {
     return { entries: this.size.entries, bytes: this.size.bytes };
   }
 
-  private keyJson(): string {
-    if (this.currentKeyJson === undefined) this.currentKeyJson = canonicalJson(this.key);
-    return this.currentKeyJson;
+  private keyText(): string {
+    if (this.currentKeyText === undefined) this.currentKeyText = encodeKey(this.key);
+    return this.currentKeyText;
   }
 
-  private account(oldSize: number | undefined, newSize: number | undefined): void {
-    if (oldSize !== undefined) {
+  /** The spaces of one state, one per key group, resolved once each. */
+  private spaces(tag: StateTag, name: string): (keyGroup: number) => { space: string; handle: KvSpace } {
+    const byKeyGroup: { space: string; handle: KvSpace }[] = [];
+    return (keyGroup) => {
+      let entry = byKeyGroup[keyGroup];
+      if (entry === undefined) {
+        const space = stateSpace(keyGroup, tag, name);
+        entry = { space, handle: this.store.space(space) };
+        byKeyGroup[keyGroup] = entry;
+      }
+      return entry;
+    };
+  }
+
+  /** Writes one entry and keeps the state size exact. */
+  private write(space: string, handle: KvSpace | undefined, key: string, json: string | undefined) {
+    const old = handle === undefined ? this.store.put(space, key, json) : handle.put(key, json);
+    const keyLength = space.length + key.length;
+    if (old !== undefined) {
       this.size.entries -= 1;
-      this.size.bytes -= oldSize;
+      this.size.bytes -= keyLength + old.length;
     }
-    if (newSize !== undefined) {
+    if (json !== undefined) {
       this.size.entries += 1;
-      this.size.bytes += newSize;
+      this.size.bytes += keyLength + json.length;
     }
+    return old;
   }
 
   private valueState(name: string): ValueStateApi {
     let api = this.values.get(name);
     if (api !== undefined) return api;
     checkStateName(name);
-    let key = '';
-    let stamp = -1;
-    const keyOf = () => {
-      if (stamp !== this.keyStamp) {
-        key = stateKey(this.keyGroup, StateTag.Value, name, this.keyJson());
-        stamp = this.keyStamp;
-      }
-      return key;
-    };
+    const spaces = this.spaces(StateTag.Value, name);
     const write = (json: string | undefined) => {
-      const key = keyOf();
-      const old = this.store.put(key, json);
-      this.account(
-        old === undefined ? undefined : key.length + old.length,
-        json === undefined ? undefined : key.length + json.length,
-      );
+      const { space, handle } = spaces(this.keyGroup);
+      this.write(space, handle, this.keyText(), json);
     };
     api = {
       get: () => {
-        const json = this.store.get(keyOf());
+        const json = spaces(this.keyGroup).handle.get(this.keyText());
         return json === undefined ? undefined : JSON.parse(json);
       },
       set: (value) => write(value === undefined ? undefined : encodeValue(`value state "${name}"`, value)),
@@ -165,18 +155,50 @@ export class KeyedState {
     return api;
   }
 
-  private readMeta(metaKey: string): ContainerMeta {
-    const json = this.store.get(metaKey);
-    return json === undefined ? { g: 0, n: 0, b: 0 } : (JSON.parse(json) as ContainerMeta);
-  }
-
-  private clearContainer(metaKey: string, tag: StateTag, name: string): void {
-    const meta = this.readMeta(metaKey);
-    if (meta.n === 0 && meta.p === undefined) return;
-    this.size.entries -= meta.n;
-    this.size.bytes -= meta.b;
-    this.store.dropContainer(containerKey(this.keyGroup, tag, name, this.keyJson(), meta.g));
-    this.store.put(metaKey, JSON.stringify({ g: meta.g + 1, n: 0, b: 0 }));
+  /**
+   * One key's map or list: its elements in a container space, and a meta entry that names the
+   * container's generation and counts its elements, so clear() is O(1) and sizes stay exact.
+   */
+  private container(tag: StateTag, metaTag: StateTag, name: string) {
+    const metaSpaces = this.spaces(metaTag, name);
+    const store = this.store;
+    const meta = (): ContainerMeta => {
+      const json = metaSpaces(this.keyGroup).handle.get(this.keyText());
+      return json === undefined ? { g: 0, n: 0, b: 0 } : (JSON.parse(json) as ContainerMeta);
+    };
+    const space = (m: ContainerMeta) => containerSpace(this.keyGroup, tag, name, this.keyText(), m.g);
+    const saveMeta = (m: ContainerMeta) => {
+      metaSpaces(this.keyGroup).handle.put(this.keyText(), JSON.stringify(m));
+    };
+    return {
+      meta,
+      space,
+      get: (m: ContainerMeta, element: string) => (m.n === 0 ? undefined : this.store.get(space(m), element)),
+      /** Writes an element; returns the value it replaced. */
+      put: (m: ContainerMeta, element: string, json: string | undefined) => {
+        const elementSpace = space(m);
+        const before = this.size.bytes;
+        const old = this.write(elementSpace, undefined, element, json);
+        m.n += (json === undefined ? 0 : 1) - (old === undefined ? 0 : 1);
+        m.b += this.size.bytes - before;
+        saveMeta(m);
+        return old;
+      },
+      clear: () => {
+        const m = meta();
+        if (m.n === 0 && m.p === undefined) return;
+        this.size.entries -= m.n;
+        this.size.bytes -= m.b;
+        this.store.dropSpace(space(m));
+        saveMeta({ g: m.g + 1, n: 0, b: 0 });
+      },
+      /** Elements in order, as [element, value] strings. */
+      scan: async function* (): AsyncGenerator<[string, string]> {
+        const m = meta();
+        if (m.n === 0) return;
+        yield* store.entries(space(m));
+      },
+    };
   }
 
   private mapState(name: string): MapStateApi {
@@ -184,60 +206,31 @@ export class KeyedState {
     if (api !== undefined) return api;
     checkStateName(name);
     const what = `map state "${name}"`;
-    const metaKeyOf = () => stateKey(this.keyGroup, StateTag.MapMeta, name, this.keyJson());
-    const containerOf = (meta: ContainerMeta) =>
-      containerKey(this.keyGroup, StateTag.MapElements, name, this.keyJson(), meta.g);
-    const lookup = (mapKey: unknown) => {
-      const meta = this.readMeta(metaKeyOf());
-      const element = canonicalJson(mapKey);
-      const value = meta.n === 0 ? undefined : this.store.elementGet(containerOf(meta), element);
-      return { meta, element, value };
-    };
-    const write = (mapKey: unknown, json: string | undefined): boolean => {
-      const metaKey = metaKeyOf();
-      const { meta, element, value: old } = lookup(mapKey);
-      if (old === undefined && json === undefined) return false;
-      const container = containerOf(meta);
-      const keyLength = container.length + 1 + element.length;
-      const oldSize = old === undefined ? undefined : keyLength + old.length;
-      const newSize = json === undefined ? undefined : keyLength + json.length;
-      this.account(oldSize, newSize);
-      meta.n += (newSize === undefined ? 0 : 1) - (oldSize === undefined ? 0 : 1);
-      meta.b += (newSize ?? 0) - (oldSize ?? 0);
-      this.store.elementPut(container, element, json);
-      this.store.put(metaKey, JSON.stringify(meta));
-      return old !== undefined;
-    };
-    const scan = () => {
-      const meta = this.readMeta(metaKeyOf());
-      return meta.n === 0 ? undefined : this.store.elements(containerOf(meta));
-    };
+    const c = this.container(StateTag.MapElements, StateTag.MapMeta, name);
     api = {
       get: (mapKey) => {
-        const { value } = lookup(mapKey);
-        return value === undefined ? undefined : JSON.parse(value);
+        const json = c.get(c.meta(), encodeKey(mapKey));
+        return json === undefined ? undefined : JSON.parse(json);
       },
       set: (mapKey, value) => {
         if (value === undefined) throw new TypeError(`${what}: set(key, undefined); use delete(key)`);
-        write(mapKey, encodeValue(what, value));
+        c.put(c.meta(), encodeKey(mapKey), encodeValue(what, value));
       },
-      has: (mapKey) => lookup(mapKey).value !== undefined,
-      delete: (mapKey) => write(mapKey, undefined),
-      clear: () => this.clearContainer(metaKeyOf(), StateTag.MapElements, name),
+      has: (mapKey) => c.get(c.meta(), encodeKey(mapKey)) !== undefined,
+      delete: (mapKey) => {
+        const m = c.meta();
+        const element = encodeKey(mapKey);
+        return c.get(m, element) !== undefined && c.put(m, element, undefined) !== undefined;
+      },
+      clear: c.clear,
       entries: async function* () {
-        const elements = scan();
-        if (elements === undefined) return;
-        for await (const [element, value] of elements) yield [JSON.parse(element), JSON.parse(value)];
+        for await (const [element, value] of c.scan()) yield [decodeKey(element), JSON.parse(value)];
       },
       keys: async function* () {
-        const elements = scan();
-        if (elements === undefined) return;
-        for await (const [element] of elements) yield JSON.parse(element);
+        for await (const [element] of c.scan()) yield decodeKey(element);
       },
       values: async function* () {
-        const elements = scan();
-        if (elements === undefined) return;
-        for await (const [, value] of elements) yield JSON.parse(value);
+        for await (const [, value] of c.scan()) yield JSON.parse(value);
       },
     };
     this.maps.set(name, api);
@@ -249,35 +242,18 @@ export class KeyedState {
     if (api !== undefined) return api;
     checkStateName(name);
     const what = `list state "${name}"`;
-    const metaKeyOf = () => stateKey(this.keyGroup, StateTag.ListMeta, name, this.keyJson());
-    const containerOf = (meta: ContainerMeta) =>
-      containerKey(this.keyGroup, StateTag.ListElements, name, this.keyJson(), meta.g);
-    const scan = () => {
-      const meta = this.readMeta(metaKeyOf());
-      return meta.n === 0 ? undefined : this.store.elements(containerOf(meta));
-    };
+    const c = this.container(StateTag.ListElements, StateTag.ListMeta, name);
     api = {
       add: (value) => {
-        const json = encodeValue(what, value);
-        const metaKey = metaKeyOf();
-        const meta = this.readMeta(metaKey);
-        const position = meta.p ?? 0;
-        const container = containerOf(meta);
-        const element = listPosition(position);
-        const size = container.length + 1 + element.length + json.length;
-        this.account(undefined, size);
-        this.store.elementPut(container, element, json);
-        this.store.put(
-          metaKey,
-          JSON.stringify({ g: meta.g, n: meta.n + 1, b: meta.b + size, p: position + 1 }),
-        );
+        const m = c.meta();
+        const position = m.p ?? 0;
+        m.p = position + 1;
+        c.put(m, listPosition(position), encodeValue(what, value));
       },
       values: async function* () {
-        const elements = scan();
-        if (elements === undefined) return;
-        for await (const [, value] of elements) yield JSON.parse(value);
+        for await (const [, value] of c.scan()) yield JSON.parse(value);
       },
-      clear: () => this.clearContainer(metaKeyOf(), StateTag.ListElements, name),
+      clear: c.clear,
     };
     this.lists.set(name, api);
     return api;

@@ -2,7 +2,7 @@
 // costs ~25x. Writes gather in `dirty` and go to LevelDB as one batch; while that batch is in
 // flight it stays readable in `inFlight`, because LevelDB does not see it until it completes.
 import { ClassicLevel } from 'classic-level';
-import type { ElementEntries, KvStore } from './kvStore.js';
+import type { KvSpace, KvStore, SpaceEntries } from './kvStore.js';
 
 /** Pending writes that trigger a batch. */
 const FLUSH_ENTRIES = 4096;
@@ -13,6 +13,11 @@ const CACHE_ENTRY_OVERHEAD = 100;
 const SCAN_CHUNK = 256;
 
 type Pending = Map<string, string | null>;
+
+/** Spaces end in "\0", so every key of a space sorts below the space with "\x01" instead. */
+function spaceEnd(space: string): string {
+  return `${space.slice(0, -1)}\x01`;
+}
 
 export class LevelKvStore implements KvStore {
   private dirty: Pending = new Map();
@@ -48,7 +53,18 @@ export class LevelKvStore implements KvStore {
     return new LevelKvStore(db, cacheBytes);
   }
 
-  get(key: string): string | undefined {
+  space(space: string): KvSpace {
+    return {
+      get: (key) => this.read(space + key),
+      put: (key, value) => this.write(space + key, value),
+    };
+  }
+
+  get(space: string, key: string): string | undefined {
+    return this.read(space + key);
+  }
+
+  private read(key: string): string | undefined {
     let value = this.dirty.get(key);
     if (value === undefined && this.inFlight !== undefined) value = this.inFlight.get(key);
     if (value === undefined) value = this.young.get(key);
@@ -72,8 +88,13 @@ export class LevelKvStore implements KvStore {
     this.youngChars += key.length + (value?.length ?? 0) + CACHE_ENTRY_OVERHEAD;
   }
 
-  put(key: string, value: string | undefined): string | undefined {
-    const previous = key === this.lastKey ? this.lastValue : (this.get(key) ?? null);
+  put(space: string, key: string, value: string | undefined): string | undefined {
+    return this.write(space + key, value);
+  }
+
+  private write(key: string, value: string | undefined): string | undefined {
+    // The key is a new string each time, so compare contents: still cheaper than a look-up.
+    const previous = key === this.lastKey ? this.lastValue : (this.read(key) ?? null);
     const next = value ?? null;
     this.dirty.set(key, next);
     this.dirtyChars += key.length + (value?.length ?? 0);
@@ -82,33 +103,23 @@ export class LevelKvStore implements KvStore {
     return previous === null ? undefined : previous;
   }
 
-  elementGet(container: string, element: string): string | undefined {
-    return this.get(`${container}\0${element}`);
-  }
-
-  elementPut(container: string, element: string, value: string | undefined): string | undefined {
-    return this.put(`${container}\0${element}`, value);
-  }
-
-  async *elements(container: string): ElementEntries {
+  async *entries(space: string): SpaceEntries {
     // Everything written so far must be in LevelDB before an iterator (a snapshot) is taken.
     await this.flush();
-    const gte = `${container}\0`;
-    const lt = `${container}\x01`;
-    const iterator = this.db.iterator({ gte, lt });
+    const iterator = this.db.iterator({ gte: space, lt: spaceEnd(space) });
     try {
       for (;;) {
         const chunk = await iterator.nextv(SCAN_CHUNK);
         if (chunk.length === 0) return;
-        for (const [key, value] of chunk) yield [key.slice(gte.length), value];
+        for (const [key, value] of chunk) yield [key.slice(space.length), value];
       }
     } finally {
       await iterator.close();
     }
   }
 
-  dropContainer(container: string): void {
-    this.droppedRanges.push([`${container}\0`, `${container}\x01`]);
+  dropSpace(space: string): void {
+    this.droppedRanges.push([space, spaceEnd(space)]);
   }
 
   maybeFlush(): Promise<void> | undefined {

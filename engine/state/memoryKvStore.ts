@@ -1,11 +1,10 @@
-// The heap backend: the same layout as LevelDB, so both backends give the same results
-// (containers are read in key order here too).
-import type { ElementEntries, KvStore } from './kvStore.js';
+// The heap backend: a Map per space. Spaces are read in key order, as LevelDB reads them, so
+// both backends give the same results.
+import type { KvSpace, KvStore, SpaceEntries } from './kvStore.js';
 
-export class MemoryKvStore implements KvStore {
-  private readonly entries = new Map<string, string>();
-  private readonly containers = new Map<string, Map<string, string>>();
-
+class MemorySpace implements KvSpace {
+  readonly entries = new Map<string, string>();
+  /** The last entry read: a read-modify-write then costs one look-up, not two. */
   private lastKey: string | undefined;
   private lastValue: string | undefined;
 
@@ -24,37 +23,38 @@ export class MemoryKvStore implements KvStore {
     this.lastValue = value;
     return previous;
   }
+}
 
-  elementGet(container: string, element: string): string | undefined {
-    return this.containers.get(container)?.get(element);
+export class MemoryKvStore implements KvStore {
+  private readonly spaces = new Map<string, MemorySpace>();
+
+  space(space: string): MemorySpace {
+    let handle = this.spaces.get(space);
+    if (handle === undefined) {
+      handle = new MemorySpace();
+      this.spaces.set(space, handle);
+    }
+    return handle;
   }
 
-  elementPut(container: string, element: string, value: string | undefined): string | undefined {
-    let elements = this.containers.get(container);
-    const previous = elements?.get(element);
-    if (value === undefined) {
-      elements?.delete(element);
-      if (elements?.size === 0) this.containers.delete(container);
-      return previous;
-    }
-    if (elements === undefined) {
-      elements = new Map();
-      this.containers.set(container, elements);
-    }
-    elements.set(element, value);
-    return previous;
+  get(space: string, key: string): string | undefined {
+    return this.spaces.get(space)?.get(key);
   }
 
-  async *elements(container: string): ElementEntries {
-    const elements = this.containers.get(container);
-    if (elements === undefined) return;
+  put(space: string, key: string, value: string | undefined): string | undefined {
+    return this.space(space).put(key, value);
+  }
+
+  async *entries(space: string): SpaceEntries {
+    const handle = this.spaces.get(space);
+    if (handle === undefined) return;
     // A snapshot, as a LevelDB iterator gives: writes during the scan do not show up in it.
-    const snapshot = [...elements].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const snapshot = [...handle.entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     yield* snapshot;
   }
 
-  dropContainer(container: string): void {
-    this.containers.delete(container);
+  dropSpace(space: string): void {
+    this.spaces.delete(space);
   }
 
   maybeFlush(): undefined {
@@ -64,7 +64,6 @@ export class MemoryKvStore implements KvStore {
   async flush(): Promise<void> {}
 
   async close(): Promise<void> {
-    this.entries.clear();
-    this.containers.clear();
+    this.spaces.clear();
   }
 }

@@ -1,17 +1,7 @@
-// How keyed state is laid out as strings. Every key starts with its key group (4 hex digits), so
-// the state of one key group is one contiguous range that can later move to another subtask.
-// "\0" separates parts: JSON never contains a raw NUL and state names are checked not to.
-
-const KEY_GROUP_PREFIXES: string[] = [];
-
-export function keyGroupPrefix(keyGroup: number): string {
-  let prefix = KEY_GROUP_PREFIXES[keyGroup];
-  if (prefix === undefined) {
-    prefix = keyGroup.toString(16).padStart(4, '0');
-    KEY_GROUP_PREFIXES[keyGroup] = prefix;
-  }
-  return prefix;
-}
+// How keyed state is laid out as strings. Every space starts with its key group (4 hex digits),
+// so the state of one key group is one contiguous range that can later move to another subtask.
+// "\0" ends each part: encoded keys never hold a raw NUL and state names are checked not to.
+import { canonicalJson } from '../graph/canonicalJson.js';
 
 export enum StateTag {
   Value = 'v',
@@ -21,19 +11,37 @@ export enum StateTag {
   ListElements = 'l',
 }
 
-export function stateKey(keyGroup: number, tag: StateTag, name: string, keyJson: string): string {
-  return `${keyGroupPrefix(keyGroup)}${tag}${name}\0${keyJson}`;
+function keyGroupPrefix(keyGroup: number): string {
+  return keyGroup.toString(16).padStart(4, '0');
 }
 
-/** A container holds one generation of a map or list; clearing starts a new generation. */
-export function containerKey(
+export function stateSpace(keyGroup: number, tag: StateTag, name: string): string {
+  return `${keyGroupPrefix(keyGroup)}${tag}${name}\0`;
+}
+
+/** A container holds one generation of one key's map or list; clearing starts a new one. */
+export function containerSpace(
   keyGroup: number,
   tag: StateTag,
   name: string,
-  keyJson: string,
+  keyText: string,
   generation: number,
 ): string {
-  return `${keyGroupPrefix(keyGroup)}${tag}${name}\0${keyJson}\0${generation}`;
+  return `${keyGroupPrefix(keyGroup)}${tag}${name}\0${keyText}\0${generation}\0`;
+}
+
+/**
+ * How a key (ctx.key, or a map key) is written into a store key. A string is used as it is:
+ * the common case costs no encoding. Anything else, and a string that could be mistaken for an
+ * encoded value (starting with \x01) or that holds a NUL, is \x01 followed by canonical JSON.
+ */
+export function encodeKey(key: unknown): string {
+  if (typeof key === 'string' && key.charCodeAt(0) !== 1 && key.indexOf('\0') === -1) return key;
+  return `\x01${canonicalJson(key)}`;
+}
+
+export function decodeKey(text: string): unknown {
+  return text.charCodeAt(0) === 1 ? JSON.parse(text.slice(1)) : text;
 }
 
 /** List positions sort as strings in insertion order. */
