@@ -113,8 +113,13 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  try {
+    metricsFile?.start();
+  } catch (error) {
+    complain((error as Error).message);
+    return 1;
+  }
   if (!command.quiet) progress.start();
-  metricsFile?.start();
   try {
     const summary = await jobRun.run();
     progress.stop();

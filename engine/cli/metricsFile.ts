@@ -1,6 +1,7 @@
 // --metrics FILE: JSON lines, one sample a second and one at the end, appended with sync writes
 // so a reader (or a crash) never sees half a line.
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
 
 const EVERY_MS = 1000;
@@ -13,8 +14,14 @@ export class MetricsFile {
     private readonly sample: () => JobMetrics,
   ) {}
 
+  /** Creates the file (and its folder); throws a message naming it when that is impossible. */
   start(): void {
-    writeFileSync(this.path, '');
+    try {
+      mkdirSync(dirname(this.path), { recursive: true });
+      writeFileSync(this.path, '');
+    } catch (error) {
+      throw new Error(`cannot write the metrics file ${this.path}: ${(error as Error).message}`);
+    }
     this.timer = setInterval(() => this.write(false), EVERY_MS);
     this.timer.unref();
   }

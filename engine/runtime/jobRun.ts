@@ -123,6 +123,7 @@ export class JobRun {
   async run(): Promise<RunSummary> {
     try {
       await this.scheduler.run();
+      for (const subtask of this.subtasks) subtask.takeFinalEndsOfStream();
       for (const subtask of this.subtasks) await subtask.store?.flush();
       for (const subtask of this.subtasks) await subtask.logic.commit();
     } catch (error) {

@@ -207,6 +207,20 @@ export class Subtask implements SubtaskEnvironment {
     for (const channel of this.emitter.allChannels) channel.push(EndOfStream.instance);
   }
 
+  /**
+   * After the job: a loop head finishes before the end-of-stream comes back round its feedback
+   * edges, so those markers are still queued. Anything else left over would be a lost record.
+   */
+  takeFinalEndsOfStream(): void {
+    for (const channel of this.inputs) {
+      for (let item = channel.shift(); item !== undefined; item = channel.shift()) {
+        if (item instanceof Envelope) {
+          throw new JobError(`internal: a record was left on edge "${channel.edge.id}" when the job ended`);
+        }
+      }
+    }
+  }
+
   /** Turns anything thrown while this subtask worked into a message a user can act on. */
   failure(error: unknown, envelope?: Envelope): JobError {
     if (error instanceof JobError && error.operatorId !== undefined) return error;
