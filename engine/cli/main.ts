@@ -1,7 +1,9 @@
 // `pipewright run | validate`: the engine headless. Exit 0 done, 1 invalid job or failed run,
 // 2 usage error. Messages name the operator, edge or line; never an engine stack trace.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
+import { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
 import type { Problem } from '../graph/problem.js';
 import type { Job } from '../graph/schema.js';
 import { validateJobText } from '../graph/validate.js';
@@ -52,18 +54,34 @@ function validate(command: Extract<Command, { name: 'validate' }>): number {
   return problems.length === 0 ? 0 : 1;
 }
 
-/** Completed checkpoints arrive with the checkpoint coordinator; until then there are none. */
-function findCheckpoint(dir: string, wanted: string): { found?: string; message: string } {
-  let ids: string[] = [];
-  try {
-    ids = readdirSync(dir).filter((name) => /^[0-9]+$/.test(name));
-  } catch {
-    ids = [];
+/**
+ * The checkpoint to resume from: `latest` is the newest one whose files are all there and
+ * intact (an unusable one is skipped, with the reason); an id must be usable itself.
+ */
+async function findCheckpoint(
+  dir: string,
+  wanted: string,
+  say: (text: string) => void,
+): Promise<{ checkpoint?: CheckpointMetadata; error?: string }> {
+  const storage = new CheckpointStorage(dir);
+  if (wanted !== 'latest') {
+    try {
+      return { checkpoint: await storage.load(Number(wanted)) };
+    } catch (error) {
+      return { error: `cannot restore: ${(error as Error).message}` };
+    }
   }
-  if (wanted === 'latest') return { message: `no completed checkpoint in ${dir}: starting fresh` };
-  return {
-    message: `checkpoint ${wanted} not found in ${dir}${ids.length > 0 ? '' : ' (it holds no checkpoints)'}`,
-  };
+  for (const id of await storage.completedIds()) {
+    try {
+      const checkpoint = await storage.load(id);
+      say(`restoring checkpoint ${id} from ${dir}`);
+      return { checkpoint };
+    } catch (error) {
+      say(`skipping ${(error as Error).message}`);
+    }
+  }
+  say(`no usable completed checkpoint in ${dir}: starting fresh`);
+  return {};
 }
 
 async function run(command: Extract<Command, { name: 'run' }>): Promise<number> {
@@ -79,27 +97,43 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
   const home = join(jobDir, '.pipewright', job.name.replace(/[^A-Za-z0-9_.-]/g, '_'));
   const stateDir = resolve(command.stateDir ?? join(home, 'state'));
   const checkpointDir = resolve(command.checkpointDir ?? join(home, 'checkpoints'));
+  let restore: CheckpointMetadata | undefined;
   if (command.restore !== undefined) {
-    const { found, message } = findCheckpoint(checkpointDir, command.restore);
-    if (found === undefined && command.restore !== 'latest') {
-      complain(message);
+    const found = await findCheckpoint(checkpointDir, command.restore, (text) => {
+      if (!command.quiet) complain(text);
+    });
+    if (found.error !== undefined) {
+      complain(found.error);
       return 1;
     }
-    if (!command.quiet) complain(message);
+    restore = found.checkpoint;
   }
 
   ensureLockdown();
-  let jobRun: JobRun;
-  try {
-    jobRun = await JobRun.open(job, { jobDir, stateDir });
-  } catch (error) {
-    return failed(error);
-  }
-  const progress = new ProgressDisplay(() => jobRun.metrics());
+  let jobRun: JobRun | undefined;
   const metricsFile =
     command.metrics === undefined
       ? undefined
-      : new MetricsFile(resolve(command.metrics), () => jobRun.metrics());
+      : new MetricsFile(resolve(command.metrics), () => jobRun?.metrics());
+  try {
+    metricsFile?.start();
+  } catch (error) {
+    complain((error as Error).message);
+    return 1;
+  }
+  try {
+    jobRun = await JobRun.open(job, {
+      jobDir,
+      stateDir,
+      checkpointDir,
+      ...(restore === undefined ? {} : { restore }),
+      onCheckpoint: (event) => metricsFile?.event(event),
+    });
+  } catch (error) {
+    return failed(error);
+  }
+  const running = jobRun;
+  const progress = new ProgressDisplay(() => running.metrics());
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     signals++;
@@ -107,21 +141,14 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
       complain(`${signal} again: stopping at once`);
       process.exit(130);
     }
-    if (!command.quiet)
-      complain(`${signal}: stopping the sources and finishing what is in flight (again to stop at once)`);
-    jobRun.stop();
+    if (!command.quiet) complain(`${signal}: stopping cleanly (again to stop at once)`);
+    running.stop();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  try {
-    metricsFile?.start();
-  } catch (error) {
-    complain((error as Error).message);
-    return 1;
-  }
   if (!command.quiet) progress.start();
   try {
-    const summary = await jobRun.run();
+    const summary = await running.run();
     progress.stop();
     metricsFile?.finish(summary.stopped ? 'stopped' : 'finished');
     if (!command.quiet) {

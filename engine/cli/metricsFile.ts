@@ -8,10 +8,11 @@ const EVERY_MS = 1000;
 
 export class MetricsFile {
   private timer: NodeJS.Timeout | undefined;
+  private started = false;
 
   constructor(
     private readonly path: string,
-    private readonly sample: () => JobMetrics,
+    private readonly sample: () => JobMetrics | undefined,
   ) {}
 
   /** Creates the file (and its folder); throws a message naming it when that is impossible. */
@@ -19,6 +20,7 @@ export class MetricsFile {
     try {
       mkdirSync(dirname(this.path), { recursive: true });
       writeFileSync(this.path, '');
+      this.started = true;
     } catch (error) {
       throw new Error(`cannot write the metrics file ${this.path}: ${(error as Error).message}`);
     }
@@ -32,8 +34,14 @@ export class MetricsFile {
     this.write(true, status);
   }
 
+  /** Any other line, e.g. one per checkpoint. */
+  event(event: object): void {
+    if (this.started) appendFileSync(this.path, `${JSON.stringify(event)}\n`);
+  }
+
   private write(final: boolean, status?: string): void {
     const metrics = this.sample();
+    if (metrics === undefined) return;
     const line = {
       type: 'metrics',
       time: new Date().toISOString(),

@@ -1,5 +1,6 @@
 // From a planned operator to the logic each of its subtasks runs. Work that belongs to the
 // operator as a whole (compiling its code, the sink's shared target) happens once here.
+import type { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import type { OperatorLogic, SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { JsonlSinkLogic, SinkTarget } from './sinkJsonl.js';
@@ -9,14 +10,30 @@ import { compileOperatorFunction, userFunctionLogics } from './userFunctions.js'
 
 export type LogicFactory = (env: SubtaskEnvironment) => OperatorLogic;
 
-export function logicFactory(planned: PlannedOperator, jobDir: string): LogicFactory {
+/** Checkpointing, as the factories need it: where files go and the next checkpoint's id. */
+export interface CheckpointSetup {
+  readonly storage: CheckpointStorage;
+  readonly firstId: number;
+}
+
+export interface PreparedOperator {
+  readonly create: LogicFactory;
+  /** Sinks: the target their subtasks share. */
+  readonly sink?: SinkTarget;
+}
+
+export function prepareOperator(
+  planned: PlannedOperator,
+  jobDir: string,
+  checkpoints: CheckpointSetup | undefined,
+): PreparedOperator {
   const operator = planned.operator;
   switch (operator.kind) {
     case 'source.jsonl':
-      return (env) => new JsonlSourceLogic(env, operator.params);
+      return { create: (env) => new JsonlSourceLogic(env, operator.params) };
     case 'source.generator': {
       const generate = compileOperatorFunction(operator);
-      return (env) => new GeneratorSourceLogic(env, operator.params, generate);
+      return { create: (env) => new GeneratorSourceLogic(env, operator.params, generate) };
     }
     case 'map':
     case 'filter':
@@ -24,11 +41,17 @@ export function logicFactory(planned: PlannedOperator, jobDir: string): LogicFac
     case 'process': {
       const fn = compileOperatorFunction(operator);
       const Logic = userFunctionLogics[operator.kind];
-      return (env) => new Logic(env, fn);
+      return { create: (env) => new Logic(env, fn) };
     }
     case 'sink.jsonl': {
-      const target = new SinkTarget(jobDir, operator.params, planned.parallelism);
-      return (env) => new JsonlSinkLogic(env, target);
+      const sink = new SinkTarget(
+        operator.id,
+        jobDir,
+        operator.params,
+        planned.parallelism,
+        checkpoints?.storage,
+      );
+      return { create: (env) => new JsonlSinkLogic(env, sink, checkpoints?.firstId ?? 0), sink };
     }
     case 'window':
     case 'transaction':

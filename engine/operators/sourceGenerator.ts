@@ -3,7 +3,7 @@
 // parallelism, and the whole stream is the same on every run.
 import type { ParamsOf } from '../graph/schema.js';
 import type { RecordSource } from '../runtime/envelope.js';
-import { BaseLogic, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
+import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { userContext } from './userContext.js';
 
 /** Records per slice when rate-limited: fixed, so slice boundaries do not depend on the clock. */
@@ -29,7 +29,8 @@ function seededRandom(): { reseed(seed: number, index: number): void; next(): nu
 }
 
 export class GeneratorSourceLogic extends BaseLogic {
-  private index: number;
+  /** Streams of indexes i = next, next + stride, ...; after a restore a subtask may have several. */
+  private readonly streams: { next: number; stride: number }[];
   private readonly count: number;
   private readonly seed: number;
   private readonly perSlice: number;
@@ -45,7 +46,8 @@ export class GeneratorSourceLogic extends BaseLogic {
   constructor(env: SubtaskEnvironment, params: ParamsOf<'source.generator'>, generate: Function) {
     super(env);
     this.generate = generate;
-    this.index = env.subtask;
+    const restored = env.restoredSplits?.flatMap((s) => (s.kind === 'generator' ? [{ ...s }] : []));
+    this.streams = restored ?? [{ next: env.subtask, stride: env.parallelism }];
     this.count = params.count ?? Number.POSITIVE_INFINITY;
     this.seed = params.seed ?? 0;
     const rate = params.ratePerSec === undefined ? undefined : params.ratePerSec / env.parallelism;
@@ -57,8 +59,24 @@ export class GeneratorSourceLogic extends BaseLogic {
     this.source = { operatorId: id, describe: (i) => `generator "${id}" record ${i}` };
   }
 
+  /** The stream with the lowest next index, so records come in index order whatever the split. */
+  private nextStream(): { next: number; stride: number } | undefined {
+    let best: { next: number; stride: number } | undefined;
+    for (const stream of this.streams)
+      if (stream.next < this.count && (best === undefined || stream.next < best.next)) best = stream;
+    return best;
+  }
+
+  override snapshot(): OperatorSnapshot {
+    return {
+      splits: this.streams
+        .filter((s) => s.next < this.count)
+        .map((s) => ({ kind: 'generator' as const, next: s.next, stride: s.stride })),
+    };
+  }
+
   override produce(limit: number): number | Promise<number> {
-    if (this.index >= this.count) return -1;
+    if (this.nextStream() === undefined) return -1;
     if (this.intervalMs > 0) {
       const wait = this.nextDue - performance.now();
       if (wait > 0)
@@ -67,12 +85,11 @@ export class GeneratorSourceLogic extends BaseLogic {
     }
     const emitter = this.env.emitter;
     const lineage = emitter.lineage;
-    const stride = this.env.parallelism;
     const max = Math.min(limit, this.perSlice);
     let emitted = 0;
-    while (emitted < max && this.index < this.count) {
-      const i = this.index;
-      this.index += stride;
+    for (let stream = this.nextStream(); emitted < max && stream !== undefined; stream = this.nextStream()) {
+      const i = stream.next;
+      stream.next += stream.stride;
       lineage.source = this.source;
       lineage.position = i;
       this.random.reseed(this.seed, i);

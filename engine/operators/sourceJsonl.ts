@@ -4,10 +4,11 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
+import type { SourceSplit } from '../checkpoint/checkpointMetadata.js';
 import type { ParamsOf } from '../graph/schema.js';
 import type { RecordSource } from '../runtime/envelope.js';
 import { JobError } from '../runtime/jobError.js';
-import { BaseLogic, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
+import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
 
 const CHUNK = 1 << 20;
 const NEWLINE = 10;
@@ -71,6 +72,8 @@ export class JsonlSourceLogic extends BaseLogic {
   private fileSize = 0;
   private atEof = false;
   private done = false;
+  /** Ranges still to read after the current one (a restore may give a subtask several). */
+  private queue: { start: number; end: number; aligned: boolean }[] = [];
 
   constructor(env: SubtaskEnvironment, params: ParamsOf<'source.jsonl'>) {
     super(env);
@@ -92,16 +95,52 @@ export class JsonlSourceLogic extends BaseLogic {
         this.env.operator.id,
       );
     }
-    const { subtask, parallelism } = this.env;
-    this.start = Math.floor((this.fileSize * subtask) / parallelism);
-    this.end = Math.floor((this.fileSize * (subtask + 1)) / parallelism);
-    // A line belongs to the subtask whose range holds its first byte: start reading one byte
-    // early and skip through the first newline (which may be that very byte).
-    this.bufferOffset = Math.max(0, this.start - 1);
-    await this.fill();
-    if (this.start > 0) {
-      if (!(await this.skipPastNewline())) this.done = true;
+    const restored = this.env.restoredSplits;
+    if (restored !== undefined) {
+      // Restored ranges start exactly at a line: they were cut between two records.
+      for (const split of restored) {
+        if (split.kind === 'file') this.queue.push({ start: split.start, end: split.end, aligned: true });
+      }
+    } else {
+      const { subtask, parallelism } = this.env;
+      this.queue.push({
+        start: Math.floor((this.fileSize * subtask) / parallelism),
+        end: Math.floor((this.fileSize * (subtask + 1)) / parallelism),
+        aligned: false,
+      });
     }
+    await this.nextRange();
+  }
+
+  /** Moves to the next range; false when none is left. */
+  private async nextRange(): Promise<boolean> {
+    const range = this.queue.shift();
+    if (range === undefined) {
+      this.done = true;
+      return false;
+    }
+    this.start = range.start;
+    this.end = range.end;
+    this.done = false;
+    this.atEof = false;
+    this.bufferLength = 0;
+    this.position = 0;
+    // A line belongs to the range that holds its first byte: start reading one byte early and
+    // skip through the first newline (which may be that very byte).
+    const skip = !range.aligned && this.start > 0;
+    this.bufferOffset = skip ? this.start - 1 : this.start;
+    await this.fill();
+    if (skip && !(await this.skipPastNewline())) return this.nextRange();
+    return true;
+  }
+
+  override snapshot(): OperatorSnapshot {
+    const splits: SourceSplit[] = [];
+    if (!this.done)
+      splits.push({ kind: 'file', file: this.file, start: this.bufferOffset + this.position, end: this.end });
+    for (const range of this.queue)
+      splits.push({ kind: 'file', file: this.file, start: range.start, end: range.end });
+    return { splits };
   }
 
   private async skipPastNewline(): Promise<boolean> {
@@ -141,7 +180,10 @@ export class JsonlSourceLogic extends BaseLogic {
   }
 
   override produce(limit: number): number | Promise<number> {
-    if (this.done) return -1;
+    if (this.done) {
+      if (this.queue.length === 0) return -1;
+      return this.nextRange().then(() => this.produce(limit));
+    }
     const emitter = this.env.emitter;
     const lineage = emitter.lineage;
     const buffer = this.buffer;
@@ -192,7 +234,8 @@ export class JsonlSourceLogic extends BaseLogic {
       emitted++;
       if (emitter.blocked) break;
     }
-    return emitted === 0 && this.done ? -1 : emitted;
+    if (emitted === 0 && this.done) return this.queue.length === 0 ? -1 : this.produce(limit);
+    return emitted;
   }
 
   override async endInput(): Promise<void> {

@@ -12,6 +12,8 @@ export class Channel {
   private head = 0;
   /** Records delivered through this channel, for metrics. */
   delivered = 0;
+  /** Set by the consumer once it has taken the end-of-stream. */
+  ended = false;
 
   constructor(
     readonly edge: PlannedEdge,

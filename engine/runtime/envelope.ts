@@ -29,4 +29,9 @@ export class EndOfStream {
   private constructor() {}
 }
 
-export type ChannelItem = Envelope | EndOfStream;
+/** Checkpoint `checkpointId` separates the records before it from those after it. */
+export class Barrier {
+  constructor(readonly checkpointId: number) {}
+}
+
+export type ChannelItem = Envelope | EndOfStream | Barrier;

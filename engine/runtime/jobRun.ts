@@ -4,12 +4,18 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
+import { CheckpointCoordinator, type CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
+import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
+import { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
+import { checkRestorable, distributeSplits, replayFeedback, republishSinks } from '../checkpoint/restore.js';
+import { restoreState, StateSnapshots } from '../checkpoint/stateSnapshots.js';
+import { keyGroupRange } from '../graph/keyGroups.js';
 import { KINDS } from '../graph/operatorKinds.js';
 import type { Plan, PlannedEdge } from '../graph/plan.js';
 import { planJob } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
 import { type JobMetrics, operatorTotals, type SubtaskMetrics } from '../metrics/jobMetrics.js';
-import { logicFactory } from '../operators/registry.js';
+import { prepareOperator } from '../operators/registry.js';
 import { KeyedState } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
 import { LevelKvStore } from '../state/levelKvStore.js';
@@ -18,7 +24,7 @@ import { Channel } from './channel.js';
 import { Emitter } from './emitter.js';
 import { JobError } from './jobError.js';
 import { Scheduler } from './scheduler.js';
-import { type DeliveryObserver, Subtask } from './subtask.js';
+import { type CheckpointAcker, type DeliveryObserver, Subtask } from './subtask.js';
 
 /** Items per channel before its producer is held back. */
 export const CHANNEL_CAPACITY = 1024;
@@ -33,34 +39,56 @@ export interface RunOptions {
   readonly jobDir: string;
   /** Where LevelDB state lives; its `subtasks/` folder is the engine's and starts empty. */
   readonly stateDir: string;
+  /** Where checkpoints go; needed when the job takes checkpoints or restores one. */
+  readonly checkpointDir?: string;
+  /** A completed checkpoint (loaded and verified) to resume from. */
+  readonly restore?: CheckpointMetadata;
   /** Sees every delivery, in order (tests, the debugger's trace). */
   readonly observer?: DeliveryObserver;
+  /** Sees every checkpoint as it completes or fails. */
+  readonly onCheckpoint?: (event: CheckpointEvent) => void;
 }
 
 export interface RunSummary {
   readonly stopped: boolean;
   readonly metrics: JobMetrics;
+  /** Checkpoints completed in this run. */
+  readonly checkpoints: readonly number[];
 }
 
 export class JobRun {
   private readonly startedAt = performance.now();
   private finishedAt: number | undefined;
   private readonly scheduler: Scheduler;
+  private stopping = false;
 
   private constructor(
     readonly job: Job,
     readonly plan: Plan,
     private readonly subtasks: readonly Subtask[],
+    private readonly coordinator: CheckpointCoordinator | undefined,
   ) {
-    this.scheduler = new Scheduler(subtasks);
+    this.scheduler = new Scheduler(
+      subtasks,
+      coordinator === undefined ? undefined : () => coordinator.poll(),
+    );
   }
 
   /** Builds and opens everything; a failure here has opened nothing that stays open. */
   static async open(job: Job, options: RunOptions): Promise<JobRun> {
     const plan = planJob(job);
-    const factories = new Map(plan.operators.map((op) => [op.id, logicFactory(op, options.jobDir)]));
+    const restore = options.restore;
+    if (restore !== undefined) checkRestorable(plan, restore);
+    const storage =
+      options.checkpointDir !== undefined && (job.settings.checkpointIntervalMs > 0 || restore !== undefined)
+        ? new CheckpointStorage(options.checkpointDir)
+        : undefined;
+    const firstId = storage === undefined ? 1 : ((await storage.completedIds())[0] ?? 0) + 1;
+    const setup = storage === undefined ? undefined : { storage, firstId };
+    const prepared = new Map(plan.operators.map((op) => [op.id, prepareOperator(op, options.jobDir, setup)]));
     const subtasks: Subtask[] = [];
     const stores: KvStore[] = [];
+    const coordinatorRef: { current?: CheckpointCoordinator } = {};
     try {
       const stateRoot = join(options.stateDir, 'subtasks');
       if (job.settings.stateBackend === 'level') {
@@ -72,7 +100,11 @@ export class JobRun {
         .filter((op) => op.keyed && KINDS[op.operator.kind].functionName !== undefined)
         .reduce((n, op) => n + op.parallelism, 0);
       const cacheBytes = stateCacheBudget() / Math.max(1, keyedSubtasks);
+      const acker: CheckpointAcker = {
+        acknowledge: (subtask, id, ack) => coordinatorRef.current?.acknowledge(subtask, id, ack),
+      };
       for (const op of plan.operators) {
+        const splits = restore === undefined ? undefined : distributeSplits(restore, op.id, op.parallelism);
         for (let index = 0; index < op.parallelism; index++) {
           const inputs = channels.inputsOf(op.id, index);
           const emitter = new Emitter(index, plan.maxParallelism, op.outputs, (edge) =>
@@ -87,20 +119,44 @@ export class JobRun {
                 : new MemoryKvStore();
             stores.push(store);
           }
+          const range = keyGroupRange(index, op.parallelism, plan.maxParallelism);
+          const state = store === undefined ? undefined : new KeyedState(store);
+          if (restore !== undefined && store !== undefined && state !== undefined) {
+            const handles = restore.subtasks
+              .filter((s) => s.operator === op.id && s.state)
+              .map((s) => s.state!);
+            await restoreState(storage!, store, handles, range);
+            await state.recount();
+          }
           const subtask = new Subtask(
             op,
             index,
             options.jobDir,
             inputs.list,
             emitter,
-            store === undefined ? undefined : new KeyedState(store),
+            state,
             store,
             inputs.counter,
           );
           subtask.observer = options.observer;
-          subtask.logic = factories.get(op.id)!(subtask);
+          subtask.restoredSplits = splits?.[index];
+          if (storage !== undefined) {
+            subtask.checkpointing = {
+              storage,
+              acker,
+              state:
+                store === undefined
+                  ? undefined
+                  : new StateSnapshots(storage, op.id, index, store, range, firstId),
+            };
+          }
+          subtask.logic = prepared.get(op.id)!.create(subtask);
           subtasks.push(subtask);
         }
+      }
+      if (restore !== undefined) {
+        await replayFeedback(storage!, restore, plan, subtasks);
+        await republishSinks(storage!, restore, prepared);
       }
       const opened: Subtask[] = [];
       try {
@@ -116,32 +172,65 @@ export class JobRun {
       await Promise.allSettled(stores.map((s) => s.close()));
       throw error;
     }
-    return new JobRun(job, plan, subtasks);
+    let coordinator: CheckpointCoordinator | undefined;
+    if (storage !== undefined) {
+      const sinks = [...prepared.values()].flatMap((p) => (p.sink === undefined ? [] : [p.sink]));
+      coordinator = new CheckpointCoordinator(storage, job, plan, subtasks, sinks, firstId);
+      coordinator.onEvent = options.onCheckpoint;
+      coordinatorRef.current = coordinator;
+    }
+    return new JobRun(job, plan, subtasks, coordinator);
   }
 
   /** Runs to the end (bounded sources) or until stop(); commits the sinks on success. */
   async run(): Promise<RunSummary> {
+    this.coordinator?.start(this.job.settings.checkpointIntervalMs);
     try {
       await this.scheduler.run();
-      for (const subtask of this.subtasks) subtask.takeFinalEndsOfStream();
-      for (const subtask of this.subtasks) await subtask.store?.flush();
-      for (const subtask of this.subtasks) await subtask.logic.commit();
+      await this.coordinator?.stop();
+      if (!this.scheduler.halted) {
+        for (const subtask of this.subtasks) subtask.takeFinalEndsOfStream();
+        for (const subtask of this.subtasks) await subtask.store?.flush();
+        for (const subtask of this.subtasks) await subtask.logic.commit();
+      } else {
+        // Stopped at a checkpoint: what came after it is left for a restore to redo.
+        await Promise.allSettled(this.subtasks.map((s) => s.logic.abort()));
+      }
     } catch (error) {
+      await this.coordinator?.stop().catch(() => {});
       await Promise.allSettled(this.subtasks.map((s) => s.logic.abort()));
+      await Promise.allSettled(this.subtasks.map((s) => s.checkpointing?.state?.discard()));
       await this.closeStores();
       this.finishedAt = performance.now();
       throw error instanceof JobError
         ? error
         : new JobError(`internal error: ${(error as Error).stack ?? error}`);
     }
+    await Promise.allSettled(this.subtasks.map((s) => s.checkpointing?.state?.discard()));
     await this.closeStores();
     this.finishedAt = performance.now();
-    return { stopped: this.scheduler.stopRequested, metrics: this.metrics() };
+    return {
+      stopped: this.stopping,
+      metrics: this.metrics(),
+      checkpoints: this.coordinator?.completed ?? [],
+    };
   }
 
-  /** A clean stop: sources stop, what is in flight completes and is committed. */
+  /**
+   * A clean stop. With checkpoints: take one more, and stop right after it completes (a
+   * restore resumes from there). Without: sources stop, what is in flight completes and is
+   * committed.
+   */
   stop(): void {
-    this.scheduler.requestStop();
+    if (this.stopping) return;
+    this.stopping = true;
+    const coordinator = this.coordinator;
+    if (coordinator === undefined) {
+      this.scheduler.requestStop();
+      return;
+    }
+    coordinator.onComplete = () => this.scheduler.halt();
+    coordinator.requestNow();
   }
 
   metrics(): JobMetrics {

@@ -1,5 +1,7 @@
 // What a kind of operator does inside one subtask. The subtask owns the input channels, the
 // emitter and the state; a logic only turns records into emits.
+import type { FileRef, SourceSplit } from '../checkpoint/checkpointMetadata.js';
+import type { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import type { KeyedState } from '../state/keyedState.js';
 import type { Emitter } from './emitter.js';
@@ -16,6 +18,18 @@ export interface SubtaskEnvironment {
   readonly state: KeyedState | undefined;
   /** The envelope being processed (its key and time are ctx.key and ctx.timestamp). */
   readonly current: Envelope | undefined;
+  /** Where checkpoint files go; undefined when checkpoints are off. */
+  readonly checkpoints: CheckpointStorage | undefined;
+  /** Restored source work: what this subtask still has to read. */
+  readonly restoredSplits: readonly SourceSplit[] | undefined;
+}
+
+/** What an operator itself (beyond its keyed state) puts into a checkpoint. */
+export interface OperatorSnapshot {
+  /** Sources: what is left to read. */
+  readonly splits?: readonly SourceSplit[];
+  /** Sinks: the output since the previous checkpoint, closed, to publish on completion. */
+  readonly sinkPart?: Promise<FileRef | undefined>;
 }
 
 export interface OperatorLogic {
@@ -24,6 +38,8 @@ export interface OperatorLogic {
   process(envelope: Envelope): void | Promise<void>;
   /** Sources: emit up to `limit` records; the count emitted, or -1 once exhausted. */
   produce(limit: number): number | Promise<number>;
+  /** At a checkpoint's barrier, synchronously: between two records. */
+  snapshot(checkpointId: number): OperatorSnapshot;
   /** No more input will come (records may still arrive on feedback edges). */
   endInput(): void | Promise<void>;
   /** The whole job succeeded: make output visible. */
@@ -41,6 +57,9 @@ export abstract class BaseLogic implements OperatorLogic {
   }
   produce(_limit: number): number | Promise<number> {
     return -1;
+  }
+  snapshot(_checkpointId: number): OperatorSnapshot {
+    return {};
   }
   endInput(): void | Promise<void> {}
   async commit(): Promise<void> {}

@@ -10,6 +10,8 @@ export const SLICE_RECORDS = 256;
 
 /** A run gives the event loop a turn this often, so signals, progress and metrics get through. */
 const YIELD_EVERY_MS = 25;
+/** While a checkpoint writes its files, more often: each of its steps needs a turn. */
+const YIELD_EVERY_MS_CHECKPOINTING = 1;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -17,9 +19,23 @@ export class Scheduler {
   /** Most downstream first. */
   private readonly order: readonly Subtask[];
   private stopping = false;
+  /** Set by halt(): the run ends where it is, without draining. */
+  halted = false;
 
-  constructor(subtasksInTopologicalOrder: readonly Subtask[]) {
+  constructor(
+    subtasksInTopologicalOrder: readonly Subtask[],
+    /**
+     * Runs before every slice: the checkpoint coordinator starts a due checkpoint here, and
+     * says whether one is being written.
+     */
+    private readonly beforeSlice?: () => boolean,
+  ) {
     this.order = [...subtasksInTopologicalOrder].reverse();
+  }
+
+  /** Ends the run at the next slice boundary (after a final checkpoint). */
+  halt(): void {
+    this.halted = true;
   }
 
   /** Sources stop; the records already out still flow to the sinks. */
@@ -37,9 +53,12 @@ export class Scheduler {
       if (subtask.idleFromStart) await subtask.endInput();
     }
     let lastYield = performance.now();
+    const beforeSlice = this.beforeSlice;
     for (;;) {
+      if (this.halted) return;
+      const checkpointing = beforeSlice?.() ?? false;
       const now = performance.now();
-      if (now - lastYield >= YIELD_EVERY_MS) {
+      if (now - lastYield >= (checkpointing ? YIELD_EVERY_MS_CHECKPOINTING : YIELD_EVERY_MS)) {
         await yieldToEventLoop();
         lastYield = now;
       }

@@ -1,13 +1,17 @@
 // One parallel instance of an operator: its input channels, its emitter, its state, and the
 // kind's logic. The scheduler gives it slices of work; within a slice it takes records from its
 // inputs in a fixed order, so a run is reproducible delivery by delivery.
+import { BarrierAligner, type FeedbackLog } from '../checkpoint/barrierAligner.js';
+import type { SourceSplit, SubtaskSnapshot } from '../checkpoint/checkpointMetadata.js';
+import type { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
+import type { StateSnapshots } from '../checkpoint/stateSnapshots.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import { describeUserThrow } from '../sandbox/userCode.js';
 import type { KeyedState, StateSize } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
 import type { Channel, InputCounter } from './channel.js';
 import type { Emitter } from './emitter.js';
-import { EndOfStream, Envelope } from './envelope.js';
+import { Barrier, EndOfStream, Envelope } from './envelope.js';
 import { JobError } from './jobError.js';
 import type { OperatorLogic, SubtaskEnvironment } from './operatorLogic.js';
 
@@ -21,6 +25,28 @@ export type SubtaskPhase =
   | 'finished';
 
 export type DeliveryObserver = (subtask: Subtask, channel: Channel, envelope: Envelope) => void;
+
+/** What one subtask contributes to one checkpoint, once its files are written. */
+export interface SubtaskAck {
+  readonly snapshot: SubtaskSnapshot;
+  readonly persistedBytes: number;
+  readonly fullBytes: number;
+  readonly syncMs: number;
+  readonly asyncMs: number;
+  readonly alignmentMs: number;
+  readonly inFlightRecords: number;
+}
+
+export interface CheckpointAcker {
+  acknowledge(subtask: Subtask, checkpointId: number, ack: Promise<SubtaskAck>): void;
+}
+
+/** How a subtask takes part in checkpoints (absent when they are off). */
+export interface CheckpointParticipation {
+  readonly storage: CheckpointStorage;
+  readonly acker: CheckpointAcker;
+  readonly state: StateSnapshots | undefined;
+}
 
 export class Subtask implements SubtaskEnvironment {
   readonly label: string;
@@ -38,6 +64,11 @@ export class Subtask implements SubtaskEnvironment {
   private rotation = 0;
   private sourceExhausted = false;
   private stopRequested = false;
+  /** A checkpoint to take before the next record: at sources, and where no input can bring a barrier. */
+  private barrierDue: number | undefined;
+  private readonly aligner: BarrierAligner;
+  checkpointing: CheckpointParticipation | undefined;
+  restoredSplits: readonly SourceSplit[] | undefined;
 
   constructor(
     readonly operator: PlannedOperator,
@@ -56,12 +87,29 @@ export class Subtask implements SubtaskEnvironment {
     this.isSource = operator.operator.kind.startsWith('source.');
     this.feedbackInputs = inputs.filter((c) => c.edge.feedback).length;
     this.regularInputs = inputs.length - this.feedbackInputs;
+    this.aligner = new BarrierAligner(inputs);
+  }
+
+  get checkpoints(): CheckpointStorage | undefined {
+    return this.checkpointing?.storage;
   }
 
   runnable(): boolean {
+    if (this.barrierDue !== undefined) return true;
     if (this.phase === 'finished') return false;
     if (this.isSource) return !this.sourceExhausted && this.emitter.canSend();
-    return this.inputCounter.queued > 0 && this.emitter.canSend();
+    if (this.inputCounter.queued === 0 || !this.emitter.canSend()) return false;
+    return this.aligner.aligning === undefined || this.aligner.hasReadableInput();
+  }
+
+  /**
+   * The coordinator starts checkpoint `id`. Sources take it before their next record; so does
+   * a subtask no barrier can reach any more (finished, or a loop head whose regular inputs
+   * have ended). The others wait for the barrier on their inputs.
+   */
+  triggerCheckpoint(id: number): void {
+    const reachable = this.phase === 'running' && !this.isSource && this.regularInputs > this.regularEnded;
+    if (!reachable) this.barrierDue = id;
   }
 
   /** An operator with no inputs at all (not a source) has nothing to wait for. */
@@ -79,6 +127,12 @@ export class Subtask implements SubtaskEnvironment {
   }
 
   runSlice(budget: number): Promise<void> | undefined {
+    if (this.barrierDue !== undefined) {
+      const id = this.barrierDue;
+      this.barrierDue = undefined;
+      return this.takeSnapshot(id);
+    }
+    if (this.phase === 'finished') return undefined;
     const pending = this.isSource ? this.produceSlice(budget) : this.consumeSlice(budget);
     if (pending !== undefined) return pending.then(() => this.store?.maybeFlush());
     return this.store?.maybeFlush();
@@ -122,15 +176,23 @@ export class Subtask implements SubtaskEnvironment {
           : this.feedbackInputs + ((i - this.feedbackInputs + this.rotation) % this.regularInputs);
       const channel = inputs[index]!;
       while (left > 0) {
+        if (this.aligner.isBlocked(channel)) break;
         const item = channel.shift();
         if (item === undefined) break;
         left--;
+        if (item instanceof Barrier) {
+          const pending = this.barrierArrived(channel, item.checkpointId);
+          if (pending !== undefined) return pending;
+          continue;
+        }
         if (!(item instanceof Envelope)) {
+          channel.ended = true;
           const pending = this.channelEnded(channel);
           if (pending !== undefined) return pending;
           continue;
         }
         channel.delivered++;
+        if (channel.edge.feedback) this.aligner.feedbackRecord(channel, item);
         const pending = this.deliver(channel, item);
         if (pending !== undefined) return pending;
         if (this.emitter.blocked && !this.emitter.canSend()) return undefined;
@@ -168,15 +230,122 @@ export class Subtask implements SubtaskEnvironment {
     });
   }
 
+  private barrierArrived(channel: Channel, checkpointId: number): Promise<void> | undefined {
+    if (channel.edge.feedback) {
+      this.feedbackDone(this.aligner.feedbackBarrier(channel));
+      return undefined;
+    }
+    if (!this.aligner.regularBarrier(channel, checkpointId)) return undefined;
+    return this.takeSnapshot(checkpointId);
+  }
+
   private channelEnded(channel: Channel): Promise<void> | undefined {
-    if (channel.edge.feedback) return undefined;
+    if (channel.edge.feedback) {
+      this.feedbackDone(this.aligner.feedbackBarrier(channel));
+      return undefined;
+    }
     this.regularEnded++;
+    if (this.aligner.regularEnded()) {
+      const pending = this.takeSnapshot(this.aligner.aligning!);
+      const rest = this.afterRegularEnded();
+      if (pending === undefined) return rest;
+      return pending.then(() => rest);
+    }
+    return this.afterRegularEnded();
+  }
+
+  private afterRegularEnded(): Promise<void> | undefined {
     if (this.regularEnded < this.regularInputs) return undefined;
     if (this.operator.loopHead) {
       this.phase = 'awaitingLoop';
       return undefined;
     }
     return this.endInput();
+  }
+
+  /** Feedback logs of loop heads, resolved when the barrier has come back round. */
+  private feedbackWaiters = new Map<number, (log: FeedbackLog) => void>();
+
+  private feedbackDone(log: FeedbackLog | undefined): void {
+    if (log === undefined) return;
+    this.feedbackWaiters.get(log.checkpointId)?.(log);
+    this.feedbackWaiters.delete(log.checkpointId);
+  }
+
+  /**
+   * Snapshot at the barrier: the operator's own part and the state's synchronous part now,
+   * then the barrier goes on downstream; files are written while records keep flowing. A
+   * promise only when this subtask must wait before its next record (LevelDB taking a base).
+   */
+  private takeSnapshot(checkpointId: number): Promise<void> | undefined {
+    const participation = this.checkpointing;
+    if (participation === undefined) return undefined;
+    const started = performance.now();
+    let operatorPart: ReturnType<OperatorLogic['snapshot']>;
+    try {
+      operatorPart = this.logic.snapshot(checkpointId);
+    } catch (error) {
+      throw this.failure(error);
+    }
+    const size = this.state?.stateSize() ?? { entries: 0, bytes: 0 };
+    const statePart = participation.state?.snapshot(checkpointId, size);
+    const loopHead = this.operator.loopHead && this.phase !== 'finished';
+    const alignmentMs = this.aligner.release(checkpointId, loopHead);
+    let feedback: Promise<FeedbackLog> | undefined;
+    const log = this.aligner.log;
+    if (log !== undefined) {
+      // With every feedback input ended, nothing can come round: the log is complete already.
+      if (log.waiting.size === 0) {
+        this.aligner.log = undefined;
+        feedback = Promise.resolve(log);
+      } else {
+        feedback = new Promise((resolve) => this.feedbackWaiters.set(checkpointId, resolve));
+      }
+    }
+    if (this.phase !== 'finished') {
+      for (const channel of this.emitter.allChannels) channel.push(new Barrier(checkpointId));
+    }
+    const syncMs = performance.now() - started;
+    const ack = (async (): Promise<SubtaskAck> => {
+      const asyncStarted = performance.now();
+      const [state, sinkPart, logged] = await Promise.all([
+        statePart?.written,
+        operatorPart.sinkPart,
+        feedback,
+      ]);
+      let feedbackRef: SubtaskSnapshot['feedback'];
+      if (logged !== undefined && logged.records.length > 0) {
+        const writer = await participation.storage.createDataFile(
+          participation.storage.dataPath(this.operator.id, this.subtask, `feedback-${checkpointId}.jsonl`),
+        );
+        for (const e of logged.records) {
+          const wait = writer.write([e.value, e.key ?? null, e.keyGroup, e.timestamp ?? null]);
+          if (wait !== undefined) await wait;
+        }
+        feedbackRef = await writer.close();
+      }
+      const snapshot: SubtaskSnapshot = {
+        operator: this.operator.id,
+        subtask: this.subtask,
+        ...(operatorPart.splits === undefined ? {} : { splits: operatorPart.splits }),
+        ...(state === undefined ? {} : { state: state.handle }),
+        ...(feedbackRef === undefined
+          ? {}
+          : { feedback: feedbackRef, feedbackRecords: logged!.records.length }),
+        ...(sinkPart === undefined ? {} : { sinkPart }),
+      };
+      return {
+        snapshot,
+        persistedBytes: (state?.persistedBytes ?? 0) + (feedbackRef?.bytes ?? 0) + (sinkPart?.bytes ?? 0),
+        fullBytes: size.bytes,
+        syncMs,
+        asyncMs: performance.now() - asyncStarted,
+        alignmentMs,
+        inFlightRecords: logged?.records.length ?? 0,
+      };
+    })();
+    participation.acker.acknowledge(this, checkpointId, ack);
+    return statePart?.taken;
   }
 
   /** Regular input is over: let the logic finish, then close the outputs. */

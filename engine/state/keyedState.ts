@@ -8,6 +8,7 @@ import {
   containerSpace,
   decodeKey,
   encodeKey,
+  isUserEntry,
   listPosition,
   StateTag,
   stateSpace,
@@ -94,6 +95,19 @@ export class KeyedState {
     this.keyGroup = keyGroup;
     this.key = key;
     this.currentKeyText = undefined;
+  }
+
+  /** After a restore: counts what the store holds (sizes are kept incrementally from then on). */
+  async recount(): Promise<void> {
+    let entries = 0;
+    let bytes = 0;
+    for await (const [key, value] of await this.store.snapshotEntries()) {
+      if (!isUserEntry(key)) continue;
+      entries++;
+      bytes += key.length + value.length;
+    }
+    this.size.entries = entries;
+    this.size.bytes = bytes;
   }
 
   stateSize(): StateSize {

@@ -23,8 +23,26 @@ export interface KvStore {
   entries(space: string): SpaceEntries;
   /** Forgets a whole space at once (a cleared map or list); it is never written again. */
   dropSpace(space: string): void;
+  /**
+   * Every entry as [full key, value], as of the call: the promise resolves once that snapshot is
+   * taken (on LevelDB, after pending batches are written), and later writes do not show in it.
+   */
+  snapshotEntries(): Promise<AsyncIterable<[string, string]> | Iterable<[string, string]>>;
+  /** Restore: sets or deletes (undefined) an entry by its full key; no size accounting. */
+  restoreEntry(key: string, value: string | undefined): void;
+  /** Restore: deletes every entry in [gte, lt). */
+  restoreDrop(gte: string, lt: string): Promise<void>;
   /** Writes pending changes when enough have gathered; a promise only when the caller must wait. */
   maybeFlush(): Promise<void> | undefined;
   flush(): Promise<void>;
+  /**
+   * Sees every batch as it goes to disk, in order: a checkpoint's changelog. Only stores that
+   * write in batches call it; the others are copied whole.
+   */
+  onFlush?:
+    | ((batch: ReadonlyMap<string, string | null>, dropped: readonly (readonly [string, string])[]) => void)
+    | undefined;
+  /** Starts writing what is pending now (so onFlush sees it) without waiting for the disk. */
+  flushNow?(): void;
   close(): Promise<void>;
 }

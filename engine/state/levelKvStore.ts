@@ -11,6 +11,8 @@ const FLUSH_CHARS = 4 * 1024 * 1024;
 const CACHE_ENTRY_OVERHEAD = 100;
 /** Elements read from LevelDB per step of a container scan. */
 const SCAN_CHUNK = 256;
+/** Entries read per step of a whole-state snapshot: each step costs a turn of the event loop. */
+const SNAPSHOT_CHUNK = 8192;
 
 type Pending = Map<string, string | null>;
 
@@ -22,8 +24,11 @@ function spaceEnd(space: string): string {
 export class LevelKvStore implements KvStore {
   private dirty: Pending = new Map();
   private dirtyChars = 0;
-  private inFlight: Pending | undefined;
+  /** Batches written to LevelDB but maybe not yet visible there, oldest first. */
+  private inFlight: Pending[] = [];
+  /** The last batch write; each waits for the one before, so they apply in order. */
   private flushing: Promise<void> | undefined;
+  onFlush: KvStore['onFlush'];
   private young = new Map<string, string | null>();
   private youngChars = 0;
   private old = new Map<string, string | null>();
@@ -66,7 +71,8 @@ export class LevelKvStore implements KvStore {
 
   private read(key: string): string | undefined {
     let value = this.dirty.get(key);
-    if (value === undefined && this.inFlight !== undefined) value = this.inFlight.get(key);
+    for (let i = this.inFlight.length - 1; value === undefined && i >= 0; i--)
+      value = this.inFlight[i]!.get(key);
     if (value === undefined) value = this.young.get(key);
     if (value === undefined) {
       value = this.old.get(key);
@@ -124,18 +130,19 @@ export class LevelKvStore implements KvStore {
 
   maybeFlush(): Promise<void> | undefined {
     if (this.dirty.size < FLUSH_ENTRIES && this.dirtyChars < FLUSH_CHARS) return undefined;
-    // One batch in flight at a time: waiting for the previous one is the state's backpressure.
-    if (this.flushing !== undefined) return this.flushing.then(() => this.startFlush());
+    // At most two batches in flight: waiting for the older one is the state's backpressure.
+    const previous = this.flushing;
     this.startFlush();
-    return undefined;
+    return previous;
+  }
+
+  flushNow(): void {
+    if (this.dirty.size > 0 || this.droppedRanges.length > 0) this.startFlush();
   }
 
   async flush(): Promise<void> {
+    this.flushNow();
     while (this.flushing !== undefined) await this.flushing;
-    if (this.dirty.size > 0 || this.droppedRanges.length > 0) {
-      this.startFlush();
-      await this.flushing;
-    }
   }
 
   private startFlush(): void {
@@ -144,22 +151,57 @@ export class LevelKvStore implements KvStore {
     this.dirty = new Map();
     this.dirtyChars = 0;
     this.droppedRanges = [];
-    this.inFlight = batch;
+    this.onFlush?.(batch, ranges);
+    this.inFlight.push(batch);
     const operations = this.db.batch();
     for (const [key, value] of batch) {
       if (value === null) operations.del(key);
       else operations.put(key, value);
     }
-    this.flushing = (async () => {
-      // Dropped containers are never written again (a clear starts a new generation), so
-      // deleting their ranges before or after the batch gives the same result.
-      for (const [gte, lt] of ranges) await this.db.clear({ gte, lt });
+    const previous = this.flushing;
+    let done: Promise<void> | undefined;
+    done = (async () => {
+      await previous;
+      // Dropped containers are never written again (a clear starts a new generation), but this
+      // batch may hold elements written before the drop: delete the ranges after it.
       await operations.write();
+      for (const [gte, lt] of ranges) await this.db.clear({ gte, lt });
       // What was just written is what is most likely read next.
       for (const [key, value] of batch) this.remember(key, value);
-      this.inFlight = undefined;
-      this.flushing = undefined;
+      this.inFlight.shift();
+      if (this.flushing === done) this.flushing = undefined;
     })();
+    this.flushing = done;
+  }
+
+  async snapshotEntries(): Promise<AsyncIterable<[string, string]>> {
+    await this.flush();
+    // classic-level takes the iterator's snapshot synchronously, here, before any later write.
+    const iterator = this.db.iterator();
+    return (async function* () {
+      try {
+        for (;;) {
+          const chunk = await iterator.nextv(SNAPSHOT_CHUNK);
+          if (chunk.length === 0) return;
+          yield* chunk;
+        }
+      } finally {
+        await iterator.close();
+      }
+    })();
+  }
+
+  restoreEntry(key: string, value: string | undefined): void {
+    this.dirty.set(key, value ?? null);
+    this.dirtyChars += key.length + (value?.length ?? 0);
+  }
+
+  async restoreDrop(gte: string, lt: string): Promise<void> {
+    await this.flush();
+    await this.db.clear({ gte, lt });
+    this.young.clear();
+    this.old.clear();
+    this.lastKey = undefined;
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 // The heap backend: a Map per space. Spaces are read in key order, as LevelDB reads them, so
 // both backends give the same results.
 import type { KvSpace, KvStore, SpaceEntries } from './kvStore.js';
+import { splitStoreKey } from './stateKeys.js';
 
 class MemorySpace implements KvSpace {
   readonly entries = new Map<string, string>();
@@ -51,6 +52,27 @@ export class MemoryKvStore implements KvStore {
     // A snapshot, as a LevelDB iterator gives: writes during the scan do not show up in it.
     const snapshot = [...handle.entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     yield* snapshot;
+  }
+
+  /** A copy of everything, taken at once: the heap changes as soon as the caller returns. */
+  private snapshotAll(): [string, string][] {
+    const all: [string, string][] = [];
+    for (const [space, handle] of this.spaces)
+      for (const [key, value] of handle.entries) all.push([space + key, value]);
+    return all;
+  }
+
+  async snapshotEntries(): Promise<Iterable<[string, string]>> {
+    return this.snapshotAll();
+  }
+
+  restoreEntry(full: string, value: string | undefined): void {
+    const [space, key] = splitStoreKey(full);
+    this.put(space, key, value);
+  }
+
+  async restoreDrop(gte: string, lt: string): Promise<void> {
+    for (const space of [...this.spaces.keys()]) if (space >= gte && space < lt) this.spaces.delete(space);
   }
 
   dropSpace(space: string): void {

@@ -30,6 +30,27 @@ export function containerSpace(
   return `${keyGroupPrefix(keyGroup)}${tag}${name}\0${keyText}\0${generation}\0`;
 }
 
+/** Where the space ends in a full key: after the name for a value or meta entry, after the generation for an element. */
+export function splitStoreKey(full: string): [space: string, key: string] {
+  const tag = full.charAt(4);
+  let end = full.indexOf('\0') + 1;
+  if (tag === StateTag.MapElements || tag === StateTag.ListElements) {
+    end = full.indexOf('\0', full.indexOf('\0', end) + 1) + 1;
+  }
+  return [full.slice(0, end), full.slice(end)];
+}
+
+/** The key group of a full key (or of a space). */
+export function keyGroupOfStoreKey(full: string): number {
+  return Number.parseInt(full.slice(0, 4), 16);
+}
+
+/** Whether a full key holds user state (a value or an element) rather than a meta entry. */
+export function isUserEntry(full: string): boolean {
+  const tag = full.charAt(4);
+  return tag === StateTag.Value || tag === StateTag.MapElements || tag === StateTag.ListElements;
+}
+
 /**
  * How a key (ctx.key, or a map key) is written into a store key. A string is used as it is:
  * the common case costs no encoding. Anything else, and a string that could be mistaken for an

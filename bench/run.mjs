@@ -1,0 +1,705 @@
+#!/usr/bin/env node
+// Pipewright benchmarks: the engine's CLI against hand-written Node scripts doing the same
+// job, measured in the same run, side by side. See docs/benchmarks.md for the method.
+//
+//   node bench/run.mjs [--only keyed,awaited,large,usercall] [--quick] [--build] [--runs N]
+//                      [--docs | --no-docs]
+//
+// --only    run only these suites (comma-separated)
+// --quick   small inputs, for development (results are not written to the docs)
+// --build   run `npm run build` first
+// --runs N  at least N runs of each measurement (default 2; a 3rd when the first ones are short)
+// --docs    write the results into docs/benchmarks.md even with --only or --quick
+// --no-docs never write the docs
+// The full run (no --only, no --quick) writes its results table into docs/benchmarks.md
+// between <!-- results:start --> and <!-- results:end -->; every run writes
+// bench/.work/results.json.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import {
+  DATA_DIR,
+  digestJsonl,
+  keyedCanon,
+  keyedData,
+  largeCanon,
+  largeStateData,
+  WORK_DIR,
+} from './data.mjs';
+import {
+  clean,
+  dirBytes,
+  REPO_DIR,
+  rssMethod,
+  runBaseline,
+  runEngine,
+  runTimed,
+  writeJob,
+} from './engineRun.mjs';
+
+const SUITES = ['keyed', 'awaited', 'large', 'usercall'];
+const JOBS_DIR = join(WORK_DIR, 'jobs');
+const OUT_DIR = join(WORK_DIR, 'out');
+const STATE_DIR = join(WORK_DIR, 'state');
+const DOCS = join(REPO_DIR, 'docs', 'benchmarks.md');
+const DIST = join(REPO_DIR, 'dist');
+/** The engine measured: a copy of dist/ taken at the start, so a rebuild during the run cannot mix builds. */
+const SNAPSHOT = join(WORK_DIR, 'engine', 'dist');
+const ENGINE_ENTRY = join(SNAPSHOT, 'engine', 'cli', 'main.js');
+const START = '<!-- results:start -->';
+const END = '<!-- results:end -->';
+/** A measurement whose runs all took less than this gets one more run. */
+const SHORT_RUN_MS = 15_000;
+
+const SIZES = {
+  full: {
+    keyed: { records: 1_000_000, keys: 100_000 },
+    awaited: { records: 100_000, keys: 10_000 },
+    large: { records: 1_100_000, bars: 16, payloadChars: 1000 },
+    usercallCalls: 5_000_000,
+  },
+  quick: {
+    keyed: { records: 100_000, keys: 10_000 },
+    awaited: { records: 10_000, keys: 1000 },
+    large: { records: 50_000, bars: 16, payloadChars: 1000 },
+    usercallCalls: 1_000_000,
+  },
+};
+
+export const KEYED_CODE =
+  "function process(r, ctx) { const s = ctx.state.value('acc'); const a = s.get() ?? { n: 0, sum: 0 }; " +
+  'a.n += 1; a.sum += r.v; s.set(a); ctx.emit({ k: r.k, n: a.n, sum: a.sum }); }';
+
+export const LARGE_CODE =
+  "function process(r, ctx) { const c = ctx.state.value('count'); const n = (c.get() ?? 0) + 1; c.set(n); " +
+  "ctx.state.map('foos').set(r.foo, r.payload); ctx.emit({ bar: r.bar, n }); }";
+
+function parseCli(argv) {
+  const o = { only: SUITES, quick: false, build: false, runs: 2, docs: undefined };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--quick') o.quick = true;
+    else if (a === '--build') o.build = true;
+    else if (a === '--docs') o.docs = true;
+    else if (a === '--no-docs') o.docs = false;
+    else if (a === '--only') {
+      o.only = (argv[++i] ?? '').split(',').filter(Boolean);
+      const bad = o.only.filter((s) => !SUITES.includes(s));
+      if (bad.length > 0 || o.only.length === 0) usage(`--only takes some of ${SUITES.join(',')}`);
+      o.onlyGiven = true;
+    } else if (a === '--runs') {
+      o.runs = Number(argv[++i]);
+      if (!Number.isInteger(o.runs) || o.runs < 1) usage('--runs takes a positive integer');
+    } else if (a === '--help' || a === '-h') usage();
+    else usage(`unknown argument ${a}`);
+  }
+  if (o.docs === undefined) o.docs = !o.quick && !o.onlyGiven;
+  return o;
+}
+
+function usage(message) {
+  if (message) process.stderr.write(`bench: ${message}\n`);
+  process.stderr.write(
+    'usage: node bench/run.mjs [--only keyed,awaited,large,usercall] [--quick] [--build] [--runs N] [--docs|--no-docs]\n',
+  );
+  process.exit(message ? 2 : 0);
+}
+
+const log = (s) => process.stderr.write(`${s}\n`);
+
+// ---------------------------------------------------------------------------------------
+// Jobs for the engine
+
+function keyedJob(name, { dataPath, backend, parallelism }) {
+  return {
+    format: 'pipewright.job/1',
+    name,
+    settings: { maxParallelism: 128, stateBackend: backend, checkpointIntervalMs: 0 },
+    operators: [
+      { id: 'src', kind: 'source.jsonl', parallelism: 1, params: { path: rel(dataPath) } },
+      { id: 'acc', kind: 'process', parallelism, params: { code: KEYED_CODE } },
+      { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: `../out/${name}.jsonl` } },
+    ],
+    edges: [
+      { id: 'e1', from: 'src', to: 'acc', partition: 'hash', key: 'k' },
+      { id: 'e2', from: 'acc', to: 'out', partition: parallelism === 1 ? 'forward' : 'rebalance' },
+    ],
+  };
+}
+
+function largeJob(name, { dataPath }) {
+  return {
+    format: 'pipewright.job/1',
+    name,
+    settings: { maxParallelism: 128, stateBackend: 'level', checkpointIntervalMs: 0 },
+    operators: [
+      { id: 'src', kind: 'source.jsonl', parallelism: 1, params: { path: rel(dataPath) } },
+      { id: 'bars', kind: 'process', parallelism: 1, params: { code: LARGE_CODE } },
+      { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: `../out/${name}.jsonl` } },
+    ],
+    edges: [
+      { id: 'e1', from: 'src', to: 'bars', partition: 'hash', key: 'bar' },
+      { id: 'e2', from: 'bars', to: 'out', partition: 'forward' },
+    ],
+  };
+}
+
+/** Job files live in bench/.work/jobs; their paths are relative to it, as the contract allows. */
+function rel(dataPath) {
+  return `../data/${dataPath.slice(DATA_DIR.length + 1)}`;
+}
+
+function dirs() {
+  for (const d of [JOBS_DIR, OUT_DIR, STATE_DIR]) mkdirSync(d, { recursive: true });
+}
+
+/** An engine measurement: writes the job, cleans state and output before each run. */
+function engineConfig(id, label, job, { records, expected, canon, nodeFlags = [], meta = {}, timeoutMs }) {
+  const jobPath = writeJob(join(JOBS_DIR, `${job.name}.job.json`), job);
+  const stateDir = join(STATE_DIR, job.name);
+  const out = join(OUT_DIR, `${job.name}.jsonl`);
+  return {
+    id,
+    label,
+    records,
+    stateDir,
+    ...meta,
+    prepare: () => clean(stateDir, out, join(JOBS_DIR, '.pipewright')),
+    run: () => runEngine(jobPath, { entry: ENGINE_ENTRY, stateDir, nodeFlags, timeoutMs }),
+    verify: () => verifyOutput(out, canon, expected),
+  };
+}
+
+/** A baseline measurement: a script under bench/baselines. */
+function baselineConfig(
+  id,
+  label,
+  script,
+  { records, input, expected, canon, options = {}, nodeFlags, meta = {} },
+) {
+  const out = join(OUT_DIR, `${id}.jsonl`);
+  const db = join(STATE_DIR, id);
+  const usesDb = script.includes('level');
+  return {
+    id,
+    label,
+    records,
+    stateDir: usesDb ? db : undefined,
+    ...meta,
+    prepare: () => clean(out, db),
+    run: () => runBaseline(script, { in: input, out, ...(usesDb ? { db } : {}), ...options }, { nodeFlags }),
+    verify: () => verifyOutput(out, canon, expected),
+  };
+}
+
+async function verifyOutput(path, canon, expected) {
+  if (!existsSync(path)) return `no output file ${path}`;
+  let got;
+  try {
+    got = await digestJsonl(path, canon);
+  } catch (e) {
+    return `unreadable output: ${e.message}`;
+  }
+  if (got === expected) return undefined;
+  const [gotCount] = got.split(':');
+  const [wantCount] = expected.split(':');
+  return gotCount === wantCount
+    ? `output differs from the reference (same ${gotCount} lines, other contents)`
+    : `output differs from the reference (${gotCount} lines, expected ${wantCount})`;
+}
+
+// ---------------------------------------------------------------------------------------
+// Measuring
+
+/**
+ * Runs every config at least `runs` times, round-robin (one run of each config per round,
+ * so slow drift of the machine hits all of them alike), plus one more round for the
+ * configs whose runs were all shorter than SHORT_RUN_MS. Keeps the best time.
+ */
+async function measure(configs, { runs, pollState = false }) {
+  const results = new Map(
+    configs.map((c) => [c.id, { times: [], cpuTimes: [], peakRssKb: 0, stateBytesPeak: 0 }]),
+  );
+  const maxRounds = runs + 1;
+  for (let round = 0; round < maxRounds; round++) {
+    for (const c of configs) {
+      const r = results.get(c.id);
+      if (r.error) continue;
+      if (round >= runs && (round > runs || r.times.some((t) => t >= SHORT_RUN_MS))) continue;
+      c.prepare();
+      let poll;
+      if (pollState && c.stateDir) {
+        poll = setInterval(() => {
+          r.stateBytesPeak = Math.max(r.stateBytesPeak, safeDirBytes(c.stateDir));
+        }, 2000);
+      }
+      let res;
+      try {
+        res = await c.run();
+      } catch (e) {
+        res = { code: null, stderr: String(e), ms: 0, peakRssKb: 0 };
+      } finally {
+        if (poll) clearInterval(poll);
+      }
+      if (res.code !== 0) {
+        r.error = `exit ${res.code ?? `signal ${res.signal}`}: ${firstLines(res.stderr || res.stdout)}`;
+        log(`  ${c.label}: FAILED ${r.error}`);
+        continue;
+      }
+      if (c.stateDir) {
+        const end = safeDirBytes(c.stateDir);
+        r.stateBytesEnd = end;
+        r.stateBytesPeak = Math.max(r.stateBytesPeak, end);
+      }
+      const bad = await c.verify();
+      if (bad) {
+        r.error = bad;
+        log(`  ${c.label}: FAILED ${bad}`);
+        continue;
+      }
+      r.times.push(res.ms);
+      r.cpuTimes.push(res.cpuMs);
+      r.peakRssKb = Math.max(r.peakRssKb, res.peakRssKb);
+      log(
+        `  ${c.label}: ${(res.ms / 1000).toFixed(2)} s, ${fmtInt(c.records / (res.ms / 1000))} records/s, ` +
+          `peak RSS ${fmtMiB(res.peakRssKb * 1024)}, output ok`,
+      );
+    }
+  }
+  return configs.map((c) => {
+    const r = results.get(c.id);
+    const bestMs = r.times.length > 0 ? Math.min(...r.times) : undefined;
+    const bestCpuMs = bestMs === undefined ? undefined : r.cpuTimes[r.times.indexOf(bestMs)];
+    const { prepare, run, verify, ...rest } = c;
+    return { ...rest, ...r, bestMs, bestCpuMs, rps: bestMs ? c.records / (bestMs / 1000) : undefined };
+  });
+}
+
+function safeDirBytes(dir) {
+  try {
+    return dirBytes(dir);
+  } catch {
+    return 0; // LevelDB deleted a file between readdir and stat; the next poll will do
+  }
+}
+
+function firstLines(s, n = 3) {
+  const lines = String(s ?? '')
+    .trim()
+    .split('\n')
+    .filter(Boolean);
+  return lines.slice(0, n).join(' | ').slice(0, 400) || '(no message)';
+}
+
+// ---------------------------------------------------------------------------------------
+// The engine: is it there, and does it run a job?
+
+/** Copies dist/ to bench/.work/engine/dist; false when the engine is not built. */
+function snapshotEngine() {
+  clean(SNAPSHOT);
+  if (!existsSync(join(DIST, 'engine', 'cli', 'main.js'))) return false;
+  cpSync(DIST, SNAPSHOT, { recursive: true, filter: (src) => !src.endsWith('.map') });
+  return true;
+}
+
+async function engineStatus() {
+  if (!existsSync(ENGINE_ENTRY)) {
+    return {
+      ok: false,
+      reason: 'the engine is not built (dist/engine/cli/main.js is missing; npm run build)',
+    };
+  }
+  dirs();
+  const d = keyedData({ records: 2000, keys: 50 });
+  const job = keyedJob('smoke', { dataPath: d.path, backend: 'level', parallelism: 1 });
+  const c = engineConfig('smoke', 'smoke', job, {
+    records: d.records,
+    expected: d.expectedDigest,
+    canon: keyedCanon,
+    timeoutMs: 120_000,
+  });
+  c.prepare();
+  const res = await c.run();
+  if (res.code !== 0) {
+    return {
+      ok: false,
+      reason: `\`pipewright run\` of a 2000-record job: exit ${res.code ?? res.signal}: ${firstLines(res.stderr || res.stdout)}`,
+    };
+  }
+  const bad = await c.verify();
+  if (bad) return { ok: false, reason: `\`pipewright run\` of a 2000-record job: ${bad}` };
+  return { ok: true };
+}
+
+// ---------------------------------------------------------------------------------------
+// Suites
+
+async function keyedSuite(size, opt, engine) {
+  const d = keyedData(size);
+  log(`keyed read-modify-write: ${fmtInt(d.records)} records, ${fmtInt(d.keys)} keys (${d.path})`);
+  const common = { records: d.records, input: d.path, expected: d.expectedDigest, canon: keyedCanon };
+  const configs = [
+    baselineConfig('baseline-map', 'baseline: Map script', 'keyed-map.mjs', {
+      ...common,
+      meta: { kind: 'baseline', backend: 'memory' },
+    }),
+  ];
+  const engineCfg = (backend, parallelism) =>
+    engineConfig(
+      `engine-${backend}-p${parallelism}`,
+      `engine: ${backend}, parallelism ${parallelism}`,
+      keyedJob(`keyed-${backend}-p${parallelism}`, { dataPath: d.path, backend, parallelism }),
+      {
+        ...common,
+        meta: {
+          kind: 'engine',
+          backend,
+          parallelism,
+          vs: backend === 'memory' ? 'baseline-map' : 'baseline-level',
+        },
+        timeoutMs: 15 * 60_000,
+      },
+    );
+  if (engine.ok) configs.push(engineCfg('memory', 1), engineCfg('memory', 2));
+  configs.push(
+    baselineConfig('baseline-level', 'baseline: LevelDB script, one batch in flight', 'keyed-level.mjs', {
+      ...common,
+      options: { batch: 1000, inflight: 1 },
+      meta: { kind: 'baseline', backend: 'level' },
+    }),
+    baselineConfig(
+      'baseline-level-awaitbatch',
+      'baseline: LevelDB script, each batch awaited',
+      'keyed-level.mjs',
+      {
+        ...common,
+        options: { batch: 1000, inflight: 0 },
+        meta: { kind: 'baseline', backend: 'level', vs: 'baseline-level' },
+      },
+    ),
+  );
+  if (engine.ok) configs.push(engineCfg('level', 1), engineCfg('level', 2));
+  const rows = await measure(configs, { runs: opt.runs });
+  return { data: pick(d, ['records', 'keys', 'bytes']), rows: withRatios(rows) };
+}
+
+async function awaitedSuite(size, opt) {
+  const d = keyedData(size);
+  log(`awaited get/put per record: ${fmtInt(d.records)} records, ${fmtInt(d.keys)} keys`);
+  const common = { records: d.records, input: d.path, expected: d.expectedDigest, canon: keyedCanon };
+  const configs = [
+    baselineConfig(
+      'small-level',
+      'LevelDB script: getSync + 1000-key batches, one in flight',
+      'keyed-level.mjs',
+      {
+        ...common,
+        options: { batch: 1000, inflight: 1 },
+        meta: { kind: 'baseline', backend: 'level' },
+      },
+    ),
+    baselineConfig(
+      'small-awaited',
+      'LevelDB script: awaited get + put per record',
+      'keyed-level-awaited.mjs',
+      {
+        ...common,
+        meta: { kind: 'baseline', backend: 'level', vs: 'small-level' },
+      },
+    ),
+  ];
+  const rows = await measure(configs, { runs: opt.runs });
+  return { data: pick(d, ['records', 'keys', 'bytes']), rows: withRatios(rows) };
+}
+
+async function largeSuite(size, opt, engine) {
+  log(
+    `large state: generating/reusing ${fmtInt(size.records)} records with ${size.payloadChars}-char payloads`,
+  );
+  const d = largeStateData(size);
+  log(`large state: ${fmtInt(d.records)} records over ${d.bars} bars, input ${fmtMiB(d.bytes)} (${d.path})`);
+  const nodeFlags = ['--max-old-space-size=256'];
+  const common = { records: d.records, expected: d.expectedDigest, canon: largeCanon, nodeFlags };
+  const configs = [];
+  if (engine.ok) {
+    configs.push(
+      engineConfig(
+        'large-engine',
+        'engine: level, parallelism 1',
+        largeJob('large-level-p1', { dataPath: d.path }),
+        {
+          ...common,
+          meta: { kind: 'engine', backend: 'level', parallelism: 1 },
+          timeoutMs: 30 * 60_000,
+        },
+      ),
+    );
+  }
+  configs.push(
+    baselineConfig('large-baseline', 'hand-written LevelDB script (for scale)', 'large-level.mjs', {
+      ...common,
+      input: d.path,
+      options: { batch: 1000 },
+      meta: { kind: 'baseline', backend: 'level' },
+    }),
+  );
+  const rows = await measure(configs, { runs: opt.runs, pollState: true });
+  for (const c of configs) c.prepare(); // gigabytes: do not leave them in bench/.work
+  return { data: pick(d, ['records', 'bars', 'payloadChars', 'bytes']), rows };
+}
+
+async function usercallSuite(calls) {
+  const userCode = join(SNAPSHOT, 'engine', 'sandbox', 'userCode.js');
+  log(`user-code call cost: ${fmtInt(calls)} calls per round`);
+  const res = await runTimed(process.execPath, [
+    join(REPO_DIR, 'bench', 'micro', 'userCall.mjs'),
+    String(calls),
+    userCode,
+  ]);
+  if (res.code !== 0) return { error: firstLines(res.stderr) };
+  const r = JSON.parse(res.stdout.trim().split('\n').pop());
+  log(
+    `  plain ${r.plainNs} ns/call, engine ${r.engine.ns ?? `TODO (${r.engine.todo})`}, bare SES ${r.sesNs} ns/call`,
+  );
+  return { calls, ...r };
+}
+
+function withRatios(rows) {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  for (const r of rows) {
+    const base = r.vs ? byId.get(r.vs) : undefined;
+    if (base?.rps && r.rps) r.ratio = r.rps / base.rps;
+  }
+  return rows;
+}
+
+function pick(o, keys) {
+  return Object.fromEntries(keys.map((k) => [k, o[k]]));
+}
+
+// ---------------------------------------------------------------------------------------
+// Reporting
+
+function fmtInt(n) {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+function fmtMiB(bytes) {
+  return bytes >= 1024 ** 3
+    ? `${(bytes / 1024 ** 3).toFixed(2)} GiB`
+    : `${(bytes / 1024 ** 2).toFixed(0)} MiB`;
+}
+
+function fmtS(ms) {
+  return (ms / 1000).toFixed(2);
+}
+
+function runsCell(r) {
+  return r.times.map(fmtS).join(' / ');
+}
+
+/** When dist/engine/cli/main.js was last built (the engine measured), or undefined. */
+function engineBuildTime() {
+  try {
+    return statSync(join(DIST, 'engine', 'cli', 'main.js'))
+      .mtime.toISOString()
+      .replace(/\.\d+Z$/, 'Z');
+  } catch {
+    return undefined;
+  }
+}
+
+function machine() {
+  const cpus = os.cpus();
+  let classicLevel = '?';
+  try {
+    classicLevel = JSON.parse(
+      readFileSync(join(REPO_DIR, 'node_modules', 'classic-level', 'package.json'), 'utf8'),
+    ).version;
+  } catch {}
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: REPO_DIR,
+      encoding: 'utf8',
+    }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: REPO_DIR, encoding: 'utf8' }).trim();
+    if (dirty) commit += ' + uncommitted changes';
+  } catch {}
+  return {
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    cpu: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    memGiB: Math.round(os.totalmem() / 1024 ** 3),
+    node: process.version,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    classicLevel,
+    commit,
+    rss: rssMethod(),
+    loadAtStart: os.loadavg()[0].toFixed(2),
+    engineBuilt: engineBuildTime(),
+  };
+}
+
+function rowCells(r, { ratioCol = true, stateCol = false } = {}) {
+  const failed = r.error ? `FAILED: ${r.error.replaceAll('|', '\\|')}` : undefined;
+  const cells = [r.label];
+  if (stateCol) cells.push(r.stateBytesPeak ? fmtMiB(r.stateBytesEnd || r.stateBytesPeak) : '—');
+  cells.push(r.rps ? `**${fmtInt(r.rps)}**` : '—');
+  if (ratioCol) cells.push(r.ratio ? `**${r.ratio.toFixed(2)}×**` : '');
+  cells.push(r.bestMs ? fmtS(r.bestMs) : '—', r.bestCpuMs ? fmtS(r.bestCpuMs) : '—', runsCell(r) || '—');
+  cells.push(r.peakRssKb ? fmtMiB(r.peakRssKb * 1024) : '—');
+  cells.push(failed ?? (r.times.length ? 'ok' : '—'));
+  return `| ${cells.join(' | ')} |`;
+}
+
+function report(results, opt) {
+  const m = results.machine;
+  const L = [];
+  L.push(
+    `Run of ${m.date} on ${m.cpu}, ${m.cores} cores, ${m.memGiB} GiB RAM; Node ${m.node}; ${m.os}; ` +
+      `classic-level ${m.classicLevel}; commit ${m.commit}; 1-min load average ${m.loadAtStart} at the start, ` +
+      `${m.loadAtEnd} at the end; took ${results.elapsedS} s` +
+      `${m.engineBuilt ? `; engine: dist/ built at ${m.engineBuilt}, copied at the start` : ''}.${opt.quick ? ' **Quick mode (small inputs).**' : ''}`,
+  );
+  L.push('');
+  if (results.engine && !results.engine.ok) {
+    L.push(`**Engine rows not measured:** ${results.engine.reason}`);
+    L.push('');
+  }
+  const k = results.keyed;
+  if (k) {
+    L.push(
+      `### Keyed read-modify-write: ${fmtInt(k.data.records)} records, ${fmtInt(k.data.keys)} keys, value state {n, sum}`,
+    );
+    L.push('');
+    L.push(
+      '| implementation | records/s (best) | vs baseline | best s | its CPU s | runs s | peak RSS | output |',
+    );
+    L.push('| --- | ---: | ---: | ---: | ---: | --- | ---: | --- |');
+    for (const r of k.rows) L.push(rowCells(r));
+    L.push('');
+    L.push(
+      'Engine memory rows are compared with the Map script, engine level rows with the LevelDB script ' +
+        '(one batch in flight); the awaited-batches script is compared with the one-in-flight script. ' +
+        'Targets: engine parallelism 1 ≥ 0.80× on both backends.',
+    );
+    L.push('');
+  }
+  const a = results.awaited;
+  if (a) {
+    L.push(
+      `### Awaited get/put per record vs getSync + batches: ${fmtInt(a.data.records)} records, ${fmtInt(a.data.keys)} keys`,
+    );
+    L.push('');
+    L.push(
+      '| implementation | records/s (best) | vs batched | best s | its CPU s | runs s | peak RSS | output |',
+    );
+    L.push('| --- | ---: | ---: | ---: | ---: | --- | ---: | --- |');
+    for (const r of a.rows) L.push(rowCells(r));
+    const [batched, awaited] = a.rows;
+    if (batched?.rps && awaited?.rps) {
+      L.push('');
+      L.push(
+        `The batched script is **${(batched.rps / awaited.rps).toFixed(1)}×** faster on the same input.`,
+      );
+    }
+    L.push('');
+  }
+  const g = results.large;
+  if (g) {
+    L.push(
+      `### Large state: ${fmtInt(g.data.records)} FooAdded records over ${g.data.bars} bars, ` +
+        `${g.data.payloadChars}-char payloads (input ${fmtMiB(g.data.bytes)}), node --max-old-space-size=256`,
+    );
+    L.push('');
+    L.push(
+      '| implementation | state on disk | records/s (best) | best s | its CPU s | runs s | peak RSS | output |',
+    );
+    L.push('| --- | ---: | ---: | ---: | ---: | --- | ---: | --- |');
+    for (const r of g.rows) L.push(rowCells(r, { ratioCol: false, stateCol: true }));
+    L.push('');
+    L.push(
+      'State on disk: the size of the state directory when the run ended (its peak while running when the ' +
+        'engine removes it at exit). Peak RSS: the largest of the runs.',
+    );
+    L.push('');
+  }
+  const u = results.usercall;
+  if (u) {
+    L.push(
+      `### User-code call cost (\`function map(record, ctx) { return record.v + 1; }\`, best of 5 × ${fmtInt(u.calls ?? 0)} calls)`,
+    );
+    L.push('');
+    if (u.error) L.push(`FAILED: ${u.error}`);
+    else {
+      L.push('| function | ns/call |');
+      L.push('| --- | ---: |');
+      L.push(`| plain function (after lockdown) | ${u.plainNs} |`);
+      L.push(
+        u.engine.ns !== undefined
+          ? `| engine: compileUserCode (SES Compartment) | **${u.engine.ns}** |`
+          : `| engine: compileUserCode | TODO: ${u.engine.todo} |`,
+      );
+      L.push(`| reference: bare SES Compartment, no endowments | ${u.sesNs} |`);
+    }
+    L.push('');
+  }
+  return L.join('\n');
+}
+
+function writeDocs(table) {
+  if (!existsSync(DOCS)) {
+    log(`bench: ${DOCS} is missing; results not written there`);
+    return;
+  }
+  const text = readFileSync(DOCS, 'utf8');
+  const i = text.indexOf(START);
+  const j = text.indexOf(END);
+  if (i < 0 || j < i) {
+    log(`bench: ${DOCS} has no ${START} ... ${END} block; results not written there`);
+    return;
+  }
+  writeFileSync(DOCS, `${text.slice(0, i + START.length)}\n${table}\n${text.slice(j)}`);
+  log(`bench: results written to ${DOCS}`);
+}
+
+// ---------------------------------------------------------------------------------------
+
+async function main() {
+  const opt = parseCli(process.argv.slice(2));
+  const sizes = opt.quick ? SIZES.quick : SIZES.full;
+  const t0 = Date.now();
+  dirs();
+  if (opt.build) {
+    log('bench: npm run build');
+    const b = spawnSync('npm', ['run', 'build'], { cwd: REPO_DIR, stdio: 'inherit' });
+    if (b.status !== 0) log('bench: the build failed; engine rows will say why the engine cannot run');
+  }
+  const results = { machine: machine(), quick: opt.quick };
+  snapshotEngine(); // right after reading the build time, before anything runs
+  const wantsEngine = opt.only.some((s) => s === 'keyed' || s === 'large');
+  if (wantsEngine) {
+    results.engine = await engineStatus();
+    log(
+      results.engine.ok
+        ? 'bench: the engine runs a job; measuring it'
+        : `bench: engine not measured: ${results.engine.reason}`,
+    );
+  }
+  if (opt.only.includes('keyed')) results.keyed = await keyedSuite(sizes.keyed, opt, results.engine);
+  if (opt.only.includes('awaited')) results.awaited = await awaitedSuite(sizes.awaited, opt);
+  if (opt.only.includes('large')) results.large = await largeSuite(sizes.large, opt, results.engine);
+  if (opt.only.includes('usercall')) results.usercall = await usercallSuite(sizes.usercallCalls);
+  results.elapsedS = Math.round((Date.now() - t0) / 1000);
+  results.machine.loadAtEnd = os.loadavg()[0].toFixed(2);
+
+  writeFileSync(join(WORK_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const table = report(results, opt);
+  process.stdout.write(`\n${table}\n`);
+  log(`bench: done in ${results.elapsedS} s; raw results in bench/.work/results.json`);
+  if (opt.docs) writeDocs(table);
+}
+
+await main();

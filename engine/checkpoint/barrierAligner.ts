@@ -1,0 +1,87 @@
+// Barrier alignment at one subtask (Carbone et al., 2015). A barrier on a regular input blocks
+// that input until the barrier has come on every regular input that has not ended; then the
+// subtask snapshots. A loop head then logs what arrives on its feedback inputs until the
+// barrier has come back round each of them: those records were in flight inside the loop at
+// the snapshot, so they are part of the checkpoint.
+import type { Channel } from '../runtime/channel.js';
+import type { Envelope } from '../runtime/envelope.js';
+
+export interface FeedbackLog {
+  readonly checkpointId: number;
+  readonly records: Envelope[];
+  /** Feedback channels whose barrier has not come back yet. */
+  readonly waiting: Set<Channel>;
+}
+
+export class BarrierAligner {
+  /** The checkpoint being aligned, if any. */
+  aligning: number | undefined;
+  alignmentStartedAt = 0;
+  private readonly blocked = new Set<Channel>();
+  log: FeedbackLog | undefined;
+
+  constructor(private readonly inputs: readonly Channel[]) {}
+
+  isBlocked(channel: Channel): boolean {
+    return this.aligning !== undefined && this.blocked.has(channel);
+  }
+
+  /** Whether some input that may be read now holds an item. */
+  hasReadableInput(): boolean {
+    for (const channel of this.inputs) if (channel.size > 0 && !this.isBlocked(channel)) return true;
+    return false;
+  }
+
+  /** A barrier arrived on a regular input; true when every regular input is aligned. */
+  regularBarrier(channel: Channel, checkpointId: number): boolean {
+    if (this.aligning === undefined) {
+      this.aligning = checkpointId;
+      this.alignmentStartedAt = performance.now();
+    } else if (this.aligning !== checkpointId) {
+      throw new Error(
+        `barrier ${checkpointId} arrived while aligning ${this.aligning} on edge "${channel.edge.id}"`,
+      );
+    }
+    this.blocked.add(channel);
+    return this.aligned();
+  }
+
+  /** A regular input ended; true when that completes an alignment in progress. */
+  regularEnded(): boolean {
+    return this.aligning !== undefined && this.aligned();
+  }
+
+  private aligned(): boolean {
+    for (const channel of this.inputs) {
+      if (!channel.edge.feedback && !channel.ended && !this.blocked.has(channel)) return false;
+    }
+    return true;
+  }
+
+  /** The snapshot is taken: unblock, and on a loop head start logging the feedback inputs. */
+  release(checkpointId: number, loopHead: boolean): number {
+    const alignmentMs = this.aligning === undefined ? 0 : performance.now() - this.alignmentStartedAt;
+    this.aligning = undefined;
+    this.blocked.clear();
+    if (loopHead) {
+      const waiting = new Set(this.inputs.filter((c) => c.edge.feedback && !c.ended));
+      this.log = { checkpointId, records: [], waiting };
+    }
+    return alignmentMs;
+  }
+
+  /** A record on a feedback input: logged while its barrier has not come back. */
+  feedbackRecord(channel: Channel, envelope: Envelope): void {
+    if (this.log?.waiting.has(channel)) this.log.records.push(envelope);
+  }
+
+  /** A barrier (or the end) on a feedback input; returns the finished log when it was the last. */
+  feedbackBarrier(channel: Channel): FeedbackLog | undefined {
+    const log = this.log;
+    if (log === undefined) return undefined;
+    log.waiting.delete(channel);
+    if (log.waiting.size > 0) return undefined;
+    this.log = undefined;
+    return log;
+  }
+}

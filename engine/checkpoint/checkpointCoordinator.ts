@@ -1,0 +1,203 @@
+// The checkpoint coordinator: asks for a checkpoint every interval (one at a time), gathers every
+// subtask's acknowledgement, writes the metadata atomically, and only then publishes the sinks'
+// parts and lets old checkpoints go. A checkpoint that cannot complete is reported as failed;
+// the job goes on and the next one starts afresh.
+import type { Plan } from '../graph/plan.js';
+import type { Job } from '../graph/schema.js';
+import type { SinkTarget } from '../operators/sinkJsonl.js';
+import type { CheckpointAcker, Subtask, SubtaskAck } from '../runtime/subtask.js';
+import { CHECKPOINT_FORMAT, type CheckpointMetadata, type OperatorRecord } from './checkpointMetadata.js';
+import type { CheckpointStorage } from './checkpointStorage.js';
+
+/** One line of `--metrics` per checkpoint, the figures Flink's checkpoint UI shows. */
+export interface CheckpointEvent {
+  readonly type: 'checkpoint';
+  readonly id: number;
+  readonly status: 'completed' | 'failed';
+  readonly reason?: string;
+  readonly triggeredAt: string;
+  readonly durationMs: number;
+  readonly bytes: number;
+  readonly fullBytes: number;
+  readonly inFlightRecords: number;
+  readonly subtasks: readonly {
+    operator: string;
+    subtask: number;
+    bytes: number;
+    fullBytes: number;
+    syncMs: number;
+    asyncMs: number;
+    alignmentMs: number;
+  }[];
+}
+
+interface InFlight {
+  readonly id: number;
+  readonly triggeredAt: Date;
+  readonly started: number;
+  readonly acks: Map<Subtask, Promise<SubtaskAck>>;
+  /** Resolves when the checkpoint has completed (or failed) and its sinks are published. */
+  readonly settled: Promise<void>;
+  readonly settle: () => void;
+}
+
+export class CheckpointCoordinator implements CheckpointAcker {
+  private nextId: number;
+  private due = false;
+  private timer: NodeJS.Timeout | undefined;
+  private current: InFlight | undefined;
+  private stopped = false;
+  /** Ids of checkpoints that completed in this run. */
+  readonly completed: number[] = [];
+  onEvent: ((event: CheckpointEvent) => void) | undefined;
+  onComplete: ((id: number) => void) | undefined;
+
+  constructor(
+    private readonly storage: CheckpointStorage,
+    private readonly job: Job,
+    private readonly plan: Plan,
+    private readonly subtasks: readonly Subtask[],
+    private readonly sinks: readonly SinkTarget[],
+    firstId: number,
+  ) {
+    this.nextId = firstId;
+  }
+
+  /** Starts the interval; 0 means checkpoints only on request. */
+  start(intervalMs: number): void {
+    if (intervalMs <= 0) return;
+    this.timer = setInterval(() => {
+      this.due = true;
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  /** Asks for a checkpoint as soon as possible (a clean stop takes one). */
+  requestNow(): void {
+    this.due = true;
+  }
+
+  /**
+   * Called by the scheduler between slices: starts a due checkpoint unless one is in flight.
+   * Returns whether a checkpoint is in flight.
+   */
+  poll(): boolean {
+    if (!this.due || this.current !== undefined || this.stopped) return this.current !== undefined;
+    if (this.subtasks.every((s) => s.phase === 'finished')) return false;
+    this.due = false;
+    const id = this.nextId++;
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    this.current = {
+      id,
+      triggeredAt: new Date(),
+      started: performance.now(),
+      acks: new Map(),
+      settled,
+      settle,
+    };
+    for (const subtask of this.subtasks) subtask.triggerCheckpoint(id);
+    return true;
+  }
+
+  acknowledge(subtask: Subtask, checkpointId: number, ack: Promise<SubtaskAck>): void {
+    const current = this.current;
+    if (current === undefined || current.id !== checkpointId) {
+      ack.catch(() => {});
+      return;
+    }
+    current.acks.set(subtask, ack);
+    if (current.acks.size === this.subtasks.length) void this.finish(current);
+  }
+
+  /** The checkpoint in flight, settled; none may start after this. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) clearInterval(this.timer);
+    await this.current?.settled;
+  }
+
+  /** Waits for the checkpoint in flight, if any. */
+  idle(): Promise<void> {
+    return this.current?.settled ?? Promise.resolve();
+  }
+
+  private async finish(checkpoint: InFlight): Promise<void> {
+    const base = {
+      type: 'checkpoint' as const,
+      id: checkpoint.id,
+      triggeredAt: checkpoint.triggeredAt.toISOString(),
+    };
+    let acks: { subtask: Subtask; ack: SubtaskAck }[];
+    try {
+      acks = await Promise.all(
+        [...checkpoint.acks].map(async ([subtask, ack]) => ({ subtask, ack: await ack })),
+      );
+      const order = new Map(this.subtasks.map((s, i) => [s, i]));
+      acks.sort((a, b) => order.get(a.subtask)! - order.get(b.subtask)!);
+      const sinks = this.sinks.map((sink) => sink.commitFor(checkpoint.id));
+      const metadata: CheckpointMetadata = {
+        format: CHECKPOINT_FORMAT,
+        id: checkpoint.id,
+        job: this.job.name,
+        maxParallelism: this.plan.maxParallelism,
+        stateBackend: this.job.settings.stateBackend,
+        triggeredAt: base.triggeredAt,
+        completedAt: new Date().toISOString(),
+        operators: this.operatorRecords(acks),
+        subtasks: acks.map((a) => a.ack.snapshot),
+        sinks,
+      };
+      await this.storage.writeMetadata(metadata);
+      for (let i = 0; i < sinks.length; i++) await this.sinks[i]!.publish(sinks[i]!);
+      this.completed.push(checkpoint.id);
+      await this.storage.retain(this.job.settings.checkpointsRetained, checkpoint.id);
+      this.onEvent?.({
+        ...base,
+        status: 'completed',
+        durationMs: performance.now() - checkpoint.started,
+        bytes: acks.reduce((n, a) => n + a.ack.persistedBytes, 0),
+        fullBytes: acks.reduce((n, a) => n + a.ack.fullBytes, 0),
+        inFlightRecords: acks.reduce((n, a) => n + a.ack.inFlightRecords, 0),
+        subtasks: acks.map(({ subtask, ack }) => ({
+          operator: subtask.operator.id,
+          subtask: subtask.subtask,
+          bytes: ack.persistedBytes,
+          fullBytes: ack.fullBytes,
+          syncMs: ack.syncMs,
+          asyncMs: ack.asyncMs,
+          alignmentMs: ack.alignmentMs,
+        })),
+      });
+      this.onComplete?.(checkpoint.id);
+    } catch (error) {
+      this.onEvent?.({
+        ...base,
+        status: 'failed',
+        reason: (error as Error).message,
+        durationMs: performance.now() - checkpoint.started,
+        bytes: 0,
+        fullBytes: 0,
+        inFlightRecords: 0,
+        subtasks: [],
+      });
+    } finally {
+      this.current = undefined;
+      checkpoint.settle();
+    }
+  }
+
+  private operatorRecords(acks: { subtask: Subtask; ack: SubtaskAck }[]): OperatorRecord[] {
+    return this.plan.operators.map((op) => ({
+      id: op.id,
+      kind: op.operator.kind,
+      parallelism: op.parallelism,
+      keys: op.inputs
+        .filter((e) => e.partition === 'hash')
+        .map((e) => e.keyPaths.map((p) => p.join('.')).join(',')),
+      stateful: acks.some((a) => a.subtask.operator === op && (a.ack.snapshot.state?.entries ?? 0) > 0),
+    }));
+  }
+}

@@ -1,0 +1,106 @@
+// Resuming from a checkpoint: is the job still one its state can follow; who reads what is
+// left of the sources; the records that were in flight round a loop; the sinks' last commit.
+import { keyGroupOf, subtaskOfKeyGroup } from '../graph/keyGroups.js';
+import type { Plan } from '../graph/plan.js';
+import type { PreparedOperator } from '../operators/registry.js';
+import { publishParts } from '../operators/sinkJsonl.js';
+import { Envelope, type RecordSource } from '../runtime/envelope.js';
+import { JobError } from '../runtime/jobError.js';
+import type { Subtask } from '../runtime/subtask.js';
+import type { CheckpointMetadata, SourceSplit } from './checkpointMetadata.js';
+import type { CheckpointStorage } from './checkpointStorage.js';
+
+/**
+ * Refuses a job its checkpoint cannot be restored into: another number of key groups, an
+ * operator with state that is gone, or whose key changed. A new stateless operator, or another
+ * parallelism, is fine: key groups move to their new subtasks.
+ */
+export function checkRestorable(plan: Plan, checkpoint: CheckpointMetadata): void {
+  if (checkpoint.maxParallelism !== plan.maxParallelism) {
+    throw new JobError(
+      `checkpoint ${checkpoint.id} was taken with maxParallelism ${checkpoint.maxParallelism}; the job now has ${plan.maxParallelism}, so its key groups cannot be mapped`,
+    );
+  }
+  for (const record of checkpoint.operators) {
+    if (!record.stateful) continue;
+    const now = plan.byId.get(record.id);
+    if (now === undefined) {
+      throw new JobError(
+        `operator "${record.id}" has state in checkpoint ${checkpoint.id} but is not in the job any more; restoring would lose it`,
+        record.id,
+      );
+    }
+    const keys = now.inputs
+      .filter((e) => e.partition === 'hash')
+      .map((e) => e.keyPaths.map((p) => p.join('.')).join(','));
+    const before = [...new Set(record.keys)].sort().join(' | ');
+    const after = [...new Set(keys)].sort().join(' | ');
+    if (before !== after) {
+      throw new JobError(
+        `operator "${record.id}" is keyed by ${after || 'nothing'} now but by ${before} in checkpoint ${checkpoint.id}; its state cannot follow a new key`,
+        record.id,
+      );
+    }
+  }
+}
+
+/** What is left of an operator's sources, dealt round-robin to its new subtasks. */
+export function distributeSplits(
+  checkpoint: CheckpointMetadata,
+  operatorId: string,
+  parallelism: number,
+): SourceSplit[][] | undefined {
+  const old = checkpoint.subtasks.filter((s) => s.operator === operatorId && s.splits !== undefined);
+  if (old.length === 0) return undefined;
+  const splits = old.flatMap((s) => s.splits!);
+  const dealt: SourceSplit[][] = Array.from({ length: parallelism }, () => []);
+  splits.forEach((split, i) => {
+    dealt[i % parallelism]!.push(split);
+  });
+  return dealt;
+}
+
+/**
+ * Records logged round a loop go back in front of everything else, each to the subtask that now
+ * owns its key group (the feedback edge is hash-partitioned, so every record has one).
+ */
+export async function replayFeedback(
+  storage: CheckpointStorage,
+  checkpoint: CheckpointMetadata,
+  plan: Plan,
+  subtasks: readonly Subtask[],
+): Promise<void> {
+  for (const old of checkpoint.subtasks) {
+    if (old.feedback === undefined) continue;
+    const operator = plan.byId.get(old.operator);
+    if (operator === undefined) continue;
+    const source: RecordSource = {
+      operatorId: old.operator,
+      describe: (n) => `record ${n} in flight round a loop at checkpoint ${checkpoint.id}`,
+    };
+    let position = 0;
+    for await (const line of storage.readLines(old.feedback)) {
+      const [value, key, , timestamp] = line as [unknown, unknown, number, number | null];
+      const keyGroup = keyGroupOf(key, plan.maxParallelism);
+      const target = subtaskOfKeyGroup(keyGroup, operator.parallelism, plan.maxParallelism);
+      const subtask = subtasks.find((s) => s.operator === operator && s.subtask === target)!;
+      const channel = subtask.inputs.find((c) => c.edge.feedback);
+      if (channel === undefined) continue;
+      channel.push(new Envelope(value, key, keyGroup, timestamp ?? undefined, source, position++));
+    }
+  }
+}
+
+/** Redoes the checkpoint's commit of each sink (idempotent), cutting off anything after it. */
+export async function republishSinks(
+  storage: CheckpointStorage,
+  checkpoint: CheckpointMetadata,
+  prepared: ReadonlyMap<string, PreparedOperator>,
+): Promise<void> {
+  for (const commit of checkpoint.sinks) {
+    const target = prepared.get(commit.operator)?.sink;
+    if (target === undefined) continue;
+    const length = await publishParts(commit, (ref) => storage.absolute(ref));
+    target.continueAfter(length);
+  }
+}

@@ -1,0 +1,214 @@
+// Keyed state into checkpoints and back. On LevelDB a checkpoint persists what changed: every
+// batch the write-back cache flushes is also appended to a changelog, and a checkpoint closes
+// the changelog segment since the previous one. A full copy (the base) is taken again when the
+// changes since the last one outgrow it, so restore reads a bounded amount. The heap backend is
+// copied whole each time.
+import type { KvStore } from '../state/kvStore.js';
+import { MemoryKvStore } from '../state/memoryKvStore.js';
+import { keyGroupOfStoreKey } from '../state/stateKeys.js';
+import type { FileRef, StateHandle } from './checkpointMetadata.js';
+import type { CheckpointStorage, DataFileWriter } from './checkpointStorage.js';
+
+/** A changelog line: [key, value] sets, [key] deletes, [gte, lt, 0] deletes a range. */
+type ChangeLine = [string, string] | [string] | [string, string, 0];
+
+export interface StateSnapshotResult {
+  readonly handle: StateHandle;
+  /** Bytes this checkpoint wrote. */
+  readonly persistedBytes: number;
+}
+
+export interface PendingStateSnapshot {
+  /** The subtask may take its next record once this resolves (the synchronous part is done). */
+  readonly taken: Promise<void>;
+  /** Files written: the asynchronous part. */
+  readonly written: Promise<StateSnapshotResult>;
+}
+
+/** One changelog file: writes are chained so lines land in the order they were made. */
+class Segment {
+  private chain: Promise<unknown>;
+  private readonly writer: Promise<DataFileWriter>;
+
+  constructor(storage: CheckpointStorage, path: string) {
+    this.writer = storage.createDataFile(path);
+    this.chain = this.writer;
+  }
+
+  append(lines: readonly ChangeLine[]): Promise<unknown> {
+    this.chain = this.chain.then(async () => {
+      const writer = await this.writer;
+      for (const line of lines) {
+        const wait = writer.write(line);
+        if (wait !== undefined) await wait;
+      }
+    });
+    return this.chain;
+  }
+
+  async close(): Promise<FileRef> {
+    await this.chain;
+    return (await this.writer).close();
+  }
+
+  async discard(): Promise<void> {
+    await this.chain.catch(() => {});
+    await (await this.writer).discard();
+  }
+}
+
+/** Changed keys kept (coalesced: the last value wins) before they are spilled to the changelog. */
+const COALESCE_KEYS = 65536;
+
+export class StateSnapshots {
+  private segment: Segment | undefined;
+  /** Keys changed since the last spill, with their last value (null: deleted). */
+  private changed = new Map<string, string | null>();
+  /** Ranges dropped since the last checkpoint. */
+  private dropped: [string, string][] = [];
+  private base: FileRef | undefined;
+  private changes: FileRef[] = [];
+  private nextSegmentId: number;
+
+  constructor(
+    private readonly storage: CheckpointStorage,
+    private readonly operator: string,
+    private readonly subtask: number,
+    private readonly store: KvStore,
+    private readonly keyGroups: { start: number; end: number },
+    firstCheckpointId: number,
+  ) {
+    this.nextSegmentId = firstCheckpointId;
+    if (!(store instanceof MemoryKvStore)) {
+      store.onFlush = (batch, dropped) => {
+        for (const [key, value] of batch) this.changed.set(key, value);
+        for (const [gte, lt] of dropped) {
+          for (const key of this.changed.keys()) if (key >= gte && key < lt) this.changed.delete(key);
+          this.dropped.push([gte, lt]);
+        }
+        // Many changed keys go to disk as they come, not all at the barrier.
+        if (this.changed.size >= COALESCE_KEYS) this.currentSegment().append(this.takeChanged());
+      };
+    }
+  }
+
+  private takeChanged(): ChangeLine[] {
+    const lines: ChangeLine[] = [];
+    for (const [key, value] of this.changed) lines.push(value === null ? [key] : [key, value]);
+    this.changed = new Map();
+    return lines;
+  }
+
+  /**
+   * What changed since the last checkpoint. Drops come last: a dropped container is never
+   * written again, so only writes made before the drop (maybe spilled already) fall in it.
+   */
+  private takeChanges(): ChangeLine[] {
+    const lines = this.takeChanged();
+    for (const [gte, lt] of this.dropped) lines.push([gte, lt, 0]);
+    this.dropped = [];
+    return lines;
+  }
+
+  private currentSegment(): Segment {
+    this.segment ??= new Segment(
+      this.storage,
+      this.storage.dataPath(this.operator, this.subtask, `changes-${this.nextSegmentId}.jsonl`),
+    );
+    return this.segment;
+  }
+
+  /**
+   * At the barrier. Changes since the last checkpoint go to the changelog at once; a new base
+   * needs LevelDB to hold every batch first (a short wait) and is then read from a snapshot
+   * while records keep flowing.
+   */
+  snapshot(checkpointId: number, size: { entries: number; bytes: number }): PendingStateSnapshot {
+    this.store.flushNow?.();
+    const lines = this.takeChanges();
+    const changesBytes = this.changes.reduce((n, ref) => n + ref.bytes, 0);
+    const needBase =
+      this.store instanceof MemoryKvStore || this.base === undefined || changesBytes > this.base.bytes;
+    const segment = needBase ? this.segment : this.currentSegment();
+    this.segment = undefined;
+    this.nextSegmentId = checkpointId + 1;
+    if (needBase) {
+      const entries = this.store.snapshotEntries();
+      const written = (async () => {
+        await segment?.discard();
+        return this.writeBase(checkpointId, await entries, size);
+      })();
+      return { taken: entries.then(() => {}), written };
+    }
+    const written = (async () => {
+      segment!.append(lines);
+      const ref = await segment!.close();
+      this.changes = [...this.changes, ref];
+      return { handle: this.handle(size), persistedBytes: ref.bytes };
+    })();
+    return { taken: Promise.resolve(), written };
+  }
+
+  private async writeBase(
+    checkpointId: number,
+    entries: Iterable<[string, string]> | AsyncIterable<[string, string]>,
+    size: { entries: number; bytes: number },
+  ): Promise<StateSnapshotResult> {
+    const writer = await this.storage.createDataFile(
+      this.storage.dataPath(this.operator, this.subtask, `base-${checkpointId}.jsonl`),
+    );
+    for await (const entry of entries) {
+      const wait = writer.write(entry);
+      if (wait !== undefined) await wait;
+    }
+    this.base = await writer.close();
+    this.changes = [];
+    return { handle: this.handle(size), persistedBytes: this.base.bytes };
+  }
+
+  private handle(size: { entries: number; bytes: number }): StateHandle {
+    return {
+      ...(this.base === undefined ? {} : { base: this.base }),
+      changes: this.changes,
+      keyGroups: this.keyGroups,
+      entries: size.entries,
+      bytes: size.bytes,
+    };
+  }
+
+  async discard(): Promise<void> {
+    await this.segment?.discard();
+  }
+}
+
+/**
+ * Loads into `store` the key groups in `range` from the state of old subtasks: each one's base,
+ * then its changes in order. Key groups never overlap between old subtasks, so their order does
+ * not matter; a restore at another parallelism simply takes each key group from its old owner.
+ */
+export async function restoreState(
+  storage: CheckpointStorage,
+  store: KvStore,
+  handles: readonly StateHandle[],
+  range: { start: number; end: number },
+): Promise<void> {
+  const inRange = (key: string) => {
+    const group = keyGroupOfStoreKey(key);
+    return group >= range.start && group <= range.end;
+  };
+  for (const handle of handles) {
+    if (handle.keyGroups.end < range.start || handle.keyGroups.start > range.end) continue;
+    const files = [...(handle.base ? [handle.base] : []), ...handle.changes];
+    for (const file of files) {
+      for await (const raw of storage.readLines(file)) {
+        const line = raw as ChangeLine;
+        if (!inRange(line[0])) continue;
+        if (line.length === 3) await store.restoreDrop(line[0], line[1]);
+        else store.restoreEntry(line[0], line[1]);
+        const wait = store.maybeFlush();
+        if (wait !== undefined) await wait;
+      }
+    }
+  }
+  await store.flush();
+}
