@@ -23,6 +23,6 @@ export function canonicalJson(value: unknown, where = 'value'): string {
       return `{${parts.join(',')}}`;
     }
     default:
-      throw new Error(`${where} must be a JSON value, got a ${typeof value}`);
+      throw new TypeError(`${where} must be a JSON value, got a ${typeof value}`);
   }
 }

@@ -1,13 +1,15 @@
 // State bigger than memory: the CLI (built into dist/ by `npm run build`, which `npm test` runs
 // first) runs a job under `node --max-old-space-size=96` whose LevelDB state ends up more than
 // three times that heap, and its output is exactly right. The job is the "bar state" pattern:
-// records keyed by a handful of bars, each bar's map state growing by one ~256-byte entry per
-// record, a running count in value state, one output record per input record; at the end a
-// query per bar walks its whole map and a few spot checks read entries back.
+// records keyed by a handful of bars, each bar's map state growing by one entry per record (a
+// random 320-character string: fewer, larger entries reach 3x the heap sooner than ~200-byte
+// ones would), a running count in value state, one output record per input record; at the end
+// a query per bar walks its whole map and a few spot checks read entries back.
 //
-// Measured on the 2-core reference machine (another benchmark sharing the CPU): about 55 s for
-// the whole test, of which ~45 s is the child process (1.3 million records, ~365 MB of state
-// bytes, ~350 MB on disk).
+// Measured on the 2-core machine, 1,000,000 records: ~350 MB of state bytes (3.6x 96 MiB),
+// ~343 MB on disk. The whole test took 43 s with one other CPU-heavy job beside it (load ~4)
+// and 63 s under heavy contention (a benchmark and a second test run, load ~8); writing the
+// input takes ~3 s of that, the child process the rest.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';

@@ -194,7 +194,8 @@ export class Subtask implements SubtaskEnvironment {
         channel.delivered++;
         if (channel.edge.feedback) this.aligner.feedbackRecord(channel, item);
         const pending = this.deliver(channel, item);
-        if (pending !== undefined) return pending;
+        // An async function: the rest of the slice goes on once it has settled.
+        if (pending !== undefined) return left > 0 ? pending.then(() => this.consumeSlice(left)) : pending;
         if (this.emitter.blocked && !this.emitter.canSend()) return undefined;
       }
     }

@@ -49,8 +49,9 @@ export class MemoryKvStore implements KvStore {
   async *entries(space: string): SpaceEntries {
     const handle = this.spaces.get(space);
     if (handle === undefined) return;
-    // A snapshot, as a LevelDB iterator gives: writes during the scan do not show up in it.
-    const snapshot = [...handle.entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    // A snapshot, as a LevelDB iterator gives: writes during the scan do not show up in it. In
+    // LevelDB's order, too: by UTF-8 bytes, which is not JavaScript's UTF-16 order.
+    const snapshot = [...handle.entries].sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
     yield* snapshot;
   }
 

@@ -54,11 +54,20 @@ export function isUserEntry(full: string): boolean {
 /**
  * How a key (ctx.key, or a map key) is written into a store key. A string is used as it is:
  * the common case costs no encoding. Anything else, and a string that could be mistaken for an
- * encoded value (starting with \x01) or that holds a NUL, is \x01 followed by canonical JSON.
+ * encoded value (starting with \x01), holds a NUL or is not well-formed UTF-16, is \x01
+ * followed by canonical JSON.
  */
 export function encodeKey(key: unknown): string {
-  if (typeof key === 'string' && key.charCodeAt(0) !== 1 && key.indexOf('\0') === -1) return key;
+  // A lone surrogate would reach LevelDB as U+FFFD and collide with other keys: encode those too.
+  if (typeof key === 'string' && key.charCodeAt(0) !== 1 && key.indexOf('\0') === -1 && isWellFormed(key)) {
+    return key;
+  }
   return `\x01${canonicalJson(key)}`;
+}
+
+/** String.prototype.isWellFormed: in Node 20, but typed only from lib ES2024, which Node 20 lacks in part. */
+function isWellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
 }
 
 export function decodeKey(text: string): unknown {
