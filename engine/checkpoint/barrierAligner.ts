@@ -2,7 +2,10 @@
 // that input until the barrier has come on every regular input that has not ended; then the
 // subtask snapshots. A loop head then logs what arrives on its feedback inputs until the
 // barrier has come back round each of them: those records were in flight inside the loop at
-// the snapshot, so they are part of the checkpoint.
+// the snapshot, so they are part of the checkpoint. A loop has several heads when its operator
+// runs in parallel: a barrier from another head can then come round before this head has taken
+// its own snapshot, and that feedback input is blocked like a regular one until it has, since
+// what follows the barrier belongs after the cut.
 import type { Channel } from '../runtime/channel.js';
 import type { Envelope } from '../runtime/envelope.js';
 
@@ -16,6 +19,8 @@ export interface FeedbackLog {
 export class BarrierAligner {
   /** The checkpoint being aligned, if any. */
   aligning: number | undefined;
+  /** A checkpoint started whose barrier has not come yet: an input that ends instead counts as aligned. */
+  expected: number | undefined;
   alignmentStartedAt = 0;
   private readonly blocked = new Set<Channel>();
   log: FeedbackLog | undefined;
@@ -23,7 +28,7 @@ export class BarrierAligner {
   constructor(private readonly inputs: readonly Channel[]) {}
 
   isBlocked(channel: Channel): boolean {
-    return this.aligning !== undefined && this.blocked.has(channel);
+    return this.blocked.has(channel);
   }
 
   /** Whether some input that may be read now holds an item. */
@@ -46,9 +51,13 @@ export class BarrierAligner {
     return this.aligned();
   }
 
-  /** A regular input ended; true when that completes an alignment in progress. */
-  regularEnded(): boolean {
-    return this.aligning !== undefined && this.aligned();
+  /**
+   * A regular input ended. Returns the checkpoint whose alignment that completes: one in
+   * progress, or one expected whose barrier can now never come (every input ended).
+   */
+  regularEnded(): number | undefined {
+    const id = this.aligning ?? this.expected;
+    return id !== undefined && this.aligned() ? id : undefined;
   }
 
   private aligned(): boolean {
@@ -62,11 +71,13 @@ export class BarrierAligner {
   release(checkpointId: number, loopHead: boolean): number {
     const alignmentMs = this.aligning === undefined ? 0 : performance.now() - this.alignmentStartedAt;
     this.aligning = undefined;
-    this.blocked.clear();
+    this.expected = undefined;
     if (loopHead) {
-      const waiting = new Set(this.inputs.filter((c) => c.edge.feedback && !c.ended));
+      // Feedback inputs whose barrier came before the snapshot have nothing to log.
+      const waiting = new Set(this.inputs.filter((c) => c.edge.feedback && !c.ended && !this.blocked.has(c)));
       this.log = { checkpointId, records: [], waiting };
     }
+    this.blocked.clear();
     return alignmentMs;
   }
 
@@ -75,8 +86,18 @@ export class BarrierAligner {
     if (this.log?.waiting.has(channel)) this.log.records.push(envelope);
   }
 
-  /** A barrier (or the end) on a feedback input; returns the finished log when it was the last. */
-  feedbackBarrier(channel: Channel): FeedbackLog | undefined {
+  /** A barrier on a feedback input; returns the finished log when it was the last awaited. */
+  feedbackBarrier(channel: Channel, checkpointId: number): FeedbackLog | undefined {
+    if (this.log === undefined && (this.aligning ?? this.expected) === checkpointId) {
+      // Before this head's own snapshot: hold the input until it is taken.
+      this.blocked.add(channel);
+      return undefined;
+    }
+    return this.feedbackEnded(channel);
+  }
+
+  /** A feedback input ended (or its barrier came back); returns the finished log when it was the last. */
+  feedbackEnded(channel: Channel): FeedbackLog | undefined {
     const log = this.log;
     if (log === undefined) return undefined;
     log.waiting.delete(channel);

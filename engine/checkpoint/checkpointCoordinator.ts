@@ -47,6 +47,7 @@ export class CheckpointCoordinator implements CheckpointAcker {
   private timer: NodeJS.Timeout | undefined;
   private current: InFlight | undefined;
   private stopped = false;
+  private abandoned = false;
   /** Ids of checkpoints that completed in this run. */
   readonly completed: number[] = [];
   onEvent: ((event: CheckpointEvent) => void) | undefined;
@@ -119,9 +120,14 @@ export class CheckpointCoordinator implements CheckpointAcker {
     await this.current?.settled;
   }
 
-  /** Waits for the checkpoint in flight, if any. */
-  idle(): Promise<void> {
-    return this.current?.settled ?? Promise.resolve();
+  /** The job failed: the checkpoint in flight can never complete; none starts after it. */
+  abandon(): void {
+    this.stopped = true;
+    this.abandoned = true;
+    if (this.timer !== undefined) clearInterval(this.timer);
+    const current = this.current;
+    this.current = undefined;
+    current?.settle();
   }
 
   private async finish(checkpoint: InFlight): Promise<void> {
@@ -150,6 +156,7 @@ export class CheckpointCoordinator implements CheckpointAcker {
         subtasks: acks.map((a) => a.ack.snapshot),
         sinks,
       };
+      if (this.abandoned) throw new Error('the job failed before the checkpoint completed');
       await this.storage.writeMetadata(metadata);
       for (let i = 0; i < sinks.length; i++) await this.sinks[i]!.publish(sinks[i]!);
       this.completed.push(checkpoint.id);

@@ -197,7 +197,7 @@ export class JobRun {
         await Promise.allSettled(this.subtasks.map((s) => s.logic.abort()));
       }
     } catch (error) {
-      await this.coordinator?.stop().catch(() => {});
+      this.coordinator?.abandon();
       await Promise.allSettled(this.subtasks.map((s) => s.logic.abort()));
       await Promise.allSettled(this.subtasks.map((s) => s.checkpointing?.state?.discard()));
       await this.closeStores();

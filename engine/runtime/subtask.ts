@@ -109,7 +109,8 @@ export class Subtask implements SubtaskEnvironment {
    */
   triggerCheckpoint(id: number): void {
     const reachable = this.phase === 'running' && !this.isSource && this.regularInputs > this.regularEnded;
-    if (!reachable) this.barrierDue = id;
+    if (reachable) this.aligner.expected = id;
+    else this.barrierDue = id;
   }
 
   /** An operator with no inputs at all (not a source) has nothing to wait for. */
@@ -233,7 +234,7 @@ export class Subtask implements SubtaskEnvironment {
 
   private barrierArrived(channel: Channel, checkpointId: number): Promise<void> | undefined {
     if (channel.edge.feedback) {
-      this.feedbackDone(this.aligner.feedbackBarrier(channel));
+      this.feedbackDone(this.aligner.feedbackBarrier(channel, checkpointId));
       return undefined;
     }
     if (!this.aligner.regularBarrier(channel, checkpointId)) return undefined;
@@ -242,12 +243,13 @@ export class Subtask implements SubtaskEnvironment {
 
   private channelEnded(channel: Channel): Promise<void> | undefined {
     if (channel.edge.feedback) {
-      this.feedbackDone(this.aligner.feedbackBarrier(channel));
+      this.feedbackDone(this.aligner.feedbackEnded(channel));
       return undefined;
     }
     this.regularEnded++;
-    if (this.aligner.regularEnded()) {
-      const pending = this.takeSnapshot(this.aligner.aligning!);
+    const aligned = this.aligner.regularEnded();
+    if (aligned !== undefined) {
+      const pending = this.takeSnapshot(aligned);
       const rest = this.afterRegularEnded();
       if (pending === undefined) return rest;
       return pending.then(() => rest);
