@@ -36,7 +36,12 @@ export class DataFileWriter {
 
   /** Appends one JSON line; writes go out in large chunks, one at a time. */
   write(value: unknown): Promise<unknown> | undefined {
-    const line = `${JSON.stringify(value)}\n`;
+    return this.writeLine(JSON.stringify(value));
+  }
+
+  /** Appends a line that is JSON already. */
+  writeLine(json: string): Promise<unknown> | undefined {
+    const line = `${json}\n`;
     this.pending.push(line);
     this.pendingChars += line.length;
     if (this.pendingChars < WRITE_AT) return undefined;

@@ -9,8 +9,16 @@ import { keyGroupOfStoreKey } from '../state/stateKeys.js';
 import type { FileRef, StateHandle } from './checkpointMetadata.js';
 import type { CheckpointStorage, DataFileWriter } from './checkpointStorage.js';
 
-/** A changelog line: [key, value] sets, [key] deletes, [gte, lt, 0] deletes a range. */
-type ChangeLine = [string, string] | [string] | [string, string, 0];
+/**
+ * A changelog (or base) line, as JSON text: [key, value] sets (the value is the state's own
+ * JSON, written as it is rather than escaped into a string), [key] deletes, [gte, lt, 0]
+ * deletes a range.
+ */
+type ChangeLine = string;
+
+const setLine = (key: string, value: string): ChangeLine => `[${JSON.stringify(key)},${value}]`;
+const deleteLine = (key: string): ChangeLine => `[${JSON.stringify(key)}]`;
+const dropLine = (gte: string, lt: string): ChangeLine => `[${JSON.stringify(gte)},${JSON.stringify(lt)},0]`;
 
 export interface StateSnapshotResult {
   readonly handle: StateHandle;
@@ -39,7 +47,7 @@ class Segment {
     this.chain = this.chain.then(async () => {
       const writer = await this.writer;
       for (const line of lines) {
-        const wait = writer.write(line);
+        const wait = writer.writeLine(line);
         if (wait !== undefined) await wait;
       }
     });
@@ -56,6 +64,13 @@ class Segment {
     await (await this.writer).discard();
   }
 }
+
+/**
+ * A new base is taken when the changes since the last one outgrow it this many times: a
+ * restore then reads at most about three times the state, and a job whose every key keeps
+ * changing does not copy its whole state at every other checkpoint.
+ */
+const BASE_AFTER_CHANGES = 2;
 
 /** Changed keys kept (coalesced: the last value wins) before they are spilled to the changelog. */
 const COALESCE_KEYS = 65536;
@@ -94,7 +109,8 @@ export class StateSnapshots {
 
   private takeChanged(): ChangeLine[] {
     const lines: ChangeLine[] = [];
-    for (const [key, value] of this.changed) lines.push(value === null ? [key] : [key, value]);
+    for (const [key, value] of this.changed)
+      lines.push(value === null ? deleteLine(key) : setLine(key, value));
     this.changed = new Map();
     return lines;
   }
@@ -105,7 +121,7 @@ export class StateSnapshots {
    */
   private takeChanges(): ChangeLine[] {
     const lines = this.takeChanged();
-    for (const [gte, lt] of this.dropped) lines.push([gte, lt, 0]);
+    for (const [gte, lt] of this.dropped) lines.push(dropLine(gte, lt));
     this.dropped = [];
     return lines;
   }
@@ -128,7 +144,9 @@ export class StateSnapshots {
     const lines = this.takeChanges();
     const changesBytes = this.changes.reduce((n, ref) => n + ref.bytes, 0);
     const needBase =
-      this.store instanceof MemoryKvStore || this.base === undefined || changesBytes > this.base.bytes;
+      this.store instanceof MemoryKvStore ||
+      this.base === undefined ||
+      changesBytes > BASE_AFTER_CHANGES * this.base.bytes;
     const segment = needBase ? this.segment : this.currentSegment();
     this.segment = undefined;
     this.nextSegmentId = checkpointId + 1;
@@ -158,7 +176,7 @@ export class StateSnapshots {
       this.storage.dataPath(this.operator, this.subtask, `base-${checkpointId}.jsonl`),
     );
     for await (const entry of entries) {
-      const wait = writer.write(entry);
+      const wait = writer.writeLine(setLine(entry[0], entry[1]));
       if (wait !== undefined) await wait;
     }
     this.base = await writer.close();
@@ -201,10 +219,10 @@ export async function restoreState(
     const files = [...(handle.base ? [handle.base] : []), ...handle.changes];
     for (const file of files) {
       for await (const raw of storage.readLines(file)) {
-        const line = raw as ChangeLine;
+        const line = raw as [key: string, value?: unknown, range?: 0];
         if (!inRange(line[0])) continue;
-        if (line.length === 3) await store.restoreDrop(line[0], line[1]);
-        else store.restoreEntry(line[0], line[1]);
+        if (line[2] === 0) await store.restoreDrop(line[0], line[1] as string);
+        else store.restoreEntry(line[0], line.length === 1 ? undefined : JSON.stringify(line[1]));
         const wait = store.maybeFlush();
         if (wait !== undefined) await wait;
       }
