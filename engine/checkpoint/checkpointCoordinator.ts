@@ -204,7 +204,12 @@ export class CheckpointCoordinator implements CheckpointAcker {
       keys: op.inputs
         .filter((e) => e.partition === 'hash')
         .map((e) => e.keyPaths.map((p) => p.join('.')).join(',')),
-      stateful: acks.some((a) => a.subtask.operator === op && (a.ack.snapshot.state?.entries ?? 0) > 0),
+      // A source's position is state too: dropping it would read its input again.
+      stateful: acks.some(
+        (a) =>
+          a.subtask.operator === op &&
+          ((a.ack.snapshot.state?.entries ?? 0) > 0 || (a.ack.snapshot.splits?.length ?? 0) > 0),
+      ),
     }));
   }
 }

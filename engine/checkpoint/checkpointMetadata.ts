@@ -53,7 +53,7 @@ export interface OperatorRecord {
   readonly parallelism: number;
   /** Key fields of each input edge, for operators with keyed state. */
   readonly keys: readonly string[];
-  /** Whether any subtask held keyed state. */
+  /** Whether any subtask held keyed state, or (a source) had input left to read. */
   readonly stateful: boolean;
 }
 
