@@ -27,6 +27,11 @@ export class BarrierAligner {
 
   constructor(private readonly inputs: readonly Channel[]) {}
 
+  /** Whether some input is held back now. */
+  get blocking(): boolean {
+    return this.blocked.size > 0;
+  }
+
   isBlocked(channel: Channel): boolean {
     return this.blocked.has(channel);
   }

@@ -99,7 +99,7 @@ export class Subtask implements SubtaskEnvironment {
     if (this.phase === 'finished') return false;
     if (this.isSource) return !this.sourceExhausted && this.emitter.canSend();
     if (this.inputCounter.queued === 0 || !this.emitter.canSend()) return false;
-    return this.aligner.aligning === undefined || this.aligner.hasReadableInput();
+    return !this.aligner.blocking || this.aligner.hasReadableInput();
   }
 
   /**
