@@ -2,7 +2,7 @@
 // Map and list state keep one store entry per element, so no state is ever loaded whole; each
 // keeps a small meta entry (generation, element count, bytes) so that clear() is O(1) and the
 // state size is known exactly while running.
-import type { KvSpace, KvStore } from './kvStore.js';
+import type { KvSpace, KvStore, Stored } from './kvStore.js';
 import {
   checkStateName,
   containerSpace,
@@ -58,17 +58,6 @@ interface ContainerMeta {
   b: number;
   /** Lists only: the next position. */
   p?: number;
-}
-
-function encodeValue(what: string, value: unknown): string {
-  let json: string | undefined;
-  try {
-    json = JSON.stringify(value);
-  } catch (error) {
-    throw new TypeError(`${what} must be a JSON value (${(error as Error).message})`);
-  }
-  if (json === undefined) throw new TypeError(`${what} must be a JSON value (got ${typeof value})`);
-  return json;
 }
 
 export class KeyedState {
@@ -133,17 +122,18 @@ export class KeyedState {
     };
   }
 
-  /** Writes one entry and keeps the state size exact. */
-  private write(space: string, handle: KvSpace | undefined, key: string, json: string | undefined) {
-    const old = handle === undefined ? this.store.put(space, key, json) : handle.put(key, json);
+  /** Writes one entry (in the store's stored form) and keeps the state size exact. */
+  private write(space: string, handle: KvSpace | undefined, key: string, stored: Stored | undefined) {
+    const old = handle === undefined ? this.store.put(space, key, stored) : handle.put(key, stored);
     const keyLength = space.length + key.length;
+    const codec = this.store.codec;
     if (old !== undefined) {
       this.size.entries -= 1;
-      this.size.bytes -= keyLength + old.length;
+      this.size.bytes -= keyLength + codec.length(old);
     }
-    if (json !== undefined) {
+    if (stored !== undefined) {
       this.size.entries += 1;
-      this.size.bytes += keyLength + json.length;
+      this.size.bytes += keyLength + codec.length(stored);
     }
     return old;
   }
@@ -153,16 +143,18 @@ export class KeyedState {
     if (api !== undefined) return api;
     checkStateName(name);
     const spaces = this.spaces(StateTag.Value, name);
-    const write = (json: string | undefined) => {
+    const codec = this.store.codec;
+    const what = `value state "${name}"`;
+    const write = (stored: Stored | undefined) => {
       const { space, handle } = spaces(this.keyGroup);
-      this.write(space, handle, this.keyText(), json);
+      this.write(space, handle, this.keyText(), stored);
     };
     api = {
       get: () => {
-        const json = spaces(this.keyGroup).handle.get(this.keyText());
-        return json === undefined ? undefined : JSON.parse(json);
+        const stored = spaces(this.keyGroup).handle.get(this.keyText());
+        return stored === undefined ? undefined : codec.decode(stored);
       },
-      set: (value) => write(value === undefined ? undefined : encodeValue(`value state "${name}"`, value)),
+      set: (value) => write(value === undefined ? undefined : codec.encode(what, value)),
       clear: () => write(undefined),
     };
     this.values.set(name, api);
@@ -176,24 +168,25 @@ export class KeyedState {
   private container(tag: StateTag, metaTag: StateTag, name: string) {
     const metaSpaces = this.spaces(metaTag, name);
     const store = this.store;
+    const codec = store.codec;
     const meta = (): ContainerMeta => {
-      const json = metaSpaces(this.keyGroup).handle.get(this.keyText());
-      return json === undefined ? { g: 0, n: 0, b: 0 } : (JSON.parse(json) as ContainerMeta);
+      const stored = metaSpaces(this.keyGroup).handle.get(this.keyText());
+      return stored === undefined ? { g: 0, n: 0, b: 0 } : (codec.decode(stored) as ContainerMeta);
     };
     const space = (m: ContainerMeta) => containerSpace(this.keyGroup, tag, name, this.keyText(), m.g);
     const saveMeta = (m: ContainerMeta) => {
-      metaSpaces(this.keyGroup).handle.put(this.keyText(), JSON.stringify(m));
+      metaSpaces(this.keyGroup).handle.put(this.keyText(), codec.encode('state meta', m));
     };
     return {
       meta,
       space,
       get: (m: ContainerMeta, element: string) => (m.n === 0 ? undefined : this.store.get(space(m), element)),
       /** Writes an element; returns the value it replaced. */
-      put: (m: ContainerMeta, element: string, json: string | undefined) => {
+      put: (m: ContainerMeta, element: string, stored: Stored | undefined) => {
         const elementSpace = space(m);
         const before = this.size.bytes;
-        const old = this.write(elementSpace, undefined, element, json);
-        m.n += (json === undefined ? 0 : 1) - (old === undefined ? 0 : 1);
+        const old = this.write(elementSpace, undefined, element, stored);
+        m.n += (stored === undefined ? 0 : 1) - (old === undefined ? 0 : 1);
         m.b += this.size.bytes - before;
         saveMeta(m);
         return old;
@@ -206,11 +199,11 @@ export class KeyedState {
         this.store.dropSpace(space(m));
         saveMeta({ g: m.g + 1, n: 0, b: 0 });
       },
-      /** Elements in order, as [element, value] strings. */
-      scan: async function* (): AsyncGenerator<[string, string]> {
+      /** Elements in order, as [element, value]. */
+      scan: async function* (): AsyncGenerator<[string, unknown]> {
         const m = meta();
         if (m.n === 0) return;
-        yield* store.entries(space(m));
+        for await (const [element, stored] of store.entries(space(m))) yield [element, codec.decode(stored)];
       },
     };
   }
@@ -220,15 +213,16 @@ export class KeyedState {
     if (api !== undefined) return api;
     checkStateName(name);
     const what = `map state "${name}"`;
+    const codec = this.store.codec;
     const c = this.container(StateTag.MapElements, StateTag.MapMeta, name);
     api = {
       get: (mapKey) => {
-        const json = c.get(c.meta(), encodeKey(mapKey));
-        return json === undefined ? undefined : JSON.parse(json);
+        const stored = c.get(c.meta(), encodeKey(mapKey));
+        return stored === undefined ? undefined : codec.decode(stored);
       },
       set: (mapKey, value) => {
         if (value === undefined) throw new TypeError(`${what}: set(key, undefined); use delete(key)`);
-        c.put(c.meta(), encodeKey(mapKey), encodeValue(what, value));
+        c.put(c.meta(), encodeKey(mapKey), codec.encode(what, value));
       },
       has: (mapKey) => c.get(c.meta(), encodeKey(mapKey)) !== undefined,
       delete: (mapKey) => {
@@ -238,13 +232,13 @@ export class KeyedState {
       },
       clear: c.clear,
       entries: async function* () {
-        for await (const [element, value] of c.scan()) yield [decodeKey(element), JSON.parse(value)];
+        for await (const [element, value] of c.scan()) yield [decodeKey(element), value];
       },
       keys: async function* () {
         for await (const [element] of c.scan()) yield decodeKey(element);
       },
       values: async function* () {
-        for await (const [, value] of c.scan()) yield JSON.parse(value);
+        for await (const [, value] of c.scan()) yield value;
       },
     };
     this.maps.set(name, api);
@@ -256,16 +250,17 @@ export class KeyedState {
     if (api !== undefined) return api;
     checkStateName(name);
     const what = `list state "${name}"`;
+    const codec = this.store.codec;
     const c = this.container(StateTag.ListElements, StateTag.ListMeta, name);
     api = {
       add: (value) => {
         const m = c.meta();
         const position = m.p ?? 0;
         m.p = position + 1;
-        c.put(m, listPosition(position), encodeValue(what, value));
+        c.put(m, listPosition(position), codec.encode(what, value));
       },
       values: async function* () {
-        for await (const [, value] of c.scan()) yield JSON.parse(value);
+        for await (const [, value] of c.scan()) yield value;
       },
       clear: c.clear,
     };

@@ -1,35 +1,41 @@
 // The key-value layer under keyed state. An entry is addressed by a space and a key inside it;
 // in LevelDB the two are simply concatenated, on the heap a space is a Map of its own. A space
 // is a (key group, state) pair for value state, or a container for the elements of one map or
-// list, so a container can be read in order, or dropped, without loading it whole.
+// list, so a container can be read in order, or dropped, without loading it whole. Values are
+// in the store's own stored form (its codec's): JSON text in LevelDB, copies on the heap.
+import type { StateCodec } from './stateCodecs.js';
+
+/** A value in a store's stored form. */
+export type Stored = unknown;
 
 /** Entries of a space in key order. */
-export type SpaceEntries = AsyncIterableIterator<[key: string, value: string]>;
+export type SpaceEntries = AsyncIterableIterator<[key: string, value: Stored]>;
 
 /** One space, resolved once: the hot path of value state costs no look-up of the space. */
 export interface KvSpace {
-  get(key: string): string | undefined;
+  get(key: string): Stored | undefined;
   /** `undefined` deletes. Returns the value it replaces. */
-  put(key: string, value: string | undefined): string | undefined;
+  put(key: string, value: Stored | undefined): Stored | undefined;
 }
 
 export interface KvStore {
+  readonly codec: StateCodec;
   /** A handle on a space that is never dropped (value state and meta entries of one key group). */
   space(space: string): KvSpace;
-  get(space: string, key: string): string | undefined;
+  get(space: string, key: string): Stored | undefined;
   /** `undefined` deletes. Returns the value it replaces (state sizes are kept exact with it). */
-  put(space: string, key: string, value: string | undefined): string | undefined;
+  put(space: string, key: string, value: Stored | undefined): Stored | undefined;
   /** Entries in order of their key; sees every write made before the call. */
   entries(space: string): SpaceEntries;
   /** Forgets a whole space at once (a cleared map or list); it is never written again. */
   dropSpace(space: string): void;
   /**
-   * Every entry as [full key, value], as of the call: the promise resolves once that snapshot is
+   * Every entry as [full key, JSON text], as of the call: the promise resolves once that snapshot is
    * taken (on LevelDB, after pending batches are written), and later writes do not show in it.
    */
   snapshotEntries(): Promise<AsyncIterable<[string, string]> | Iterable<[string, string]>>;
-  /** Restore: sets or deletes (undefined) an entry by its full key; no size accounting. */
-  restoreEntry(key: string, value: string | undefined): void;
+  /** Restore: sets (from JSON text) or deletes (undefined) an entry by its full key; no size accounting. */
+  restoreEntry(key: string, json: string | undefined): void;
   /** Restore: deletes every entry in [gte, lt). */
   restoreDrop(gte: string, lt: string): Promise<void>;
   /** Writes pending changes when enough have gathered; a promise only when the caller must wait. */

@@ -2,7 +2,8 @@
 // costs ~25x. Writes gather in `dirty` and go to LevelDB as one batch; while that batch is in
 // flight it stays readable in `inFlight`, because LevelDB does not see it until it completes.
 import { ClassicLevel } from 'classic-level';
-import type { KvSpace, KvStore, SpaceEntries } from './kvStore.js';
+import type { KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
+import { jsonTextCodec } from './stateCodecs.js';
 
 /** Pending writes that trigger a batch. */
 const FLUSH_ENTRIES = 4096;
@@ -22,6 +23,7 @@ function spaceEnd(space: string): string {
 }
 
 export class LevelKvStore implements KvStore {
+  readonly codec = jsonTextCodec;
   private dirty: Pending = new Map();
   private dirtyChars = 0;
   /** Batches written to LevelDB but maybe not yet visible there, oldest first. */
@@ -61,7 +63,7 @@ export class LevelKvStore implements KvStore {
   space(space: string): KvSpace {
     return {
       get: (key) => this.read(space + key),
-      put: (key, value) => this.write(space + key, value),
+      put: (key, value) => this.write(space + key, value as string | undefined),
     };
   }
 
@@ -94,8 +96,8 @@ export class LevelKvStore implements KvStore {
     this.youngChars += key.length + (value?.length ?? 0) + CACHE_ENTRY_OVERHEAD;
   }
 
-  put(space: string, key: string, value: string | undefined): string | undefined {
-    return this.write(space + key, value);
+  put(space: string, key: string, value: Stored | undefined): string | undefined {
+    return this.write(space + key, value as string | undefined);
   }
 
   private write(key: string, value: string | undefined): string | undefined {

@@ -1,22 +1,23 @@
 // The heap backend: a Map per space. Spaces are read in key order, as LevelDB reads them, so
 // both backends give the same results.
-import type { KvSpace, KvStore, SpaceEntries } from './kvStore.js';
+import type { KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
+import { heapCodec } from './stateCodecs.js';
 import { splitStoreKey } from './stateKeys.js';
 
 class MemorySpace implements KvSpace {
-  readonly entries = new Map<string, string>();
+  readonly entries = new Map<string, Stored>();
   /** The last entry read: a read-modify-write then costs one look-up, not two. */
   private lastKey: string | undefined;
-  private lastValue: string | undefined;
+  private lastValue: Stored | undefined;
 
-  get(key: string): string | undefined {
+  get(key: string): Stored | undefined {
     const value = this.entries.get(key);
     this.lastKey = key;
     this.lastValue = value;
     return value;
   }
 
-  put(key: string, value: string | undefined): string | undefined {
+  put(key: string, value: Stored | undefined): Stored | undefined {
     const previous = key === this.lastKey ? this.lastValue : this.entries.get(key);
     if (value === undefined) this.entries.delete(key);
     else this.entries.set(key, value);
@@ -27,6 +28,7 @@ class MemorySpace implements KvSpace {
 }
 
 export class MemoryKvStore implements KvStore {
+  readonly codec = heapCodec;
   private readonly spaces = new Map<string, MemorySpace>();
 
   space(space: string): MemorySpace {
@@ -38,11 +40,11 @@ export class MemoryKvStore implements KvStore {
     return handle;
   }
 
-  get(space: string, key: string): string | undefined {
+  get(space: string, key: string): Stored | undefined {
     return this.spaces.get(space)?.get(key);
   }
 
-  put(space: string, key: string, value: string | undefined): string | undefined {
+  put(space: string, key: string, value: Stored | undefined): Stored | undefined {
     return this.space(space).put(key, value);
   }
 
@@ -58,8 +60,9 @@ export class MemoryKvStore implements KvStore {
   /** A copy of everything, taken at once: the heap changes as soon as the caller returns. */
   private snapshotAll(): [string, string][] {
     const all: [string, string][] = [];
-    for (const [space, handle] of this.spaces)
-      for (const [key, value] of handle.entries) all.push([space + key, value]);
+    for (const [space, handle] of this.spaces) {
+      for (const [key, value] of handle.entries) all.push([space + key, this.codec.toJson(value)]);
+    }
     return all;
   }
 
@@ -67,9 +70,9 @@ export class MemoryKvStore implements KvStore {
     return this.snapshotAll();
   }
 
-  restoreEntry(full: string, value: string | undefined): void {
+  restoreEntry(full: string, json: string | undefined): void {
     const [space, key] = splitStoreKey(full);
-    this.put(space, key, value);
+    this.put(space, key, json === undefined ? undefined : this.codec.fromJson(json));
   }
 
   async restoreDrop(gte: string, lt: string): Promise<void> {

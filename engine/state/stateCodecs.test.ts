@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { heapCodec, jsonTextCodec } from './stateCodecs.js';
+
+const samples: unknown[] = [
+  0,
+  -0,
+  1.5,
+  1e21,
+  -1e-7,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  true,
+  false,
+  null,
+  '',
+  'plain',
+  'quote " and \\ backslash',
+  'tab\tnewline\ncontrol\u0001\u001f',
+  'emoji 😀',
+  'lone \ud800 and \udfff',
+  'ü€',
+  [],
+  [1, 'a', null],
+  [undefined, () => 1, Symbol('s')],
+  {},
+  { a: 1, b: undefined, c: () => 1, d: [{}] },
+  { '10': 1, '2': 2, b: 3, a: 4 },
+  { date: new Date(0) },
+  new Date(86_400_000),
+  { n: new Number(3), s: new String('x') },
+  { nested: { deeper: { deepest: ['x', { y: 'z' }] } } },
+  new Map([[1, 2]]),
+  { toJSON: () => ({ replaced: true }) },
+];
+
+describe('heapCodec', () => {
+  it.each(samples.map((value) => [JSON.stringify(value) ?? String(value), value]))(
+    'copies %s as a JSON round trip would, and measures its JSON text',
+    (_label, value) => {
+      const json = JSON.stringify(value);
+      const stored = heapCodec.encode('test', value);
+      expect(heapCodec.length(stored)).toBe(json!.length);
+      expect(heapCodec.decode(stored)).toEqual(JSON.parse(json!));
+      expect(heapCodec.toJson(stored)).toBe(json);
+      expect(heapCodec.length(heapCodec.fromJson(json!))).toBe(json!.length);
+      expect(jsonTextCodec.length(jsonTextCodec.encode('test', value))).toBe(json!.length);
+    },
+  );
+
+  it('keeps value semantics: neither the caller nor a reader can change what is stored', () => {
+    const value = { n: 1, list: [1, 2] };
+    const stored = heapCodec.encode('v', value);
+    value.n = 2;
+    value.list.push(3);
+    const read = heapCodec.decode(stored) as typeof value;
+    expect(read).toEqual({ n: 1, list: [1, 2] });
+    read.list.push(9);
+    expect(heapCodec.decode(stored)).toEqual({ n: 1, list: [1, 2] });
+  });
+
+  it('refuses what is not JSON, as the text codec does', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    for (const bad of [10n, { big: 1n }, cyclic, undefined, () => 1, Symbol('x')]) {
+      expect(() => heapCodec.encode('value state "v"', bad)).toThrow(/value state "v" must be a JSON value/);
+      expect(() => jsonTextCodec.encode('value state "v"', bad)).toThrow(
+        /value state "v" must be a JSON value/,
+      );
+    }
+  });
+});

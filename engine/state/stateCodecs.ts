@@ -1,0 +1,222 @@
+// How a store holds state values. State values are JSON values with value semantics: what
+// get() returns is a copy, and what set() stores is a copy, on every backend. LevelDB holds
+// JSON text. The heap holds copies of the values themselves: copying a small object costs a
+// fraction of a JSON round trip, and that round trip was a quarter of a keyed job's time.
+// Both count a value's size as the length of its JSON text, so sizes agree across backends.
+
+export interface StateCodec {
+  /** The stored form of a JSON value (a copy); a TypeError naming `what` for anything else. */
+  encode(what: string, value: unknown): unknown;
+  /** A fresh copy of a stored value. */
+  decode(stored: unknown): unknown;
+  /** Length of the stored value's JSON text. */
+  length(stored: unknown): number;
+  /** JSON text of a stored value, for checkpoints. */
+  toJson(stored: unknown): string;
+  /** The stored form of JSON text, for restores. */
+  fromJson(json: string): unknown;
+}
+
+function notJson(what: string, reason: string): TypeError {
+  return new TypeError(`${what} must be a JSON value (${reason})`);
+}
+
+export const jsonTextCodec: StateCodec = {
+  encode(what, value) {
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(value);
+    } catch (error) {
+      throw notJson(what, (error as Error).message);
+    }
+    if (json === undefined) throw notJson(what, `got ${typeof value}`);
+    return json;
+  },
+  decode: (stored) => JSON.parse(stored as string),
+  length: (stored) => (stored as string).length,
+  toJson: (stored) => stored as string,
+  fromJson: (json) => json,
+};
+
+/** A value on the heap with the length of its JSON text. */
+class Held {
+  constructor(
+    readonly value: unknown,
+    readonly length: number,
+    /** No object or array inside: a copy is one spread. */
+    readonly flat: boolean,
+  ) {}
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what JSON escapes.
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** Length of JSON.stringify(text), without building it. */
+function stringLength(text: string): number {
+  if (!NEEDS_ESCAPE.test(text)) return text.length + 2;
+  let n = 2;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 || c === 0x5c) n += 2;
+    else if (c < 0x20) n += c === 8 || c === 9 || c === 10 || c === 12 || c === 13 ? 2 : 6;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n += 2;
+        i++;
+      } else n += 6;
+    } else if (c >= 0xdc00 && c <= 0xdfff) n += 6;
+    else n += 1;
+  }
+  return n;
+}
+
+/** What JSON.stringify leaves out of an object (and writes as null in an array). */
+const OMIT = Symbol('omit');
+
+/** Deeper than this is taken for a cycle, as JSON.stringify would find one. */
+const MAX_DEPTH = 1000;
+
+/** The JSON text length of the value being copied, summed as it goes (no allocation per call). */
+let measured = 0;
+let depth = 0;
+/** The deepest nesting seen while copying: 1 means a flat object or array. */
+let deepest = 0;
+
+/** Field names recur (every record has the same few): their JSON length is looked up, not scanned. */
+const keyLengths = new Map<string, number>();
+
+function keyLength(key: string): number {
+  let length = keyLengths.get(key);
+  if (length === undefined) {
+    length = stringLength(key);
+    if (keyLengths.size < 4096) keyLengths.set(key, length);
+  }
+  return length;
+}
+
+function numberLength(value: number): number {
+  if (Number.isInteger(value) && value > -1e9 && value < 1e9) {
+    let length = value < 0 ? 2 : 1;
+    for (let rest = Math.abs(value); rest >= 10; rest = Math.floor(rest / 10)) length++;
+    return length;
+  }
+  return String(value).length;
+}
+
+/**
+ * Copies a value as JSON.parse(JSON.stringify(value)) would, adding the length of that JSON
+ * text to `measured`. Anything unusual (toJSON, boxed primitives) takes the real round trip.
+ */
+function copyMeasured(value: unknown): unknown {
+  switch (typeof value) {
+    case 'string':
+      measured += stringLength(value);
+      return value;
+    case 'number':
+      if (!Number.isFinite(value)) {
+        measured += 4;
+        return null;
+      }
+      measured += numberLength(value);
+      return value === 0 ? 0 : value;
+    case 'boolean':
+      measured += value ? 4 : 5;
+      return value;
+    case 'bigint':
+      throw new TypeError('Do not know how to serialize a BigInt');
+    case 'object': {
+      if (value === null) {
+        measured += 4;
+        return null;
+      }
+      const object = value as Record<string, unknown>;
+      if (
+        typeof object.toJSON === 'function' ||
+        value instanceof Number ||
+        value instanceof String ||
+        value instanceof Boolean
+      ) {
+        const json = JSON.stringify(value);
+        if (json === undefined) return OMIT;
+        measured += json.length;
+        return JSON.parse(json);
+      }
+      if (++depth > MAX_DEPTH)
+        throw new TypeError('Converting circular structure to JSON (or nesting deeper than 1000)');
+      let copy: unknown;
+      if (Array.isArray(value)) {
+        const array: unknown[] = new Array(value.length);
+        measured += value.length === 0 ? 2 : value.length + 1;
+        for (let i = 0; i < value.length; i++) {
+          const element = copyMeasured(value[i]);
+          if (element === OMIT) {
+            measured += 4;
+            array[i] = null;
+          } else array[i] = element;
+        }
+        copy = array;
+      } else {
+        const result: Record<string, unknown> = {};
+        let fields = 0;
+        for (const key of Object.keys(object)) {
+          const field = copyMeasured(object[key]);
+          if (field === OMIT) continue;
+          measured += keyLength(key) + 1;
+          result[key] = field;
+          fields++;
+        }
+        measured += fields === 0 ? 2 : fields + 1;
+        copy = result;
+      }
+      depth--;
+      return copy;
+    }
+    default:
+      return OMIT;
+  }
+}
+
+/** Copies a value that is JSON-shaped already (what the heap holds); spreads keep V8's fast path. */
+function copyStored(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const array = value.slice();
+    for (let i = 0; i < array.length; i++) {
+      const element = array[i];
+      if (typeof element === 'object' && element !== null) array[i] = copyStored(element);
+    }
+    return array;
+  }
+  const object: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const key in object) {
+    const field = object[key];
+    if (typeof field === 'object' && field !== null) object[key] = copyStored(field);
+  }
+  return object;
+}
+
+export const heapCodec: StateCodec = {
+  encode(what, value) {
+    measured = 0;
+    depth = 0;
+    deepest = 0;
+    let copy: unknown;
+    try {
+      copy = copyMeasured(value);
+    } catch (error) {
+      throw notJson(what, (error as Error).message);
+    }
+    if (copy === OMIT) throw notJson(what, `got ${typeof value}`);
+    return new Held(copy, measured, deepest <= 1);
+  },
+  decode(stored) {
+    const { value, flat } = stored as Held;
+    if (!flat) return copyStored(value);
+    if (typeof value !== 'object' || value === null) return value;
+    return Array.isArray(value) ? value.slice() : { ...value };
+  },
+  length: (stored) => (stored as Held).length,
+  toJson: (stored) => JSON.stringify((stored as Held).value),
+  fromJson: (json) => new Held(JSON.parse(json), json.length, false),
+};
