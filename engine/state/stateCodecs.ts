@@ -142,8 +142,10 @@ function copyMeasured(value: unknown): unknown {
         measured += json.length;
         return JSON.parse(json);
       }
-      if (++depth > MAX_DEPTH)
+      if (++depth > deepest) deepest = depth;
+      if (depth > MAX_DEPTH) {
         throw new TypeError('Converting circular structure to JSON (or nesting deeper than 1000)');
+      }
       let copy: unknown;
       if (Array.isArray(value)) {
         const array: unknown[] = new Array(value.length);
