@@ -1,5 +1,6 @@
 // Resuming from a checkpoint: is the job still one its state can follow; who reads what is
 // left of the sources; the records that were in flight round a loop; the sinks' last commit.
+import { stat } from 'node:fs/promises';
 import { keyGroupOf, subtaskOfKeyGroup } from '../graph/keyGroups.js';
 import type { Plan } from '../graph/plan.js';
 import type { PreparedOperator } from '../operators/registry.js';
@@ -100,7 +101,20 @@ export async function republishSinks(
   for (const commit of checkpoint.sinks) {
     const target = prepared.get(commit.operator)?.sink;
     if (target === undefined) continue;
-    const length = await publishParts(commit, (ref) => storage.absolute(ref));
+    // The job's own path now: the job's folder may have moved, or its sink's path changed.
+    if (commit.committedLength > 0) {
+      const size = await stat(target.path).then(
+        (s) => s.size,
+        () => 0,
+      );
+      if (size < commit.committedLength) {
+        throw new JobError(
+          `operator "${commit.operator}": its output ${target.path} has ${size} bytes, fewer than the ${commit.committedLength} that checkpoint ${checkpoint.id} had published; it was changed or replaced since, so the restore would not be exact`,
+          commit.operator,
+        );
+      }
+    }
+    const length = await publishParts({ ...commit, path: target.path }, (ref) => storage.absolute(ref));
     target.continueAfter(length);
   }
 }

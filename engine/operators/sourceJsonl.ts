@@ -197,8 +197,14 @@ export class JsonlSourceLogic extends BaseLogic {
       let newline = buffer.indexOf(NEWLINE, this.position);
       if (newline === -1 || newline >= this.bufferLength) {
         if (!this.atEof) {
-          if (emitted > 0) return emitted;
-          return this.fill().then(() => this.produce(limit));
+          // Read on within this batch: batches must not end where the read buffer happens to,
+          // or a restored run (whose buffer starts elsewhere) would interleave differently.
+          const before = emitted;
+          return this.fill().then(() => {
+            const more = this.produce(limit - before);
+            const total = (count: number) => (count < 0 ? (before > 0 ? before : -1) : before + count);
+            return typeof more === 'number' ? total(more) : more.then(total);
+          });
         }
         if (this.position >= this.bufferLength) {
           this.done = true;

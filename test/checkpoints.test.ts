@@ -1,0 +1,688 @@
+// Checkpoints through the real CLI, with real processes, LevelDB state and temporary folders:
+// runs killed with `kill -9` at random moments (and while a checkpoint is being written) and
+// restored with `--restore latest` produce exactly the output of a run that never failed, also
+// round a feedback edge and at another parallelism; damaged checkpoints are skipped and named;
+// checkpoint size follows what changed; checkpoints do not change the output; SIGTERM stops
+// cleanly; and a restore refuses a job its state cannot follow.
+//
+// Kill times come from a seeded PRNG: the seed is printed, and PIPEWRIGHT_TEST_SEED=<seed>
+// repeats them (as far as the timing of a machine allows).
+import { writeFileSync } from 'node:fs';
+import { open, readFile, stat, truncate } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type Attempt,
+  checkpointLines,
+  crashAndRestore,
+  describeAttempts,
+  describeDifference,
+  describeResult,
+  finish,
+  inspectCheckpointDir,
+  type KillPlan,
+  multisetDifference,
+  outputLines,
+  readMetadata,
+  referencedFiles,
+  runToEnd,
+  seededRandom,
+  startCli,
+  testSeed,
+  waitUntil,
+} from './checkpointHelpers.js';
+import {
+  examplesDir,
+  type JobDocument,
+  makeTempDir,
+  readJob,
+  removeTempDirs,
+  writeJob,
+} from './cliHarness.js';
+
+afterAll(removeTempDirs);
+
+const seed = testSeed();
+
+/** A PRNG of its own for each test, so one test's kill times do not depend on another's. */
+function randomFor(label: string): () => number {
+  let hash = 2166136261;
+  for (let i = 0; i < label.length; i++) hash = Math.imul(hash ^ label.charCodeAt(i), 16777619);
+  return seededRandom((seed ^ hash) >>> 0);
+}
+
+const between = (random: () => number, low: number, high: number) => low + random() * (high - low);
+
+// ------------------------------------------------------------------------------- the two jobs
+
+const AGG_RECORDS = 300_000;
+const AGG_KEYS = 5_000;
+
+/** Keyed aggregation: per key a running count and sum in value state, one output per record. */
+const AGG_CODE = `function process(record, ctx) {
+  const total = ctx.state.value('total');
+  const t = total.get() ?? { n: 0, sum: 0 };
+  t.n += 1;
+  t.sum += record.v;
+  total.set(t);
+  ctx.emit({ k: record.k, seq: record.seq, n: t.n, sum: t.sum });
+}`;
+
+interface AggOptions {
+  readonly input: string;
+  readonly intervalMs: number;
+  readonly parallelism?: number;
+}
+
+/** src (JSONL) -> agg (process, keyed by k, value state) -> out (sink, parallelism 1). */
+function aggJob({ input, intervalMs, parallelism = 1 }: AggOptions): JobDocument {
+  return {
+    format: 'pipewright.job/1',
+    name: 'agg',
+    settings: {
+      maxParallelism: 128,
+      stateBackend: 'level',
+      checkpointIntervalMs: intervalMs,
+      checkpointsRetained: 3,
+    },
+    operators: [
+      { id: 'src', kind: 'source.jsonl', parallelism: 1, params: { path: input } },
+      { id: 'agg', kind: 'process', parallelism, params: { code: AGG_CODE } },
+      { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: 'out/totals.jsonl' } },
+    ],
+    edges: [
+      { id: 'src-agg', from: 'src', to: 'agg', partition: 'hash', key: 'k' },
+      { id: 'agg-out', from: 'agg', to: 'out', partition: 'rebalance' },
+    ],
+  };
+}
+
+function writeAggInput(file: string): void {
+  const lines: string[] = [];
+  for (let seq = 0; seq < AGG_RECORDS; seq++) {
+    lines.push(JSON.stringify({ seq, k: `k${(seq * 7919) % AGG_KEYS}`, v: (seq * 31) % 1000 }));
+  }
+  writeFileSync(file, `${lines.join('\n')}\n`);
+}
+
+interface OwnerEvent {
+  seq: number;
+  type: 'add' | 'move';
+  owner: string;
+  item: string;
+  from?: string;
+  to?: string;
+}
+
+const OWNER_EVENTS = 40_000;
+
+/**
+ * Add and move events shaped like assets/examples/owner-has-items/events.jsonl, from a fixed
+ * seed: 40 owners, every move leaves the item's current owner, and half the moves take the item
+ * that moved last (so moves overtake their item round the feedback edge). Returns who owns what.
+ */
+function writeOwnerEvents(file: string): Map<string, string> {
+  const random = seededRandom(20240611);
+  const owners = 40;
+  const ownerOf = new Map<string, string>();
+  const items: string[] = [];
+  let last: string | undefined;
+  const lines: string[] = [];
+  for (let seq = 1; seq <= OWNER_EVENTS; seq++) {
+    let event: OwnerEvent;
+    if (items.length < 20 || random() < 0.15) {
+      const item = `i${items.length + 1}`;
+      const owner = `o${1 + Math.floor(random() * owners)}`;
+      items.push(item);
+      ownerOf.set(item, owner);
+      event = { seq, type: 'add', owner, item };
+    } else {
+      const item = last !== undefined && random() < 0.5 ? last : items[Math.floor(random() * items.length)]!;
+      const from = ownerOf.get(item)!;
+      let to = from;
+      while (to === from) to = `o${1 + Math.floor(random() * owners)}`;
+      ownerOf.set(item, to);
+      last = item;
+      event = { seq, type: 'move', owner: from, item, from, to };
+    }
+    lines.push(JSON.stringify(event));
+  }
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return ownerOf;
+}
+
+/** The example job, reading `events` and checkpointing every `intervalMs`. */
+async function ownersJob(events: string, intervalMs: number): Promise<JobDocument> {
+  const job = await readJob(path.join(examplesDir, 'owner-has-items', 'owner-has-items.job.json'));
+  const source = (job.operators as JobDocument[]).find((op) => op.kind === 'source.jsonl')!;
+  source.params.path = events;
+  job.settings.checkpointIntervalMs = intervalMs;
+  return job;
+}
+
+/** As in test/examples.test.ts: an item's owner is the owner of its `owned` record with the highest seq. */
+function foldOwnership(lines: readonly string[]): Map<string, string> {
+  const latest = new Map<string, { seq: number; owner: string }>();
+  for (const line of lines) {
+    const change = JSON.parse(line) as { event: string; item: string; owner: string; seq: number };
+    if (change.event !== 'owned') continue;
+    const seen = latest.get(change.item);
+    if (seen === undefined || change.seq > seen.seq) latest.set(change.item, change);
+  }
+  return new Map([...latest].map(([item, change]) => [item, change.owner]));
+}
+
+// --------------------------------------------------------------------------------- test cases
+
+interface Case {
+  readonly dir: string;
+  readonly jobPath: string;
+  readonly outPath: string;
+  readonly checkpointDir: string;
+  readonly metricsPath: string;
+}
+
+async function makeCase(label: string, job: JobDocument): Promise<Case> {
+  const dir = await makeTempDir(`pipewright-chk-${label}-`);
+  const jobPath = path.join(dir, `${job.name}.job.json`);
+  await writeJob(jobPath, job);
+  const sink = (job.operators as JobDocument[]).find((op) => op.kind === 'sink.jsonl');
+  return {
+    dir,
+    jobPath,
+    outPath: path.join(dir, (sink?.params.path as string | undefined) ?? 'no-sink.jsonl'),
+    checkpointDir: path.join(dir, '.pipewright', job.name as string, 'checkpoints'),
+    metricsPath: path.join(dir, 'metrics.jsonl'),
+  };
+}
+
+interface Baseline {
+  readonly lines: string[];
+  readonly text: string;
+  /** Wall time of the run, start of the process to its exit. */
+  readonly ms: number;
+}
+
+async function runBaseline(label: string, job: JobDocument): Promise<Baseline> {
+  const c = await makeCase(label, job);
+  const started = Date.now();
+  const result = await runToEnd(['run', c.jobPath, '--quiet'], c.dir);
+  const ms = Date.now() - started;
+  expect(result.code, describeResult(result)).toBe(0);
+  const text = await readFile(c.outPath, 'utf8');
+  return { lines: text.split('\n').filter((l) => l !== ''), text, ms };
+}
+
+let fixtures: string;
+let aggInput: string;
+let aggBaseline: Baseline;
+let ownerEvents: string;
+let finalOwners: Map<string, string>;
+let ownersBaseline: Baseline;
+
+beforeAll(async () => {
+  fixtures = await makeTempDir('pipewright-chk-inputs-');
+  aggInput = path.join(fixtures, 'records.jsonl');
+  writeAggInput(aggInput);
+  ownerEvents = path.join(fixtures, 'owner-events.jsonl');
+  finalOwners = writeOwnerEvents(ownerEvents);
+  // The runs that never fail, without checkpoints at all.
+  aggBaseline = await runBaseline('agg-baseline', aggJob({ input: aggInput, intervalMs: 0 }));
+  expect(aggBaseline.lines).toHaveLength(AGG_RECORDS);
+  ownersBaseline = await runBaseline('owners-baseline', await ownersJob(ownerEvents, 0));
+  expect(foldOwnership(ownersBaseline.lines)).toEqual(finalOwners);
+}, 120_000);
+
+/** The output equals the never-failed run's, as a multiset of lines. */
+async function expectSameOutput(c: Case, baseline: Baseline, context: string): Promise<string[]> {
+  const lines = await outputLines(c.outPath);
+  const difference = describeDifference(lines, baseline.lines);
+  expect(difference, `${context}\n${difference}`).toBe('');
+  return lines;
+}
+
+function lastResult(attempts: readonly Attempt[]) {
+  return attempts[attempts.length - 1]!.result;
+}
+
+/**
+ * Kill plans: the first kill comes soon after the run's first checkpoint (so a restore has
+ * something to resume from), the others at random delays in [low, high] x the baseline's
+ * duration after the start; the kills listed in `duringCheckpoint` then also wait until a
+ * checkpoint is being written.
+ */
+function killPlans(
+  random: () => number,
+  count: number,
+  baselineMs: number,
+  low: number,
+  high: number,
+  duringCheckpoint: readonly number[],
+): KillPlan[] {
+  return Array.from({ length: count }, (_, i) => ({
+    delayMs:
+      i === 0 ? between(random, 0, 0.1 * baselineMs) : between(random, low * baselineMs, high * baselineMs),
+    afterCheckpoint: i === 0,
+    duringCheckpoint: duringCheckpoint.includes(i),
+  }));
+}
+
+function expectCrashes(attempts: readonly Attempt[], minKills: number, context: string): void {
+  const last = lastResult(attempts);
+  expect(last.code, `${context}\nthe last run:\n${describeResult(last)}`).toBe(0);
+  expect(attempts.filter((a) => a.killed).length, context).toBeGreaterThanOrEqual(minKills);
+  // The run that finished said what it resumed from (a killed one may not have got that far).
+  expect(attempts[attempts.length - 1]!.restoredFrom, context).toBeDefined();
+  // Crashes happened after checkpoints had completed, so some restore really resumed.
+  expect(
+    attempts.some((a) => typeof a.restoredFrom === 'number'),
+    context,
+  ).toBe(true);
+}
+
+// ------------------------------------------------------------------------------------- tests
+
+describe('kill -9 at random moments, then --restore latest until done', () => {
+  it('a keyed aggregation ends with exactly the output of a run that never failed', async () => {
+    const random = randomFor('keyed aggregation');
+    const c = await makeCase('kill-agg', aggJob({ input: aggInput, intervalMs: 100 }));
+    const kills = killPlans(random, 4, aggBaseline.ms, 0.12, 0.35, [1, 3]);
+    const attempts = await crashAndRestore({ ...c, cwd: c.dir, kills });
+    const context = `seed ${seed}\n${describeAttempts(attempts)}`;
+    console.log(`keyed aggregation:\n${context}`);
+    expectCrashes(attempts, 3, context);
+    expect(
+      attempts.some((a) => a.killedWhileWriting.length > 0),
+      `no kill hit a checkpoint being written\n${context}`,
+    ).toBe(true);
+    await expectSameOutput(c, aggBaseline, context);
+  }, 150_000);
+
+  it('owner-has-items, with its feedback edge, ends with exactly the output of a run that never failed', async () => {
+    const random = randomFor('owner-has-items');
+    const c = await makeCase('kill-owners', await ownersJob(ownerEvents, 50));
+    const kills = killPlans(random, 4, ownersBaseline.ms, 0.2, 0.45, [1, 3]);
+    const attempts = await crashAndRestore({ ...c, cwd: c.dir, kills });
+    const context = `seed ${seed}\n${describeAttempts(attempts)}`;
+    console.log(`owner-has-items:\n${context}`);
+    expectCrashes(attempts, 3, context);
+    expect(
+      attempts.some((a) => a.killedWhileWriting.length > 0),
+      `no kill hit a checkpoint being written\n${context}`,
+    ).toBe(true);
+    // Same parallelism, so even the subtask in each record must match. First the effects
+    // (every add and move owned and released exactly once), then everything, "waiting" too.
+    const lines = await outputLines(c.outPath);
+    const effects = (all: readonly string[]) => all.filter((line) => !line.includes('"event":"waiting"'));
+    const effectsDifference = describeDifference(effects(lines), effects(ownersBaseline.lines));
+    expect(effectsDifference, `${context}\nowned/released:\n${effectsDifference}`).toBe('');
+    expect(foldOwnership(lines)).toEqual(finalOwners);
+    await expectSameOutput(c, ownersBaseline, context);
+  }, 150_000);
+
+  it('a run killed at parallelism 1 and restored at 3 (then 2) ends with the same output', async () => {
+    const random = randomFor('rescale');
+    const c = await makeCase('kill-rescale', aggJob({ input: aggInput, intervalMs: 100 }));
+    const parallelismOf = [1, 3, 2, 3];
+    const restoredFrom: { id: number; parallelism: number }[] = [];
+    const kills: KillPlan[] = [
+      { delayMs: between(random, 0, 0.1 * aggBaseline.ms), afterCheckpoint: true },
+      { delayMs: between(random, 0.15 * aggBaseline.ms, 0.4 * aggBaseline.ms), duringCheckpoint: true },
+      { delayMs: between(random, 0.15 * aggBaseline.ms, 0.4 * aggBaseline.ms) },
+    ];
+    const attempts = await crashAndRestore({
+      ...c,
+      cwd: c.dir,
+      kills,
+      beforeAttempt: async (attempt) => {
+        const p = parallelismOf[attempt] ?? 3;
+        await writeJob(c.jobPath, aggJob({ input: aggInput, intervalMs: 100, parallelism: p }));
+        const newest = inspectCheckpointDir(c.checkpointDir).completed[0];
+        if (attempt === 1 && newest !== undefined) {
+          const agg = (readMetadata(c.checkpointDir, newest).operators as JobDocument[]).find(
+            (op) => op.id === 'agg',
+          )!;
+          restoredFrom.push({ id: newest, parallelism: agg.parallelism as number });
+        }
+      },
+    });
+    const context = `seed ${seed}\n${describeAttempts(attempts)}`;
+    console.log(`rescale:\n${context}`);
+    expect(lastResult(attempts).code, `${context}\n${describeResult(lastResult(attempts))}`).toBe(0);
+    expect(attempts.length, context).toBeGreaterThanOrEqual(2);
+    // The first restore (at parallelism 3) resumed from a checkpoint taken at parallelism 1.
+    expect(restoredFrom, context).toEqual([{ id: attempts[1]!.restoredFrom, parallelism: 1 }]);
+    await expectSameOutput(c, aggBaseline, context);
+  }, 150_000);
+});
+
+/** Runs the job until `count` checkpoints have completed, then kills it with SIGKILL. */
+async function killAfterCheckpoints(c: Case, count: number): Promise<number[]> {
+  const run = startCli(['run', c.jobPath], c.dir);
+  const reached = await waitUntil(() => inspectCheckpointDir(c.checkpointDir).completed.length >= count, {
+    run,
+    timeoutMs: 60_000,
+  });
+  if (!run.exited()) run.child.kill('SIGKILL');
+  const result = await finish(run, 30_000, 'a run to kill');
+  expect(reached, `no ${count} checkpoints before the run ended\n${describeResult(result)}`).toBe(true);
+  expect(result.signal).toBe('SIGKILL');
+  return inspectCheckpointDir(c.checkpointDir).completed;
+}
+
+/** A file `id` names that `others` do not, with some bytes; state files first. */
+function ownFile(
+  c: Case,
+  id: number,
+  others: readonly number[],
+  kind: RegExp,
+): { path: string; bytes: number } {
+  const shared = new Set(
+    others.flatMap((o) => referencedFiles(readMetadata(c.checkpointDir, o)).map((r) => r.path)),
+  );
+  const own = referencedFiles(readMetadata(c.checkpointDir, id)).filter(
+    (ref) => !shared.has(ref.path) && ref.bytes > 1 && kind.test(path.basename(ref.path)),
+  );
+  expect(own, `checkpoint ${id} names no file of its own matching ${kind}`).not.toHaveLength(0);
+  return own[0]!;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+describe('damaged checkpoints', () => {
+  it('skips a truncated and a corrupted checkpoint, naming each and why, and restores the one before', async () => {
+    const c = await makeCase('damaged', aggJob({ input: aggInput, intervalMs: 100 }));
+    const [newest, second, third] = await killAfterCheckpoints(c, 3);
+    expect(third, 'three checkpoints retained').toBeDefined();
+    // The newest checkpoint: one of its own state files loses its second half.
+    const truncated = ownFile(c, newest!, [second!, third!], /^(base|changes)-/);
+    const keptBytes = Math.floor(truncated.bytes / 2);
+    await truncate(path.join(c.checkpointDir, truncated.path), keptBytes);
+    // The one before: a byte of its own sink part flips (same size, other content).
+    const flipped = ownFile(c, second!, [newest!, third!], /^part-/);
+    const handle = await open(path.join(c.checkpointDir, flipped.path), 'r+');
+    try {
+      const at = Math.floor(flipped.bytes / 2);
+      const byte = Buffer.alloc(1);
+      await handle.read(byte, 0, 1, at);
+      byte[0] = byte[0] === 0x31 ? 0x32 : 0x31;
+      await handle.write(byte, 0, 1, at);
+    } finally {
+      await handle.close();
+    }
+    const outputBefore = await readFile(c.outPath, 'utf8').catch(() => '');
+
+    // Naming a damaged checkpoint is an error, with the reason.
+    const explicitNewest = await runToEnd(['run', c.jobPath, '--restore', String(newest)], c.dir);
+    expect(explicitNewest.code, describeResult(explicitNewest)).toBe(1);
+    expect(explicitNewest.stderr).toMatch(new RegExp(`checkpoint ${newest}\\b`));
+    expect(explicitNewest.stderr).toContain(truncated.path);
+    // Why: the size the file has and the size the checkpoint recorded.
+    expect(explicitNewest.stderr).toMatch(new RegExp(`\\b${keptBytes}\\b.*\\b${truncated.bytes}\\b`));
+    const explicitSecond = await runToEnd(['run', c.jobPath, '--restore', String(second)], c.dir);
+    expect(explicitSecond.code, describeResult(explicitSecond)).toBe(1);
+    expect(explicitSecond.stderr).toMatch(new RegExp(`checkpoint ${second}\\b`));
+    expect(explicitSecond.stderr).toContain(flipped.path);
+    expect(explicitSecond.stderr).toMatch(/corrupt|checksum/i);
+    // ... and leaves the output alone.
+    expect(await readFile(c.outPath, 'utf8').catch(() => '')).toBe(outputBefore);
+
+    const latest = await runToEnd(['run', c.jobPath, '--restore', 'latest'], c.dir);
+    expect(latest.code, describeResult(latest)).toBe(0);
+    const skipNewest = new RegExp(
+      `checkpoint ${newest}\\b.*${escapeRegExp(truncated.path)}.*\\b${keptBytes}\\b.*\\b${truncated.bytes}\\b`,
+    );
+    const skipSecond = new RegExp(
+      `checkpoint ${second}\\b.*${escapeRegExp(flipped.path)}.*(corrupt|checksum)`,
+      'i',
+    );
+    const lines = latest.stderr.split('\n');
+    expect(
+      lines.find((l) => /skip/i.test(l) && skipNewest.test(l)),
+      latest.stderr,
+    ).toBeDefined();
+    expect(
+      lines.find((l) => /skip/i.test(l) && skipSecond.test(l)),
+      latest.stderr,
+    ).toBeDefined();
+    expect(latest.stderr).toMatch(new RegExp(`restoring checkpoint ${third}\\b`));
+    await expectSameOutput(c, aggBaseline, `restored from checkpoint ${third}`);
+  }, 120_000);
+
+  it('says so and starts fresh when no checkpoint is usable; --restore ID of a broken one exits 1', async () => {
+    const c = await makeCase('all-damaged', aggJob({ input: aggInput, intervalMs: 100 }));
+    const completed = await killAfterCheckpoints(c, 3);
+    // Every checkpoint loses the last byte of its own sink part.
+    const damaged = new Map<number, string>();
+    for (const id of completed) {
+      const part = ownFile(
+        c,
+        id,
+        completed.filter((o) => o !== id),
+        /^part-/,
+      );
+      await truncate(path.join(c.checkpointDir, part.path), part.bytes - 1);
+      damaged.set(id, part.path);
+    }
+
+    const explicit = await runToEnd(['run', c.jobPath, '--restore', String(completed[0])], c.dir);
+    expect(explicit.code, describeResult(explicit)).toBe(1);
+    expect(explicit.stderr).toMatch(new RegExp(`checkpoint ${completed[0]}\\b`));
+    expect(explicit.stderr).toContain(damaged.get(completed[0]!)!);
+
+    const latest = await runToEnd(['run', c.jobPath, '--restore', 'latest'], c.dir);
+    expect(latest.code, describeResult(latest)).toBe(0);
+    for (const [id, file] of damaged) {
+      expect(latest.stderr).toMatch(new RegExp(`skip.*checkpoint ${id}\\b.*${escapeRegExp(file)}`, 'i'));
+    }
+    expect(latest.stderr).toMatch(/starting fresh/);
+    expect(latest.stderr).not.toMatch(/restoring checkpoint/);
+    await expectSameOutput(c, aggBaseline, 'after a fresh start');
+  }, 120_000);
+});
+
+describe('incremental checkpoints', () => {
+  it('persist less than 10% of a 50 MB state when only ~100 keys keep changing', async () => {
+    const loadKeys = 200_000;
+    // 200k keys with ~290-character values, loaded first; then only 100 of them change, for ever.
+    const generate = `function generate(i) {
+  const pad = 'abcdefghijklmnopqrstuvwxyz'.repeat(11);
+  const key = i < ${loadKeys} ? i : (i % 100) * 1999;
+  return { k: 'k' + key, v: pad + String(i).padStart(12, '0') };
+}`;
+    const job: JobDocument = {
+      format: 'pipewright.job/1',
+      name: 'big-state',
+      settings: {
+        maxParallelism: 128,
+        stateBackend: 'level',
+        checkpointIntervalMs: 250,
+        checkpointsRetained: 2,
+      },
+      operators: [
+        { id: 'gen', kind: 'source.generator', parallelism: 1, params: { code: generate } },
+        {
+          id: 'store',
+          kind: 'process',
+          parallelism: 1,
+          params: {
+            code: "function process(record, ctx) {\n  ctx.state.value('v').set(record.v);\n}",
+          },
+        },
+      ],
+      edges: [{ id: 'gen-store', from: 'gen', to: 'store', partition: 'hash', key: 'k' }],
+    };
+    const c = await makeCase('big-state', job);
+    const run = startCli(['run', c.jobPath, '--metrics', c.metricsPath], c.dir);
+    const small = (line: { bytes: number; fullBytes: number }) => line.bytes < 0.1 * line.fullBytes;
+    // Run until three checkpoints in a row of the whole state are small (or give up).
+    const settled = await waitUntil(
+      () => {
+        const done = checkpointLines(c.metricsPath).filter((l) => l.status === 'completed');
+        const last = done.slice(-3);
+        return (
+          last.length === 3 &&
+          last.every((l) => l.fullBytes >= 50 * 1024 * 1024 && l.fullBytes === last[0]!.fullBytes && small(l))
+        );
+      },
+      { run, timeoutMs: 60_000, everyMs: 100 },
+    );
+    run.child.kill('SIGTERM');
+    const result = await finish(run, 60_000, 'the big-state run');
+    const lines = checkpointLines(c.metricsPath);
+    const table = lines
+      .map((l) => `  ${l.id} ${l.status} ${Math.round(l.durationMs)} ms: ${l.bytes} of ${l.fullBytes} bytes`)
+      .join('\n');
+    console.log(`big state checkpoints:\n${table}`);
+    expect(result.code, describeResult(result)).toBe(0);
+    expect(settled, `checkpoints never got small:\n${table}`).toBe(true);
+    expect(
+      lines.filter((l) => l.status === 'failed'),
+      table,
+    ).toEqual([]);
+    // The checkpoints of the whole state: after the tail of the load (its changes) and at most
+    // one new base, every one persists what changed, less than 10% of the state.
+    const full = Math.max(...lines.map((l) => l.fullBytes));
+    expect(full).toBeGreaterThanOrEqual(50 * 1024 * 1024);
+    const loaded = lines.filter((l) => l.status === 'completed' && l.fullBytes === full);
+    expect(loaded.length, table).toBeGreaterThanOrEqual(3);
+    expect(
+      loaded.slice(2).filter((l) => !small(l)),
+      table,
+    ).toEqual([]);
+    expect(loaded.filter(small).length, table).toBeGreaterThanOrEqual(3);
+    // What they do persist is the state's changes, not nothing: the 100 keys.
+    for (const l of loaded.slice(2)) {
+      const store = l.subtasks.find((s) => s.operator === 'store')!;
+      expect(store.bytes, table).toBeGreaterThan(100 * 250);
+    }
+  }, 150_000);
+});
+
+describe('checkpoints do not change the output', () => {
+  it('a keyed aggregation with checkpoints every 200 ms writes the same bytes as one without', async () => {
+    const c = await makeCase('every-200', aggJob({ input: aggInput, intervalMs: 200 }));
+    const result = await runToEnd(['run', c.jobPath, '--metrics', c.metricsPath], c.dir);
+    expect(result.code, describeResult(result)).toBe(0);
+    expect(checkpointLines(c.metricsPath).filter((l) => l.status === 'completed').length).toBeGreaterThan(2);
+    const text = await readFile(c.outPath, 'utf8');
+    expect(
+      text === aggBaseline.text,
+      describeDifference(text.split('\n'), aggBaseline.text.split('\n')),
+    ).toBe(true);
+  }, 90_000);
+
+  it('owner-has-items with checkpoints every 200 ms writes the same bytes as without', async () => {
+    const c = await makeCase('owners-200', await ownersJob(ownerEvents, 200));
+    const result = await runToEnd(['run', c.jobPath, '--metrics', c.metricsPath], c.dir, 60_000);
+    expect(result.code, describeResult(result)).toBe(0);
+    expect(checkpointLines(c.metricsPath).filter((l) => l.status === 'completed').length).toBeGreaterThan(2);
+    const text = await readFile(c.outPath, 'utf8');
+    expect(
+      text === ownersBaseline.text,
+      describeDifference(text.split('\n'), ownersBaseline.text.split('\n')),
+    ).toBe(true);
+  }, 90_000);
+});
+
+/** Runs until `count` checkpoints have completed, then SIGTERM; the run must stop cleanly. */
+async function stopAfterCheckpoints(c: Case, count: number): Promise<void> {
+  const run = startCli(['run', c.jobPath, '--metrics', c.metricsPath], c.dir);
+  const reached = await waitUntil(
+    () => checkpointLines(c.metricsPath).filter((l) => l.status === 'completed').length >= count,
+    { run, timeoutMs: 60_000 },
+  );
+  run.child.kill('SIGTERM');
+  const result = await finish(run, 60_000, 'a run stopped with SIGTERM');
+  expect(reached, `no ${count} checkpoints before the run ended\n${describeResult(result)}`).toBe(true);
+  expect(result.code, describeResult(result)).toBe(0);
+  expect(result.stderr).toMatch(/SIGTERM/);
+}
+
+describe('SIGTERM', () => {
+  it('stops with exit 0 and only committed output; --restore latest completes it exactly', async () => {
+    const c = await makeCase('sigterm', aggJob({ input: aggInput, intervalMs: 100 }));
+    await stopAfterCheckpoints(c, 2);
+    const stopped = await outputLines(c.outPath);
+    expect(stopped.length, 'stopped mid-run').toBeGreaterThan(0);
+    expect(stopped.length, 'stopped mid-run').toBeLessThan(aggBaseline.lines.length);
+    // Only committed records: a part of the full output, and exactly what the last checkpoint published.
+    const { extra } = multisetDifference(stopped, aggBaseline.lines);
+    expect(extra.slice(0, 5), `${extra.length} lines are not in the full output`).toEqual([]);
+    const newest = inspectCheckpointDir(c.checkpointDir).completed[0]!;
+    const sink = (readMetadata(c.checkpointDir, newest).sinks as JobDocument[])[0]!;
+    const committed =
+      Math.max(0, sink.committedLength as number) +
+      (sink.parts as { bytes: number }[]).reduce((n, part) => n + part.bytes, 0);
+    expect((await stat(c.outPath)).size, `the size checkpoint ${newest} committed`).toBe(committed);
+
+    const restored = await runToEnd(['run', c.jobPath, '--restore', 'latest'], c.dir);
+    expect(restored.code, describeResult(restored)).toBe(0);
+    expect(restored.stderr).toMatch(new RegExp(`restoring checkpoint ${newest}\\b`));
+    await expectSameOutput(c, aggBaseline, `restored from checkpoint ${newest}`);
+  }, 90_000);
+});
+
+describe('a restore into a changed job', () => {
+  it('refuses a job without the keyed operator, or with its key changed, naming the operator', async () => {
+    const c = await makeCase('refuse', aggJob({ input: aggInput, intervalMs: 100 }));
+    await stopAfterCheckpoints(c, 2);
+    const outputBefore = await readFile(c.outPath, 'utf8');
+
+    const removed = aggJob({ input: aggInput, intervalMs: 100 });
+    removed.operators = (removed.operators as JobDocument[]).filter((op) => op.id !== 'agg');
+    removed.edges = [{ id: 'src-out', from: 'src', to: 'out', partition: 'forward' }];
+    await writeJob(c.jobPath, removed);
+    const withoutAgg = await runToEnd(['run', c.jobPath, '--restore', 'latest'], c.dir);
+    expect(withoutAgg.code, describeResult(withoutAgg)).toBe(1);
+    expect(withoutAgg.stderr).toMatch(/"agg"/);
+    expect(withoutAgg.stderr).toMatch(/state/);
+
+    const rekeyed = aggJob({ input: aggInput, intervalMs: 100 });
+    (rekeyed.edges as JobDocument[])[0]!.key = 'seq';
+    await writeJob(c.jobPath, rekeyed);
+    const newKey = await runToEnd(['run', c.jobPath, '--restore', 'latest'], c.dir);
+    expect(newKey.code, describeResult(newKey)).toBe(1);
+    expect(newKey.stderr).toMatch(/"agg"/);
+    expect(newKey.stderr).toMatch(/key/);
+
+    // Refusing touched nothing: the original job still restores and completes exactly.
+    expect(await readFile(c.outPath, 'utf8')).toBe(outputBefore);
+    await writeJob(c.jobPath, aggJob({ input: aggInput, intervalMs: 100 }));
+    const original = await runToEnd(['run', c.jobPath, '--restore', 'latest'], c.dir);
+    expect(original.code, describeResult(original)).toBe(0);
+    await expectSameOutput(c, aggBaseline, 'the unchanged job restored after the refusals');
+  }, 120_000);
+
+  it('accepts a new stateless operator (a map before the sink)', async () => {
+    const c = await makeCase('add-map', aggJob({ input: aggInput, intervalMs: 100 }));
+    await stopAfterCheckpoints(c, 2);
+    const job = aggJob({ input: aggInput, intervalMs: 100 });
+    (job.operators as JobDocument[]).splice(2, 0, {
+      id: 'copy',
+      kind: 'map',
+      parallelism: 1,
+      params: { code: 'function map(record) {\n  return { ...record };\n}' },
+    });
+    job.edges = [
+      (job.edges as JobDocument[])[0]!,
+      { id: 'agg-copy', from: 'agg', to: 'copy', partition: 'rebalance' },
+      { id: 'copy-out', from: 'copy', to: 'out', partition: 'forward' },
+    ];
+    await writeJob(c.jobPath, job);
+    const restored = await runToEnd(['run', c.jobPath, '--restore', 'latest'], c.dir);
+    expect(restored.code, describeResult(restored)).toBe(0);
+    expect(restored.stderr).toMatch(/restoring checkpoint \d+/);
+    await expectSameOutput(c, aggBaseline, 'restored with a map added');
+  }, 90_000);
+
+  it('accepts another parallelism of the keyed operator', async () => {
+    const c = await makeCase('rescale-stop', aggJob({ input: aggInput, intervalMs: 100 }));
+    await stopAfterCheckpoints(c, 2);
+    await writeJob(c.jobPath, aggJob({ input: aggInput, intervalMs: 100, parallelism: 4 }));
+    const restored = await runToEnd(['run', c.jobPath, '--restore', 'latest'], c.dir);
+    expect(restored.code, describeResult(restored)).toBe(0);
+    expect(restored.stderr).toMatch(/restoring checkpoint \d+/);
+    await expectSameOutput(c, aggBaseline, 'restored at parallelism 4');
+  }, 90_000);
+});
