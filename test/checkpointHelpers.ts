@@ -8,6 +8,7 @@ import { randomInt } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { CheckpointEvent } from '../engine/checkpoint/checkpointCoordinator.js';
 import { binPath, type CliResult, describeRun, repoRoot } from './cliHarness.js';
 
 /** The CLI under test; PIPEWRIGHT_BIN runs the tests against another build (e.g. a patched copy). */
@@ -226,23 +227,8 @@ export function referencedFiles(metadata: CheckpointMetadataJson): { path: strin
 
 // ------------------------------------------------------------------------------- metrics lines
 
-export interface CheckpointLine {
-  readonly type: 'checkpoint';
-  readonly id: number;
-  readonly status: 'completed' | 'failed';
-  readonly reason?: string;
-  readonly triggeredAt: string;
-  readonly durationMs: number;
-  readonly bytes: number;
-  readonly fullBytes: number;
-  readonly inFlightRecords: number;
-  readonly subtasks: readonly {
-    operator: string;
-    subtask: number;
-    bytes: number;
-    fullBytes: number;
-  }[];
-}
+/** A `--metrics` line of one checkpoint, as the engine writes it. */
+export type CheckpointLine = CheckpointEvent;
 
 /** The checkpoint lines of a --metrics file (a missing file has none; a torn last line is skipped). */
 export function checkpointLines(metricsFile: string): CheckpointLine[] {
