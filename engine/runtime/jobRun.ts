@@ -11,7 +11,7 @@ import { checkRestorable, distributeSplits, replayFeedback, republishSinks } fro
 import { restoreState, StateSnapshots } from '../checkpoint/stateSnapshots.js';
 import { keyGroupRange } from '../graph/keyGroups.js';
 import { KINDS } from '../graph/operatorKinds.js';
-import type { Plan, PlannedEdge } from '../graph/plan.js';
+import type { Plan, PlannedEdge, PlannedOperator } from '../graph/plan.js';
 import { planJob } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
 import { type JobMetrics, operatorTotals, type SubtaskMetrics } from '../metrics/jobMetrics.js';
@@ -28,6 +28,11 @@ import { type CheckpointAcker, type DeliveryObserver, Subtask } from './subtask.
 
 /** Items per channel before its producer is held back. */
 export const CHANNEL_CAPACITY = 1024;
+
+/** Keyed state for every operator with keyed input that runs user code. */
+function hasKeyedState(op: PlannedOperator): boolean {
+  return op.keyed && KINDS[op.operator.kind].functionName !== undefined;
+}
 
 /** The state read caches of all subtasks together: a quarter of the heap, at most 64 MiB. */
 function stateCacheBudget(): number {
@@ -96,9 +101,7 @@ export class JobRun {
         await mkdir(stateRoot, { recursive: true });
       }
       const channels = wire(plan);
-      const keyedSubtasks = plan.operators
-        .filter((op) => op.keyed && KINDS[op.operator.kind].functionName !== undefined)
-        .reduce((n, op) => n + op.parallelism, 0);
+      const keyedSubtasks = plan.operators.filter(hasKeyedState).reduce((n, op) => n + op.parallelism, 0);
       const cacheBytes = stateCacheBudget() / Math.max(1, keyedSubtasks);
       const acker: CheckpointAcker = {
         acknowledge: (subtask, id, ack) => coordinatorRef.current?.acknowledge(subtask, id, ack),
@@ -111,8 +114,7 @@ export class JobRun {
             channels.outputsOf(edge, index),
           );
           let store: KvStore | undefined;
-          // Keyed state for every operator with keyed input that runs user code.
-          if (op.keyed && KINDS[op.operator.kind].functionName !== undefined) {
+          if (hasKeyedState(op)) {
             store =
               job.settings.stateBackend === 'level'
                 ? await LevelKvStore.open(join(stateRoot, `${op.id}-${index}`), cacheBytes)
