@@ -2,13 +2,13 @@
 // Pipewright benchmarks: the engine's CLI against hand-written Node scripts doing the same
 // job, measured in the same run, side by side. See docs/benchmarks.md for the method.
 //
-//   node bench/run.mjs [--only keyed,awaited,large,usercall] [--quick] [--build] [--runs N]
+//   node bench/run.mjs [--only keyed,awaited,large,usercall,checkpoints] [--quick] [--build] [--runs N]
 //                      [--docs | --no-docs]
 //
 // --only    run only these suites (comma-separated)
 // --quick   small inputs, for development (results are not written to the docs)
 // --build   run `npm run build` first
-// --runs N  at least N runs of each measurement (default 2; a 3rd when the first ones are short)
+// --runs N  at least N runs of each measurement (default 2; 5 in all for those under 15 s)
 // --docs    write the results into docs/benchmarks.md even with --only or --quick
 // --no-docs never write the docs
 // The full run (no --only, no --quick) writes its results table into docs/benchmarks.md
@@ -18,6 +18,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { checkpointStateSuite } from './checkpoints.mjs';
 import {
   DATA_DIR,
   digestJsonl,
@@ -38,7 +39,7 @@ import {
   writeJob,
 } from './engineRun.mjs';
 
-const SUITES = ['keyed', 'awaited', 'large', 'usercall'];
+const SUITES = ['keyed', 'awaited', 'large', 'usercall', 'checkpoints'];
 const JOBS_DIR = join(WORK_DIR, 'jobs');
 const OUT_DIR = join(WORK_DIR, 'out');
 const STATE_DIR = join(WORK_DIR, 'state');
@@ -51,6 +52,8 @@ const START = '<!-- results:start -->';
 const END = '<!-- results:end -->';
 /** A measurement whose runs all took less than this gets one more run. */
 const SHORT_RUN_MS = 15_000;
+/** How many runs such a short measurement gets in all. */
+const SHORT_RUNS = 5;
 
 const SIZES = {
   full: {
@@ -58,12 +61,39 @@ const SIZES = {
     awaited: { records: 100_000, keys: 10_000 },
     large: { records: 1_100_000, bars: 16, payloadChars: 1000 },
     usercallCalls: 5_000_000,
+    checkpoints: {
+      // Part 4: the keyed job (the keyed suite's input) with checkpoints off and every second.
+      throughput: { records: 1_000_000, keys: 100_000 },
+      throughputIntervalMs: 1000,
+      // Parts 1-3 (bench/checkpoints.mjs): ~1 KiB per key, so 10k / 100k / 1M keys ≈ 10 MB / 100 MB / 1 GB.
+      sizes: [10_000, 100_000, 1_000_000],
+      sizeShare: 0.01,
+      intervalMs: 1000,
+      shareKeys: 100_000,
+      shares: [0.001, 0.01, 0.1, 1],
+      // 100% of 100,000 keys per interval needs 20,000 updates/s at 5 s; the engine cannot do 100,000/s.
+      shareIntervalMs: 5000,
+      later: 5,
+      recoverRuns: (keys) => (keys >= 1_000_000 ? 2 : 3),
+    },
   },
   quick: {
     keyed: { records: 100_000, keys: 10_000 },
     awaited: { records: 10_000, keys: 1000 },
     large: { records: 50_000, bars: 16, payloadChars: 1000 },
     usercallCalls: 1_000_000,
+    checkpoints: {
+      throughput: { records: 100_000, keys: 10_000 },
+      throughputIntervalMs: 1000,
+      sizes: [2000, 20_000],
+      sizeShare: 0.01,
+      intervalMs: 1000,
+      shareKeys: 20_000,
+      shares: [0.01, 1],
+      shareIntervalMs: 2000,
+      later: 3,
+      recoverRuns: 1,
+    },
   },
 };
 
@@ -101,7 +131,7 @@ function parseCli(argv) {
 function usage(message) {
   if (message) process.stderr.write(`bench: ${message}\n`);
   process.stderr.write(
-    'usage: node bench/run.mjs [--only keyed,awaited,large,usercall] [--quick] [--build] [--runs N] [--docs|--no-docs]\n',
+    `usage: node bench/run.mjs [--only ${SUITES.join(',')}] [--quick] [--build] [--runs N] [--docs|--no-docs]\n`,
   );
   process.exit(message ? 2 : 0);
 }
@@ -111,11 +141,11 @@ const log = (s) => process.stderr.write(`${s}\n`);
 // ---------------------------------------------------------------------------------------
 // Jobs for the engine
 
-function keyedJob(name, { dataPath, backend, parallelism }) {
+function keyedJob(name, { dataPath, backend, parallelism, checkpointIntervalMs = 0 }) {
   return {
     format: 'pipewright.job/1',
     name,
-    settings: { maxParallelism: 128, stateBackend: backend, checkpointIntervalMs: 0 },
+    settings: { maxParallelism: 128, stateBackend: backend, checkpointIntervalMs },
     operators: [
       { id: 'src', kind: 'source.jsonl', parallelism: 1, params: { path: rel(dataPath) } },
       { id: 'acc', kind: 'process', parallelism, params: { code: KEYED_CODE } },
@@ -154,8 +184,17 @@ function dirs() {
   for (const d of [JOBS_DIR, OUT_DIR, STATE_DIR]) mkdirSync(d, { recursive: true });
 }
 
-/** An engine measurement: writes the job, cleans state and output before each run. */
-function engineConfig(id, label, job, { records, expected, canon, nodeFlags = [], meta = {}, timeoutMs }) {
+/**
+ * An engine measurement: writes the job, cleans state and output before each run. `extraArgs`
+ * go to `pipewright run`, `scratch` paths are removed before each run too, and `inspect()` (if
+ * any) is called after each successful run; what it returns is kept in the row's `inspections`.
+ */
+function engineConfig(
+  id,
+  label,
+  job,
+  { records, expected, canon, nodeFlags = [], meta = {}, timeoutMs, extraArgs = [], scratch = [], inspect },
+) {
   const jobPath = writeJob(join(JOBS_DIR, `${job.name}.job.json`), job);
   const stateDir = join(STATE_DIR, job.name);
   const out = join(OUT_DIR, `${job.name}.jsonl`);
@@ -165,9 +204,10 @@ function engineConfig(id, label, job, { records, expected, canon, nodeFlags = []
     records,
     stateDir,
     ...meta,
-    prepare: () => clean(stateDir, out, join(JOBS_DIR, '.pipewright')),
-    run: () => runEngine(jobPath, { entry: ENGINE_ENTRY, stateDir, nodeFlags, timeoutMs }),
+    prepare: () => clean(stateDir, out, join(JOBS_DIR, '.pipewright'), ...scratch),
+    run: () => runEngine(jobPath, { entry: ENGINE_ENTRY, stateDir, nodeFlags, timeoutMs, extraArgs }),
     verify: () => verifyOutput(out, canon, expected),
+    inspect,
   };
 }
 
@@ -214,19 +254,20 @@ async function verifyOutput(path, canon, expected) {
 
 /**
  * Runs every config at least `runs` times, round-robin (one run of each config per round,
- * so slow drift of the machine hits all of them alike), plus one more round for the
- * configs whose runs were all shorter than SHORT_RUN_MS. Keeps the best time.
+ * so slow drift of the machine hits all of them alike); configs whose runs all took less
+ * than SHORT_RUN_MS get SHORT_RUNS runs in all. Keeps the best time.
  */
 async function measure(configs, { runs, pollState = false }) {
   const results = new Map(
-    configs.map((c) => [c.id, { times: [], cpuTimes: [], peakRssKb: 0, stateBytesPeak: 0 }]),
+    configs.map((c) => [c.id, { times: [], cpuTimes: [], peakRssKb: 0, stateBytesPeak: 0, inspections: [] }]),
   );
-  const maxRounds = runs + 1;
+  const maxRounds = Math.max(runs, SHORT_RUNS);
+  const wanted = (r) => (r.times.every((t) => t < SHORT_RUN_MS) ? maxRounds : runs);
   for (let round = 0; round < maxRounds; round++) {
     for (const c of configs) {
       const r = results.get(c.id);
       if (r.error) continue;
-      if (round >= runs && (round > runs || r.times.some((t) => t >= SHORT_RUN_MS))) continue;
+      if (r.times.length >= wanted(r)) continue;
       c.prepare();
       let poll;
       if (pollState && c.stateDir) {
@@ -260,6 +301,7 @@ async function measure(configs, { runs, pollState = false }) {
       }
       r.times.push(res.ms);
       r.cpuTimes.push(res.cpuMs);
+      if (c.inspect) r.inspections.push(c.inspect());
       r.peakRssKb = Math.max(r.peakRssKb, res.peakRssKb);
       log(
         `  ${c.label}: ${(res.ms / 1000).toFixed(2)} s, ${fmtInt(c.records / (res.ms / 1000))} records/s, ` +
@@ -271,7 +313,7 @@ async function measure(configs, { runs, pollState = false }) {
     const r = results.get(c.id);
     const bestMs = r.times.length > 0 ? Math.min(...r.times) : undefined;
     const bestCpuMs = bestMs === undefined ? undefined : r.cpuTimes[r.times.indexOf(bestMs)];
-    const { prepare, run, verify, ...rest } = c;
+    const { prepare, run, verify, inspect, ...rest } = c;
     return { ...rest, ...r, bestMs, bestCpuMs, rps: bestMs ? c.records / (bestMs / 1000) : undefined };
   });
 }
@@ -465,6 +507,102 @@ async function usercallSuite(calls) {
   return { calls, ...r };
 }
 
+/**
+ * Part 4: the keyed job on LevelDB at parallelism 1, checkpoints off against every
+ * `throughputIntervalMs`, round-robin like any suite, outputs checked. Then parts 1-3
+ * (bench/checkpoints.mjs): checkpoint cost against state size and changed share, recovery time.
+ */
+async function checkpointsSuite(size, opt, engine) {
+  if (!engine.ok) return { error: engine.reason };
+  const d = keyedData(size.throughput);
+  log(
+    `checkpoints: throughput of the keyed job, ${fmtInt(d.records)} records, ${fmtInt(d.keys)} keys, ` +
+      `checkpoints off vs every ${size.throughputIntervalMs} ms`,
+  );
+  const common = { records: d.records, input: d.path, expected: d.expectedDigest, canon: keyedCanon };
+  const cfg = (id, label, intervalMs, vs) => {
+    const name = `keyed-level-p1-${intervalMs ? `cp${intervalMs}ms` : 'cpoff'}`;
+    const checkpointDir = join(STATE_DIR, `${name}-checkpoints`);
+    const metrics = join(STATE_DIR, `${name}-metrics.jsonl`);
+    return engineConfig(
+      id,
+      label,
+      keyedJob(name, {
+        dataPath: d.path,
+        backend: 'level',
+        parallelism: 1,
+        checkpointIntervalMs: intervalMs,
+      }),
+      {
+        ...common,
+        meta: { kind: 'engine', backend: 'level', parallelism: 1, intervalMs, vs },
+        timeoutMs: 15 * 60_000,
+        // Both get the metrics file (a line a second), so they differ only in the checkpoints.
+        extraArgs: ['--checkpoint-dir', checkpointDir, '--metrics', metrics],
+        scratch: [checkpointDir, metrics],
+        inspect: () => checkpointLines(metrics),
+      },
+    );
+  };
+  const rows = await measure(
+    [
+      cfg('cp-off', 'engine: level, parallelism 1, checkpoints off', 0),
+      cfg(
+        'cp-on',
+        `engine: level, parallelism 1, a checkpoint every ${size.throughputIntervalMs / 1000} s`,
+        size.throughputIntervalMs,
+        'cp-off',
+      ),
+    ],
+    { runs: opt.runs },
+  );
+  for (const r of rows) {
+    const events = r.inspections.flat();
+    r.checkpointStats = {
+      perRun: r.inspections.map((list) => list.filter((e) => e.status === 'completed').length),
+      failed: events.filter((e) => e.status !== 'completed').length,
+      medianDurationMs: medianOf(events.map((e) => e.durationMs)),
+      medianBytes: medianOf(events.map((e) => e.bytes)),
+      medianStateBytes: medianOf(events.map((e) => e.stateBytes)),
+      medianSinkBytes: medianOf(events.map((e) => e.sinkBytes)),
+      maxSyncMs: Math.max(0, ...events.map((e) => e.syncMs)),
+      medianSyncMs: medianOf(events.map((e) => e.syncMs)),
+      fullBytes: medianOf(events.map((e) => e.fullBytes)),
+    };
+    delete r.inspections;
+  }
+  const throughput = { data: pick(d, ['records', 'keys', 'bytes']), rows: withRatios(rows) };
+  log('checkpoints: cost against state size and changed share, recovery time');
+  const state = await checkpointStateSuite(size, { entry: ENGINE_ENTRY, log });
+  return { throughput, ...state };
+}
+
+/** The checkpoint lines of a --metrics file: status, duration, bytes, slowest sync phase. */
+function checkpointLines(path) {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"type":"checkpoint"'))
+    .map((l) => JSON.parse(l))
+    .map((e) => ({
+      id: e.id,
+      status: e.status,
+      durationMs: e.durationMs,
+      bytes: e.bytes,
+      fullBytes: e.fullBytes,
+      syncMs: Math.max(0, ...(e.subtasks ?? []).map((s) => s.syncMs)),
+      stateBytes: (e.subtasks ?? []).filter((s) => s.operator === 'acc').reduce((n, s) => n + s.bytes, 0),
+      sinkBytes: (e.subtasks ?? []).filter((s) => s.operator === 'out').reduce((n, s) => n + s.bytes, 0),
+    }));
+}
+
+function medianOf(xs) {
+  const v = xs.filter((x) => typeof x === 'number').sort((a, b) => a - b);
+  if (v.length === 0) return undefined;
+  const m = Math.floor(v.length / 2);
+  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
 function withRatios(rows) {
   const byId = new Map(rows.map((r) => [r.id, r]));
   for (const r of rows) {
@@ -646,7 +784,138 @@ function report(results, opt) {
     }
     L.push('');
   }
+  if (results.checkpoints) L.push(...checkpointsReport(results.checkpoints));
   return L.join('\n');
+}
+
+function fmtMs(ms) {
+  if (ms === undefined) return '—';
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(ms < 10 ? 1 : 0)} ms`;
+}
+
+function fmtBytes(bytes) {
+  if (bytes === undefined) return '—';
+  if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
+  if (bytes >= 10 * 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(0)} MiB`;
+  if (bytes >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+  return `${(bytes / 1024).toFixed(0)} KiB`;
+}
+
+function fmtShare(x) {
+  const pct = x * 100;
+  return `${pct >= 1 ? pct.toFixed(0) : pct.toFixed(1)}%`;
+}
+
+function checkpointsReport(c) {
+  const L = ['### Checkpoints', ''];
+  if (c.error) return [...L, `**Not measured:** ${c.error}`, ''];
+  const t = c.throughput;
+  L.push(
+    `#### Throughput with checkpoints: keyed read-modify-write, ${fmtInt(t.data.records)} records, ` +
+      `${fmtInt(t.data.keys)} keys, level, parallelism 1`,
+  );
+  L.push('');
+  L.push('| implementation | records/s (best) | vs off | best s | its CPU s | runs s | peak RSS | output |');
+  L.push('| --- | ---: | ---: | ---: | ---: | --- | ---: | --- |');
+  for (const r of t.rows) L.push(rowCells(r));
+  L.push('');
+  const on = t.rows.find((r) => r.id === 'cp-on');
+  const st = on?.checkpointStats;
+  if (st) {
+    L.push(
+      `Checkpoints completed per run: ${st.perRun.join(' / ')}${st.failed ? `; **${st.failed} failed**` : ', none failed'}. ` +
+        `Per checkpoint, over all runs: median ${fmtMs(st.medianDurationMs)}; median ${fmtBytes(st.medianBytes)} written ` +
+        `(of which keyed state ${fmtBytes(st.medianStateBytes)} and the sink's part file ${fmtBytes(st.medianSinkBytes)}, ` +
+        `medians; the whole state is ${fmtBytes(st.fullBytes)}); sync phase median ${fmtMs(st.medianSyncMs)}, at most ${fmtMs(st.maxSyncMs)}. ` +
+        'Target: with checkpoints ≥ 0.90× of without.',
+    );
+    L.push('');
+  }
+  const later = c.bySize.find((r) => r.steady)?.steady?.later?.length ?? 0;
+  L.push(
+    `#### Cost against state size: ${fmtInt(c.valueChars)}-character values, ${fmtShare(c.bySize[0]?.share ?? 0)} of the keys ` +
+      `updated once per ${(c.bySize[0]?.intervalMs ?? 0) / 1000} s interval`,
+  );
+  L.push('');
+  L.push(
+    '| state (keys) | LevelDB on disk | first checkpoint (full base): time | written | sync | ' +
+      `later checkpoints (median of ${later}): time | written | sync | records per interval | recovery (runs) |`,
+  );
+  L.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+  for (const r of c.bySize) {
+    const label = `${fmtBytes(r.steady?.first?.fullBytes ?? r.load?.stopBase?.fullBytes)} (${fmtInt(r.keys)})`;
+    if (r.error && !r.steady) {
+      L.push(`| ${label} | FAILED: ${r.error.replaceAll('|', '\\|')} | | | | | | | | |`);
+      continue;
+    }
+    const f = r.steady.first;
+    const m = r.steady.laterMedian;
+    const rec = r.recovery ?? [];
+    const recCell = rec.length
+      ? `**${(Math.min(...rec.map((x) => x.ms)) / 1000).toFixed(2)} s** (${rec.map((x) => (x.ms / 1000).toFixed(2)).join(' / ')})`
+      : `FAILED: ${r.error ?? '?'}`;
+    L.push(
+      `| ${label} | ${fmtBytes(r.load.stateOnDisk)} | **${fmtMs(f.durationMs)}** | ${fmtBytes(f.bytes)} | ${fmtMs(f.syncMs)} | ` +
+        `**${fmtMs(m.durationMs)}** | ${fmtBytes(m.bytes)} | ${fmtMs(m.syncMs)} | ${fmtInt(m.records ?? 0)} | ${recCell} |`,
+    );
+  }
+  L.push('');
+  const ok = c.bySize.filter((r) => r.steady?.first && r.steady.laterMedian.durationMs);
+  if (ok.length) {
+    L.push(
+      'Ratios: ' +
+        ok
+          .map((r) => {
+            const f = r.steady.first;
+            const m = r.steady.laterMedian;
+            return (
+              `${fmtBytes(f.fullBytes)}: base ${((f.durationMs / 1000) * (1024 ** 3 / f.fullBytes)).toFixed(1)} s per GiB, ` +
+              `a later checkpoint writes ${fmtShare(m.bytes / f.fullBytes)} of the state in ${((m.durationMs / f.durationMs) * 100).toFixed(1)}% of the base's time`
+            );
+          })
+          .join('; ') +
+        '.',
+    );
+    L.push('');
+  }
+  L.push(
+    `Recovery: \`--restore latest\` after a kill -9 that followed the ${later + 1}th checkpoint of the run above ` +
+      `(its base plus ${later} changes files), into a run with ${fmtInt(c.recoverTail)} records left to read; ` +
+      'timed from spawn to exit, output checked against the restored state.',
+  );
+  L.push('');
+  L.push(
+    `#### Cost against the share changed: ${fmtBytes(c.byShare.find((r) => r.steady)?.steady?.first?.fullBytes)} ` +
+      `(${fmtInt(c.shareKeys)} keys), one checkpoint per ${c.shareIntervalMs / 1000} s`,
+  );
+  L.push('');
+  L.push(
+    '| keys changed per interval | records per interval (measured) | later checkpoints: time (median) | written | ' +
+      'written / state | sync | new bases among them | first checkpoint (base): time |',
+  );
+  L.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const r of c.byShare) {
+    if (r.error && !r.steady) {
+      L.push(
+        `| ${r.share === undefined ? '?' : fmtShare(r.share)} | FAILED: ${r.error.replaceAll('|', '\\|')} | | | | | | |`,
+      );
+      continue;
+    }
+    const m = r.steady.laterMedian;
+    const full = r.steady.first?.fullBytes;
+    L.push(
+      `| ${fmtShare(r.share)} (${fmtInt(r.workingSet)}) | ${fmtInt(m.records ?? 0)} | **${fmtMs(m.durationMs)}** | ` +
+        `${fmtBytes(m.bytes)} | ${full ? fmtShare(m.bytes / full) : '—'} | ${fmtMs(m.syncMs)} | ` +
+        `${m.bases} of ${r.steady.later.length} | ${fmtMs(r.steady.first?.durationMs)} |`,
+    );
+  }
+  L.push('');
+  L.push(
+    "Times are each checkpoint's `durationMs` (trigger to completion, metadata written and fsynced), " +
+      '"written" its `bytes`, "sync" the largest `syncMs` of its subtasks; one run per row.',
+  );
+  L.push('');
+  return L;
 }
 
 function writeDocs(table) {
@@ -679,7 +948,7 @@ async function main() {
   }
   const results = { machine: machine(), quick: opt.quick };
   snapshotEngine(); // right after reading the build time, before anything runs
-  const wantsEngine = opt.only.some((s) => s === 'keyed' || s === 'large');
+  const wantsEngine = opt.only.some((s) => s === 'keyed' || s === 'large' || s === 'checkpoints');
   if (wantsEngine) {
     results.engine = await engineStatus();
     log(
@@ -692,6 +961,9 @@ async function main() {
   if (opt.only.includes('awaited')) results.awaited = await awaitedSuite(sizes.awaited, opt);
   if (opt.only.includes('large')) results.large = await largeSuite(sizes.large, opt, results.engine);
   if (opt.only.includes('usercall')) results.usercall = await usercallSuite(sizes.usercallCalls);
+  if (opt.only.includes('checkpoints')) {
+    results.checkpoints = await checkpointsSuite(sizes.checkpoints, opt, results.engine);
+  }
   results.elapsedS = Math.round((Date.now() - t0) / 1000);
   results.machine.loadAtEnd = os.loadavg()[0].toFixed(2);
 
