@@ -72,9 +72,13 @@ export class BarrierAligner {
     return true;
   }
 
+  /** How long inputs have been held for the alignment in progress (0 when none was). */
+  alignmentMs(now: number): number {
+    return this.aligning === undefined ? 0 : now - this.alignmentStartedAt;
+  }
+
   /** The snapshot is taken: unblock, and on a loop head start logging the feedback inputs. */
-  release(checkpointId: number, loopHead: boolean): number {
-    const alignmentMs = this.aligning === undefined ? 0 : performance.now() - this.alignmentStartedAt;
+  release(checkpointId: number, loopHead: boolean): void {
     this.aligning = undefined;
     this.expected = undefined;
     if (loopHead) {
@@ -83,7 +87,6 @@ export class BarrierAligner {
       this.log = { checkpointId, records: [], waiting };
     }
     this.blocked.clear();
-    return alignmentMs;
   }
 
   /** A record on a feedback input: logged while its barrier has not come back. */

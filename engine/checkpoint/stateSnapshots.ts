@@ -74,11 +74,14 @@ const BASE_AFTER_CHANGES = 2;
 
 /** Changed keys kept (coalesced: the last value wins) before they are spilled to the changelog. */
 const COALESCE_KEYS = 65536;
+const COALESCE_CHARS = 16 * 1024 * 1024;
 
 export class StateSnapshots {
   private segment: Segment | undefined;
   /** Keys changed since the last spill, with their last value (null: deleted). */
   private changed = new Map<string, string | null>();
+  /** Characters of the values in `changed` (values can be large: the count alone bounds nothing). */
+  private changedChars = 0;
   /** Ranges dropped since the last checkpoint. */
   private dropped: [string, string][] = [];
   private base: FileRef | undefined;
@@ -96,13 +99,18 @@ export class StateSnapshots {
     this.nextSegmentId = firstCheckpointId;
     if (!(store instanceof MemoryKvStore)) {
       store.onFlush = (batch, dropped) => {
-        for (const [key, value] of batch) this.changed.set(key, value);
+        for (const [key, value] of batch) {
+          this.changed.set(key, value);
+          this.changedChars += key.length + (value?.length ?? 0);
+        }
         for (const [gte, lt] of dropped) {
           for (const key of this.changed.keys()) if (key >= gte && key < lt) this.changed.delete(key);
           this.dropped.push([gte, lt]);
         }
         // Many changed keys go to disk as they come, not all at the barrier.
-        if (this.changed.size >= COALESCE_KEYS) this.currentSegment().append(this.takeChanged());
+        if (this.changed.size >= COALESCE_KEYS || this.changedChars >= COALESCE_CHARS) {
+          this.currentSegment().append(this.takeChanged());
+        }
       };
     }
   }
@@ -112,6 +120,7 @@ export class StateSnapshots {
     for (const [key, value] of this.changed)
       lines.push(value === null ? deleteLine(key) : setLine(key, value));
     this.changed = new Map();
+    this.changedChars = 0;
     return lines;
   }
 
@@ -119,6 +128,13 @@ export class StateSnapshots {
    * What changed since the last checkpoint. Drops come last: a dropped container is never
    * written again, so only writes made before the drop (maybe spilled already) fall in it.
    */
+  private forgetChanges(): ChangeLine[] {
+    this.changed = new Map();
+    this.changedChars = 0;
+    this.dropped = [];
+    return [];
+  }
+
   private takeChanges(): ChangeLine[] {
     const lines = this.takeChanged();
     for (const [gte, lt] of this.dropped) lines.push(dropLine(gte, lt));
@@ -141,12 +157,13 @@ export class StateSnapshots {
    */
   snapshot(checkpointId: number, size: { entries: number; bytes: number }): PendingStateSnapshot {
     this.store.flushNow?.();
-    const lines = this.takeChanges();
     const changesBytes = this.changes.reduce((n, ref) => n + ref.bytes, 0);
     const needBase =
       this.store instanceof MemoryKvStore ||
       this.base === undefined ||
       changesBytes > BASE_AFTER_CHANGES * this.base.bytes;
+    // A new base holds every change: the changelog since the last one is not needed.
+    const lines = needBase ? this.forgetChanges() : this.takeChanges();
     const segment = needBase ? this.segment : this.currentSegment();
     this.segment = undefined;
     this.nextSegmentId = checkpointId + 1;

@@ -35,6 +35,8 @@ export class GeneratorSourceLogic extends BaseLogic {
   private readonly seed: number;
   private readonly perSlice: number;
   private readonly intervalMs: number;
+  /** 1000 / the subtask's rate: how far each record moves the next due time. */
+  private readonly msPerRecord: number;
   private nextDue = 0;
   private readonly random = seededRandom();
   private readonly ctx: object;
@@ -54,6 +56,7 @@ export class GeneratorSourceLogic extends BaseLogic {
     this.perSlice =
       rate === undefined ? Number.POSITIVE_INFINITY : Math.max(1, Math.floor(rate / RATE_STEPS_PER_SECOND));
     this.intervalMs = rate === undefined ? 0 : (1000 * this.perSlice) / rate;
+    this.msPerRecord = rate === undefined ? 0 : 1000 / rate;
     this.ctx = userContext(env, { random: () => this.random.next() });
     const id = env.operator.id;
     this.source = { operatorId: id, describe: (i) => `generator "${id}" record ${i}` };
@@ -81,7 +84,9 @@ export class GeneratorSourceLogic extends BaseLogic {
       const wait = this.nextDue - performance.now();
       if (wait > 0)
         return new Promise((resolve) => setTimeout(resolve, wait)).then(() => this.produce(limit));
-      this.nextDue = Math.max(this.nextDue, performance.now() - this.intervalMs) + this.intervalMs;
+      // Due again after the time the records of this slice take at the rate (a slice may be
+      // cut short by the scheduler's budget, so count what it made, not what it could have).
+      this.nextDue = Math.max(this.nextDue, performance.now() - this.intervalMs);
     }
     const emitter = this.env.emitter;
     const lineage = emitter.lineage;
@@ -101,6 +106,7 @@ export class GeneratorSourceLogic extends BaseLogic {
       ) {
         return Promise.resolve(record).then((value) => {
           if (value !== undefined && value !== null) emitter.emit(value);
+          this.nextDue += (emitted + 1) * this.msPerRecord;
           return emitted + 1;
         });
       }
@@ -108,6 +114,7 @@ export class GeneratorSourceLogic extends BaseLogic {
       emitted++;
       if (emitter.blocked) break;
     }
+    this.nextDue += emitted * this.msPerRecord;
     return emitted;
   }
 }

@@ -284,6 +284,7 @@ export class Subtask implements SubtaskEnvironment {
     const participation = this.checkpointing;
     if (participation === undefined) return undefined;
     const started = performance.now();
+    const alignmentMs = this.aligner.alignmentMs(started);
     let operatorPart: ReturnType<OperatorLogic['snapshot']>;
     try {
       operatorPart = this.logic.snapshot(checkpointId);
@@ -293,7 +294,7 @@ export class Subtask implements SubtaskEnvironment {
     const size = this.state?.stateSize() ?? { entries: 0, bytes: 0 };
     const statePart = participation.state?.snapshot(checkpointId, size);
     const loopHead = this.operator.loopHead && this.phase !== 'finished';
-    const alignmentMs = this.aligner.release(checkpointId, loopHead);
+    this.aligner.release(checkpointId, loopHead);
     let feedback: Promise<FeedbackLog> | undefined;
     const log = this.aligner.log;
     if (log !== undefined) {
@@ -308,9 +309,15 @@ export class Subtask implements SubtaskEnvironment {
     if (this.phase !== 'finished') {
       for (const channel of this.emitter.allChannels) channel.push(new Barrier(checkpointId));
     }
-    const syncMs = performance.now() - started;
+    // The synchronous part ends when this subtask may take records again (after LevelDB has
+    // written what a new base must hold).
+    const syncEnded =
+      statePart === undefined
+        ? Promise.resolve(performance.now())
+        : statePart.taken.then(() => performance.now());
     const ack = (async (): Promise<SubtaskAck> => {
-      const asyncStarted = performance.now();
+      const asyncStarted = await syncEnded;
+      const syncMs = asyncStarted - started;
       const [state, sinkPart, logged] = await Promise.all([
         statePart?.written,
         operatorPart.sinkPart,
