@@ -33,6 +33,12 @@ export interface PendingStateSnapshot {
   readonly written: Promise<StateSnapshotResult>;
 }
 
+/** A batch as the store flushed it: its writes, then the ranges it dropped. */
+interface FlushedBatch {
+  readonly batch: ReadonlyMap<string, string | null>;
+  readonly dropped: readonly (readonly [string, string])[];
+}
+
 /** One changelog file: writes are chained so lines land in the order they were made. */
 class Segment {
   private chain: Promise<unknown>;
@@ -43,12 +49,20 @@ class Segment {
     this.chain = this.writer;
   }
 
-  append(lines: readonly ChangeLine[]): Promise<unknown> {
+  /**
+   * Writes flushed batches in order. Their lines are made here, off the subtask's path: a
+   * flushed batch never changes again. Later lines win on restore, so nothing is coalesced.
+   */
+  append(batches: readonly FlushedBatch[]): Promise<unknown> {
     this.chain = this.chain.then(async () => {
       const writer = await this.writer;
-      for (const line of lines) {
-        const wait = writer.writeLine(line);
-        if (wait !== undefined) await wait;
+      for (const { batch, dropped } of batches) {
+        for (const [key, value] of batch) {
+          const wait = writer.writeLine(value === null ? deleteLine(key) : setLine(key, value));
+          if (wait !== undefined) await wait;
+        }
+        // A batch's drops apply after its writes, as in LevelDB.
+        for (const [gte, lt] of dropped) writer.writeLine(dropLine(gte, lt));
       }
     });
     return this.chain;
@@ -72,18 +86,14 @@ class Segment {
  */
 const BASE_AFTER_CHANGES = 2;
 
-/** Changed keys kept (coalesced: the last value wins) before they are spilled to the changelog. */
-const COALESCE_KEYS = 65536;
-const COALESCE_CHARS = 16 * 1024 * 1024;
+/** Flushed entries kept (by reference) before they are written to the changelog. */
+const SPILL_ENTRIES = 65536;
 
 export class StateSnapshots {
   private segment: Segment | undefined;
-  /** Keys changed since the last spill, with their last value (null: deleted). */
-  private changed = new Map<string, string | null>();
-  /** Characters of the values in `changed` (values can be large: the count alone bounds nothing). */
-  private changedChars = 0;
-  /** Ranges dropped since the last checkpoint. */
-  private dropped: [string, string][] = [];
+  /** Batches flushed since the last spill, in order. */
+  private batches: FlushedBatch[] = [];
+  private batchedEntries = 0;
   private base: FileRef | undefined;
   private changes: FileRef[] = [];
   private nextSegmentId: number;
@@ -99,47 +109,19 @@ export class StateSnapshots {
     this.nextSegmentId = firstCheckpointId;
     if (!(store instanceof MemoryKvStore)) {
       store.onFlush = (batch, dropped) => {
-        for (const [key, value] of batch) {
-          this.changed.set(key, value);
-          this.changedChars += key.length + (value?.length ?? 0);
-        }
-        for (const [gte, lt] of dropped) {
-          for (const key of this.changed.keys()) if (key >= gte && key < lt) this.changed.delete(key);
-          this.dropped.push([gte, lt]);
-        }
-        // Many changed keys go to disk as they come, not all at the barrier.
-        if (this.changed.size >= COALESCE_KEYS || this.changedChars >= COALESCE_CHARS) {
-          this.currentSegment().append(this.takeChanged());
-        }
+        this.batches.push({ batch, dropped });
+        this.batchedEntries += batch.size + dropped.length;
+        // Many changes go to disk as they come, not all at the barrier.
+        if (this.batchedEntries >= SPILL_ENTRIES) this.currentSegment().append(this.takeBatches());
       };
     }
   }
 
-  private takeChanged(): ChangeLine[] {
-    const lines: ChangeLine[] = [];
-    for (const [key, value] of this.changed)
-      lines.push(value === null ? deleteLine(key) : setLine(key, value));
-    this.changed = new Map();
-    this.changedChars = 0;
-    return lines;
-  }
-
-  /**
-   * What changed since the last checkpoint. Drops come last: a dropped container is never
-   * written again, so only writes made before the drop (maybe spilled already) fall in it.
-   */
-  private forgetChanges(): ChangeLine[] {
-    this.changed = new Map();
-    this.changedChars = 0;
-    this.dropped = [];
-    return [];
-  }
-
-  private takeChanges(): ChangeLine[] {
-    const lines = this.takeChanged();
-    for (const [gte, lt] of this.dropped) lines.push(dropLine(gte, lt));
-    this.dropped = [];
-    return lines;
+  private takeBatches(): FlushedBatch[] {
+    const batches = this.batches;
+    this.batches = [];
+    this.batchedEntries = 0;
+    return batches;
   }
 
   private currentSegment(): Segment {
@@ -162,8 +144,8 @@ export class StateSnapshots {
       this.store instanceof MemoryKvStore ||
       this.base === undefined ||
       changesBytes > BASE_AFTER_CHANGES * this.base.bytes;
-    // A new base holds every change: the changelog since the last one is not needed.
-    const lines = needBase ? this.forgetChanges() : this.takeChanges();
+    // With a new base the batches are simply dropped: it holds every change they made.
+    const batches = this.takeBatches();
     const segment = needBase ? this.segment : this.currentSegment();
     this.segment = undefined;
     this.nextSegmentId = checkpointId + 1;
@@ -176,7 +158,7 @@ export class StateSnapshots {
       return { taken: entries.then(() => {}), written };
     }
     const written = (async () => {
-      segment!.append(lines);
+      segment!.append(batches);
       const ref = await segment!.close();
       this.changes = [...this.changes, ref];
       return { handle: this.handle(size), persistedBytes: ref.bytes };
