@@ -35,6 +35,7 @@ import {
   examplesDir,
   type JobDocument,
   makeTempDir,
+  type OwnerEvent,
   readJob,
   removeTempDirs,
   writeJob,
@@ -103,15 +104,6 @@ function writeAggInput(file: string): void {
     lines.push(JSON.stringify({ seq, k: `k${(seq * 7919) % AGG_KEYS}`, v: (seq * 31) % 1000 }));
   }
   writeFileSync(file, `${lines.join('\n')}\n`);
-}
-
-interface OwnerEvent {
-  seq: number;
-  type: 'add' | 'move';
-  owner: string;
-  item: string;
-  from?: string;
-  to?: string;
 }
 
 const OWNER_EVENTS = 40_000;

@@ -142,3 +142,13 @@ export async function pathExists(file: string): Promise<boolean> {
     return false;
   }
 }
+
+/** An input event of the owner-has-items example (and of the bigger inputs tests generate like it). */
+export interface OwnerEvent {
+  seq: number;
+  type: 'add' | 'move';
+  owner: string;
+  item: string;
+  from?: string;
+  to?: string;
+}

@@ -9,6 +9,7 @@ import {
   describeRun,
   examplesDir,
   type JobDocument,
+  type OwnerEvent,
   pathExists,
   readJob,
   readJsonl,
@@ -141,15 +142,6 @@ describe('word-count', () => {
 
 // ----------------------------------------------------------------------------- owner-has-items
 
-interface OwnerInput {
-  seq: number;
-  type: 'add' | 'move';
-  owner: string;
-  item: string;
-  from?: string;
-  to?: string;
-}
-
 interface OwnershipChange {
   event: 'owned' | 'released' | 'waiting';
   owner: string;
@@ -160,12 +152,12 @@ interface OwnershipChange {
   to?: string;
 }
 
-async function ownerInput(): Promise<OwnerInput[]> {
-  return readJsonl<OwnerInput>(path.join(examplesDir, 'owner-has-items', 'events.jsonl'));
+async function ownerInput(): Promise<OwnerEvent[]> {
+  return readJsonl<OwnerEvent>(path.join(examplesDir, 'owner-has-items', 'events.jsonl'));
 }
 
 /** The obvious program: one map, the events in file order. */
-function simulateOwnership(events: readonly OwnerInput[]): Map<string, string> {
+function simulateOwnership(events: readonly OwnerEvent[]): Map<string, string> {
   const ownerOf = new Map<string, string>();
   for (const e of events) {
     if (e.type === 'add') {
@@ -181,7 +173,7 @@ function simulateOwnership(events: readonly OwnerInput[]): Map<string, string> {
 }
 
 /** The owned/released records the input calls for, one per add and two per move (without `subtask`). */
-function expectedChanges(events: readonly OwnerInput[]): unknown[] {
+function expectedChanges(events: readonly OwnerEvent[]): unknown[] {
   return events.flatMap((e): unknown[] =>
     e.type === 'add'
       ? [{ event: 'owned', owner: e.owner, item: e.item, seq: e.seq }]
