@@ -76,4 +76,4 @@ export class ProgressDisplay {
   }
 }
 
-export { bytes as formatBytes, count as formatCount };
+export { count as formatCount };

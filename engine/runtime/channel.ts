@@ -55,8 +55,4 @@ export class Channel {
     }
     return item;
   }
-
-  peek(): ChannelItem | undefined {
-    return this.items[this.head];
-  }
 }

@@ -56,10 +56,6 @@ export class Emitter {
     this.outRoutes = this.routes.get('out');
   }
 
-  hasPort(port: string): boolean {
-    return this.routes.has(port);
-  }
-
   emit(value: unknown, port?: string): void {
     const routes = port === undefined || port === 'out' ? this.outRoutes : this.routes.get(port);
     if (routes === undefined) {

@@ -76,14 +76,6 @@ export class Scheduler {
     }
   }
 
-  /** Exposed for stepping: one slice of the subtask that would run next, or false when none can. */
-  async step(budget = SLICE_RECORDS): Promise<boolean> {
-    const next = this.nextRunnable();
-    if (next === undefined) return this.advanceLoops();
-    await next.runSlice(budget);
-    return true;
-  }
-
   private nextRunnable(): Subtask | undefined {
     for (const subtask of this.order) if (subtask.runnable()) return subtask;
     return undefined;
