@@ -1,0 +1,118 @@
+// The one message protocol between the designer and the engine host, whatever carries it
+// (a MessagePort inside Electron, a WebSocket in the browser form). Types only, no Node API:
+// the renderer imports this file. Every request gets exactly one response with the same id;
+// events flow from host to client without an id.
+
+/** A job template the start screen offers (one folder of `assets/examples`). */
+export interface TemplateInfo {
+  /** Folder name, also the id used to open it. */
+  readonly name: string;
+  /** The job's `name`. */
+  readonly title: string;
+  readonly description: string;
+  /** Absolute path of the template's job file. */
+  readonly path: string;
+}
+
+export interface DirEntry {
+  readonly name: string;
+  readonly path: string;
+  readonly kind: 'dir' | 'file';
+}
+
+export interface HostInfo {
+  readonly version: string;
+  /** Which transport the host serves; shown in About, never branched on by the renderer's logic. */
+  readonly transport: 'websocket' | 'messageport';
+  /** Directory the open/save dialogs start in when no file is open. */
+  readonly homeDir: string;
+  /** Path separator of the host's file system. */
+  readonly sep: '/' | '\\';
+  /** A file given on the command line (`npm start -- FILE`, `npm run web -- FILE`). */
+  readonly initialFile?: string;
+}
+
+export interface OpenedFile {
+  readonly path: string;
+  readonly text: string;
+}
+
+/** Method name -> [params, result]. Adding a method here is how the host's API grows. */
+export interface HostMethods {
+  'host.info': [Record<string, never>, HostInfo];
+  'templates.list': [Record<string, never>, TemplateInfo[]];
+  /** Reads any text file (a job file, a template). Fails with a message naming the path. */
+  'file.read': [{ path: string }, OpenedFile];
+  /** Writes atomically (temp file + rename), so a failed save never leaves half a file. */
+  'file.write': [{ path: string; text: string }, { path: string }];
+  'file.list': [{ dir: string }, { dir: string; parent?: string; entries: DirEntry[] }];
+  'recent.list': [Record<string, never>, string[]];
+  /** Moves a path to the front of the recent list (kept to ten); returns the new list. */
+  'recent.add': [{ path: string }, string[]];
+}
+
+export type HostMethod = keyof HostMethods;
+export type ParamsOf<M extends HostMethod> = HostMethods[M][0];
+export type ResultOf<M extends HostMethod> = HostMethods[M][1];
+
+/** Host -> client notifications. */
+export interface HostEvents {
+  /** The host was asked (by a menu, a second `npm start -- FILE`) to open a file. */
+  'file.openRequested': { path: string };
+}
+
+export type HostEvent = keyof HostEvents;
+
+export interface RequestMessage<M extends HostMethod = HostMethod> {
+  readonly type: 'request';
+  readonly id: number;
+  readonly method: M;
+  readonly params: ParamsOf<M>;
+}
+
+export interface ResponseMessage {
+  readonly type: 'response';
+  readonly id: number;
+  readonly result?: unknown;
+  readonly error?: { readonly message: string };
+}
+
+export interface EventMessage<E extends HostEvent = HostEvent> {
+  readonly type: 'event';
+  readonly event: E;
+  readonly data: HostEvents[E];
+}
+
+export type ClientMessage = RequestMessage;
+export type HostMessage = ResponseMessage | EventMessage;
+
+/** What any transport gives the client: send a message, receive messages. */
+export interface MessageChannelLike<In, Out> {
+  send(message: Out): void;
+  onMessage(listener: (message: In) => void): () => void;
+  onClose(listener: (reason: string) => void): () => void;
+}
+
+export const HOST_METHODS: readonly HostMethod[] = [
+  'host.info',
+  'templates.list',
+  'file.read',
+  'file.write',
+  'file.list',
+  'recent.list',
+  'recent.add',
+];
+
+/** Checks the envelope of a message from an untrusted peer before the host acts on it. */
+export function isRequestMessage(value: unknown): value is RequestMessage {
+  if (typeof value !== 'object' || value === null) return false;
+  const m = value as Record<string, unknown>;
+  return (
+    m.type === 'request' &&
+    Number.isSafeInteger(m.id) &&
+    typeof m.method === 'string' &&
+    (HOST_METHODS as readonly string[]).includes(m.method) &&
+    typeof m.params === 'object' &&
+    m.params !== null
+  );
+}
