@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['engine/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['engine/**/*.test.ts', 'test/**/*.test.ts', 'renderer/**/*.test.{ts,tsx}', 'e2e/**/*.test.ts'],
     // SES lockdown() freezes the intrinsics of the process that runs it, so every test file gets its own.
     pool: 'forks',
     isolate: true,
