@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { loopRoute, needsLoop, roundedPolyline } from './loopPath';
+
+function points(path: string): number[][] {
+  const numbers = path.match(/-?\d+(\.\d+)?/g)!.map(Number);
+  const out: number[][] = [];
+  for (let k = 0; k < numbers.length; k += 2) out.push([numbers[k]!, numbers[k + 1]!]);
+  return out;
+}
+
+describe('loop routes', () => {
+  it('loops when the target is at or left of the source, not when it is well to the right', () => {
+    expect(needsLoop(200, 20)).toBe(true);
+    expect(needsLoop(200, 200)).toBe(true);
+    expect(needsLoop(200, 400)).toBe(false);
+  });
+
+  it('goes from the source handle, under both nodes, into the target handle', () => {
+    // A self-loop: a node from x 20 to 200 and y 100 to 164, ports at y 140 and 130.
+    const route = loopRoute({ sourceX: 200, sourceY: 140, targetX: 20, targetY: 130, bottom: 164 });
+    const ps = points(route.path);
+    expect(ps[0]).toEqual([200, 140]);
+    expect(ps.at(-1)).toEqual([20, 130]);
+    const lowest = Math.max(...ps.map((p) => p[1]!));
+    expect(lowest).toBeGreaterThan(164);
+    expect(route.labelY).toBe(lowest);
+    expect(route.labelX).toBe(110);
+    // Never inside the node box horizontally while below its top.
+    for (const [x, y] of ps) if (y! > 100 && y! < 164) expect(x! <= 20 || x! >= 200).toBe(true);
+  });
+
+  it('rounds corners without overshooting short segments', () => {
+    expect(roundedPolyline([[0, 0]], 10)).toBe('M 0 0');
+    expect(
+      roundedPolyline(
+        [
+          [0, 0],
+          [10, 0],
+          [10, 4],
+        ],
+        10,
+      ),
+    ).toBe('M 0 0 L 8 0 Q 10 0 10 2 L 10 4');
+    expect(roundedPolyline([], 10)).toBe('');
+  });
+});
