@@ -1,0 +1,108 @@
+// The engine as a service to the designer: one row per protocol method, each with the check of
+// its params, because they come from a peer the host does not trust. Run and debug are further
+// rows later; the transports and the connection code do not change for them.
+import os from 'node:os';
+import { sep } from 'node:path';
+import { listFolder, readTextFile, writeTextFileAtomic } from './hostFiles.js';
+import type {
+  EventMessage,
+  HostEvent,
+  HostEvents,
+  HostInfo,
+  HostMethod,
+  ParamsOf,
+  ResultOf,
+} from './protocol.js';
+import { RecentFiles } from './recentFiles.js';
+import { listTemplates } from './templates.js';
+
+export interface MethodSpec<M extends HostMethod> {
+  /** Checks the untrusted params and returns them typed; throws saying which one is wrong. */
+  params(raw: Readonly<Record<string, unknown>>): ParamsOf<M>;
+  run(params: ParamsOf<M>): Promise<ResultOf<M>>;
+}
+
+/** Mapped over HostMethods, so a method added to the protocol does not compile until it has a row here. */
+export type MethodTable = { readonly [M in HostMethod]: MethodSpec<M> };
+
+export type HostEventListener = (message: EventMessage) => void;
+
+export interface HostService {
+  readonly methods: MethodTable;
+  /** Sends an event to every connected client. */
+  emit<E extends HostEvent>(event: E, data: HostEvents[E]): void;
+  subscribe(listener: HostEventListener): () => void;
+}
+
+export interface HostServiceOptions {
+  readonly transport: HostInfo['transport'];
+  readonly version: string;
+  /** Where the recent list lives (see dataDir.ts). */
+  readonly dataDir: string;
+  /** assets/examples: one template per folder. */
+  readonly examplesDir: string;
+  /** A file named on the command line; absolute. */
+  readonly initialFile?: string;
+  /** Told after every change of the recent list, e.g. so the desktop shell can rebuild Open Recent. */
+  readonly onRecentChanged?: (list: readonly string[]) => void;
+}
+
+function noParams(): Record<string, never> {
+  return {};
+}
+
+function stringParams<K extends string>(method: HostMethod, ...keys: K[]) {
+  return (raw: Readonly<Record<string, unknown>>): Record<K, string> => {
+    const params = {} as Record<K, string>;
+    for (const key of keys) {
+      const value = raw[key];
+      if (typeof value !== 'string') throw new Error(`${method}: params.${key} must be a string`);
+      params[key] = value;
+    }
+    return params;
+  };
+}
+
+export function createHostService(options: HostServiceOptions): HostService {
+  const recent = new RecentFiles(options.dataDir);
+  const listeners = new Set<HostEventListener>();
+  const info: HostInfo = {
+    version: options.version,
+    transport: options.transport,
+    homeDir: os.homedir(),
+    sep: sep === '\\' ? '\\' : '/',
+    ...(options.initialFile === undefined ? {} : { initialFile: options.initialFile }),
+  };
+
+  const methods: MethodTable = {
+    'host.info': { params: noParams, run: async () => info },
+    'templates.list': { params: noParams, run: () => listTemplates(options.examplesDir) },
+    'file.read': { params: stringParams('file.read', 'path'), run: ({ path }) => readTextFile(path) },
+    'file.write': {
+      params: stringParams('file.write', 'path', 'text'),
+      run: ({ path, text }) => writeTextFileAtomic(path, text),
+    },
+    'file.list': { params: stringParams('file.list', 'dir'), run: ({ dir }) => listFolder(dir) },
+    'recent.list': { params: noParams, run: () => recent.list() },
+    'recent.add': {
+      params: stringParams('recent.add', 'path'),
+      run: async ({ path }) => {
+        const list = await recent.add(path);
+        options.onRecentChanged?.(list);
+        return list;
+      },
+    },
+  };
+
+  return {
+    methods,
+    emit(event, data) {
+      const message = { type: 'event', event, data } as EventMessage;
+      for (const listener of listeners) listener(message);
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
