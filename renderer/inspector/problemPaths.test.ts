@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Problem, validateJob } from '../../engine/graph/index.js';
-import { inlineMessage, isUnder, otherProblems, problemsAt } from './problemPaths';
+import { elementPath, inlineMessage, isUnder, otherProblems, problemsAt } from './problemPaths';
 
 const problem = (path: string, ids: string[] = [], message = 'm'): Problem => ({
   code: 'x',
@@ -68,5 +68,14 @@ describe('inlineMessage', () => {
     expect(inlineMessage(problem('$', [], 'edge "e1" is hash-partitioned but has no key'))).toBe(
       'edge "e1" is hash-partitioned but has no key',
     );
+  });
+});
+
+describe('elementPath', () => {
+  it('counts elements as the file has them, the malformed ones included', () => {
+    const draft = { operators: [{ id: 'a' }, 'junk', { id: 'b' }, { id: 'b' }], edges: [] };
+    expect(elementPath(draft, 'operators', 'b')).toEqual(['operators', 2]);
+    expect(elementPath(draft, 'operators', 'zz')).toBeUndefined();
+    expect(elementPath({ edges: 3 }, 'edges', 'e1')).toBeUndefined();
   });
 });

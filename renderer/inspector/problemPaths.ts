@@ -1,6 +1,7 @@
 // Which of the validator's problems belong beside which input. Problems carry the JSON path of
 // the offending value, so a form finds its own by path rather than by re-checking any rule.
 import { formatJsonPath, type Problem } from '../../engine/graph/index.js';
+import { isObject, type JobDraft } from '../document/jobDraft';
 
 export type PathSegments = readonly (string | number)[];
 
@@ -32,4 +33,17 @@ export function otherProblems(
 ): Problem[] {
   const prefix = formatJsonPath(segments);
   return problems.filter((p) => !shown.has(p) && (p.ids.includes(id) || isUnder(p.path, prefix)));
+}
+
+/** Where the operator or edge with this id sits in the draft, as the validator's paths count. */
+export function elementPath(
+  draft: JobDraft,
+  list: 'operators' | 'edges',
+  id: string,
+): PathSegments | undefined {
+  const elements = draft[list];
+  if (!Array.isArray(elements)) return undefined;
+  // The validator reports a duplicate id against the first element that has it; so does this.
+  const index = elements.findIndex((element) => isObject(element) && element.id === id);
+  return index === -1 ? undefined : [list, index];
 }

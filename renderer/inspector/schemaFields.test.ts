@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { OPERATOR_KINDS, operatorSchema, paramsSchemas, settingsSchema } from '../../engine/graph/index.js';
+import {
+  edgeSchema,
+  OPERATOR_KINDS,
+  operatorSchema,
+  paramsSchemas,
+  settingsSchema,
+} from '../../engine/graph/index.js';
 import {
   describeField,
   describeFields,
@@ -208,5 +214,23 @@ describe('parseFieldText and formatFieldValue', () => {
       const parsed = parseFieldText(field, formatFieldValue(field, value as never));
       expect(parsed.ok && sameJson(parsed.value, value as never)).toBe(true);
     }
+  });
+});
+
+describe('describeFields on the edge schema', () => {
+  it('gives the partitions, the key and the feedback flag with their descriptions', () => {
+    const fields = describeFields(edgeSchema);
+    expect(byName(fields, 'partition')).toMatchObject({
+      type: 'enum',
+      required: true,
+      options: ['forward', 'rebalance', 'hash', 'broadcast'],
+    });
+    expect(byName(fields, 'key').description).toMatch(/key of a hash edge/);
+    expect(byName(fields, 'feedback')).toMatchObject({
+      type: 'boolean',
+      required: false,
+      defaultValue: false,
+    });
+    expect(byName(fields, 'fromPort')).toMatchObject({ type: 'string', defaultValue: 'out' });
   });
 });

@@ -1,0 +1,49 @@
+// A true/false value of the draft: the label sits beside the box, as people expect of a checkbox.
+import { useId } from 'react';
+import { describedBy } from './FieldRow';
+
+export interface CheckboxFieldProps {
+  readonly label: string;
+  readonly checked: boolean;
+  readonly onChange: (checked: boolean) => void;
+  readonly jsonKey?: string;
+  readonly help?: string;
+  readonly problems?: readonly string[];
+}
+
+export function CheckboxField({
+  label,
+  checked,
+  onChange,
+  jsonKey,
+  help,
+  problems = [],
+}: CheckboxFieldProps) {
+  const id = useId();
+  return (
+    <div className="field field-check">
+      <div className="field-head">
+        <input
+          id={id}
+          type="checkbox"
+          checked={checked}
+          aria-describedby={describedBy(id)}
+          aria-invalid={problems.length > 0}
+          onChange={(e) => onChange(e.target.checked)}
+        />
+        <label className="field-label" htmlFor={id}>
+          {label}
+        </label>
+        {jsonKey !== undefined && <code className="field-key">{jsonKey}</code>}
+      </div>
+      <div id={describedBy(id)} className="field-notes">
+        {problems.map((message) => (
+          <p key={message} className="field-problem">
+            {message}
+          </p>
+        ))}
+        {help !== undefined && <p className="field-help">{help}</p>}
+      </div>
+    </div>
+  );
+}

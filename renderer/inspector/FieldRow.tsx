@@ -1,0 +1,72 @@
+// The frame every inspector input sits in: its label, whether it may be left out, then what is
+// wrong with it (a local refusal, the validator's problems) and its help text, all tied to the
+// input by aria-describedby so that a screen reader reads them with it.
+import type { ReactNode } from 'react';
+
+export interface FieldRowProps {
+  /** The input's id; `${id}-desc` names the descriptions. */
+  readonly id: string;
+  readonly label: string;
+  /** Shown as "required" or "optional"; absent for fields where neither applies. */
+  readonly required?: boolean;
+  /** The key in the job file, shown beside the label for people who also read the file. */
+  readonly jsonKey?: string;
+  readonly help?: string;
+  /** Why the text typed was not taken (the draft keeps its old value). */
+  readonly error?: string;
+  /** The validator's problems with the value as it is. */
+  readonly problems?: readonly string[];
+  /** A field whose label is not a <label> (the code editor labels itself). */
+  readonly labelFor?: false;
+  readonly children: ReactNode;
+}
+
+export function describedBy(id: string): string {
+  return `${id}-desc`;
+}
+
+export function FieldRow({
+  id,
+  label,
+  required,
+  jsonKey,
+  help,
+  error,
+  problems = [],
+  labelFor,
+  children,
+}: FieldRowProps) {
+  return (
+    <div className="field">
+      <div className="field-head">
+        {labelFor === false ? (
+          <span className="field-label">{label}</span>
+        ) : (
+          <label className="field-label" htmlFor={id}>
+            {label}
+          </label>
+        )}
+        {required !== undefined && (
+          <span className={required ? 'field-required' : 'field-optional'}>
+            {required ? 'required' : 'optional'}
+          </span>
+        )}
+        {jsonKey !== undefined && <code className="field-key">{jsonKey}</code>}
+      </div>
+      {children}
+      <div id={describedBy(id)} className="field-notes">
+        {error !== undefined && (
+          <p className="field-error" role="alert">
+            {error}
+          </p>
+        )}
+        {problems.map((message) => (
+          <p key={message} className="field-problem">
+            {message}
+          </p>
+        ))}
+        {help !== undefined && <p className="field-help">{help}</p>}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,211 @@
+// The inspector of one operator: its id, kind and parallelism, then its parameters as the
+// kind's zod schema describes them, then its ports. Every value is written to the store as it
+// is edited; the engine's validator says, beside each input, what is wrong with it.
+
+import { type RefObject, useEffect, useId } from 'react';
+import {
+  ID_PATTERN,
+  KINDS,
+  type OperatorKind,
+  operatorSchema,
+  type Problem,
+  paramsSchemas,
+} from '../../engine/graph/index.js';
+import { findOperator } from '../document/draftEdits';
+import { isObject, type JsonObject, operatorIds, operatorKind } from '../document/jobDraft';
+import { useDesigner, useDesignerStore } from '../store/designerContext';
+import { problemsOf } from '../store/selectors';
+import { CodeField } from './CodeField';
+import { PortList } from './PortList';
+import { ProblemNotes } from './ProblemNotes';
+import { elementPath, inlineMessage, otherProblems, problemsAt } from './problemPaths';
+import { SchemaField } from './SchemaField';
+import {
+  describeField,
+  describeFields,
+  type FieldDescriptor,
+  formatFieldValue,
+  parseFieldText,
+} from './schemaFields';
+import { TextField } from './TextField';
+
+const parallelismField = describeField('parallelism', operatorSchema.options[0].shape.parallelism);
+
+const fieldsByKind = new Map<OperatorKind, FieldDescriptor[]>();
+function paramFields(kind: OperatorKind): FieldDescriptor[] {
+  let fields = fieldsByKind.get(kind);
+  if (fields === undefined) {
+    fields = describeFields(paramsSchemas[kind]);
+    fieldsByKind.set(kind, fields);
+  }
+  return fields;
+}
+
+export interface OperatorFormProps {
+  readonly id: string;
+  /**
+   * Set to the new id by a rename committed with Enter: the form remounts under that id and
+   * its Id input takes the keyboard focus back, where the user left it.
+   */
+  readonly renamedTo: RefObject<string | undefined>;
+}
+
+export function OperatorForm({ id, renamedTo }: OperatorFormProps) {
+  const store = useDesignerStore();
+  const draft = useDesigner((s) => s.draft);
+  const problems = useDesigner(problemsOf);
+  const paramsHeading = useId();
+  const focusId = renamedTo.current === id;
+  useEffect(() => {
+    if (renamedTo.current === id) renamedTo.current = undefined;
+  }, [id, renamedTo]);
+  const op = draft === undefined ? undefined : findOperator(draft, id);
+  const path = draft === undefined ? undefined : elementPath(draft, 'operators', id);
+  if (draft === undefined || op === undefined || path === undefined) return null;
+
+  const kind = operatorKind(op);
+  const params: JsonObject = isObject(op.params) ? op.params : {};
+  const shown = new Set<Problem>();
+  const inline = (...rest: (string | number)[]): string[] => {
+    const found = problemsAt(problems, [...path, ...rest]);
+    for (const p of found) shown.add(p);
+    return found.map(inlineMessage);
+  };
+  const idProblems = inline('id');
+  const kindProblems = inline('kind');
+  const parallelismProblems = inline('parallelism');
+  const fields = kind === undefined ? [] : paramFields(kind);
+  const fieldProblems = new Map(fields.map((field) => [field.name, inline('params', field.name)]));
+  const rest = otherProblems(problems, id, path, shown);
+
+  const parseId = (text: string) => {
+    const next = text.trim();
+    if (next === id) return { ok: true as const, value: next };
+    if (!ID_PATTERN.test(next))
+      return {
+        ok: false as const,
+        message: `An id is 1 to 64 letters, digits, "_" or "-". The id stays "${id}".`,
+      };
+    if (operatorIds(draft).has(next))
+      return {
+        ok: false as const,
+        message: `"${next}" is the id of another operator. The id stays "${id}".`,
+      };
+    return { ok: true as const, value: next };
+  };
+
+  const parseParallelism = (text: string) => {
+    const parsed = parseFieldText(parallelismField, text);
+    if (parsed.ok && parsed.value === undefined)
+      return { ok: false as const, message: 'Parallelism needs a whole number, 1 or more.' };
+    return parsed;
+  };
+
+  const setParam = (name: string, value: unknown) =>
+    store
+      .getState()
+      .updateOperator(
+        id,
+        { params: { [name]: value as JsonObject[string] | undefined } },
+        `${id}.params.${name}`,
+      );
+
+  const info = kind === undefined ? undefined : KINDS[kind];
+
+  return (
+    <>
+      <header className="inspector-header">
+        <h2>
+          <span className="inspector-what">Operator</span> {id}
+        </h2>
+        {info !== undefined && <span className={`role-badge role-${info.role}`}>{info.role}</span>}
+      </header>
+
+      <section className="inspector-section" aria-label="Operator">
+        <TextField
+          label="Id"
+          value={id}
+          format={(v) => String(v ?? '')}
+          parse={parseId}
+          commitOn="enter"
+          onCommit={(value, how) => {
+            if (how === 'enter') renamedTo.current = String(value);
+            store.getState().updateOperator(id, { id: String(value) });
+          }}
+          autoFocus={focusId}
+          help="Letters, digits, _ and -. Enter renames (edges follow); Escape goes back."
+          problems={idProblems}
+        />
+        <dl className="facts">
+          <div>
+            <dt>Kind</dt>
+            <dd title={info?.title ?? 'unknown kind'}>
+              {info?.title ?? 'Unknown kind'}{' '}
+              <code>{typeof op.kind === 'string' ? op.kind : JSON.stringify(op.kind)}</code>
+            </dd>
+          </div>
+        </dl>
+        {kindProblems.length > 0 && <ProblemNotes messages={kindProblems} />}
+        {info !== undefined && !info.available && (
+          <p className="inspector-note">
+            This kind is part of the job file format but cannot run in this version yet.
+          </p>
+        )}
+        <TextField
+          label="Parallelism"
+          value={op.parallelism}
+          format={(v) => formatFieldValue(parallelismField, v)}
+          parse={parseParallelism}
+          onCommit={(value) =>
+            typeof value === 'number' &&
+            store.getState().updateOperator(id, { parallelism: value }, `${id}.parallelism`)
+          }
+          inputMode="numeric"
+          placeholder={`${formatFieldValue(parallelismField, parallelismField.defaultValue)} (default)`}
+          help="How many subtasks run this operator side by side: 1 up to the job's max parallelism."
+          problems={parallelismProblems}
+        />
+      </section>
+
+      <section className="inspector-section" aria-labelledby={paramsHeading}>
+        <h3 id={paramsHeading}>Parameters</h3>
+        {kind === undefined ? (
+          <p className="inspector-note">
+            The kind is not one this version knows, so its parameters cannot be edited here.
+          </p>
+        ) : (
+          fields.map((field) =>
+            field.type === 'code' ? (
+              <CodeField
+                key={field.name}
+                operatorId={id}
+                kind={kind}
+                value={params[field.name]}
+                required={field.required}
+                help={field.description}
+                problems={fieldProblems.get(field.name)}
+              />
+            ) : (
+              <SchemaField
+                key={field.name}
+                field={field}
+                value={params[field.name]}
+                onChange={(value) => setParam(field.name, value)}
+                problems={fieldProblems.get(field.name)}
+              />
+            ),
+          )
+        )}
+      </section>
+
+      <PortList draft={draft} id={id} />
+
+      {rest.length > 0 && (
+        <section className="inspector-section" aria-label="Other problems">
+          <h3>Other problems</h3>
+          <ProblemNotes messages={rest.map((p) => p.message)} />
+        </section>
+      )}
+    </>
+  );
+}
