@@ -1,0 +1,173 @@
+// The browser form of the designer: the built renderer over HTTP and the engine host over a
+// WebSocket at /host, on 127.0.0.1 only. Any page the user has open can reach 127.0.0.1, so the
+// host answers only a WebSocket that presents this start's random token and comes from this
+// server's own origin; the token is only in the URL printed to the user's terminal.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { CONTENT_SECURITY_POLICY_HEADER } from './contentSecurityPolicy.js';
+import { defaultDataDir } from './dataDir.js';
+import { serveConnection } from './hostConnection.js';
+import { createHostService, type HostService } from './hostService.js';
+import { examplesDir, findPackageRoot, packageVersion, rendererDir } from './packageRoot.js';
+import { contentTypeOf, resolveStaticPath } from './staticFiles.js';
+import { webSocketChannel } from './webSocketTransport.js';
+
+export const HOST_PATH = '/host';
+const LOOPBACK = '127.0.0.1';
+/** A job file with inline code is a few hundred kB; this bounds what one client can make the host buffer. */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+export interface WebServerOptions {
+  /** 0 (the default) takes any free port. */
+  readonly port?: number;
+  /** A file to open at start (HostInfo.initialFile); made absolute against the current directory. */
+  readonly initialFile?: string;
+  /** Where the recent list lives; defaultDataDir() when absent. */
+  readonly dataDir?: string;
+  /** The built renderer (dist/renderer when absent). */
+  readonly rendererDir?: string;
+  /** The templates (assets/examples when absent). */
+  readonly examplesDir?: string;
+}
+
+export interface WebServer {
+  /** The page to open: http://127.0.0.1:PORT/?token=TOKEN */
+  readonly url: string;
+  readonly port: number;
+  readonly token: string;
+  /** The host the WebSocket clients are served by (e.g. to emit events to them). */
+  readonly host: HostService;
+  close(): Promise<void>;
+}
+
+/** Thrown when there is no renderer build to serve. */
+export class RendererNotBuiltError extends Error {}
+
+function sameSecret(given: string | null, token: string): boolean {
+  if (given === null || given.length !== token.length) return false;
+  return timingSafeEqual(Buffer.from(given), Buffer.from(token));
+}
+
+function refuseUpgrade(socket: Duplex, status: number, text: string): void {
+  const body = `${text}\n`;
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
+function sendText(response: ServerResponse, status: number, text: string): void {
+  response.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+  response.end(`${text}\n`);
+}
+
+async function serveStatic(root: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    response.setHeader('Allow', 'GET, HEAD');
+    sendText(response, 405, 'Method not allowed');
+    return;
+  }
+  const urlPath = (request.url ?? '/').split('?')[0] ?? '/';
+  const file = resolveStaticPath(root, urlPath);
+  if (file === undefined) {
+    sendText(response, 404, 'Not found');
+    return;
+  }
+  let body: Buffer;
+  try {
+    if (!(await stat(file)).isFile()) throw new Error('not a file');
+    body = await readFile(file);
+  } catch {
+    sendText(response, 404, 'Not found');
+    return;
+  }
+  response.writeHead(200, {
+    'Content-Type': contentTypeOf(file),
+    'Content-Length': body.length,
+    // The page's URL carries the token: no caching of it and no Referer carrying it anywhere.
+    'Cache-Control': 'no-store',
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': CONTENT_SECURITY_POLICY_HEADER,
+  });
+  response.end(request.method === 'HEAD' ? undefined : body);
+}
+
+export async function startWebServer(options: WebServerOptions = {}): Promise<WebServer> {
+  const root = findPackageRoot();
+  const staticRoot = resolve(options.rendererDir ?? rendererDir(root));
+  if (!existsSync(join(staticRoot, 'index.html'))) {
+    throw new RendererNotBuiltError(
+      `The designer is not built (${join(staticRoot, 'index.html')} is missing): run \`npm run build\` first.`,
+    );
+  }
+  const token = randomBytes(32).toString('hex');
+  const host = createHostService({
+    transport: 'websocket',
+    version: packageVersion(root),
+    dataDir: options.dataDir ?? defaultDataDir(),
+    examplesDir: options.examplesDir ?? examplesDir(root),
+    ...(options.initialFile === undefined ? {} : { initialFile: resolve(options.initialFile) }),
+  });
+
+  const server = createServer((request, response) => {
+    serveStatic(staticRoot, request, response).catch(() => {
+      if (!response.headersSent) sendText(response, 500, 'Internal error');
+      else response.destroy();
+    });
+  });
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  let origin = '';
+
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    let url: URL;
+    try {
+      url = new URL(request.url ?? '/', origin);
+    } catch {
+      return refuseUpgrade(socket, 400, 'Bad request');
+    }
+    if (url.pathname !== HOST_PATH) return refuseUpgrade(socket, 404, 'Not found');
+    if (!sameSecret(url.searchParams.get('token'), token))
+      return refuseUpgrade(socket, 403, 'Wrong or missing token');
+    if (request.headers.origin !== origin) return refuseUpgrade(socket, 403, 'Foreign origin');
+    sockets.handleUpgrade(request, socket, head, (client) => {
+      // A client that vanishes mid-frame must not take the server down; its close event ends the connection.
+      client.on('error', () => client.terminate());
+      serveConnection(webSocketChannel(client), host);
+    });
+  });
+
+  await new Promise<void>((resolveListen, rejectListen) => {
+    server.once('error', rejectListen);
+    server.listen(options.port ?? 0, LOOPBACK, () => {
+      server.off('error', rejectListen);
+      resolveListen();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  origin = `http://${LOOPBACK}:${port}`;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `${origin}/?token=${token}`,
+    port,
+    token,
+    host,
+    close() {
+      closing ??= new Promise<void>((resolveClose) => {
+        for (const client of sockets.clients) client.terminate();
+        sockets.close();
+        server.close(() => resolveClose());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
