@@ -34,7 +34,11 @@ export function CheckboxField({
         <label className="field-label" htmlFor={id}>
           {label}
         </label>
-        {jsonKey !== undefined && <code className="field-key">{jsonKey}</code>}
+        {jsonKey !== undefined && (
+          <code className="field-key" title={jsonKey}>
+            {jsonKey}
+          </code>
+        )}
       </div>
       <div id={describedBy(id)} className="field-notes">
         {problems.map((message) => (

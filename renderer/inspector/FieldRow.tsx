@@ -51,7 +51,11 @@ export function FieldRow({
             {required ? 'required' : 'optional'}
           </span>
         )}
-        {jsonKey !== undefined && <code className="field-key">{jsonKey}</code>}
+        {jsonKey !== undefined && (
+          <code className="field-key" title={jsonKey}>
+            {jsonKey}
+          </code>
+        )}
       </div>
       {children}
       <div id={describedBy(id)} className="field-notes">

@@ -146,11 +146,6 @@ export function OperatorForm({ id, renamedTo }: OperatorFormProps) {
           </div>
         </dl>
         {kindProblems.length > 0 && <ProblemNotes messages={kindProblems} />}
-        {info !== undefined && !info.available && (
-          <p className="inspector-note">
-            This kind is part of the job file format but cannot run in this version yet.
-          </p>
-        )}
         <TextField
           label="Parallelism"
           value={op.parallelism}

@@ -5,7 +5,7 @@ import type { Problem } from '../../engine/graph/index.js';
 import type { JobDraft } from '../document/jobDraft';
 import { useDesigner, useDesignerStore } from '../store/designerContext';
 import { problemsOf } from '../store/selectors';
-import { feedbackCandidates, problemTarget, textPosition } from './problemTargets';
+import { feedbackCandidates, messageWithoutPosition, problemTarget, textPosition } from './problemTargets';
 
 function ProblemRow({ problem, draft }: { problem: Problem; draft: JobDraft | undefined }) {
   const store = useDesignerStore();
@@ -17,7 +17,7 @@ function ProblemRow({ problem, draft }: { problem: Problem; draft: JobDraft | un
       <span className="problem-icon" aria-hidden="true">
         ●
       </span>
-      <span className="problem-message">{problem.message}</span>
+      <span className="problem-message">{messageWithoutPosition(problem)}</span>
       <span className="problem-where">
         {target !== undefined && (
           <span className="problem-subject">

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseJobText, validateJob } from '../../engine/graph/index.js';
 import { makeFeedback, updateEdge } from '../document/draftEdits';
 import type { JobDraft } from '../document/jobDraft';
-import { feedbackCandidates, problemTarget, textPosition } from './problemTargets';
+import { feedbackCandidates, messageWithoutPosition, problemTarget, textPosition } from './problemTargets';
 
 const code = (fn: string) => `function ${fn}(record, ctx) { return record; }`;
 
@@ -68,6 +68,10 @@ describe('textPosition', () => {
   it('says where malformed JSON breaks', () => {
     const [problem] = parseJobText('{\n  "format": 1,\n}').problems;
     expect(textPosition(problem!)).toBe('line 3, column 1');
+    expect(problem!.message).toMatch(/\(line 3, column 1\)$/);
+    expect(messageWithoutPosition(problem!)).toBe(
+      'the file is not valid JSON: a trailing comma before "}" is not allowed in JSON',
+    );
     expect(textPosition({ code: 'x', message: '', path: '$', ids: [] })).toBeUndefined();
   });
 });

@@ -39,3 +39,14 @@ export function textPosition(problem: Problem): string | undefined {
     ? `line ${problem.line}`
     : `line ${problem.line}, column ${problem.column}`;
 }
+
+/**
+ * The message without the position it ends with, when the panel shows that position beside it:
+ * "... found "," (line 3, column 15)" would otherwise say it twice.
+ */
+export function messageWithoutPosition(problem: Problem): string {
+  const position = textPosition(problem);
+  if (position === undefined) return problem.message;
+  const suffix = ` (${position})`;
+  return problem.message.endsWith(suffix) ? problem.message.slice(0, -suffix.length) : problem.message;
+}
