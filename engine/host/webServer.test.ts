@@ -4,7 +4,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -83,17 +83,23 @@ describe('startWebServer', () => {
     expect(server.token).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it('listens on the loopback address only', async () => {
-    // ::1 is loopback too, but another address than the one the server is bound to.
-    const reached = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host: '::1', port: server.port });
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
+  it('listens on 127.0.0.1 only: not on ::1, not on any other address of this machine', async () => {
+    const addresses = Object.values(networkInterfaces())
+      .flat()
+      .map((address) => address?.address ?? '')
+      .filter((address) => address !== '' && address !== '127.0.0.1' && !address.startsWith('fe80'));
+    const others = [...new Set(['::1', ...addresses])];
+    for (const host of others) {
+      const reached = await new Promise<boolean>((resolve) => {
+        const socket = connect({ host, port: server.port });
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once('error', () => resolve(false));
       });
-      socket.once('error', () => resolve(false));
-    });
-    expect(reached).toBe(false);
+      expect(reached, host).toBe(false);
+    }
   });
 
   it('refuses to start without a renderer build, saying how to make one', async () => {
