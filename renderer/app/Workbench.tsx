@@ -1,0 +1,73 @@
+// The editing screen: menu bar and toolbar on top, palette left, canvas centre, inspector
+// right, the tabbed panels below.
+import type { MenuCommand } from '../../engine/host/desktopApi.js';
+import { Canvas } from '../canvas/Canvas';
+import { Inspector } from '../inspector/Inspector';
+import { Palette } from '../palette/Palette';
+import { BottomPanels } from '../panels/BottomPanels';
+import { useDesigner, useHistory } from '../store/designerContext';
+import { documentTitle, isDirty } from '../store/selectors';
+import { MenuBar } from './MenuBar';
+import { RawTextView } from './RawTextView';
+
+export function Workbench({
+  run,
+  isMac,
+  nativeMenu,
+}: {
+  run: (command: MenuCommand) => void;
+  isMac: boolean;
+  nativeMenu: boolean;
+}) {
+  const title = useDesigner(documentTitle);
+  const dirty = useDesigner(isDirty);
+  const hasDraft = useDesigner((s) => s.draft !== undefined);
+  const panelsVisible = useDesigner((s) => s.panelsVisible);
+  const canUndo = useHistory((h) => h.pastStates.length > 0);
+  const canRedo = useHistory((h) => h.futureStates.length > 0);
+
+  const tool = (command: MenuCommand, label: string, disabled = false) => (
+    <button type="button" onClick={() => run(command)} disabled={disabled}>
+      {label}
+    </button>
+  );
+
+  return (
+    <div className={`workbench${panelsVisible ? '' : ' panels-hidden'}`}>
+      <header className="topbar">
+        {!nativeMenu && <MenuBar run={run} isMac={isMac} />}
+        <div className="toolbar" role="toolbar" aria-label="Tools">
+          {tool('file.new', 'New')}
+          {tool('file.open', 'Open')}
+          {tool('file.save', 'Save')}
+          <span className="toolbar-sep" />
+          {tool('edit.undo', 'Undo', !canUndo)}
+          {tool('edit.redo', 'Redo', !canRedo)}
+          <span className="toolbar-sep" />
+          {tool('view.autoLayout', 'Auto layout', !hasDraft)}
+          {tool('view.fit', 'Fit view', !hasDraft)}
+        </div>
+        <div className="doc-title">
+          {title}
+          {dirty && (
+            <span className="dirty-mark" role="status" aria-label="Unsaved changes" title="Unsaved changes">
+              ●
+            </span>
+          )}
+        </div>
+      </header>
+      {hasDraft ? (
+        <>
+          <Palette />
+          <section className="canvas-area" aria-label="Canvas">
+            <Canvas />
+          </section>
+          <Inspector />
+        </>
+      ) : (
+        <RawTextView />
+      )}
+      {panelsVisible && <BottomPanels />}
+    </div>
+  );
+}

@@ -1,0 +1,181 @@
+// New, open, save, save as, import and export: the same steps in Electron (native dialogs) and
+// in the browser form (the app's own file dialog over the host's file listing).
+import type { DesktopApi, FileFilter } from '../../engine/host/desktopApi.js';
+import type { HostInfo } from '../../engine/host/protocol.js';
+import type { DialogService } from '../dialogs/dialogService';
+import { copyFragment } from '../document/clipboard';
+import { operatorIds } from '../document/jobDraft';
+import { parseJobFile, serializeDraft } from '../document/jobFileText';
+import type { HostClient } from '../host/hostClient';
+import type { DesignerStore } from '../store/designerStore';
+import { isDirty, problemsOf } from '../store/selectors';
+
+const JOB_FILTERS: readonly FileFilter[] = [
+  { name: 'Job files', extensions: ['job.json', 'json'] },
+  { name: 'All files', extensions: ['*'] },
+];
+
+function dirOf(path: string): string {
+  const cut = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
+  return cut <= 0 ? path.slice(0, cut + 1) || '/' : path.slice(0, cut);
+}
+
+function withJobSuffix(path: string): string {
+  return /\.json$/i.test(path) ? path : `${path}.job.json`;
+}
+
+export interface FileCommandDeps {
+  readonly store: DesignerStore;
+  readonly host: HostClient;
+  readonly desktop: DesktopApi | undefined;
+  readonly info: HostInfo;
+  readonly dialogs: DialogService;
+  /** Reports a failure to the user (a host error names the file). */
+  readonly report: (title: string, error: unknown) => void;
+}
+
+export function createFileCommands(deps: FileCommandDeps) {
+  const { store, host, desktop, info, dialogs } = deps;
+
+  const startDir = () => {
+    const path = store.getState().filePath;
+    return path === undefined ? info.homeDir : dirOf(path);
+  };
+  const suggestedName = () => {
+    const name = store.getState().draft?.name;
+    return `${typeof name === 'string' && name !== '' ? name.replace(/[^\w.-]+/g, '-') : 'untitled'}.job.json`;
+  };
+  const pickOpen = async (title: string) =>
+    desktop !== undefined
+      ? desktop.showOpenDialog({ title, filters: JOB_FILTERS })
+      : dialogs.pickFile({ mode: 'open', title, startDir: startDir() });
+  const pickSave = async (title: string) => {
+    const path =
+      desktop !== undefined
+        ? await desktop.showSaveDialog({ title, defaultPath: suggestedName(), filters: JOB_FILTERS })
+        : await dialogs.pickFile({ mode: 'save', title, startDir: startDir(), defaultName: suggestedName() });
+    return path === undefined ? undefined : withJobSuffix(path);
+  };
+
+  const write = async (path: string, text: string) => {
+    await host.request('file.write', { path, text });
+  };
+
+  const saveAs = async (): Promise<boolean> => {
+    const path = await pickSave('Save job as');
+    if (path === undefined) return false;
+    try {
+      const text = store.getState().textToSave();
+      await write(path, text);
+      store.getState().markSaved(path, text);
+      await host.request('recent.add', { path });
+      return true;
+    } catch (error) {
+      deps.report('Could not save', error);
+      return false;
+    }
+  };
+
+  const save = async (): Promise<boolean> => {
+    const { filePath } = store.getState();
+    if (filePath === undefined) return saveAs();
+    try {
+      const text = store.getState().textToSave();
+      await write(filePath, text);
+      store.getState().markSaved(filePath, text);
+      return true;
+    } catch (error) {
+      deps.report('Could not save', error);
+      return false;
+    }
+  };
+
+  /** True when the current document may be replaced: saved, discarded, or nothing to lose. */
+  const confirmDiscard = async (): Promise<boolean> => {
+    const state = store.getState();
+    if (!isDirty(state)) return true;
+    const answer = await dialogs.askUnsaved(state.filePath ?? String(state.draft?.name ?? 'untitled'));
+    if (answer === 'cancel') return false;
+    if (answer === 'discard') return true;
+    return save();
+  };
+
+  const openPath = async (path: string): Promise<void> => {
+    try {
+      const file = await host.request('file.read', { path });
+      store.getState().loadText(file.path, file.text);
+      await host.request('recent.add', { path: file.path });
+    } catch (error) {
+      deps.report('Could not open', error);
+    }
+  };
+
+  return {
+    confirmDiscard,
+    save,
+    saveAs,
+    openPath,
+    async newDocument() {
+      if (await confirmDiscard()) store.getState().newDocument();
+    },
+    async open() {
+      if (!(await confirmDiscard())) return;
+      const path = await pickOpen('Open job');
+      if (path !== undefined) await openPath(path);
+    },
+    async openRecent(path: string) {
+      if (await confirmDiscard()) await openPath(path);
+    },
+    /** A template opens as a new, unsaved job so that saving never overwrites the example. */
+    async openTemplate(path: string) {
+      if (!(await confirmDiscard())) return;
+      try {
+        const file = await host.request('file.read', { path });
+        store.getState().loadText(undefined, file.text, { asNew: true });
+      } catch (error) {
+        deps.report('Could not open the template', error);
+      }
+    },
+    /** Adds another job's operators and edges to this one (renamed where ids collide), as one step. */
+    async importJob() {
+      if (store.getState().draft === undefined) return;
+      const path = await pickOpen('Import operators from a job');
+      if (path === undefined) return;
+      try {
+        const file = await host.request('file.read', { path });
+        const parsed = parseJobFile(file.text);
+        if (parsed.kind === 'text') {
+          await dialogs.message('Nothing to import', parsed.problems.map((p) => p.message).join('\n'));
+          return;
+        }
+        const fragment = copyFragment(parsed.draft, operatorIds(parsed.draft));
+        store.getState().paste(JSON.stringify(fragment));
+      } catch (error) {
+        deps.report('Could not import', error);
+      }
+    },
+    /** The job without what only the designer needs, for `pipewright run`. Refused while invalid. */
+    async exportJob() {
+      const { draft } = store.getState();
+      if (draft === undefined) return;
+      const problems = problemsOf(store.getState());
+      if (problems.length > 0) {
+        await dialogs.message(
+          'Cannot export yet',
+          `The job has ${problems.length} problem${problems.length === 1 ? '' : 's'} (see the Problems panel); the engine would refuse it.`,
+        );
+        return;
+      }
+      const path = await pickSave('Export job file');
+      if (path === undefined) return;
+      const { editor: _editor, ...runnable } = draft;
+      try {
+        await write(path, serializeDraft(runnable));
+      } catch (error) {
+        deps.report('Could not export', error);
+      }
+    },
+  };
+}
+
+export type FileCommands = ReturnType<typeof createFileCommands>;
