@@ -1,0 +1,82 @@
+// Starts the browser form in-process (the real engine host over WebSocket, the real renderer
+// build) and drives it in Chromium, as a user would. Each test gets its own data directory and
+// work directory, so recent files and saved jobs never leak between tests.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { startWebServer, type WebServer } from '../engine/host/webServer.js';
+import { CHROMIUM_HINT, findChromium } from './chromiumPath.mjs';
+
+export const ARTIFACTS = join(import.meta.dirname, 'artifacts');
+
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
+];
+
+let browser: Browser | undefined;
+
+export async function launchBrowser(): Promise<Browser> {
+  if (browser !== undefined) return browser;
+  const executablePath = await findChromium();
+  if (executablePath === undefined) throw new Error(CHROMIUM_HINT);
+  browser = await chromium.launch({ executablePath, args: CHROMIUM_FLAGS, headless: true });
+  return browser;
+}
+
+export async function closeBrowser(): Promise<void> {
+  await browser?.close();
+  browser = undefined;
+}
+
+export interface AppSession {
+  readonly page: Page;
+  readonly server: WebServer;
+  /** A scratch directory for files the test saves or opens. */
+  readonly workDir: string;
+  /** Errors the page logged or threw: a test fails on any of them. */
+  readonly pageErrors: string[];
+  screenshot(name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openApp(
+  options: { initialFile?: string; width?: number; height?: number } = {},
+): Promise<AppSession> {
+  const root = mkdtempSync(join(tmpdir(), 'pipewright-e2e-'));
+  const workDir = join(root, 'work');
+  mkdirSync(workDir);
+  const server = await startWebServer({ dataDir: join(root, 'data'), initialFile: options.initialFile });
+  const b = await launchBrowser();
+  const context = await b.newContext({
+    viewport: { width: options.width ?? 1440, height: options.height ?? 900 },
+  });
+  const page = await context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') pageErrors.push(m.text());
+  });
+  await page.goto(server.url);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return {
+    page,
+    server,
+    workDir,
+    pageErrors,
+    async screenshot(name) {
+      await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+    },
+    async close() {
+      await context.close();
+      await server.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
