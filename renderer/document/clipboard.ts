@@ -1,7 +1,18 @@
 // Copy and paste of a selection as a small job fragment: the operators, the edges between
 // them and their positions. Pasting renames what would collide, so a paste never merges into
 // existing operators, and offsets the copy so it does not hide the original.
-import { draftEdges, draftOperators, draftPositions, edgeIds, freshId, type JobDraft, type JsonObject, operatorIds, withPositions, type XY } from './jobDraft';
+import {
+  draftEdges,
+  draftOperators,
+  draftPositions,
+  edgeIds,
+  freshId,
+  type JobDraft,
+  type JsonObject,
+  operatorIds,
+  withPositions,
+  type XY,
+} from './jobDraft';
 
 export const CLIPBOARD_FORMAT = 'pipewright.fragment/1';
 
@@ -30,7 +41,12 @@ export function parseFragment(text: string): Fragment | undefined {
     if (value.format !== CLIPBOARD_FORMAT || !Array.isArray(value.operators) || !Array.isArray(value.edges)) {
       return undefined;
     }
-    return { format: CLIPBOARD_FORMAT, operators: value.operators, edges: value.edges, positions: value.positions ?? {} };
+    return {
+      format: CLIPBOARD_FORMAT,
+      operators: value.operators,
+      edges: value.edges,
+      positions: value.positions ?? {},
+    };
   } catch {
     return undefined;
   }

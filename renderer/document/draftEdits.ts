@@ -46,7 +46,11 @@ export function findEdge(draft: JobDraft, id: string): DraftEdge | undefined {
   return draftEdges(draft).find((e) => e.id === id);
 }
 
-export function addOperator(draft: JobDraft, kind: OperatorKind, position: XY): { draft: JobDraft; id: string } {
+export function addOperator(
+  draft: JobDraft,
+  kind: OperatorKind,
+  position: XY,
+): { draft: JobDraft; id: string } {
   const id = freshId(ID_BASE[kind], operatorIds(draft));
   const op: JsonObject = { id, kind, parallelism: 1, params: defaultParams(kind) };
   const next = withOperators(draft, [...rawOperators(draft), op]);
@@ -116,7 +120,9 @@ export function updateOperator(draft: JobDraft, id: string, patch: OperatorPatch
     const positions = draftPositions(draft);
     const pos = positions[id];
     if (pos !== undefined) {
-      const renamed = Object.fromEntries(Object.entries(positions).map(([k, v]) => [k === id ? newId : k, v]));
+      const renamed = Object.fromEntries(
+        Object.entries(positions).map(([k, v]) => [k === id ? newId : k, v]),
+      );
       next = withPositions(next, renamed);
     }
   }
@@ -217,7 +223,11 @@ export function moveOperators(draft: JobDraft, moves: Record<string, XY>): JobDr
   return withPositions(draft, { ...draftPositions(draft), ...moves });
 }
 
-export function setJobField(draft: JobDraft, field: 'name' | 'description', value: string | undefined): JobDraft {
+export function setJobField(
+  draft: JobDraft,
+  field: 'name' | 'description',
+  value: string | undefined,
+): JobDraft {
   const next: JobDraft = { ...draft };
   if (value === undefined || (field === 'description' && value === '')) delete next[field];
   else next[field] = value;

@@ -1,7 +1,7 @@
 // The document the designer edits: a job file as the user's JSON, not as the engine's parsed
 // Job. An invalid or foreign file must open and save without losing anything, so the draft
 // keeps every field it was given (known or not) and is only ever read defensively.
-import { JOB_FORMAT, type OperatorKind, OPERATOR_KINDS } from '../../engine/graph/index.js';
+import { JOB_FORMAT, OPERATOR_KINDS, type OperatorKind } from '../../engine/graph/index.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -61,7 +61,8 @@ export function draftPositions(draft: JobDraft): Record<string, XY> {
   if (!isObject(editor) || !isObject(editor.positions)) return {};
   const out: Record<string, XY> = {};
   for (const [id, pos] of Object.entries(editor.positions)) {
-    if (isObject(pos) && typeof pos.x === 'number' && typeof pos.y === 'number') out[id] = { x: pos.x, y: pos.y };
+    if (isObject(pos) && typeof pos.x === 'number' && typeof pos.y === 'number')
+      out[id] = { x: pos.x, y: pos.y };
   }
   return out;
 }

@@ -7,7 +7,9 @@ const examples = join(import.meta.dirname, '../../assets/examples');
 
 describe('job file text', () => {
   it('gives back every template byte for byte', () => {
-    const dirs = readdirSync(examples, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? [d.name] : []));
+    const dirs = readdirSync(examples, { withFileTypes: true }).flatMap((d) =>
+      d.isDirectory() ? [d.name] : [],
+    );
     expect(dirs.length).toBeGreaterThanOrEqual(3);
     for (const dir of dirs) {
       const file = readdirSync(join(examples, dir)).find((f) => f.endsWith('.job.json'))!;
@@ -31,7 +33,14 @@ describe('job file text', () => {
     );
     if (parsed.kind !== 'draft') throw new Error('did not parse');
     const text = serializeDraft(parsed.draft);
-    expect(Object.keys(JSON.parse(text))).toEqual(['format', 'name', 'operators', 'edges', 'editor', 'x_custom']);
+    expect(Object.keys(JSON.parse(text))).toEqual([
+      'format',
+      'name',
+      'operators',
+      'edges',
+      'editor',
+      'x_custom',
+    ]);
     expect(Object.keys(JSON.parse(text).edges[0])).toEqual(['id', 'from', 'to', 'partition', 'note']);
     expect(Object.keys(JSON.parse(text).editor)).toEqual(['positions', 'viewport']);
     expect(text.endsWith('}\n')).toBe(true);

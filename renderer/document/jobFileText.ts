@@ -1,7 +1,7 @@
 // Job file text <-> draft. Saving writes keys in one stable order (the contract's order, then
 // any unknown fields in the order they came) and pretty-prints, so a file the designer saved
 // opens and saves back byte for byte, and diffs of job files stay small.
-import { paramsSchemas, type Problem, parseJobText } from '../../engine/graph/index.js';
+import { type Problem, paramsSchemas, parseJobText } from '../../engine/graph/index.js';
 import { isObject, type JobDraft, type JsonObject, type JsonValue, operatorKind } from './jobDraft';
 
 const TOP_ORDER = ['format', 'name', 'description', 'settings', 'operators', 'edges', 'editor'];
@@ -66,7 +66,8 @@ export function parseJobFile(text: string): ParsedFile {
       problems: [
         {
           code: 'not-a-job',
-          message: 'The file is JSON but not a job: a job file is a JSON object with "format": "pipewright.job/1".',
+          message:
+            'The file is JSON but not a job: a job file is a JSON object with "format": "pipewright.job/1".',
           path: '$',
           ids: [],
         },
