@@ -469,6 +469,29 @@ function unescapeString(raw: string): string {
   );
 }
 
+// Character classes by comparison, not by regular expression: the designer validates on every
+// edit, and a 500-operator job has a lot of code to scan.
+function isDigit(c: string): boolean {
+  return c >= '0' && c <= '9';
+}
+function isNameStart(c: string): boolean {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_' || c === '$';
+}
+function isNamePart(c: string): boolean {
+  return isNameStart(c) || isDigit(c);
+}
+function isSpace(c: string): boolean {
+  return (
+    c === ' ' ||
+    c === '\n' ||
+    c === '\t' ||
+    c === '\r' ||
+    (c > '\x7f' && /\s/.test(c)) ||
+    c === '\v' ||
+    c === '\f'
+  );
+}
+
 // A JavaScript tokenizer good enough to find calls and their arguments: it skips comments,
 // reads strings, regular expressions and template literals as single tokens, and marks the
 // `${ ... }` of a template as brackets so that commas inside it do not split arguments.
@@ -503,19 +526,19 @@ function tokenize(code: string): Token[] {
 
   while (i < n) {
     const c = code[i]!;
-    if (/\s/.test(c)) {
+    if (isSpace(c)) {
       i++;
     } else if (c === '/' && code[i + 1] === '/') {
       while (i < n && code[i] !== '\n') i++;
     } else if (c === '/' && code[i + 1] === '*') {
       const end = code.indexOf('*/', i + 2);
       i = end === -1 ? n : end + 2;
-    } else if (/[A-Za-z_$]/.test(c)) {
+    } else if (isNameStart(c)) {
       const start = i;
-      while (i < n && /[A-Za-z0-9_$]/.test(code[i]!)) i++;
+      while (i < n && isNamePart(code[i]!)) i++;
       tokens.push({ type: 'name', value: code.slice(start, i) });
-    } else if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(code[i + 1] ?? ''))) {
-      while (i < n && /[A-Za-z0-9_.]/.test(code[i]!)) i++;
+    } else if (isDigit(c) || (c === '.' && isDigit(code[i + 1] ?? ''))) {
+      while (i < n && (isNamePart(code[i]!) || code[i] === '.')) i++;
       tokens.push({ type: 'other' });
     } else if (c === '"' || c === "'") {
       const start = ++i;
@@ -1006,12 +1029,10 @@ function graphFindings(root: Record<string, unknown>): Finding[] {
     const label = edgeLabel(edge);
     const from = edge.from === undefined ? undefined : byId.get(edge.from);
     const to = edge.to === undefined ? undefined : byId.get(edge.to);
-    const names = [...byId.keys()];
-
     if (operatorsKnown && edge.from !== undefined && !from) {
       findings.push({
         code: 'unknown-operator',
-        message: `${label} comes from unknown operator ${quote(edge.from)}${didYouMean(edge.from, names)}`,
+        message: `${label} comes from unknown operator ${quote(edge.from)}${didYouMean(edge.from, [...byId.keys()])}`,
         path: at('from'),
         ids: [...edgeIds(edge), edge.from],
       });
@@ -1048,7 +1069,7 @@ function graphFindings(root: Record<string, unknown>): Finding[] {
     if (operatorsKnown && edge.to !== undefined && !to) {
       findings.push({
         code: 'unknown-operator',
-        message: `${label} goes to unknown operator ${quote(edge.to)}${didYouMean(edge.to, names)}`,
+        message: `${label} goes to unknown operator ${quote(edge.to)}${didYouMean(edge.to, [...byId.keys()])}`,
         path: at('to'),
         ids: [...edgeIds(edge), edge.to],
       });
