@@ -109,6 +109,9 @@ export class CheckpointCoordinator implements CheckpointAcker {
       ack.catch(() => {});
       return;
     }
+    // A failure is reported once every subtask has acknowledged; until then this only marks it
+    // handled, so that a file that could not be written fails the checkpoint, not the process.
+    ack.catch(() => {});
     current.acks.set(subtask, ack);
     if (current.acks.size === this.subtasks.length) void this.finish(current);
   }
