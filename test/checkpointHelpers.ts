@@ -124,7 +124,7 @@ export async function waitUntil(
 const METADATA = /^chk-(\d+)\.json$/;
 const METADATA_TMP = /^chk-(\d+)\.json\.tmp$/;
 /** State bases and changelogs, feedback logs: written at or after a barrier, never before. */
-const SNAPSHOT_FILE = /^(base|changes|feedback)-(\d+)\.jsonl$/;
+const SNAPSHOT_FILE = /^(base|changes|feedback)-(\d+)\.(kv|jsonl)$/;
 
 export interface DataFile {
   /** Relative to the checkpoint directory, as metadata names it. */
@@ -191,9 +191,9 @@ export function inspectCheckpointDir(dir: string): CheckpointDirState {
 /**
  * Checkpoints that a run started at `since` was writing: files of a checkpoint that has no
  * metadata (yet), made or changed by that run. Sink parts do not count: the part of the next
- * checkpoint is always open. (A changelog segment can also be spilled before its barrier, but
- * only after 65536 changed keys, which the jobs of these tests never reach between two
- * checkpoints.)
+ * checkpoint is always open. (A changes file can also get its first block before its barrier, but
+ * only after about 1 MiB or 16384 records of changes, which the jobs of these tests never reach
+ * between two checkpoints.)
  */
 export function checkpointsBeingWritten(state: CheckpointDirState, since: number): number[] {
   const ids = new Set<number>();

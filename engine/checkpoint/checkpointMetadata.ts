@@ -1,14 +1,17 @@
 // What a completed checkpoint records. The metadata file is the checkpoint: it is written last,
 // atomically, and names every file the checkpoint needs with its size and checksum.
 
-export const CHECKPOINT_FORMAT = 'pipewright.checkpoint/1';
+/** 2: keyed state in length-prefixed binary files (stateFile.ts) and CRC-32 checksums. */
+export const CHECKPOINT_FORMAT = 'pipewright.checkpoint/2';
 
-/** A file under the checkpoint directory, by path relative to it. */
-export interface FileRef {
+/**
+ * A file under the checkpoint directory, by path relative to it, with the checksum of its bytes:
+ * CRC-32 (8 hex digits) for the files the checkpoint writes itself, SHA-256 for sink parts.
+ */
+export type FileRef = {
   readonly path: string;
   readonly bytes: number;
-  readonly sha256: string;
-}
+} & ({ readonly crc32: string } | { readonly sha256: string });
 
 /** What is left to read of a source: a byte range of a file, or a stream of generator indexes. */
 export type SourceSplit =

@@ -1,76 +1,100 @@
 // Where checkpoints live:
 //   DIR/chk-<id>.json                      metadata; a checkpoint exists once this file does
 //   DIR/data/<operator>-<subtask>/<name>   state bases and changes, feedback logs, sink parts
-// Data files are JSON lines, written with a running sha256 and fsynced before the metadata
+// Data files are written in large chunks with a running CRC-32 and fsynced before the metadata
 // that names them is written (write, fsync, rename, fsync the folder). A data file is deleted
 // only when no retained checkpoint names it.
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CHECKPOINT_FORMAT, type CheckpointMetadata, type FileRef } from './checkpointMetadata.js';
+import { crc32, crc32Hex } from './crc32.js';
 
 const METADATA = /^chk-(\d+)\.json$/;
 const WRITE_AT = 1 << 20;
+const READ_CHUNK = 1 << 20;
 
-/** A data file being written: lines in, a FileRef out. */
+/**
+ * A data file being written: bytes (or JSON lines) in, a FileRef out. The file is opened with
+ * its first write, so a file that never gets a byte before its barrier does not show up early.
+ */
 export class DataFileWriter {
-  private readonly hash: Hash = createHash('sha256');
-  private bytes = 0;
-  private pending: string[] = [];
-  private pendingChars = 0;
-  private writing: Promise<unknown> = Promise.resolve();
+  private crc = 0;
+  private written = 0;
+  private handle: Promise<FileHandle> | undefined;
+  private writing: Promise<void> = Promise.resolve();
+  private lines: string[] = [];
+  private lineChars = 0;
 
-  private constructor(
+  constructor(
     readonly path: string,
-    private readonly handle: FileHandle,
     private readonly absolute: string,
   ) {}
 
-  static async create(root: string, path: string): Promise<DataFileWriter> {
-    const absolute = join(root, path);
-    await mkdir(dirname(absolute), { recursive: true });
-    return new DataFileWriter(path, await open(absolute, 'w'), absolute);
+  /** Bytes handed to the writer so far (written or queued). */
+  get bytes(): number {
+    return this.written;
   }
 
-  /** Appends one JSON line; writes go out in large chunks, one at a time. */
-  write(value: unknown): Promise<unknown> | undefined {
-    return this.writeLine(JSON.stringify(value));
-  }
-
-  /** Appends a line that is JSON already. */
-  writeLine(json: string): Promise<unknown> | undefined {
-    const line = `${json}\n`;
-    this.pending.push(line);
-    this.pendingChars += line.length;
-    if (this.pendingChars < WRITE_AT) return undefined;
-    return this.drain();
-  }
-
-  private drain(): Promise<unknown> {
-    const text = this.pending.join('');
-    this.pending = [];
-    this.pendingChars = 0;
-    const buffer = Buffer.from(text, 'utf8');
-    this.hash.update(buffer);
-    this.bytes += buffer.length;
+  /**
+   * Appends `data`, which must not change afterwards. Returns the write queued before it: waiting
+   * for that one keeps at most one chunk queued behind the one being written.
+   */
+  writeBytes(data: Uint8Array): Promise<void> {
+    this.crc = crc32(data, this.crc);
+    this.written += data.length;
+    const handle = this.opened();
     const previous = this.writing;
-    this.writing = previous.then(() => this.handle.write(buffer));
+    const next = previous.then(async () => {
+      const file = await handle;
+      for (let at = 0; at < data.length; ) at += (await file.write(data, at, data.length - at)).bytesWritten;
+    });
+    // A failure is reported where `writing` is awaited (close, or the next caller); this only marks it handled.
+    next.catch(() => {});
+    this.writing = next;
     return previous;
   }
 
+  /** Appends one JSON line; lines go out in large chunks. */
+  write(value: unknown): Promise<void> | undefined {
+    const line = `${JSON.stringify(value)}\n`;
+    this.lines.push(line);
+    this.lineChars += line.length;
+    if (this.lineChars < WRITE_AT) return undefined;
+    return this.drainLines();
+  }
+
+  private drainLines(): Promise<void> {
+    const text = this.lines.join('');
+    this.lines = [];
+    this.lineChars = 0;
+    return this.writeBytes(Buffer.from(text, 'utf8'));
+  }
+
+  private opened(): Promise<FileHandle> {
+    this.handle ??= (async () => {
+      await mkdir(dirname(this.absolute), { recursive: true });
+      return open(this.absolute, 'w');
+    })();
+    return this.handle;
+  }
+
   async close(): Promise<FileRef> {
-    this.drain();
+    if (this.lineChars > 0) this.drainLines();
+    const crc = crc32Hex(this.crc);
+    const bytes = this.written;
     await this.writing;
-    await this.handle.sync();
-    await this.handle.close();
-    return { path: this.path, bytes: this.bytes, sha256: this.hash.digest('hex') };
+    const handle = await this.opened();
+    await handle.sync();
+    await handle.close();
+    return { path: this.path, bytes, crc32: crc };
   }
 
   async discard(): Promise<void> {
     await this.writing.catch(() => {});
-    await this.handle.close().catch(() => {});
+    if (this.handle !== undefined) await (await this.handle.catch(() => undefined))?.close().catch(() => {});
     await rm(this.absolute, { force: true });
   }
 }
@@ -86,14 +110,14 @@ export class CheckpointStorage {
     return join(this.root, typeof ref === 'string' ? ref : ref.path);
   }
 
-  createDataFile(path: string): Promise<DataFileWriter> {
-    return DataFileWriter.create(this.root, path);
+  createDataFile(path: string): DataFileWriter {
+    return new DataFileWriter(path, this.absolute(path));
   }
 
-  /** Parsed lines of a data file, streamed. */
+  /** Parsed lines of a data file of JSON lines, streamed. */
   async *readLines(ref: FileRef): AsyncGenerator<unknown> {
     const lines = createInterface({
-      input: createReadStream(this.absolute(ref)),
+      input: createReadStream(this.absolute(ref), { highWaterMark: READ_CHUNK }),
       crlfDelay: Number.POSITIVE_INFINITY,
     });
     for await (const line of lines) if (line.length > 0) yield JSON.parse(line);
@@ -142,10 +166,16 @@ export class CheckpointStorage {
     } catch (error) {
       throw new Error(`checkpoint ${id}: its metadata cannot be read (${(error as Error).message})`);
     }
-    if (metadata.format !== CHECKPOINT_FORMAT || metadata.id !== id) {
+    const format = (metadata as { format?: unknown } | null)?.format;
+    if (format !== CHECKPOINT_FORMAT) {
       throw new Error(
-        `checkpoint ${id}: its metadata is not a ${CHECKPOINT_FORMAT} file for checkpoint ${id}`,
+        typeof format === 'string' && format.startsWith('pipewright.checkpoint/')
+          ? `checkpoint ${id}: it was written in format ${format}, which this version of Pipewright cannot read (it reads ${CHECKPOINT_FORMAT} only)`
+          : `checkpoint ${id}: its metadata is not a Pipewright checkpoint (no "format": "${CHECKPOINT_FORMAT}")`,
       );
+    }
+    if (metadata.id !== id) {
+      throw new Error(`checkpoint ${id}: its metadata is that of checkpoint ${metadata.id}`);
     }
     for (const ref of referencedFiles(metadata)) await this.verify(id, ref);
     return metadata;
@@ -161,10 +191,18 @@ export class CheckpointStorage {
     }
     if (size !== ref.bytes)
       throw new Error(`checkpoint ${id}: file ${ref.path} has ${size} bytes, not ${ref.bytes}`);
-    const hash = createHash('sha256');
-    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-    if (hash.digest('hex') !== ref.sha256)
-      throw new Error(`checkpoint ${id}: file ${ref.path} is corrupted (checksum)`);
+    const input = createReadStream(path, { highWaterMark: READ_CHUNK });
+    let matches: boolean;
+    if ('crc32' in ref) {
+      let crc = 0;
+      for await (const chunk of input) crc = crc32(chunk as Buffer, crc);
+      matches = crc32Hex(crc) === ref.crc32;
+    } else {
+      const hash = createHash('sha256');
+      for await (const chunk of input) hash.update(chunk as Buffer);
+      matches = hash.digest('hex') === ref.sha256;
+    }
+    if (!matches) throw new Error(`checkpoint ${id}: file ${ref.path} is corrupted (checksum)`);
   }
 
   /**

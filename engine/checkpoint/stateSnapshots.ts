@@ -1,24 +1,14 @@
 // Keyed state into checkpoints and back. On LevelDB a checkpoint persists what changed: every
-// batch the write-back cache flushes is also appended to a changelog, and a checkpoint closes
-// the changelog segment since the previous one. A full copy (the base) is taken again when the
+// batch the write-back cache flushes is also appended to a changes file, and a checkpoint closes
+// the file of the changes since the previous one. A full copy (the base) is taken again when the
 // changes since the last one outgrow it, so restore reads a bounded amount. The heap backend is
 // copied whole each time.
-import type { KvStore } from '../state/kvStore.js';
+import type { KvStore, SnapshotChunks } from '../state/kvStore.js';
 import { MemoryKvStore } from '../state/memoryKvStore.js';
 import { keyGroupOfStoreKey } from '../state/stateKeys.js';
 import type { FileRef, StateHandle } from './checkpointMetadata.js';
-import type { CheckpointStorage, DataFileWriter } from './checkpointStorage.js';
-
-/**
- * A changelog (or base) line, as JSON text: [key, value] sets (the value is the state's own
- * JSON, written as it is rather than escaped into a string), [key] deletes, [gte, lt, 0]
- * deletes a range.
- */
-type ChangeLine = string;
-
-const setLine = (key: string, value: string): ChangeLine => `[${JSON.stringify(key)},${value}]`;
-const deleteLine = (key: string): ChangeLine => `[${JSON.stringify(key)}]`;
-const dropLine = (gte: string, lt: string): ChangeLine => `[${JSON.stringify(gte)},${JSON.stringify(lt)},0]`;
+import type { CheckpointStorage } from './checkpointStorage.js';
+import { readStateFile, StateFileWriter } from './stateFile.js';
 
 export interface StateSnapshotResult {
   readonly handle: StateHandle;
@@ -33,52 +23,6 @@ export interface PendingStateSnapshot {
   readonly written: Promise<StateSnapshotResult>;
 }
 
-/** A batch as the store flushed it: its writes, then the ranges it dropped. */
-interface FlushedBatch {
-  readonly batch: ReadonlyMap<string, string | null>;
-  readonly dropped: readonly (readonly [string, string])[];
-}
-
-/** One changelog file: writes are chained so lines land in the order they were made. */
-class Segment {
-  private chain: Promise<unknown>;
-  private readonly writer: Promise<DataFileWriter>;
-
-  constructor(storage: CheckpointStorage, path: string) {
-    this.writer = storage.createDataFile(path);
-    this.chain = this.writer;
-  }
-
-  /**
-   * Writes flushed batches in order. Their lines are made here, off the subtask's path: a
-   * flushed batch never changes again. Later lines win on restore, so nothing is coalesced.
-   */
-  append(batches: readonly FlushedBatch[]): Promise<unknown> {
-    this.chain = this.chain.then(async () => {
-      const writer = await this.writer;
-      for (const { batch, dropped } of batches) {
-        for (const [key, value] of batch) {
-          const wait = writer.writeLine(value === null ? deleteLine(key) : setLine(key, value));
-          if (wait !== undefined) await wait;
-        }
-        // A batch's drops apply after its writes, as in LevelDB.
-        for (const [gte, lt] of dropped) writer.writeLine(dropLine(gte, lt));
-      }
-    });
-    return this.chain;
-  }
-
-  async close(): Promise<FileRef> {
-    await this.chain;
-    return (await this.writer).close();
-  }
-
-  async discard(): Promise<void> {
-    await this.chain.catch(() => {});
-    await (await this.writer).discard();
-  }
-}
-
 /**
  * A new base is taken when the changes since the last one outgrow it this many times: a
  * restore then reads at most about three times the state, and a job whose every key keeps
@@ -86,17 +30,23 @@ class Segment {
  */
 const BASE_AFTER_CHANGES = 2;
 
-/** Flushed entries kept (by reference) before they are written to the changelog. */
-const SPILL_ENTRIES = 65536;
-
 export class StateSnapshots {
-  private segment: Segment | undefined;
-  /** Batches flushed since the last spill, in order. */
-  private batches: FlushedBatch[] = [];
-  private batchedEntries = 0;
-  private base: FileRef | undefined;
-  private changes: FileRef[] = [];
+  /** The changes file being filled: flushed batches since the last checkpoint. */
+  private segment: StateFileWriter | undefined;
   private nextSegmentId: number;
+  /** The files of the latest checkpoint, as they were decided at its barrier. */
+  private base: Promise<FileRef> | undefined;
+  private changes: Promise<FileRef>[] = [];
+  private baseBytes = 0;
+  private changesBytes = 0;
+  /**
+   * Whether flushed batches go to a changes file. Not before the first base, nor once the changes
+   * have outgrown the base: the next checkpoint takes a base then, which holds them anyway.
+   */
+  private logging = false;
+  /** Snapshots still writing; one that failed leaves a gap in the changes, so a base follows. */
+  private writing = 0;
+  private failed = false;
 
   constructor(
     private readonly storage: CheckpointStorage,
@@ -107,93 +57,119 @@ export class StateSnapshots {
     firstCheckpointId: number,
   ) {
     this.nextSegmentId = firstCheckpointId;
-    if (!(store instanceof MemoryKvStore)) {
-      store.onFlush = (batch, dropped) => {
-        this.batches.push({ batch, dropped });
-        this.batchedEntries += batch.size + dropped.length;
-        // Many changes go to disk as they come, not all at the barrier.
-        if (this.batchedEntries >= SPILL_ENTRIES) this.currentSegment().append(this.takeBatches());
-      };
-    }
-  }
-
-  private takeBatches(): FlushedBatch[] {
-    const batches = this.batches;
-    this.batches = [];
-    this.batchedEntries = 0;
-    return batches;
-  }
-
-  private currentSegment(): Segment {
-    this.segment ??= new Segment(
-      this.storage,
-      this.storage.dataPath(this.operator, this.subtask, `changes-${this.nextSegmentId}.jsonl`),
-    );
-    return this.segment;
+    if (!(store instanceof MemoryKvStore)) store.onFlush = (batch, dropped) => this.log(batch, dropped);
   }
 
   /**
-   * At the barrier. Changes since the last checkpoint go to the changelog at once; a new base
-   * needs LevelDB to hold every batch first (a short wait) and is then read from a snapshot
-   * while records keep flowing.
+   * Encodes a batch as the store hands it to LevelDB, into blocks that go to disk as they fill.
+   * Later records win on restore, so nothing is coalesced; a batch's drops apply after its
+   * writes, as in LevelDB. The promise returned is the disk's backpressure.
+   */
+  private log(
+    batch: ReadonlyMap<string, string | null>,
+    dropped: readonly (readonly [string, string])[],
+  ): Promise<void> | undefined {
+    if (!this.logging) return undefined;
+    this.segment ??= new StateFileWriter(
+      this.storage,
+      this.storage.dataPath(this.operator, this.subtask, `changes-${this.nextSegmentId}.kv`),
+    );
+    const segment = this.segment;
+    let wait: Promise<void> | undefined;
+    for (const [key, value] of batch) {
+      const written = value === null ? segment.delete(key) : segment.set(key, value);
+      if (written !== undefined) wait = written;
+    }
+    for (const [gte, lt] of dropped) wait = segment.drop(gte, lt) ?? wait;
+    return wait;
+  }
+
+  /**
+   * At the barrier. The changes since the last checkpoint are closed at once; a new base needs
+   * LevelDB to hold every batch first (a short wait) and is then read from a snapshot while
+   * records keep flowing.
    */
   snapshot(checkpointId: number, size: { entries: number; bytes: number }): PendingStateSnapshot {
     this.store.flushNow?.();
-    const changesBytes = this.changes.reduce((n, ref) => n + ref.bytes, 0);
-    const needBase =
-      this.store instanceof MemoryKvStore ||
-      this.base === undefined ||
-      changesBytes > BASE_AFTER_CHANGES * this.base.bytes;
-    // With a new base the batches are simply dropped: it holds every change they made.
-    const batches = this.takeBatches();
-    const segment = needBase ? this.segment : this.currentSegment();
+    const segment = this.segment;
     this.segment = undefined;
     this.nextSegmentId = checkpointId + 1;
+    const needBase = this.store instanceof MemoryKvStore || !this.logging || this.failed || this.writing > 0;
     if (needBase) {
+      this.failed = false;
+      this.logging = true;
       const entries = this.store.snapshotEntries();
-      const written = (async () => {
+      const base = (async () => {
+        // The base holds every change these batches made.
         await segment?.discard();
-        return this.writeBase(checkpointId, await entries, size);
+        return this.writeBase(checkpointId, await entries);
       })();
+      this.base = base;
+      this.changes = [];
+      this.changesBytes = 0;
+      const written = this.track(
+        base.then((ref) => {
+          this.baseBytes = ref.bytes;
+          return { handle: this.handle(ref, [], size), persistedBytes: ref.bytes };
+        }),
+      );
       return { taken: entries.then(() => {}), written };
     }
-    const written = (async () => {
-      segment!.append(batches);
-      const ref = await segment!.close();
-      this.changes = [...this.changes, ref];
-      return { handle: this.handle(size), persistedBytes: ref.bytes };
-    })();
+    const base = this.base!;
+    if (segment !== undefined) {
+      this.changes = [...this.changes, segment.close()];
+      this.changesBytes += segment.bytes;
+      this.logging = this.changesBytes <= BASE_AFTER_CHANGES * this.baseBytes;
+    }
+    const changes = this.changes;
+    const written = this.track(
+      (async () => {
+        const handle = this.handle(await base, await Promise.all(changes), size);
+        return { handle, persistedBytes: segment === undefined ? 0 : handle.changes.at(-1)!.bytes };
+      })(),
+    );
     return { taken: Promise.resolve(), written };
   }
 
-  private async writeBase(
-    checkpointId: number,
-    entries: Iterable<[string, string]> | AsyncIterable<[string, string]>,
-    size: { entries: number; bytes: number },
-  ): Promise<StateSnapshotResult> {
-    const writer = await this.storage.createDataFile(
-      this.storage.dataPath(this.operator, this.subtask, `base-${checkpointId}.jsonl`),
+  private track(written: Promise<StateSnapshotResult>): Promise<StateSnapshotResult> {
+    this.writing++;
+    return written.then(
+      (result) => {
+        this.writing--;
+        return result;
+      },
+      (error: unknown) => {
+        this.writing--;
+        this.failed = true;
+        throw error;
+      },
     );
-    for await (const entry of entries) {
-      const wait = writer.writeLine(setLine(entry[0], entry[1]));
-      if (wait !== undefined) await wait;
-    }
-    this.base = await writer.close();
-    this.changes = [];
-    return { handle: this.handle(size), persistedBytes: this.base.bytes };
   }
 
-  private handle(size: { entries: number; bytes: number }): StateHandle {
-    return {
-      ...(this.base === undefined ? {} : { base: this.base }),
-      changes: this.changes,
-      keyGroups: this.keyGroups,
-      entries: size.entries,
-      bytes: size.bytes,
-    };
+  private async writeBase(checkpointId: number, entries: SnapshotChunks): Promise<FileRef> {
+    const writer = new StateFileWriter(
+      this.storage,
+      this.storage.dataPath(this.operator, this.subtask, `base-${checkpointId}.kv`),
+    );
+    for await (const chunk of entries) {
+      for (const [key, value] of chunk) {
+        const wait = writer.set(key, value);
+        if (wait !== undefined) await wait;
+      }
+    }
+    return writer.close();
+  }
+
+  private handle(
+    base: FileRef,
+    changes: readonly FileRef[],
+    size: { entries: number; bytes: number },
+  ): StateHandle {
+    return { base, changes, keyGroups: this.keyGroups, entries: size.entries, bytes: size.bytes };
   }
 
   async discard(): Promise<void> {
+    this.logging = false;
     await this.segment?.discard();
   }
 }
@@ -213,19 +189,25 @@ export async function restoreState(
     const group = keyGroupOfStoreKey(key);
     return group >= range.start && group <= range.end;
   };
+  const visitor = {
+    set(key: string, value: string) {
+      if (!inRange(key)) return undefined;
+      store.restoreEntry(key, value);
+      return store.maybeFlush();
+    },
+    delete(key: string) {
+      if (!inRange(key)) return undefined;
+      store.restoreEntry(key, undefined);
+      return store.maybeFlush();
+    },
+    drop(gte: string, lt: string) {
+      return inRange(gte) ? store.restoreDrop(gte, lt) : undefined;
+    },
+  };
   for (const handle of handles) {
     if (handle.keyGroups.end < range.start || handle.keyGroups.start > range.end) continue;
     const files = [...(handle.base ? [handle.base] : []), ...handle.changes];
-    for (const file of files) {
-      for await (const raw of storage.readLines(file)) {
-        const line = raw as [key: string, value?: unknown, range?: 0];
-        if (!inRange(line[0])) continue;
-        if (line[2] === 0) await store.restoreDrop(line[0], line[1] as string);
-        else store.restoreEntry(line[0], line.length === 1 ? undefined : JSON.stringify(line[1]));
-        const wait = store.maybeFlush();
-        if (wait !== undefined) await wait;
-      }
-    }
+    for (const file of files) await readStateFile(storage.absolute(file), visitor, file.path);
   }
   await store.flush();
 }

@@ -325,7 +325,7 @@ export class Subtask implements SubtaskEnvironment {
       ]);
       let feedbackRef: SubtaskSnapshot['feedback'];
       if (logged !== undefined && logged.records.length > 0) {
-        const writer = await participation.storage.createDataFile(
+        const writer = participation.storage.createDataFile(
           participation.storage.dataPath(this.operator.id, this.subtask, `feedback-${checkpointId}.jsonl`),
         );
         for (const e of logged.records) {

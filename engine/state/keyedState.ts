@@ -90,10 +90,12 @@ export class KeyedState {
   async recount(): Promise<void> {
     let entries = 0;
     let bytes = 0;
-    for await (const [key, value] of await this.store.snapshotEntries()) {
-      if (!isUserEntry(key)) continue;
-      entries++;
-      bytes += key.length + value.length;
+    for await (const chunk of await this.store.snapshotEntries()) {
+      for (const [key, value] of chunk) {
+        if (!isUserEntry(key)) continue;
+        entries++;
+        bytes += key.length + value.length;
+      }
     }
     this.size.entries = entries;
     this.size.bytes = bytes;

@@ -11,6 +11,11 @@ export type Stored = unknown;
 /** Entries of a space in key order. */
 export type SpaceEntries = AsyncIterableIterator<[key: string, value: Stored]>;
 
+/** Every entry as [full key, JSON text], in chunks: a step of an async iteration per entry costs more than the entry. */
+export type SnapshotChunks =
+  | AsyncIterable<readonly [string, string][]>
+  | Iterable<readonly [string, string][]>;
+
 /** One space, resolved once: the hot path of value state costs no look-up of the space. */
 export interface KvSpace {
   get(key: string): Stored | undefined;
@@ -33,7 +38,7 @@ export interface KvStore {
    * Every entry as [full key, JSON text], as of the call: the promise resolves once that snapshot is
    * taken (on LevelDB, after pending batches are written), and later writes do not show in it.
    */
-  snapshotEntries(): Promise<AsyncIterable<[string, string]> | Iterable<[string, string]>>;
+  snapshotEntries(): Promise<SnapshotChunks>;
   /** Restore: sets (from JSON text) or deletes (undefined) an entry by its full key; no size accounting. */
   restoreEntry(key: string, json: string | undefined): void;
   /** Restore: deletes every entry in [gte, lt). */
@@ -43,10 +48,14 @@ export interface KvStore {
   flush(): Promise<void>;
   /**
    * Sees every batch as it goes to disk, in order: a checkpoint's changelog. Only stores that
-   * write in batches call it; the others are copied whole.
+   * write in batches call it; the others are copied whole. A promise returned is waited for
+   * (never failing) like the batch's own write, so the changelog shares the state's backpressure.
    */
   onFlush?:
-    | ((batch: ReadonlyMap<string, string | null>, dropped: readonly (readonly [string, string])[]) => void)
+    | ((
+        batch: ReadonlyMap<string, string | null>,
+        dropped: readonly (readonly [string, string])[],
+      ) => Promise<unknown> | undefined)
     | undefined;
   /** Starts writing what is pending now (so onFlush sees it) without waiting for the disk. */
   flushNow?(): void;

@@ -153,7 +153,7 @@ export class LevelKvStore implements KvStore {
     this.dirty = new Map();
     this.dirtyChars = 0;
     this.droppedRanges = [];
-    this.onFlush?.(batch, ranges);
+    const logged = this.onFlush?.(batch, ranges);
     this.inFlight.push(batch);
     const operations = this.db.batch();
     for (const [key, value] of batch) {
@@ -168,6 +168,8 @@ export class LevelKvStore implements KvStore {
       // batch may hold elements written before the drop: delete the ranges after it.
       await operations.write();
       for (const [gte, lt] of ranges) await this.db.clear({ gte, lt });
+      // A changelog that cannot be written fails its checkpoint, not the job.
+      if (logged !== undefined) await logged.catch(() => {});
       // What was just written is what is most likely read next.
       for (const [key, value] of batch) this.remember(key, value);
       this.inFlight.shift();
@@ -176,7 +178,7 @@ export class LevelKvStore implements KvStore {
     this.flushing = done;
   }
 
-  async snapshotEntries(): Promise<AsyncIterable<[string, string]>> {
+  async snapshotEntries(): Promise<AsyncIterable<[string, string][]>> {
     await this.flush();
     // classic-level takes the iterator's snapshot synchronously, here, before any later write.
     const iterator = this.db.iterator();
@@ -185,7 +187,7 @@ export class LevelKvStore implements KvStore {
         for (;;) {
           const chunk = await iterator.nextv(SNAPSHOT_CHUNK);
           if (chunk.length === 0) return;
-          yield* chunk;
+          yield chunk;
         }
       } finally {
         await iterator.close();

@@ -66,8 +66,8 @@ export class MemoryKvStore implements KvStore {
     return all;
   }
 
-  async snapshotEntries(): Promise<Iterable<[string, string]>> {
-    return this.snapshotAll();
+  async snapshotEntries(): Promise<Iterable<[string, string][]>> {
+    return [this.snapshotAll()];
   }
 
   restoreEntry(full: string, json: string | undefined): void {

@@ -1,0 +1,117 @@
+// What `load` accepts: a checkpoint of this format whose files all have the size and checksum its
+// metadata records (CRC-32 for the engine's own files, SHA-256 for sink parts). Anything else is
+// refused with a reason a user can act on.
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHECKPOINT_FORMAT, type CheckpointMetadata, type FileRef } from './checkpointMetadata.js';
+import { CheckpointStorage } from './checkpointStorage.js';
+
+let root: string;
+let dirs = 0;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'pipewright-checkpoint-storage-'));
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+function metadata(id: number, refs: { feedback?: FileRef; sinkPart?: FileRef }): CheckpointMetadata {
+  return {
+    format: CHECKPOINT_FORMAT,
+    id,
+    job: 'j',
+    maxParallelism: 128,
+    stateBackend: 'level',
+    triggeredAt: new Date(0).toISOString(),
+    completedAt: new Date(0).toISOString(),
+    operators: [],
+    subtasks: [{ operator: 'op', subtask: 0, ...refs }],
+    sinks: [],
+  };
+}
+
+/** A checkpoint with a feedback log (JSON lines, CRC-32) and a sink part (SHA-256). */
+async function checkpoint(id: number) {
+  const storage = new CheckpointStorage(join(root, `c-${dirs++}`));
+  const writer = storage.createDataFile(storage.dataPath('op', 0, `feedback-${id}.jsonl`));
+  for (let i = 0; i < 50_000; i++) {
+    const wait = writer.write([{ i, text: 'é' }, `k${i}`, i % 128, null]);
+    if (wait !== undefined) await wait;
+  }
+  const feedback = await writer.close();
+  const partPath = storage.dataPath('out', 0, `part-${id}.jsonl`);
+  const part = Buffer.from('{"a":1}\n{"a":2}\n');
+  await mkdir(dirname(storage.absolute(partPath)), { recursive: true });
+  await writeFile(storage.absolute(partPath), part);
+  const sinkPart = {
+    path: partPath,
+    bytes: part.length,
+    sha256: createHash('sha256').update(part).digest('hex'),
+  };
+  await storage.writeMetadata(metadata(id, { feedback, sinkPart }));
+  return { storage, feedback, sinkPart };
+}
+
+async function flipByte(path: string, at: number): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    const byte = Buffer.alloc(1);
+    await handle.read(byte, 0, 1, at);
+    byte[0]! ^= 0x01;
+    await handle.write(byte, 0, 1, at);
+  } finally {
+    await handle.close();
+  }
+}
+
+describe('CheckpointStorage.load', () => {
+  it('accepts an intact checkpoint, its lines read back as written', async () => {
+    const { storage, feedback } = await checkpoint(3);
+    expect(feedback).toMatchObject({
+      bytes: expect.any(Number),
+      crc32: expect.stringMatching(/^[0-9a-f]{8}$/),
+    });
+    expect((await storage.load(3)).id).toBe(3);
+    let n = 0;
+    for await (const line of storage.readLines(feedback)) {
+      expect(line).toEqual([{ i: n, text: 'é' }, `k${n}`, n % 128, null]);
+      n++;
+    }
+    expect(n).toBe(50_000);
+  });
+
+  it('refuses a file with a flipped byte (CRC-32 or SHA-256) or another size, naming it', async () => {
+    const a = await checkpoint(4);
+    await flipByte(a.storage.absolute(a.feedback), Math.floor(a.feedback.bytes / 2));
+    await expect(a.storage.load(4)).rejects.toThrow(
+      `checkpoint 4: file ${a.feedback.path} is corrupted (checksum)`,
+    );
+    const b = await checkpoint(5);
+    await flipByte(b.storage.absolute(b.sinkPart), 3);
+    await expect(b.storage.load(5)).rejects.toThrow(`file ${b.sinkPart.path} is corrupted (checksum)`);
+    const c = await checkpoint(6);
+    await writeFile(c.storage.absolute(c.feedback), 'short');
+    await expect(c.storage.load(6)).rejects.toThrow(
+      `checkpoint 6: file ${c.feedback.path} has 5 bytes, not ${c.feedback.bytes}`,
+    );
+  });
+
+  it('says which format a checkpoint of another version has', async () => {
+    const { storage } = await checkpoint(7);
+    const path = join(storage.root, 'chk-7.json');
+    const old = JSON.parse(await readFile(path, 'utf8'));
+    await writeFile(path, JSON.stringify({ ...old, format: 'pipewright.checkpoint/1' }));
+    await expect(storage.load(7)).rejects.toThrow(
+      `checkpoint 7: it was written in format pipewright.checkpoint/1, which this version of Pipewright cannot read (it reads ${CHECKPOINT_FORMAT} only)`,
+    );
+    await writeFile(path, JSON.stringify({ id: 7 }));
+    await expect(storage.load(7)).rejects.toThrow(
+      /checkpoint 7: its metadata is not a Pipewright checkpoint/,
+    );
+  });
+});

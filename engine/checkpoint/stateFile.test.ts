@@ -1,0 +1,123 @@
+// The binary state file: what goes in comes back, in order, whatever the characters and sizes;
+// a damaged or foreign file is refused with a message naming it. And the CRC-32 behind the
+// checksums agrees with zlib's.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CheckpointStorage } from './checkpointStorage.js';
+import { crc32Hex, crc32InJs } from './crc32.js';
+import { readStateFile, StateFileWriter } from './stateFile.js';
+
+let root: string;
+let storage: CheckpointStorage;
+let files = 0;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'pipewright-state-file-'));
+  storage = new CheckpointStorage(root);
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+type Rec = ['set', string, string] | ['delete', string] | ['drop', string, string];
+
+async function write(records: readonly Rec[]) {
+  const path = storage.dataPath('op', 0, `changes-${++files}.kv`);
+  const writer = new StateFileWriter(storage, path);
+  for (const r of records) {
+    const wait =
+      r[0] === 'set'
+        ? writer.set(r[1], r[2])
+        : r[0] === 'delete'
+          ? writer.delete(r[1])
+          : writer.drop(r[1], r[2]);
+    if (wait !== undefined) await wait;
+  }
+  const ref = await writer.close();
+  expect(writer.bytes).toBe(ref.bytes);
+  return ref;
+}
+
+async function read(path: string, name?: string): Promise<Rec[]> {
+  const out: Rec[] = [];
+  await readStateFile(
+    storage.absolute(path),
+    {
+      set: (key, value) => void out.push(['set', key, value]),
+      delete: (key) => void out.push(['delete', key]),
+      drop: (gte, lt) => void out.push(['drop', gte, lt]),
+    },
+    name,
+  );
+  return out;
+}
+
+describe('state files', () => {
+  it('give back sets, deletes and drops in order, ASCII or not, across many blocks', async () => {
+    const records: Rec[] = [];
+    for (let i = 0; i < 40_000; i++) {
+      const key = `00${(i % 128).toString(16).padStart(2, '0')}v\0acc\0key-${i}`;
+      if (i % 7 === 3) records.push(['delete', key]);
+      else records.push(['set', key, JSON.stringify({ n: i, s: i % 1000 === 0 ? 'é中😀' : 'x' })]);
+      if (i % 5000 === 4999) records.push(['drop', `00${i % 10}m\0bag\0`, `00${i % 10}m\0bag\x01`]);
+    }
+    // A value far larger than a block, one of nothing but non-ASCII characters, an empty one.
+    records.push(['set', '0001vbig\0k', `"${'y'.repeat(3 << 20)}"`]);
+    records.push(['set', '0001vwide\0ключ', `"${'€'.repeat(500_000)}"`]);
+    records.push(['set', '0001vempty\0', '']);
+    const ref = await write(records);
+    expect('crc32' in ref && ref.crc32).toBe(crc32Hex(zlib.crc32(await readFile(storage.absolute(ref)))));
+    expect(await read(ref.path)).toEqual(records);
+  });
+
+  it('store a lone surrogate as U+FFFD, as LevelDB does', async () => {
+    const ref = await write([['set', '0000vs\0\ud800a', '"\udc00"']]);
+    expect(await read(ref.path)).toEqual([['set', '0000vs\0\ufffda', '"\ufffd"']]);
+  });
+
+  it('can be empty, and are created only by their first block or by close', async () => {
+    const path = storage.dataPath('op', 1, 'base-1.kv');
+    const writer = new StateFileWriter(storage, path);
+    writer.set('0000va\0k', '1');
+    await expect(readFile(storage.absolute(path))).rejects.toThrow(/ENOENT/);
+    await writer.close();
+    expect(await read(path)).toEqual([['set', '0000va\0k', '1']]);
+    const empty = await write([]);
+    expect(empty.bytes).toBe(8);
+    expect(await read(empty.path)).toEqual([]);
+  });
+
+  it('refuse a truncated file, a foreign file and another layout, naming the file', async () => {
+    const records: Rec[] = Array.from({ length: 1000 }, (_, i) => ['set', `0000vk\0${i}`, String(i)]);
+    const cut = await write(records);
+    await truncate(storage.absolute(cut), cut.bytes - 3);
+    await expect(read(cut.path, 'data/op-0/cut.kv')).rejects.toThrow(
+      /state file data\/op-0\/cut\.kv ends inside a block/,
+    );
+
+    const foreign = storage.dataPath('op', 0, 'foreign.kv');
+    await writeFile(storage.absolute(foreign), '["0000vk\\u0000a",1]\n');
+    await expect(read(foreign)).rejects.toThrow(/is not a Pipewright state file/);
+
+    const other = await write(records);
+    const bytes = await readFile(storage.absolute(other));
+    bytes[7] = 9;
+    await writeFile(storage.absolute(other), bytes);
+    await expect(read(other.path)).rejects.toThrow(/layout version 9; this version of Pipewright reads 1/);
+  });
+});
+
+describe('crc32', () => {
+  it('is the CRC-32 of zlib, also continued over pieces', () => {
+    const data = randomBytes(100_003);
+    const whole = zlib.crc32(data);
+    expect(crc32InJs(data)).toBe(whole);
+    expect(crc32InJs(data.subarray(40_000), crc32InJs(data.subarray(0, 40_000)))).toBe(whole);
+    expect(crc32InJs(Buffer.from('123456789'))).toBe(0xcbf43926);
+  });
+});
