@@ -12,8 +12,9 @@
 // --docs    write the results into docs/benchmarks.md even with --only or --quick
 // --no-docs never write the docs
 // The full run (no --only, no --quick) writes its results table into docs/benchmarks.md
-// between <!-- results:start --> and <!-- results:end -->; every run writes
-// bench/.work/results.json.
+// between <!-- results:start --> and <!-- results:end -->; with --only, --docs replaces only the
+// sections of the suites it ran (each marked with its own run), keeping the others. Every run
+// writes bench/.work/results.json.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -918,7 +919,53 @@ function checkpointsReport(c) {
   return L;
 }
 
-function writeDocs(table) {
+/** The suite each `### ` section of the results comes from, by how its title starts. */
+const SECTION_SUITES = [
+  ['### Keyed read-modify-write', 'keyed'],
+  ['### Awaited get/put', 'awaited'],
+  ['### Large state', 'large'],
+  ['### User-code call cost', 'usercall'],
+  ['### Checkpoints', 'checkpoints'],
+];
+
+/** The results as their header (the run's line) and their sections, each with its suite. */
+function splitResults(text) {
+  const lines = text.split('\n');
+  const header = [];
+  const sections = [];
+  for (const line of lines) {
+    const suite = line.startsWith('### ')
+      ? SECTION_SUITES.find(([start]) => line.startsWith(start))?.[1]
+      : undefined;
+    if (suite !== undefined) sections.push({ suite, lines: [line] });
+    else if (sections.length > 0) sections.at(-1).lines.push(line);
+    else header.push(line);
+  }
+  return { header: header.join('\n').trim(), sections };
+}
+
+/**
+ * A run of some suites replaces their sections only: the others stay as the run that made them
+ * wrote them. Each replaced section starts with the line of the run it comes from.
+ */
+function mergeResults(old, table, opt) {
+  const fresh = splitResults(table);
+  const before = splitResults(old);
+  if (before.sections.length === 0) return table;
+  const runLine = fresh.header
+    .replace(/^Run of /, 'This section: run of ')
+    .replace(/\.$/, ` (\`node bench/run.mjs --only ${opt.only.join(',')}\`).`);
+  const replaced = new Map(
+    fresh.sections.map((s) => [s.suite, [s.lines[0], '', runLine, ...s.lines.slice(1)]]),
+  );
+  const sections = before.sections.map((s) => replaced.get(s.suite) ?? s.lines);
+  for (const s of fresh.sections) {
+    if (!before.sections.some((b) => b.suite === s.suite)) sections.push(replaced.get(s.suite));
+  }
+  return [before.header, '', ...sections.map((lines) => `${lines.join('\n').trimEnd()}\n`)].join('\n');
+}
+
+function writeDocs(table, opt) {
   if (!existsSync(DOCS)) {
     log(`bench: ${DOCS} is missing; results not written there`);
     return;
@@ -930,8 +977,11 @@ function writeDocs(table) {
     log(`bench: ${DOCS} has no ${START} ... ${END} block; results not written there`);
     return;
   }
-  writeFileSync(DOCS, `${text.slice(0, i + START.length)}\n${table}\n${text.slice(j)}`);
-  log(`bench: results written to ${DOCS}`);
+  const results = opt.onlyGiven ? mergeResults(text.slice(i + START.length, j), table, opt) : table;
+  writeFileSync(DOCS, `${text.slice(0, i + START.length)}\n${results.trimEnd()}\n\n${text.slice(j)}`);
+  log(
+    `bench: results written to ${DOCS}${opt.onlyGiven ? ` (the sections of ${opt.only.join(', ')} only)` : ''}`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -971,7 +1021,7 @@ async function main() {
   const table = report(results, opt);
   process.stdout.write(`\n${table}\n`);
   log(`bench: done in ${results.elapsedS} s; raw results in bench/.work/results.json`);
-  if (opt.docs) writeDocs(table);
+  if (opt.docs) writeDocs(table, opt);
 }
 
 await main();
