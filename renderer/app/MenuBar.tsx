@@ -18,15 +18,21 @@ export function MenuBar({ run, isMac }: { run: (command: MenuCommand) => void; i
     return () => window.removeEventListener('mousedown', close);
   }, [open]);
 
+  // The open menu's first item takes the focus (the bar's own entries are menuitems too).
   useEffect(() => {
-    if (open !== undefined) bar.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
+    if (open !== undefined)
+      bar.current?.querySelector<HTMLElement>('[role="menu"] [role="menuitem"]')?.focus();
   }, [open]);
 
-  const onMenuKey = (e: React.KeyboardEvent) => {
-    const items = [...(bar.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])];
+  const onMenuKey = (e: React.KeyboardEvent<HTMLElement>) => {
+    const items = [...e.currentTarget.querySelectorAll<HTMLElement>('[role="menuitem"]')];
     const at = items.indexOf(document.activeElement as HTMLElement);
     if (e.key === 'Escape') {
+      // Back to the entry the menu belongs to, so the keyboard user is where they were.
+      e.preventDefault();
+      const entry = e.currentTarget.parentElement?.querySelector<HTMLElement>(':scope > [aria-haspopup]');
       setOpen(undefined);
+      entry?.focus();
     } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
       e.preventDefault();
       const next = (at + (e.key === 'ArrowDown' ? 1 : -1) + items.length) % items.length;
@@ -45,6 +51,12 @@ export function MenuBar({ run, isMac }: { run: (command: MenuCommand) => void; i
             aria-expanded={open === menu.label}
             className={open === menu.label ? 'active' : undefined}
             onClick={() => setOpen(open === menu.label ? undefined : menu.label)}
+            onKeyDown={(e) => {
+              if (e.key === 'ArrowDown') {
+                e.preventDefault();
+                setOpen(menu.label);
+              }
+            }}
             onMouseEnter={() => open !== undefined && setOpen(menu.label)}
           >
             {menu.label}
