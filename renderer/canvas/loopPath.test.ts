@@ -17,7 +17,15 @@ describe('loop routes', () => {
 
   it('goes from the source handle, under both nodes, into the target handle', () => {
     // A self-loop: a node from x 20 to 200 and y 100 to 164, ports at y 140 and 130.
-    const route = loopRoute({ sourceX: 200, sourceY: 140, targetX: 20, targetY: 130, bottom: 164 });
+    const node = { top: 100, bottom: 164 };
+    const route = loopRoute({
+      sourceX: 200,
+      sourceY: 140,
+      targetX: 20,
+      targetY: 130,
+      source: node,
+      target: node,
+    });
     const ps = points(route.path);
     expect(ps[0]).toEqual([200, 140]);
     expect(ps.at(-1)).toEqual([20, 130]);
@@ -27,6 +35,39 @@ describe('loop routes', () => {
     expect(route.labelX).toBe(110);
     // Never inside the node box horizontally while below its top.
     for (const [x, y] of ps) if (y! > 100 && y! < 164) expect(x! <= 20 || x! >= 200).toBe(true);
+  });
+
+  it('crosses in the gap between two nodes when one is clear above the other', () => {
+    const upper = { top: 0, bottom: 70 };
+    const lower = { top: 150, bottom: 220 };
+    const down = loopRoute({
+      sourceX: 200,
+      sourceY: 40,
+      targetX: 20,
+      targetY: 180,
+      source: upper,
+      target: lower,
+    });
+    expect(down.labelY).toBe(110);
+    const up = loopRoute({
+      sourceX: 200,
+      sourceY: 180,
+      targetX: 20,
+      targetY: 40,
+      source: lower,
+      target: upper,
+    });
+    expect(up.labelY).toBe(110);
+    // Too narrow a gap: under both.
+    const close = loopRoute({
+      sourceX: 200,
+      sourceY: 40,
+      targetX: 20,
+      targetY: 110,
+      source: upper,
+      target: { top: 90, bottom: 160 },
+    });
+    expect(close.labelY).toBeGreaterThan(160);
   });
 
   it('rounds corners without overshooting short segments', () => {

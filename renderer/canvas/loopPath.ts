@@ -1,6 +1,12 @@
 // The route of an edge whose target is not to the right of its source (a feedback edge, a
-// self-loop): out of the source to the right, down under both nodes, back along the bottom and
-// up into the target from the left, so it never crosses the nodes it joins.
+// self-loop, a layout drawn right to left): out of the source to the right, across in a
+// horizontal channel that crosses neither node, and into the target from the left. The channel
+// is the gap between the two nodes when one is clear above the other, else under both.
+
+export interface Box {
+  readonly top: number;
+  readonly bottom: number;
+}
 
 export interface LoopEnds {
   /** The source handle (right side of the source node). */
@@ -9,8 +15,8 @@ export interface LoopEnds {
   /** The target handle (left side of the target node). */
   readonly targetX: number;
   readonly targetY: number;
-  /** The lowest bottom edge of the two nodes. */
-  readonly bottom: number;
+  readonly source: Box;
+  readonly target: Box;
 }
 
 export interface Route {
@@ -19,28 +25,36 @@ export interface Route {
   readonly labelY: number;
 }
 
-/** How far the loop stands off the nodes' sides and bottom. */
+/** How far the route stands off the nodes' sides and bottoms. */
 export const LOOP_MARGIN = 24;
 const CORNER = 10;
+/** A gap between the nodes narrower than this is no channel: the route goes under both. */
+const MIN_GAP = 36;
 
 /** Whether an edge must go back round instead of straight across. */
 export function needsLoop(sourceX: number, targetX: number): boolean {
   return targetX < sourceX + LOOP_MARGIN;
 }
 
+function channel({ source, target }: LoopEnds): number {
+  if (target.top - source.bottom >= MIN_GAP) return (source.bottom + target.top) / 2;
+  if (source.top - target.bottom >= MIN_GAP) return (target.bottom + source.top) / 2;
+  return Math.max(source.bottom, target.bottom) + LOOP_MARGIN;
+}
+
 export function loopRoute(ends: LoopEnds): Route {
   const right = ends.sourceX + LOOP_MARGIN;
   const left = ends.targetX - LOOP_MARGIN;
-  const low = Math.max(ends.bottom, ends.sourceY, ends.targetY) + LOOP_MARGIN;
+  const across = channel(ends);
   const points: [number, number][] = [
     [ends.sourceX, ends.sourceY],
     [right, ends.sourceY],
-    [right, low],
-    [left, low],
+    [right, across],
+    [left, across],
     [left, ends.targetY],
     [ends.targetX, ends.targetY],
   ];
-  return { path: roundedPolyline(points, CORNER), labelX: (right + left) / 2, labelY: low };
+  return { path: roundedPolyline(points, CORNER), labelX: (right + left) / 2, labelY: across };
 }
 
 /** An SVG path through the points with each corner rounded off by up to `radius`. */

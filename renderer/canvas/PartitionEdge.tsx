@@ -1,0 +1,113 @@
+// An edge on the canvas, labelled with its partitioning. An edge whose target is not to the
+// right of its source (a feedback edge, a self-loop, a layout drawn right to left) is routed
+// back round its nodes instead of through them. The feedback variant is the same route,
+// dashed in the feedback colour, so transfer edges read apart from the flow at a glance.
+import {
+  BaseEdge,
+  EdgeLabelRenderer,
+  type EdgeProps,
+  getBezierPath,
+  type InternalNode,
+  useInternalNode,
+} from '@xyflow/react';
+import { memo } from 'react';
+import { useDesignerStore } from '../store/designerContext';
+import type { PartitionFlowEdge } from './flowElements';
+import { type Box, loopRoute, needsLoop, type Route } from './loopPath';
+
+type Props = EdgeProps<PartitionFlowEdge> & { feedback: boolean };
+
+function boxOf(node: InternalNode | undefined, handleY: number): Box {
+  if (node === undefined) return { top: handleY, bottom: handleY };
+  const top = node.internals.positionAbsolute.y;
+  return { top, bottom: top + (node.measured.height ?? 0) };
+}
+
+function BezierEdge(props: Props) {
+  const [path, labelX, labelY] = getBezierPath(props);
+  return <EdgeBody {...props} route={{ path, labelX, labelY }} />;
+}
+
+// Only looping edges need their nodes' boxes, so only they subscribe to them.
+function LoopEdge(props: Props) {
+  const source = useInternalNode(props.source);
+  const target = useInternalNode(props.target);
+  const route = loopRoute({
+    sourceX: props.sourceX,
+    sourceY: props.sourceY,
+    targetX: props.targetX,
+    targetY: props.targetY,
+    source: boxOf(source, props.sourceY),
+    target: boxOf(target, props.targetY),
+  });
+  return <EdgeBody {...props} route={route} />;
+}
+
+// Labels are SVG inside the edge rather than HTML in React Flow's label layer: each label in
+// that layer looks its container up in the DOM on every store update, which at 500 edges made
+// dragging stutter. In a monospace font a label's width follows from its length.
+const CHAR_WIDTH = 6.4;
+const LABEL_HEIGHT = 17;
+const LABEL_PADDING = 6;
+
+function EdgeBody({ data, selected, markerEnd, feedback, route }: Props & { route: Route }) {
+  const store = useDesignerStore();
+  if (data === undefined) return null;
+  const classes = ['pw-edge'];
+  if (feedback) classes.push('pw-edge-feedback');
+  if (data.problem !== undefined) classes.push('pw-edge-invalid');
+  if (selected) classes.push('pw-edge-selected');
+  const { docId } = data;
+  const text = feedback ? `↺ ${data.label}` : data.label;
+  const width = text.length * CHAR_WIDTH + 2 * LABEL_PADDING;
+  return (
+    <>
+      <BaseEdge path={route.path} markerEnd={markerEnd} className={classes.join(' ')} interactionWidth={16} />
+      <g
+        className={`edge-label ${classes.join(' ')}`}
+        transform={`translate(${route.labelX} ${route.labelY})`}
+      >
+        {data.problem !== undefined && <title>{data.problem}</title>}
+        <rect x={-width / 2} y={-LABEL_HEIGHT / 2} width={width} height={LABEL_HEIGHT} rx={4} />
+        <text textAnchor="middle" dominantBaseline="central">
+          {text}
+        </text>
+      </g>
+      {data.offerFeedback && docId !== undefined && (
+        // The one interactive label: HTML, for a real button. Only the selected edge has it.
+        <EdgeLabelRenderer>
+          <div
+            className="edge-action-holder nodrag nopan"
+            style={{
+              transform: `translate(-50%, 0) translate(${route.labelX}px, ${route.labelY + LABEL_HEIGHT / 2 + 4}px)`,
+            }}
+          >
+            <button
+              type="button"
+              className="edge-action"
+              aria-label={`Make ${docId} a feedback edge`}
+              onClick={(event) => {
+                event.stopPropagation();
+                store.getState().makeFeedback(docId);
+              }}
+            >
+              Make feedback edge
+            </button>
+          </div>
+        </EdgeLabelRenderer>
+      )}
+    </>
+  );
+}
+
+function EdgeView(props: Props) {
+  return needsLoop(props.sourceX, props.targetX) ? <LoopEdge {...props} /> : <BezierEdge {...props} />;
+}
+
+export const PartitionEdge = memo(function PartitionEdge(props: EdgeProps<PartitionFlowEdge>) {
+  return <EdgeView {...props} feedback={false} />;
+});
+
+export const FeedbackEdge = memo(function FeedbackEdge(props: EdgeProps<PartitionFlowEdge>) {
+  return <EdgeView {...props} feedback />;
+});
