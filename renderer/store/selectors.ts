@@ -6,6 +6,21 @@ import { serializeDraft } from '../document/jobFileText';
 import type { DesignerState } from './designerStore';
 
 const problemsCache = new WeakMap<JobDraft, Problem[]>();
+let lastValidated: { draft: JobDraft; problems: Problem[] } | undefined;
+
+/**
+ * Whether `next` differs from `previous` only in `editor` and no problem is about `editor`: then
+ * the problems are the same. A drag writes positions on every frame, and validating a
+ * 500-operator job (a few milliseconds) on every one of them would eat the frame budget.
+ */
+function onlyEditorMoved(previous: JobDraft, problems: readonly Problem[], next: JobDraft): boolean {
+  const keys = new Set([...Object.keys(previous), ...Object.keys(next)]);
+  keys.delete('editor');
+  for (const k of keys) if (previous[k] !== next[k]) return false;
+  return !problems.some(
+    (p) => p.path === '$.editor' || p.path.startsWith('$.editor.') || p.path.startsWith('$.editor['),
+  );
+}
 
 /** The engine's own validation of the draft: the designer never has a copy of the rules. */
 export function problemsOf(state: Pick<DesignerState, 'draft' | 'parseProblems'>): Problem[] {
@@ -13,9 +28,14 @@ export function problemsOf(state: Pick<DesignerState, 'draft' | 'parseProblems'>
   if (draft === undefined) return state.parseProblems;
   let problems = problemsCache.get(draft);
   if (problems === undefined) {
-    problems = validateJob(draft).problems;
+    const last = lastValidated;
+    problems =
+      last !== undefined && onlyEditorMoved(last.draft, last.problems, draft)
+        ? last.problems
+        : validateJob(draft).problems;
     problemsCache.set(draft, problems);
   }
+  lastValidated = { draft, problems };
   return problems;
 }
 
