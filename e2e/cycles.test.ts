@@ -161,12 +161,20 @@ describe('a cycle', () => {
     expect([await invalid('process1'), await invalid('map1')]).toEqual([false, false]);
     expect([await edgeInvalid('e2'), await edgeInvalid('e3')]).toEqual([false, true]);
 
-    // That problem names the edge: a click selects it and opens its form, where the key goes.
+    // That problem names the edge: a click selects it, centres it (midway between its
+    // operators) and opens its form, where the key goes.
+    await page.keyboard.press('f');
     await problemList(page)
       .getByRole('button', { name: /has no key/ })
       .click();
     const panel = inspector(page);
     await panel.getByRole('heading', { name: 'Edge e3' }).waitFor();
+    const pane = (await page.locator('.react-flow__pane').boundingBox())!;
+    await eventually(async () => {
+      const [a, b] = [await centre(operator(page, 'map1')), await centre(operator(page, 'process1'))];
+      expect(Math.abs((a.x + b.x) / 2 - (pane.x + pane.width / 2))).toBeLessThan(4);
+      expect(Math.abs((a.y + b.y) / 2 - (pane.y + pane.height / 2))).toBeLessThan(4);
+    });
     expect(await panel.getByRole('checkbox', { name: 'Feedback edge' }).isChecked()).toBe(true);
     expect(await panel.getByRole('combobox', { name: 'Partition' }).inputValue()).toBe('hash');
     await typeInto(panel.getByRole('textbox', { name: 'Key' }), 'owner');

@@ -256,27 +256,60 @@ const CONTROL_ROLES = new Set([
   'textbox',
 ]);
 
+export interface AccessibleControl {
+  readonly role: string;
+  readonly name: string;
+}
+
 /**
- * The controls Chromium's accessibility tree shows without a name (role and a hint of where),
- * read through the DevTools protocol: the names assistive technology would announce.
+ * Every control in Chromium's accessibility tree with the name assistive technology would
+ * announce for it, read through the DevTools protocol.
  */
-export async function unnamedControls(page: Page): Promise<string[]> {
+export async function accessibleControls(page: Page): Promise<AccessibleControl[]> {
   const cdp = await page.context().newCDPSession(page);
   try {
     await cdp.send('Accessibility.enable');
     const { nodes } = await cdp.send('Accessibility.getFullAXTree');
-    const out: string[] = [];
-    for (const node of nodes) {
-      const role = String(node.role?.value ?? '');
-      if (node.ignored || !CONTROL_ROLES.has(role)) continue;
-      const name = String(node.name?.value ?? '').trim();
-      if (name === '') {
-        const described = node.properties?.map((p) => `${p.name}=${JSON.stringify(p.value.value)}`).join(' ');
-        out.push(`${role} (${described ?? ''})`);
-      }
-    }
-    return out;
+    return nodes
+      .filter((node) => !node.ignored && CONTROL_ROLES.has(String(node.role?.value ?? '')))
+      .map((node) => ({ role: String(node.role?.value), name: String(node.name?.value ?? '').trim() }));
   } finally {
     await cdp.detach();
   }
+}
+
+/** The controls without an accessible name; fails if the tree shows none at all (it was not read). */
+export async function unnamedControls(page: Page): Promise<AccessibleControl[]> {
+  const controls = await accessibleControls(page);
+  expect(controls.length).toBeGreaterThan(0);
+  return controls.filter((c) => c.name === '');
+}
+
+/** What the canvas shows of the document: operators and edges as named, and where each operator is. */
+export interface CanvasSnapshot {
+  readonly operators: string[];
+  readonly edges: string[];
+  readonly positions: Record<string, { x: number; y: number }>;
+}
+
+export async function canvasSnapshot(page: Page): Promise<CanvasSnapshot> {
+  const operators = await operatorNames(page);
+  const positions: Record<string, { x: number; y: number }> = {};
+  for (const name of operators) {
+    const id = /^Operator ([^,]+),/.exec(name)?.[1];
+    if (id !== undefined) positions[id] = await positionOf(page, id);
+  }
+  return { operators, edges: await edgeNames(page), positions };
+}
+
+/** Whether the title bar shows the unsaved-changes mark. */
+export async function isMarkedUnsaved(page: Page): Promise<boolean> {
+  return (await page.getByRole('status', { name: 'Unsaved changes' }).count()) === 1;
+}
+
+/** Whether the element has the keyboard focus. */
+export async function isFocused(locator: Locator): Promise<boolean> {
+  return locator.evaluate(
+    (e: { ownerDocument: { activeElement: unknown } }) => e === e.ownerDocument.activeElement,
+  );
 }
