@@ -25,6 +25,15 @@ async function start() {
     const host = createHostClient(channel);
     const info = await host.request('host.info', {});
     const store = createDesignerStore();
+    if (info.initialFile !== undefined) {
+      // Read before the first render, so a file given on the command line is the first thing
+      // drawn (not the start screen); a failure is left to the app, which reports it.
+      const file = await host.request('file.read', { path: info.initialFile }).catch(() => undefined);
+      if (file !== undefined) {
+        store.getState().loadText(file.path, file.text);
+        void host.request('recent.add', { path: file.path }).catch(() => undefined);
+      }
+    }
     root.render(<App host={host} desktop={desktop} info={info} store={store} />);
   } catch (error) {
     root.render(

@@ -77,9 +77,10 @@ export function App({ host, desktop, info, store }: AppProps) {
   );
 
   useEffect(() => {
-    if (info.initialFile !== undefined) void files.openPath(info.initialFile);
+    // main.tsx opens the initial file before the first render; this reports why it could not.
+    if (info.initialFile !== undefined && !store.getState().open) void files.openPath(info.initialFile);
     return host.on('file.openRequested', ({ path }) => void files.openRecent(path));
-  }, [host, files, info]);
+  }, [host, files, info, store]);
 
   useEffect(() => {
     if (desktop === undefined) {

@@ -2,7 +2,7 @@
 // kind's zod schema describes them, then its ports. Every value is written to the store as it
 // is edited; the engine's validator says, beside each input, what is wrong with it.
 
-import { type RefObject, useEffect, useId } from 'react';
+import { lazy, type RefObject, Suspense, useEffect, useId } from 'react';
 import {
   ID_PATTERN,
   KINDS,
@@ -15,7 +15,6 @@ import { findOperator } from '../document/draftEdits';
 import { isObject, type JsonObject, operatorIds, operatorKind } from '../document/jobDraft';
 import { useDesigner, useDesignerStore } from '../store/designerContext';
 import { problemsOf } from '../store/selectors';
-import { CodeField } from './CodeField';
 import { PortList } from './PortList';
 import { ProblemNotes } from './ProblemNotes';
 import { elementPath, inlineMessage, otherProblems, problemsAt } from './problemPaths';
@@ -28,6 +27,10 @@ import {
   parseFieldText,
 } from './schemaFields';
 import { TextField } from './TextField';
+
+// CodeMirror is a third of the renderer's code and only the inspector of a code operator needs
+// it: loading it on first use keeps it off the path to the first render of a job.
+const CodeField = lazy(() => import('./CodeField').then((m) => ({ default: m.CodeField })));
 
 const parallelismField = describeField('parallelism', operatorSchema.options[0].shape.parallelism);
 
@@ -171,15 +174,19 @@ export function OperatorForm({ id, renamedTo }: OperatorFormProps) {
         ) : (
           fields.map((field) =>
             field.type === 'code' ? (
-              <CodeField
+              <Suspense
                 key={field.name}
-                operatorId={id}
-                kind={kind}
-                value={params[field.name]}
-                required={field.required}
-                help={field.description}
-                problems={fieldProblems.get(field.name)}
-              />
+                fallback={<p className="inspector-note">Loading the code editor…</p>}
+              >
+                <CodeField
+                  operatorId={id}
+                  kind={kind}
+                  value={params[field.name]}
+                  required={field.required}
+                  help={field.description}
+                  problems={fieldProblems.get(field.name)}
+                />
+              </Suspense>
             ) : (
               <SchemaField
                 key={field.name}
