@@ -14,6 +14,7 @@ import {
   isFocused,
   MOD,
   operator,
+  reportFailures,
   toolbar,
   unnamedControls,
 } from './helpers.js';
@@ -29,6 +30,8 @@ afterAll(async () => {
   await session?.close();
   await closeBrowser();
 });
+
+reportFailures(() => session);
 
 describe('every control has an accessible name', () => {
   test('on the start screen', async () => {

@@ -1,10 +1,11 @@
 // Starts the browser form in-process (the real engine host over WebSocket, the real renderer
 // build) and drives it in Chromium, as a user would. Each test gets its own data directory and
 // work directory, so recent files and saved jobs never leak between tests.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { findPackageRoot, rendererDir } from '../engine/host/packageRoot.js';
 import { startWebServer, type WebServer } from '../engine/host/webServer.js';
 import { CHROMIUM_HINT, findChromium } from './chromiumPath.mjs';
 
@@ -35,6 +36,47 @@ export async function closeBrowser(): Promise<void> {
   browser = undefined;
 }
 
+/** Every file of a folder with its size and modification time: changes while a build writes it. */
+function listing(dir: string): string {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (!entry.name.endsWith('.map')) {
+        const info = statSync(path);
+        out.push(`${relative(dir, path)} ${info.size} ${info.mtimeMs}`);
+      }
+    }
+  };
+  walk(dir);
+  return out.sort().join('\n');
+}
+
+/**
+ * A copy of the renderer build for one session. The page loads some chunks lazily (the code
+ * editor), so a `npm run build` elsewhere while a test runs would pull them from under the page;
+ * the copy is taken when no build is writing (the listing is the same before and after).
+ */
+async function snapshotRenderer(into: string): Promise<string> {
+  const built = rendererDir(findPackageRoot());
+  const start = Date.now();
+  for (;;) {
+    if (existsSync(join(built, 'index.html'))) {
+      const before = listing(built);
+      rmSync(into, { recursive: true, force: true });
+      cpSync(built, into, { recursive: true, filter: (path) => !path.endsWith('.map') });
+      if (existsSync(join(built, 'index.html')) && listing(built) === before) return into;
+    } else if (Date.now() - start > 10_000) {
+      // Not built (nor being built): let the server say so, as `npm run web` would.
+      return built;
+    }
+    if (Date.now() - start > 30_000)
+      throw new Error(`${built} kept changing for 30 s: is a build running in a loop?`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 export interface AppSession {
   readonly page: Page;
   readonly server: WebServer;
@@ -52,7 +94,11 @@ export async function openApp(
   const root = mkdtempSync(join(tmpdir(), 'pipewright-e2e-'));
   const workDir = join(root, 'work');
   mkdirSync(workDir);
-  const server = await startWebServer({ dataDir: join(root, 'data'), initialFile: options.initialFile });
+  const server = await startWebServer({
+    dataDir: join(root, 'data'),
+    initialFile: options.initialFile,
+    rendererDir: await snapshotRenderer(join(root, 'renderer')),
+  });
   const b = await launchBrowser();
   const context = await b.newContext({
     viewport: { width: options.width ?? 1440, height: options.height ?? 900 },

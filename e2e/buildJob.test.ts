@@ -27,6 +27,7 @@ import {
   problemList,
   problemMessages,
   readText,
+  reportFailures,
   saveWithShortcut,
   typeInto,
 } from './helpers.js';
@@ -46,6 +47,8 @@ afterAll(async () => {
   await session?.close();
   await closeBrowser();
 });
+
+reportFailures(() => session);
 
 describe('a job built from an empty canvas', () => {
   const file = () => join(session.workDir, 'clicks.job.json');

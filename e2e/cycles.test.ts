@@ -22,6 +22,7 @@ import {
   paletteItem,
   problemList,
   problemMessages,
+  reportFailures,
   typeInto,
 } from './helpers.js';
 
@@ -36,6 +37,8 @@ afterAll(async () => {
   await session?.close();
   await closeBrowser();
 });
+
+reportFailures(() => session);
 
 /** Centre of an element's box, in screen coordinates. */
 async function centre(locator: ReturnType<typeof operator>) {

@@ -25,6 +25,7 @@ import {
   problemList,
   problemMessages,
   readText,
+  reportFailures,
   saveWithShortcut,
   toolbar,
 } from './helpers.js';
@@ -43,6 +44,8 @@ afterAll(async () => {
   await session?.close();
   await closeBrowser();
 });
+
+reportFailures(() => session);
 
 const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 

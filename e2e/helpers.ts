@@ -3,7 +3,7 @@
 // the app's own file dialog for files on disk.
 import { readFileSync, statSync } from 'node:fs';
 import type { Locator, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { beforeEach, expect } from 'vitest';
 import type { AppSession } from './appHarness.js';
 
 /** Ctrl on Linux and Windows; the app reads Cmd on macOS, where Chromium reports it as Meta. */
@@ -312,4 +312,22 @@ export async function isFocused(locator: Locator): Promise<boolean> {
   return locator.evaluate(
     (e: { ownerDocument: { activeElement: unknown } }) => e === e.ownerDocument.activeElement,
   );
+}
+
+/**
+ * On a failed test, a screenshot (e2e/artifacts/failed-NAME.png) and what the page said, so a
+ * failure in CI can be understood without running it again.
+ */
+export function reportFailures(session: () => AppSession | undefined): void {
+  beforeEach(({ task, onTestFailed }) => {
+    onTestFailed(async () => {
+      const s = session();
+      if (s === undefined) return;
+      const name = `failed-${task.name.replace(/[^\w-]+/g, '-').slice(0, 80)}`;
+      await s.screenshot(name).catch(() => undefined);
+      console.error(
+        `[${task.name}] page ${s.page.url().replace(/token=\w+/, 'token=…')}; errors: ${JSON.stringify(s.pageErrors)}; screenshot e2e/artifacts/${name}.png`,
+      );
+    });
+  });
 }

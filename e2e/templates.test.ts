@@ -15,6 +15,7 @@ import {
   inspector,
   isMarkedUnsaved,
   MOD,
+  reportFailures,
 } from './helpers.js';
 
 const EXAMPLES = join(import.meta.dirname, '..', 'assets', 'examples');
@@ -72,6 +73,8 @@ afterAll(async () => {
   await session?.close();
   await closeBrowser();
 });
+
+reportFailures(() => session);
 
 /** Back to the start screen: the page reloaded, confirming the browser's leave prompt if it asks. */
 async function backToStart(): Promise<string | undefined> {

@@ -23,6 +23,7 @@ import {
   paletteItem,
   positionOf,
   readText,
+  reportFailures,
   saveWithShortcut,
   toolbar,
   typeInto,
@@ -39,6 +40,8 @@ afterAll(async () => {
   await session?.close();
   await closeBrowser();
 });
+
+reportFailures(() => session);
 
 const undoButton = () => toolbar(session.page).getByRole('button', { name: 'Undo' });
 const redoButton = () => toolbar(session.page).getByRole('button', { name: 'Redo' });
