@@ -24,6 +24,13 @@ const BLOCK_CHARS = 1 << 20;
 const BLOCK_RECORDS = 16384;
 const READ_CHUNK = 1 << 20;
 
+/**
+ * Where blocks are encoded before they are copied out at their exact size. Allocating the worst
+ * case (3 bytes per UTF-16 unit) for every block counted three times the memory against V8's
+ * external-memory limit, which brings on full garbage collections. Shared: encoding is synchronous.
+ */
+let scratch: Buffer | undefined;
+
 const SET = 0;
 const DELETE = 1;
 const DROP = 2;
@@ -91,7 +98,10 @@ export class StateFileWriter {
     this.chars = 0;
     this.count = 0;
     // Room for the worst case: 3 bytes per UTF-16 unit, 1 + 5 + 5 bytes of table per record.
-    const block = Buffer.allocUnsafeSlow(BLOCK_HEADER + 3 * chars + 11 * count);
+    const room = BLOCK_HEADER + 3 * chars + 11 * count;
+    // A block with a huge value gets a buffer of its own rather than keeping one that size for good.
+    scratch ??= Buffer.allocUnsafeSlow(BLOCK_HEADER + 3 * BLOCK_CHARS + 11 * BLOCK_RECORDS);
+    const block = room <= scratch.length ? scratch : Buffer.allocUnsafeSlow(room);
     let textBytes = block.write(text, BLOCK_HEADER, 'utf8');
     if (textBytes !== chars) {
       // Not all ASCII, so bytes and units differ: encode each string on its own to learn its bytes.
@@ -122,7 +132,8 @@ export class StateFileWriter {
     block.writeUInt32LE(count, 0);
     block.writeUInt32LE(textBytes, 4);
     block.writeUInt32LE(at - tableStart, 8);
-    return this.opened().writeBytes(block.subarray(0, at));
+    const bytes = block.subarray(0, at);
+    return this.opened().writeBytes(block === scratch ? Buffer.from(bytes) : bytes);
   }
 
   private opened(): DataFileWriter {

@@ -76,10 +76,10 @@ export class StateSnapshots {
     );
     const segment = this.segment;
     let wait: Promise<void> | undefined;
-    for (const [key, value] of batch) {
+    batch.forEach((value, key) => {
       const written = value === null ? segment.delete(key) : segment.set(key, value);
       if (written !== undefined) wait = written;
-    }
+    });
     for (const [gte, lt] of dropped) wait = segment.drop(gte, lt) ?? wait;
     return wait;
   }
