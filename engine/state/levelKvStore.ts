@@ -14,6 +14,8 @@ const CACHE_ENTRY_OVERHEAD = 100;
 const SCAN_CHUNK = 256;
 /** Entries read per step of a whole-state snapshot: each step costs a turn of the event loop. */
 const SNAPSHOT_CHUNK = 8192;
+/** classic-level stops a step at 16 KiB by default, a few hundred small entries: 1 MiB lets it fill the chunk. */
+const SNAPSHOT_CHUNK_BYTES = 1 << 20;
 
 type Pending = Map<string, string | null>;
 
@@ -180,8 +182,9 @@ export class LevelKvStore implements KvStore {
 
   async snapshotEntries(): Promise<AsyncIterable<[string, string][]>> {
     await this.flush();
-    // classic-level takes the iterator's snapshot synchronously, here, before any later write.
-    const iterator = this.db.iterator();
+    // classic-level takes the iterator's snapshot synchronously, here, before any later write. A
+    // whole-state scan would push the blocks the records are reading out of LevelDB's cache.
+    const iterator = this.db.iterator({ fillCache: false, highWaterMarkBytes: SNAPSHOT_CHUNK_BYTES });
     return (async function* () {
       try {
         for (;;) {
