@@ -150,7 +150,12 @@ describe('a job built from an empty canvas', () => {
     // 0 is a number but not a parallelism: the engine's validator says so beside the field.
     await typeInto(parallelism, '0');
     await eventually(async () => expect(await parallelism.getAttribute('aria-invalid')).toBe('true'));
-    expect(await panel.locator('.field-problem').first().innerText()).toMatch(/parallelism|1/i);
+    // It is in the field's description, so a screen reader reads it with the field.
+    const described = await parallelism.getAttribute('aria-describedby');
+    expect(await page.locator(`[id="${described}"] .field-problem`).textContent()).toBe(
+      'parallelism must be at least 1 (got 0)',
+    );
+    expect(await operatorNames(page)).toContain('Operator counter, Process, parallelism 0');
     await typeInto(parallelism, '4');
     await eventually(async () =>
       expect(await operatorNames(page)).toContain('Operator counter, Process, parallelism 4'),
