@@ -319,3 +319,21 @@ describe('files the designer did not write', () => {
     expectNoPageErrors(session);
   });
 });
+
+describe('a file given at start', () => {
+  test('`npm run web FILE` opens it drawn instead of the start screen', async () => {
+    const path = join(session.workDir, 'word-count.job.json');
+    const other = await openApp({ initialFile: path });
+    try {
+      const { page } = other;
+      page.setDefaultTimeout(10_000);
+      await operator(page, 'words').waitFor();
+      expect(await page.title()).toBe('word-count.job.json — Pipewright');
+      expect(await page.getByRole('heading', { name: 'Templates' }).count()).toBe(0);
+      expect(await isMarkedUnsaved(page)).toBe(false);
+      expect(other.pageErrors).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+});
