@@ -256,6 +256,7 @@ function CanvasFlow() {
   return (
     <div className={far ? 'canvas canvas-far' : 'canvas'} ref={wrapper}>
       <ReactFlow<OperatorFlowNode, PartitionFlowEdge>
+        aria-label="Job graph"
         nodes={nodes}
         edges={edges}
         nodeTypes={NODE_TYPES}

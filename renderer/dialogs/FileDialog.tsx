@@ -50,7 +50,7 @@ export function FileDialog({ request }: { request: FileRequest }) {
         {listing?.parent !== undefined && (
           <li>
             <button type="button" onClick={() => setDir(listing.parent!)}>
-              ↑ ..
+              ..
             </button>
           </li>
         )}
@@ -62,8 +62,8 @@ export function FileDialog({ request }: { request: FileRequest }) {
               onClick={() => choose(entry)}
               onDoubleClick={() => entry.kind === 'file' && request.resolve(entry.path)}
             >
-              {entry.kind === 'dir' ? '📁 ' : '📄 '}
               {entry.name}
+              {entry.kind === 'dir' ? '/' : ''}
             </button>
           </li>
         ))}
