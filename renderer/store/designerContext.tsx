@@ -1,7 +1,7 @@
 // React access to the one store: components read it through selectors only.
 import { createContext, type ReactNode, useContext } from 'react';
-import { useStore } from 'zustand';
 import type { TemporalState } from 'zundo';
+import { useStore } from 'zustand';
 import type { Designer, DesignerStore } from './designerStore';
 
 const StoreContext = createContext<DesignerStore | undefined>(undefined);

@@ -53,9 +53,9 @@ describe('designer store', () => {
     s().updateOperator(a, { parallelism: 2 }, `${a}.parallelism`);
     s().undo();
     expect(draftOperators(s().draft!)[0]?.parallelism).toBe(1);
-    expect((draftOperators(s().draft!)[0]?.params as { code: string }).code).toBe('fun');
+    expect((draftOperators(s().draft!)[0]!.params as { code: string }).code).toBe('fun');
     s().undo();
-    expect((draftOperators(s().draft!)[0]?.params as { code: string }).code).toContain('function map');
+    expect((draftOperators(s().draft!)[0]!.params as { code: string }).code).toContain('function map');
   });
 
   it('carries a renamed operator into its edges, position and selection', () => {
@@ -145,7 +145,10 @@ describe('designer store', () => {
     const store = createDesignerStore();
     store
       .getState()
-      .loadText('/tmp/f.job.json', JSON.stringify({ format: 'other/2', name: 'f', operators: [], custom: { a: 1 } }));
+      .loadText(
+        '/tmp/f.job.json',
+        JSON.stringify({ format: 'other/2', name: 'f', operators: [], custom: { a: 1 } }),
+      );
     expect(problemsOf(store.getState()).length).toBeGreaterThan(0);
     store.getState().addOperator('map', { x: 0, y: 0 });
     expect(JSON.parse(store.getState().textToSave())).toMatchObject({ format: 'other/2', custom: { a: 1 } });

@@ -8,7 +8,14 @@ import type { OperatorKind, Problem } from '../../engine/graph/index.js';
 import { autoLayout } from '../document/autoLayout';
 import { copyFragment, type Fragment, parseFragment, pasteFragment } from '../document/clipboard';
 import * as edits from '../document/draftEdits';
-import { draftEdges, draftOperators, type JobDraft, newJobDraft, stringField, type XY } from '../document/jobDraft';
+import {
+  draftEdges,
+  draftOperators,
+  type JobDraft,
+  newJobDraft,
+  stringField,
+  type XY,
+} from '../document/jobDraft';
 import { parseJobFile, serializeDraft } from '../document/jobFileText';
 
 export interface Selection {
@@ -142,9 +149,19 @@ export function createDesignerStore() {
           },
           loadText(path, text, options) {
             const parsed = parseJobFile(text);
-            const base = { filePath: options?.asNew ? undefined : path, open: true, selection: EMPTY_SELECTION };
+            const base = {
+              filePath: options?.asNew ? undefined : path,
+              open: true,
+              selection: EMPTY_SELECTION,
+            };
             if (parsed.kind === 'text') {
-              set({ ...base, draft: undefined, rawText: text, parseProblems: parsed.problems, savedText: text });
+              set({
+                ...base,
+                draft: undefined,
+                rawText: text,
+                parseProblems: parsed.problems,
+                savedText: text,
+              });
             } else {
               // A template opened as new is unsaved until saved somewhere of the user's choosing.
               set({
@@ -166,7 +183,13 @@ export function createDesignerStore() {
             set({ filePath: path, savedText: text });
           },
           closeDocument() {
-            set({ open: false, draft: undefined, rawText: undefined, filePath: undefined, selection: EMPTY_SELECTION });
+            set({
+              open: false,
+              draft: undefined,
+              rawText: undefined,
+              filePath: undefined,
+              selection: EMPTY_SELECTION,
+            });
             resetHistory();
           },
 
@@ -310,7 +333,8 @@ export function createDesignerStore() {
             const seq = (get().focusRequest?.seq ?? 0) + 1;
             set({
               focusRequest: { id, kind, seq },
-              selection: kind === 'operator' ? { operators: [id], edges: [] } : { operators: [], edges: [id] },
+              selection:
+                kind === 'operator' ? { operators: [id], edges: [] } : { operators: [], edges: [id] },
             });
           },
           requestFit() {
