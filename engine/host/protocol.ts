@@ -3,6 +3,8 @@
 // the renderer imports this file. Every request gets exactly one response with the same id;
 // events flow from host to client without an id.
 
+export type * from './runProtocol.js';
+
 /** A job template the start screen offers (one folder of `assets/examples`). */
 export interface TemplateInfo {
   /** Folder name, also the id used to open it. */

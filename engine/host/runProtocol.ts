@@ -1,0 +1,202 @@
+// The run-and-debug part of the host protocol: types only (the renderer imports them). The host
+// runs the job on the same engine as the CLI; the designer drives it and listens to its events.
+
+export type RunMode = 'run' | 'debug';
+
+export type RunStatus = 'starting' | 'running' | 'paused' | 'finished' | 'failed' | 'stopped';
+
+export interface RunStartParams {
+  /** The job file text as the designer has it (edits need not be saved). */
+  readonly text: string;
+  /** Where the job file is: relative paths resolve against its folder, and state and checkpoints go beside it. */
+  readonly path: string;
+  readonly mode: RunMode;
+  /** Sinks show their records in the Debugger panel and write nothing. */
+  readonly previewSinks: boolean;
+  /** Restart from a completed checkpoint of this job. */
+  readonly restore?: 'latest' | number;
+  readonly breakpoints?: readonly Breakpoint[];
+}
+
+export type Breakpoint =
+  | { readonly id: string; readonly type: 'operator'; readonly operator: string }
+  /** A JavaScript expression over the record `r` (and `ctx.key`, `ctx.subtask`), run in the user-code sandbox. */
+  | {
+      readonly id: string;
+      readonly type: 'condition';
+      readonly operator?: string;
+      readonly expression: string;
+    }
+  /** Hits when the state of this key (as `ctx.key` shows it) is read or written. */
+  | { readonly id: string; readonly type: 'stateKey'; readonly operator?: string; readonly key: string };
+
+export interface BreakpointProblem {
+  readonly id: string;
+  readonly message: string;
+}
+
+export interface RunInfo {
+  readonly runId: string;
+  readonly status: RunStatus;
+  readonly mode: RunMode;
+  /** Steps taken so far (debug mode). */
+  readonly step: number;
+  readonly message?: string;
+  /** Where this run keeps its state and checkpoints. */
+  readonly stateDir: string;
+  readonly checkpointDir: string;
+}
+
+/** What one step delivered and what it did: the Debugger panel shows exactly this. */
+export interface StepView {
+  /** 1-based number of the step in this run. */
+  readonly seq: number;
+  readonly operator: string;
+  readonly subtask: number;
+  readonly kind: 'record' | 'produce' | 'barrier' | 'end';
+  /** The record delivered (or produced, at a source). */
+  readonly record?: unknown;
+  readonly key?: unknown;
+  /** The edge and upstream subtask it came through; absent at a source. */
+  readonly edge?: { readonly id: string; readonly fromSubtask: number; readonly feedback: boolean };
+  readonly checkpointId?: number;
+  readonly emitted: readonly {
+    readonly port: string;
+    readonly record: unknown;
+    readonly edges: readonly string[];
+  }[];
+  readonly state: readonly StateAccess[];
+  /** The breakpoint that stopped here, when one did. */
+  readonly breakpoint?: string;
+}
+
+export interface StateAccess {
+  readonly state: string;
+  readonly type: 'value' | 'map' | 'list';
+  readonly op: 'read' | 'write' | 'delete' | 'clear';
+  readonly key: unknown;
+  /** The element of a map (its key) or list, when the access is to one element. */
+  readonly element?: unknown;
+  readonly before?: unknown;
+  readonly after?: unknown;
+}
+
+export interface SubtaskLive {
+  readonly subtask: number;
+  readonly recordsIn: number;
+  readonly recordsOut: number;
+  readonly queued: number;
+  readonly stateEntries?: number;
+  readonly stateBytes?: number;
+  /** Number of keys with state (value, map or list) in this subtask. */
+  readonly keys?: number;
+  /** Inclusive key-group range this subtask owns. */
+  readonly keyGroups: readonly [number, number];
+}
+
+export interface RunMetricsEvent {
+  readonly runId: string;
+  readonly elapsedMs: number;
+  readonly operators: readonly {
+    readonly id: string;
+    readonly recordsIn: number;
+    readonly recordsOut: number;
+    readonly subtasks: readonly SubtaskLive[];
+  }[];
+  /** Fill of each edge's channels, 0..1 (the fullest of its channels). */
+  readonly edges: readonly { readonly id: string; readonly fill: number }[];
+}
+
+export interface RunCheckpointEvent {
+  readonly runId: string;
+  readonly id: number;
+  readonly status: 'completed' | 'failed';
+  readonly reason?: string;
+  readonly triggeredAt: string;
+  readonly durationMs: number;
+  readonly bytes: number;
+  readonly fullBytes: number;
+  readonly inFlightRecords: number;
+  readonly subtasks: readonly {
+    readonly operator: string;
+    readonly subtask: number;
+    readonly bytes: number;
+    readonly fullBytes: number;
+    readonly syncMs: number;
+    readonly asyncMs: number;
+    readonly alignmentMs: number;
+  }[];
+}
+
+export interface StateEntryView {
+  /** The key as `ctx.key` shows it. */
+  readonly key: unknown;
+  readonly state: string;
+  readonly type: 'value' | 'map' | 'list';
+  /** A value's value; for map and list state, the first elements (see elementCount). */
+  readonly value: unknown;
+  readonly elementCount?: number;
+  readonly bytes: number;
+}
+
+export interface StatePage {
+  readonly entries: readonly StateEntryView[];
+  /** Pass as `after` for the next page; absent on the last page. */
+  readonly next?: string;
+}
+
+export interface TraceView {
+  /** The input records (source operator, subtask and position) the output descends from. */
+  readonly inputs: readonly {
+    readonly operator: string;
+    readonly subtask: number;
+    readonly position: number;
+    readonly record: unknown;
+  }[];
+  /** The path: each hop's operator, subtask and the state keys it touched. */
+  readonly path: readonly {
+    readonly operator: string;
+    readonly subtask: number;
+    readonly step: number;
+    readonly stateKeys: readonly unknown[];
+  }[];
+}
+
+export interface RunMethods {
+  'run.start': [RunStartParams, RunInfo];
+  'run.pause': [{ runId: string }, RunInfo];
+  'run.resume': [{ runId: string }, RunInfo];
+  'run.stop': [{ runId: string }, RunInfo];
+  /** Debug mode: delivers exactly one record, barrier or end-of-input to one subtask. */
+  'run.step': [{ runId: string }, StepView | undefined];
+  /** Debug mode: back to the state before the last step; returns the step now current (undefined at the start). */
+  'run.stepBack': [{ runId: string }, StepView | undefined];
+  'run.setBreakpoints': [
+    { runId: string; breakpoints: readonly Breakpoint[] },
+    { problems: BreakpointProblem[] },
+  ];
+  'run.checkpoints': [{ path: string; text: string }, RunCheckpointEvent[]];
+  'state.page': [
+    {
+      runId: string;
+      operator: string;
+      subtask: number;
+      prefix?: string;
+      after?: string;
+      limit: number;
+      /** Read from this completed checkpoint instead of the live state. */
+      checkpointId?: number;
+    },
+    StatePage,
+  ];
+  'run.trace': [{ runId: string; step: number; emitted: number }, TraceView];
+}
+
+export interface RunEvents {
+  'run.status': RunInfo;
+  'run.step': { runId: string; step: StepView };
+  'run.metrics': RunMetricsEvent;
+  'run.checkpoint': RunCheckpointEvent;
+  /** Records a preview sink received. */
+  'run.output': { runId: string; operator: string; records: readonly unknown[] };
+}
