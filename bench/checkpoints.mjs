@@ -190,7 +190,7 @@ function readMetadata(checkpointDir, id) {
   const acc = m.subtasks.find((s) => s.operator === 'acc');
   return {
     next: src?.splits?.[0]?.next,
-    base: acc?.state?.base?.path?.endsWith(`base-${id}.jsonl`) ?? false,
+    base: acc?.state?.base?.path?.split('/').pop().startsWith(`base-${id}.`) ?? false,
   };
 }
 
