@@ -226,6 +226,8 @@ export class JobRun {
   stop(): void {
     if (this.stopping) return;
     this.stopping = true;
+    // A paused run could never reach the final checkpoint.
+    this.scheduler.resume();
     const coordinator = this.coordinator;
     if (coordinator === undefined) {
       this.scheduler.requestStop();
@@ -233,6 +235,36 @@ export class JobRun {
     }
     coordinator.onComplete = () => this.scheduler.halt();
     coordinator.requestNow();
+  }
+
+  /** Holds the run at the next slice boundary (see Scheduler.pause); stop() resumes it first. */
+  pause(): void {
+    if (!this.stopping) this.scheduler.pause();
+  }
+
+  resume(): void {
+    this.scheduler.resume();
+  }
+
+  get paused(): boolean {
+    return this.scheduler.paused;
+  }
+
+  /** Per edge, the fill of its fullest channel (items / capacity, at most 1): where backpressure builds. */
+  edgeFill(): Map<string, number> {
+    const fill = new Map<string, number>();
+    for (const subtask of this.subtasks) {
+      for (const channel of subtask.inputs) {
+        const f = Math.min(1, channel.size / channel.capacity);
+        if (f >= (fill.get(channel.edge.id) ?? 0)) fill.set(channel.edge.id, f);
+      }
+    }
+    return fill;
+  }
+
+  /** The keyed state store of one subtask (open while the run is), for browsing it. */
+  stateStore(operatorId: string, subtask: number): KvStore | undefined {
+    return this.subtasks.find((s) => s.operator.id === operatorId && s.subtask === subtask)?.store;
   }
 
   metrics(): JobMetrics {

@@ -21,6 +21,9 @@ export class Scheduler {
   private stopping = false;
   /** Set by halt(): the run ends where it is, without draining. */
   halted = false;
+  /** While paused, the run waits on this at the next slice boundary. */
+  private gate: Promise<void> | undefined;
+  private openGate: (() => void) | undefined;
 
   constructor(
     subtasksInTopologicalOrder: readonly Subtask[],
@@ -48,6 +51,23 @@ export class Scheduler {
     return this.stopping;
   }
 
+  /** Holds the run at the next slice boundary: no subtask runs and no checkpoint starts until resume(). */
+  pause(): void {
+    this.gate ??= new Promise<void>((resolve) => {
+      this.openGate = resolve;
+    });
+  }
+
+  resume(): void {
+    this.openGate?.();
+    this.gate = undefined;
+    this.openGate = undefined;
+  }
+
+  get paused(): boolean {
+    return this.gate !== undefined;
+  }
+
   async run(): Promise<void> {
     for (const subtask of this.order) {
       if (subtask.idleFromStart) await subtask.endInput();
@@ -56,6 +76,12 @@ export class Scheduler {
     const beforeSlice = this.beforeSlice;
     for (;;) {
       if (this.halted) return;
+      // One property read per slice while running: the gate costs nothing measurable.
+      if (this.gate !== undefined) {
+        await this.gate;
+        lastYield = performance.now();
+        continue;
+      }
       const checkpointing = beforeSlice?.() ?? false;
       const now = performance.now();
       if (now - lastYield >= (checkpointing ? YIELD_EVERY_MS_CHECKPOINTING : YIELD_EVERY_MS)) {
