@@ -1,14 +1,15 @@
 // `pipewright run | validate`: the engine headless. Exit 0 done, 1 invalid job or failed run,
 // 2 usage error. Messages name the operator, edge or line; never an engine stack trace.
 import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
-import { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
+import { findCheckpoint } from '../checkpoint/findCheckpoint.js';
 import type { Problem } from '../graph/problem.js';
 import type { Job } from '../graph/schema.js';
 import { validateJobText } from '../graph/validate.js';
 import { JobError } from '../runtime/jobError.js';
 import { JobRun } from '../runtime/jobRun.js';
+import { defaultRunDirs } from '../runtime/runDirs.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
 import { MetricsFile } from './metricsFile.js';
 import { formatCount, ProgressDisplay } from './progressDisplay.js';
@@ -54,36 +55,6 @@ function validate(command: Extract<Command, { name: 'validate' }>): number {
   return problems.length === 0 ? 0 : 1;
 }
 
-/**
- * The checkpoint to resume from: `latest` is the newest one whose files are all there and
- * intact (an unusable one is skipped, with the reason); an id must be usable itself.
- */
-async function findCheckpoint(
-  dir: string,
-  wanted: string,
-  say: (text: string) => void,
-): Promise<{ checkpoint?: CheckpointMetadata; error?: string }> {
-  const storage = new CheckpointStorage(dir);
-  if (wanted !== 'latest') {
-    try {
-      return { checkpoint: await storage.load(Number(wanted)) };
-    } catch (error) {
-      return { error: `cannot restore: ${(error as Error).message}` };
-    }
-  }
-  for (const id of await storage.completedIds()) {
-    try {
-      const checkpoint = await storage.load(id);
-      say(`restoring checkpoint ${id} from ${dir}`);
-      return { checkpoint };
-    } catch (error) {
-      say(`skipping ${(error as Error).message}`);
-    }
-  }
-  say(`no usable completed checkpoint in ${dir}: starting fresh`);
-  return {};
-}
-
 async function run(command: Extract<Command, { name: 'run' }>): Promise<number> {
   const { job, problems } = readJob(command.job);
   if (job === undefined) {
@@ -93,13 +64,14 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
     );
     return 1;
   }
-  const jobDir = dirname(resolve(command.job));
-  const home = join(jobDir, '.pipewright', job.name.replace(/[^A-Za-z0-9_.-]/g, '_'));
-  const stateDir = resolve(command.stateDir ?? join(home, 'state'));
-  const checkpointDir = resolve(command.checkpointDir ?? join(home, 'checkpoints'));
+  const defaults = defaultRunDirs(command.job, job.name);
+  const jobDir = defaults.jobDir;
+  const stateDir = resolve(command.stateDir ?? defaults.stateDir);
+  const checkpointDir = resolve(command.checkpointDir ?? defaults.checkpointDir);
   let restore: CheckpointMetadata | undefined;
   if (command.restore !== undefined) {
-    const found = await findCheckpoint(checkpointDir, command.restore, (text) => {
+    const wanted = command.restore === 'latest' ? 'latest' : Number(command.restore);
+    const found = await findCheckpoint(checkpointDir, wanted, (text) => {
       if (!command.quiet) complain(text);
     });
     if (found.error !== undefined) {
