@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { addBreakpoint, describeBreakpoint, draftProblem, removeBreakpoint } from './breakpoints';
+
+describe('breakpoints', () => {
+  it('numbers breakpoints after the highest number in use', () => {
+    let list = addBreakpoint([], { type: 'operator', operator: 'owners' });
+    list = addBreakpoint(list, { type: 'condition', expression: ' r.owner === "o7" ' });
+    expect(list).toEqual([
+      { id: 'bp1', type: 'operator', operator: 'owners' },
+      { id: 'bp2', type: 'condition', expression: 'r.owner === "o7"' },
+    ]);
+    list = removeBreakpoint(list, 'bp1');
+    list = addBreakpoint(list, { type: 'stateKey', operator: 'owners', key: 'o7' });
+    expect(list.map((bp) => bp.id)).toEqual(['bp2', 'bp3']);
+    expect(list[1]).toEqual({ id: 'bp3', type: 'stateKey', operator: 'owners', key: 'o7' });
+  });
+
+  it('leaves the operator out of a condition or key breakpoint for any operator', () => {
+    expect(addBreakpoint([], { type: 'stateKey', operator: '', key: 'k' })[0]).toEqual({
+      id: 'bp1',
+      type: 'stateKey',
+      key: 'k',
+    });
+  });
+
+  it('refuses drafts with nothing to stop on', () => {
+    expect(draftProblem({ type: 'operator', operator: '' })).toMatch(/operator/);
+    expect(draftProblem({ type: 'condition', expression: '  ' })).toMatch(/condition/);
+    expect(draftProblem({ type: 'stateKey', key: '' })).toMatch(/state key/);
+    expect(draftProblem({ type: 'condition', expression: 'true' })).toBeUndefined();
+  });
+
+  it('describes each kind', () => {
+    expect(describeBreakpoint({ id: 'bp1', type: 'operator', operator: 'owners' })).toBe(
+      'every record at owners',
+    );
+    expect(describeBreakpoint({ id: 'bp1', type: 'condition', expression: 'r.x > 1' })).toBe(
+      'any operator: r.x > 1',
+    );
+    expect(describeBreakpoint({ id: 'bp1', type: 'stateKey', operator: 'owners', key: 'o7' })).toBe(
+      'owners: state key o7',
+    );
+  });
+});

@@ -1,0 +1,62 @@
+// Breakpoints as the user writes them: checked for what can be checked here (something to stop
+// on), numbered bp1, bp2, … so the engine's hits and problems can name them.
+import type { Breakpoint } from '../../engine/host/protocol.js';
+
+export type BreakpointDraft =
+  | { readonly type: 'operator'; readonly operator: string }
+  | { readonly type: 'condition'; readonly operator?: string; readonly expression: string }
+  | { readonly type: 'stateKey'; readonly operator?: string; readonly key: string };
+
+/** Why the draft cannot be added, or undefined when it can. The expression itself is the engine's to check. */
+export function draftProblem(draft: BreakpointDraft): string | undefined {
+  switch (draft.type) {
+    case 'operator':
+      return draft.operator === '' ? 'Choose the operator to stop at.' : undefined;
+    case 'condition':
+      return draft.expression.trim() === '' ? 'Write the condition, e.g. r.owner === "o7".' : undefined;
+    case 'stateKey':
+      return draft.key === '' ? 'Write the state key to stop at.' : undefined;
+  }
+}
+
+function nextId(list: readonly Breakpoint[]): string {
+  let max = 0;
+  for (const bp of list) {
+    const m = /^bp(\d+)$/.exec(bp.id);
+    if (m !== null) max = Math.max(max, Number(m[1]));
+  }
+  return `bp${max + 1}`;
+}
+
+export function addBreakpoint(list: readonly Breakpoint[], draft: BreakpointDraft): Breakpoint[] {
+  const id = nextId(list);
+  const operator = draft.type !== 'operator' && draft.operator === '' ? undefined : draft.operator;
+  let bp: Breakpoint;
+  if (draft.type === 'operator') bp = { id, type: 'operator', operator: draft.operator };
+  else if (draft.type === 'condition') {
+    bp = {
+      id,
+      type: 'condition',
+      expression: draft.expression.trim(),
+      ...(operator === undefined ? {} : { operator }),
+    };
+  } else bp = { id, type: 'stateKey', key: draft.key, ...(operator === undefined ? {} : { operator }) };
+  return [...list, bp];
+}
+
+export function removeBreakpoint(list: readonly Breakpoint[], id: string): Breakpoint[] {
+  return list.filter((bp) => bp.id !== id);
+}
+
+/** "owners: r.owner === "o7"", "any operator: state key o7", "operator events". */
+export function describeBreakpoint(bp: Breakpoint): string {
+  const where = bp.type === 'operator' ? bp.operator : (bp.operator ?? 'any operator');
+  switch (bp.type) {
+    case 'operator':
+      return `every record at ${where}`;
+    case 'condition':
+      return `${where}: ${bp.expression}`;
+    case 'stateKey':
+      return `${where}: state key ${bp.key}`;
+  }
+}

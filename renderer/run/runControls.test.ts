@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { controlsEnabled, isActive, type RunControlState, statusText } from './runControls';
+
+const idle: RunControlState = { status: 'idle', mode: 'run', hasStep: false };
+
+describe('run controls', () => {
+  it('offers Run, Debug and Restart before a run, nothing that needs one', () => {
+    const c = controlsEnabled(idle);
+    expect(c).toMatchObject({
+      run: true,
+      debug: true,
+      restart: true,
+      previewSinks: true,
+      editBreakpoints: true,
+    });
+    expect(c).toMatchObject({ pause: false, resume: false, stop: false, step: false, stepBack: false });
+  });
+
+  it('offers Pause and Stop while running, and locks the breakpoints and the preview switch', () => {
+    const c = controlsEnabled({ ...idle, status: 'running' });
+    expect(c).toMatchObject({ run: false, debug: false, pause: true, resume: false, stop: true });
+    expect(c).toMatchObject({ step: false, previewSinks: false, editBreakpoints: false });
+  });
+
+  it('steps only a paused debug run, and steps back only from a shown step', () => {
+    const pausedDebug = { ...idle, status: 'paused', mode: 'debug' } as const;
+    expect(controlsEnabled(pausedDebug)).toMatchObject({ resume: true, step: true, stepBack: false });
+    expect(controlsEnabled({ ...pausedDebug, hasStep: true })).toMatchObject({
+      stepBack: true,
+      editBreakpoints: true,
+    });
+    expect(controlsEnabled({ ...pausedDebug, mode: 'run' })).toMatchObject({ resume: true, step: false });
+  });
+
+  it('does not restart a run that is still starting', () => {
+    expect(controlsEnabled({ ...idle, status: 'starting' }).restart).toBe(false);
+    expect(controlsEnabled({ ...idle, status: 'finished' })).toMatchObject({ run: true, restart: true });
+  });
+
+  it('knows which states are a live run', () => {
+    expect(['starting', 'running', 'paused'].every((s) => isActive(s as never))).toBe(true);
+    expect(['idle', 'finished', 'failed', 'stopped'].some((s) => isActive(s as never))).toBe(false);
+  });
+});
+
+describe('statusText', () => {
+  it('says where a paused debug run stands', () => {
+    expect(statusText({ ...idle, status: 'paused', mode: 'debug' })).toBe('Paused before the first step');
+    expect(statusText({ ...idle, status: 'paused', mode: 'debug', stepSeq: 4 })).toBe('Paused at step 4');
+    expect(statusText({ ...idle, status: 'paused', mode: 'debug', stepSeq: 4, breakpoint: 'bp1' })).toBe(
+      'Paused at step 4 (breakpoint bp1)',
+    );
+  });
+
+  it('names the other states and a failure’s reason', () => {
+    expect(statusText(idle)).toBe('Not running');
+    expect(statusText({ ...idle, status: 'running' })).toBe('Running');
+    expect(statusText({ ...idle, status: 'running', mode: 'debug' })).toBe(
+      'Debugging: running to the next breakpoint',
+    );
+    expect(statusText({ ...idle, status: 'finished' })).toBe('Finished');
+    expect(statusText({ ...idle, status: 'failed', message: 'owners#2: boom' })).toBe(
+      'Failed: owners#2: boom',
+    );
+  });
+});

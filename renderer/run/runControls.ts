@@ -1,0 +1,74 @@
+// Which run controls apply in which state, and the status line: one place, so the toolbar, the
+// Run menu and the shortcuts agree.
+import type { RunMode, RunStatus } from '../../engine/host/protocol.js';
+
+export type RunPhase = RunStatus | 'idle';
+
+export interface RunControlState {
+  readonly status: RunPhase;
+  readonly mode: RunMode;
+  /** A step is shown (there is something to step back from). */
+  readonly hasStep: boolean;
+  readonly stepSeq?: number;
+  readonly breakpoint?: string;
+  readonly message?: string;
+}
+
+export function isActive(status: RunPhase): boolean {
+  return status === 'starting' || status === 'running' || status === 'paused';
+}
+
+export interface ControlsEnabled {
+  readonly run: boolean;
+  readonly debug: boolean;
+  readonly pause: boolean;
+  readonly resume: boolean;
+  readonly stop: boolean;
+  readonly step: boolean;
+  readonly stepBack: boolean;
+  readonly restart: boolean;
+  readonly previewSinks: boolean;
+  readonly editBreakpoints: boolean;
+}
+
+export function controlsEnabled(s: RunControlState): ControlsEnabled {
+  const active = isActive(s.status);
+  const debugPaused = s.mode === 'debug' && s.status === 'paused';
+  return {
+    run: !active,
+    debug: !active,
+    pause: s.status === 'running',
+    resume: s.status === 'paused',
+    stop: active,
+    step: debugPaused,
+    stepBack: debugPaused && s.hasStep,
+    // Restarting stops the current run first; not while it is still starting.
+    restart: s.status !== 'starting',
+    // Preview is decided when a run starts.
+    previewSinks: !active,
+    // Breakpoints go to the engine with run.start or while it waits; not while it races along.
+    editBreakpoints: s.status !== 'running' && s.status !== 'starting',
+  };
+}
+
+export function statusText(s: RunControlState): string {
+  switch (s.status) {
+    case 'idle':
+      return 'Not running';
+    case 'starting':
+      return s.mode === 'debug' ? 'Starting a debug run…' : 'Starting…';
+    case 'running':
+      return s.mode === 'debug' ? 'Debugging: running to the next breakpoint' : 'Running';
+    case 'paused': {
+      if (s.stepSeq === undefined) return s.mode === 'debug' ? 'Paused before the first step' : 'Paused';
+      const at = `Paused at step ${s.stepSeq}`;
+      return s.breakpoint === undefined ? at : `${at} (breakpoint ${s.breakpoint})`;
+    }
+    case 'finished':
+      return 'Finished';
+    case 'stopped':
+      return 'Stopped';
+    case 'failed':
+      return s.message === undefined ? 'Failed' : `Failed: ${s.message}`;
+  }
+}

@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import type { RunCheckpointEvent, RunInfo, StepView } from '../../engine/host/protocol.js';
+import { breakpointsOf, createRunStore, OUTPUT_LIMIT } from './runStore';
+
+const info = (status: RunInfo['status'], mode: RunInfo['mode'] = 'debug'): RunInfo => ({
+  runId: 'r1',
+  status,
+  mode,
+  step: 0,
+  stateDir: '/s',
+  checkpointDir: '/c',
+});
+
+const step = (seq: number, extra: Partial<StepView> = {}): StepView => ({
+  seq,
+  operator: 'owners',
+  subtask: seq % 4,
+  kind: 'record',
+  record: { seq },
+  emitted: [],
+  state: [],
+  ...extra,
+});
+
+const checkpoint = (id: number, status: RunCheckpointEvent['status'] = 'completed'): RunCheckpointEvent => ({
+  runId: 'r1',
+  id,
+  status,
+  triggeredAt: '2026-01-01T00:00:00Z',
+  durationMs: 5,
+  bytes: 10,
+  fullBytes: 20,
+  inFlightRecords: 0,
+  subtasks: [],
+});
+
+describe('run store', () => {
+  it('keeps the shown steps in order and shows the newest', () => {
+    const store = createRunStore();
+    store.getState().begin('debug');
+    store.getState().applyInfo(info('paused'));
+    for (const seq of [1, 2, 3]) store.getState().applyStep(step(seq));
+    const s = store.getState();
+    expect(s.history.map((h) => h.seq)).toEqual([1, 2, 3]);
+    expect(s.shown?.seq).toBe(3);
+    expect(s.step?.seq).toBe(3);
+  });
+
+  it('shows after a step back exactly the step the engine says is current, and drops what came after', () => {
+    const store = createRunStore();
+    for (const seq of [1, 2, 3, 4]) store.getState().applyStep(step(seq));
+    const second = store.getState().history[1];
+    store.getState().steppedBack(step(3));
+    store.getState().steppedBack(second);
+    expect(store.getState().shown).toBe(second);
+    expect(store.getState().history.map((h) => h.seq)).toEqual([1, 2]);
+    store.getState().applyStep(step(3, { subtask: 0 }));
+    expect(store.getState().history.map((h) => [h.seq, h.subtask])).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 0],
+    ]);
+    store.getState().steppedBack(undefined);
+    expect(store.getState().history).toEqual([]);
+    expect(store.getState().shown).toBeUndefined();
+  });
+
+  it('does not count the same step twice when both the reply and an event bring it', () => {
+    const store = createRunStore();
+    store.getState().applyStep(step(1));
+    store.getState().applyStep(step(1));
+    expect(store.getState().history).toHaveLength(1);
+  });
+
+  it('shows a step of the history on request, then the current one again', () => {
+    const store = createRunStore();
+    for (const seq of [1, 2, 3]) store.getState().applyStep(step(seq));
+    store.getState().view(1);
+    expect(store.getState().shown?.seq).toBe(1);
+    store.getState().view(undefined);
+    expect(store.getState().shown?.seq).toBe(3);
+  });
+
+  it('colours edges only while the run is live', () => {
+    const store = createRunStore();
+    store.getState().begin('run');
+    store.getState().applyInfo(info('running', 'run'));
+    const metrics = {
+      runId: 'r1',
+      elapsedMs: 1000,
+      operators: [{ id: 'a', recordsIn: 0, recordsOut: 10, subtasks: [] }],
+      edges: [{ id: 'e1', fill: 0.9 }],
+    };
+    store.getState().applyMetrics(metrics);
+    expect(store.getState().edgeFill.get('e1')).toBe(9);
+    expect(store.getState().seriesVersion).toBe(1);
+    store.getState().applyInfo(info('finished', 'run'));
+    expect(store.getState().edgeFill.size).toBe(0);
+    // The last metrics stay for the State panel after the end.
+    expect(store.getState().metrics).toBe(metrics);
+  });
+
+  it('keeps checkpoints by id, a later event for an id replacing the earlier one', () => {
+    const store = createRunStore();
+    store.getState().applyCheckpoint(checkpoint(2));
+    store.getState().applyCheckpoint(checkpoint(1, 'failed'));
+    store.getState().applyCheckpoint(checkpoint(1));
+    expect(store.getState().checkpoints.map((c) => [c.id, c.status])).toEqual([
+      [1, 'completed'],
+      [2, 'completed'],
+    ]);
+  });
+
+  it('keeps the newest preview records and counts them all', () => {
+    const store = createRunStore();
+    store.getState().applyOutput(
+      'out',
+      Array.from({ length: OUTPUT_LIMIT }, (_, k) => k),
+    );
+    store.getState().applyOutput('out', ['last']);
+    const { output, outputCount } = store.getState();
+    expect(outputCount).toBe(OUTPUT_LIMIT + 1);
+    expect(output).toHaveLength(OUTPUT_LIMIT);
+    expect(output[output.length - 1]).toEqual({ n: OUTPUT_LIMIT + 1, operator: 'out', record: 'last' });
+  });
+
+  it('keeps breakpoints per document, following a document saved under a path', () => {
+    const store = createRunStore();
+    const bp = { id: 'bp1', type: 'condition', expression: 'true' } as const;
+    store.getState().setBreakpoints([bp]);
+    store.getState().renameDocument('/a.job.json');
+    expect(breakpointsOf(store.getState())).toEqual([bp]);
+    store.getState().switchDocument('/b.job.json');
+    expect(breakpointsOf(store.getState())).toEqual([]);
+    store.getState().switchDocument('/a.job.json');
+    expect(breakpointsOf(store.getState())).toEqual([bp]);
+    // Save As: the old file keeps its breakpoints, the new one starts with the same.
+    store.getState().renameDocument('/c.job.json');
+    expect(store.getState().breakpointsByDocument['/a.job.json']).toEqual([bp]);
+    expect(breakpointsOf(store.getState())).toEqual([bp]);
+  });
+
+  it('starts a new run from a clean view but keeps the preview switch and the breakpoints', () => {
+    const store = createRunStore();
+    store.getState().setPreviewSinks(true);
+    store.getState().setBreakpoints([{ id: 'bp1', type: 'operator', operator: 'a' }]);
+    store.getState().applyStep(step(1));
+    store.getState().applyCheckpoint(checkpoint(1));
+    store.getState().begin('debug');
+    const s = store.getState();
+    expect(s).toMatchObject({ status: 'starting', mode: 'debug', previewSinks: true, step: undefined });
+    expect(s.checkpoints).toEqual([]);
+    expect(breakpointsOf(s)).toHaveLength(1);
+  });
+});

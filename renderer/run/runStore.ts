@@ -1,0 +1,230 @@
+// The run slice: what the engine host says about the run started from the designer, as the
+// toolbar, the canvas and the run panels show it. Its own store, not the designer's: nothing
+// here is part of the document, so none of it is undone, and metrics arriving every second do
+// not wake the document's subscribers. Breakpoints are the exception that outlives a run: they
+// are kept per document (see documentChange.ts).
+import { createStore } from 'zustand/vanilla';
+import type {
+  Breakpoint,
+  BreakpointProblem,
+  RunCheckpointEvent,
+  RunInfo,
+  RunMetricsEvent,
+  RunMode,
+  StepView,
+} from '../../engine/host/protocol.js';
+import { UNSAVED } from './documentChange';
+import { fillLevel } from './edgeFill';
+import { MetricsSeries } from './metricsSeries';
+import { isActive, type RunPhase } from './runControls';
+
+/** Steps kept for the history list; the engine keeps its own for stepping back. */
+export const HISTORY_LIMIT = 500;
+/** Preview records kept for the Debugger panel; the count goes on. */
+export const OUTPUT_LIMIT = 500;
+
+export interface OutputRecord {
+  /** 1-based number of the record among all the run's preview output. */
+  readonly n: number;
+  readonly operator: string;
+  readonly record: unknown;
+}
+
+export type RestartChoice = { readonly checkpointId: number; readonly mode: RunMode };
+
+/** A question the run commands ask through a dialog of the run toolbar. */
+export type RunPrompt =
+  | { readonly kind: 'saveFirst'; readonly title: string; readonly resolve: (save: boolean) => void }
+  | {
+      readonly kind: 'restart';
+      readonly checkpoints: readonly RunCheckpointEvent[];
+      readonly resolve: (choice: RestartChoice | undefined) => void;
+    };
+
+export interface RunState {
+  runId: string | undefined;
+  status: RunPhase;
+  mode: RunMode;
+  /** The host's word on the run: why it failed, for one. */
+  message: string | undefined;
+  stateDir: string | undefined;
+  checkpointDir: string | undefined;
+  previewSinks: boolean;
+  /** The engine's current step. */
+  step: StepView | undefined;
+  /** Steps shown in this run, oldest first, up to the current one. */
+  history: readonly StepView[];
+  /** The step the Debugger panel and the canvas show: the current one, or one picked from the history. */
+  shown: StepView | undefined;
+  breakpointsByDocument: Readonly<Record<string, readonly Breakpoint[]>>;
+  documentKey: string;
+  breakpointProblems: readonly BreakpointProblem[];
+  metrics: RunMetricsEvent | undefined;
+  /** Mutable (a ring buffer per operator); `seriesVersion` says when it changed. */
+  series: MetricsSeries;
+  seriesVersion: number;
+  /** Edge id -> fill level (see edgeFill.ts), while the run is live. */
+  edgeFill: ReadonlyMap<string, number>;
+  checkpoints: readonly RunCheckpointEvent[];
+  output: readonly OutputRecord[];
+  outputCount: number;
+  prompt: RunPrompt | undefined;
+  /** The last request that failed, said in the status line until the next one succeeds. */
+  notice: string | undefined;
+}
+
+export interface RunActions {
+  /** A new run is being started: what the last one showed is cleared. */
+  begin(mode: RunMode): void;
+  applyInfo(info: RunInfo): void;
+  applyStep(step: StepView): void;
+  /** After a step back: the engine's step now current (undefined: back at the start). */
+  steppedBack(step: StepView | undefined): void;
+  applyMetrics(event: RunMetricsEvent): void;
+  applyCheckpoint(event: RunCheckpointEvent): void;
+  applyOutput(operator: string, records: readonly unknown[]): void;
+  /** Shows a step of the history, or the current one again (undefined). */
+  view(seq: number | undefined): void;
+  setBreakpoints(list: readonly Breakpoint[]): void;
+  setBreakpointProblems(problems: readonly BreakpointProblem[]): void;
+  /** Another document is open: its breakpoints are shown, and the last run's view is cleared. */
+  switchDocument(key: string): void;
+  /** The document was saved under a new path: its breakpoints go with it. */
+  renameDocument(key: string): void;
+  setPreviewSinks(on: boolean): void;
+  setPrompt(prompt: RunPrompt | undefined): void;
+  setNotice(notice: string | undefined): void;
+}
+
+export type RunStoreState = RunState & RunActions;
+
+const NO_BREAKPOINTS: readonly Breakpoint[] = [];
+
+function cleared(): Omit<
+  RunState,
+  'breakpointsByDocument' | 'documentKey' | 'previewSinks' | 'prompt' | 'mode'
+> {
+  return {
+    runId: undefined,
+    status: 'idle',
+    message: undefined,
+    stateDir: undefined,
+    checkpointDir: undefined,
+    step: undefined,
+    history: [],
+    shown: undefined,
+    breakpointProblems: [],
+    metrics: undefined,
+    series: new MetricsSeries(),
+    seriesVersion: 0,
+    edgeFill: new Map(),
+    checkpoints: [],
+    output: [],
+    outputCount: 0,
+    notice: undefined,
+  };
+}
+
+export function createRunStore(documentKey = UNSAVED) {
+  return createStore<RunStoreState>()((set, get) => ({
+    ...cleared(),
+    mode: 'run',
+    previewSinks: false,
+    breakpointsByDocument: {},
+    documentKey,
+    prompt: undefined,
+
+    begin(mode) {
+      set({ ...cleared(), mode, status: 'starting' });
+    },
+    applyInfo(info) {
+      const live = isActive(info.status);
+      set({
+        runId: info.runId,
+        status: info.status,
+        mode: info.mode,
+        message: info.message,
+        stateDir: info.stateDir,
+        checkpointDir: info.checkpointDir,
+        // Channel fill is a live reading; a finished run's channels say nothing.
+        ...(live ? {} : { edgeFill: new Map() }),
+      });
+    },
+    applyStep(step) {
+      // A step number already in the history means the engine went back and took another path.
+      const kept = get().history.filter((s) => s.seq < step.seq);
+      const history = [...kept.slice(Math.max(0, kept.length - HISTORY_LIMIT + 1)), step];
+      set({ step, history, shown: step });
+    },
+    steppedBack(step) {
+      const history = step === undefined ? [] : get().history.filter((s) => s.seq < step.seq);
+      set({
+        step,
+        history: step === undefined ? history : [...history, step],
+        shown: step,
+      });
+    },
+    applyMetrics(event) {
+      const { series, seriesVersion, status } = get();
+      const added = series.add(event);
+      const edgeFill = isActive(status)
+        ? new Map(event.edges.map((e) => [e.id, fillLevel(e.fill)]))
+        : get().edgeFill;
+      set({ metrics: event, edgeFill, ...(added ? { seriesVersion: seriesVersion + 1 } : {}) });
+    },
+    applyCheckpoint(event) {
+      const others = get().checkpoints.filter((c) => c.id !== event.id);
+      set({ checkpoints: [...others, event].sort((a, b) => a.id - b.id) });
+    },
+    applyOutput(operator, records) {
+      const { output, outputCount } = get();
+      const added = records.map((record, k) => ({ n: outputCount + k + 1, operator, record }));
+      const all = [...output, ...added];
+      set({
+        output: all.length > OUTPUT_LIMIT ? all.slice(all.length - OUTPUT_LIMIT) : all,
+        outputCount: outputCount + records.length,
+      });
+    },
+    view(seq) {
+      const { history, step } = get();
+      set({ shown: seq === undefined ? step : (history.find((s) => s.seq === seq) ?? step) });
+    },
+    setBreakpoints(list) {
+      const { breakpointsByDocument, documentKey } = get();
+      set({ breakpointsByDocument: { ...breakpointsByDocument, [documentKey]: list } });
+    },
+    setBreakpointProblems(problems) {
+      set({ breakpointProblems: problems });
+    },
+    switchDocument(key) {
+      set({ ...cleared(), documentKey: key, prompt: undefined });
+    },
+    renameDocument(key) {
+      const { breakpointsByDocument, documentKey } = get();
+      if (key === documentKey) return;
+      // The old file keeps its breakpoints (Save As leaves it on disk); the unsaved slot is emptied.
+      const { [UNSAVED]: _unsaved, ...files } = breakpointsByDocument;
+      const moving = breakpointsByDocument[documentKey];
+      set({
+        documentKey: key,
+        breakpointsByDocument: moving === undefined ? files : { ...files, [key]: moving },
+      });
+    },
+    setPreviewSinks(on) {
+      set({ previewSinks: on });
+    },
+    setPrompt(prompt) {
+      set({ prompt });
+    },
+    setNotice(notice) {
+      set({ notice });
+    },
+  }));
+}
+
+export type RunStore = ReturnType<typeof createRunStore>;
+
+/** The current document's breakpoints (the same array until they change). */
+export function breakpointsOf(state: Pick<RunState, 'breakpointsByDocument' | 'documentKey'>) {
+  return state.breakpointsByDocument[state.documentKey] ?? NO_BREAKPOINTS;
+}
