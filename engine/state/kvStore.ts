@@ -4,6 +4,7 @@
 // list, so a container can be read in order, or dropped, without loading it whole. Values are
 // in the store's own stored form (its codec's): JSON text in LevelDB, copies on the heap.
 import type { StateCodec } from './stateCodecs.js';
+import type { StoreBrowser } from './storeBrowser.js';
 
 /** A value in a store's stored form. */
 export type Stored = unknown;
@@ -59,5 +60,7 @@ export interface KvStore {
     | undefined;
   /** Starts writing what is pending now (so onFlush sees it) without waiting for the disk. */
   flushNow?(): void;
+  /** A read-only view of the raw entries for the state browser; sees every write made before the call. */
+  browse(): Promise<StoreBrowser>;
   close(): Promise<void>;
 }

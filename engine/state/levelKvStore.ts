@@ -4,6 +4,7 @@
 import { ClassicLevel } from 'classic-level';
 import type { KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
 import { jsonTextCodec } from './stateCodecs.js';
+import type { KeyRange, StoreBrowser } from './storeBrowser.js';
 
 /** Pending writes that trigger a batch. */
 const FLUSH_ENTRIES = 4096;
@@ -196,6 +197,18 @@ export class LevelKvStore implements KvStore {
         await iterator.close();
       }
     })();
+  }
+
+  async browse(): Promise<StoreBrowser> {
+    await this.flush();
+    const db = this.db;
+    // A person paging through state must not push the blocks the records are reading out of the cache.
+    const options = (range: KeyRange, limit: number) => ({ ...range, limit, fillCache: false });
+    return {
+      keys: (range, limit) => db.keys(options(range, limit)).all(),
+      entries: (range, limit) => db.iterator(options(range, limit)).all(),
+      values: (keys) => db.getMany([...keys], { fillCache: false }),
+    };
   }
 
   restoreEntry(key: string, value: string | undefined): void {

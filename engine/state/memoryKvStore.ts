@@ -3,6 +3,7 @@
 import type { KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
 import { heapCodec } from './stateCodecs.js';
 import { splitStoreKey } from './stateKeys.js';
+import { compareUtf8, inKeyRange, type KeyRange, type StoreBrowser } from './storeBrowser.js';
 
 class MemorySpace implements KvSpace {
   readonly entries = new Map<string, Stored>();
@@ -68,6 +69,53 @@ export class MemoryKvStore implements KvStore {
 
   async snapshotEntries(): Promise<Iterable<[string, string][]>> {
     return [this.snapshotAll()];
+  }
+
+  /**
+   * The heap has no order: the browser sorts every full key once, when it is made (a page costs
+   * a sort of the whole state, which the heap bounds). Values are read when asked for, so they
+   * show later writes; keys do not.
+   */
+  async browse(): Promise<StoreBrowser> {
+    const sorted: string[] = [];
+    for (const [space, handle] of this.spaces)
+      for (const key of handle.entries.keys()) sorted.push(space + key);
+    sorted.sort(compareUtf8);
+    const first = (range: KeyRange): number => {
+      const from = range.gt ?? range.gte;
+      if (from === undefined) return 0;
+      let low = 0;
+      let high = sorted.length;
+      while (low < high) {
+        const mid = (low + high) >>> 1;
+        if (compareUtf8(sorted[mid]!, from) < 0) low = mid + 1;
+        else high = mid;
+      }
+      return low;
+    };
+    const keys = (range: KeyRange, limit: number): string[] => {
+      const found: string[] = [];
+      for (let i = first(range); i < sorted.length && found.length < limit; i++) {
+        const key = sorted[i]!;
+        if (compareUtf8(key, range.lt) >= 0) break;
+        if (inKeyRange(key, range)) found.push(key);
+      }
+      return found;
+    };
+    const value = (full: string): string | undefined => {
+      const [space, key] = splitStoreKey(full);
+      const stored = this.spaces.get(space)?.entries.get(key);
+      return stored === undefined ? undefined : this.codec.toJson(stored);
+    };
+    return {
+      keys: async (range, limit) => keys(range, limit),
+      entries: async (range, limit) =>
+        keys(range, limit).flatMap((key): [string, string][] => {
+          const json = value(key);
+          return json === undefined ? [] : [[key, json]];
+        }),
+      values: async (list) => list.map(value),
+    };
   }
 
   restoreEntry(full: string, json: string | undefined): void {
