@@ -117,6 +117,22 @@ export function buildApplicationMenu(options: MenuOptions): Menu {
         { role: 'togglefullscreen' },
       ],
     },
+    {
+      label: '&Run',
+      submenu: [
+        command('Run', 'run.run', 'F5'),
+        command('Debug', 'run.debug'),
+        { type: 'separator' },
+        command('Pause', 'run.pause'),
+        command('Resume', 'run.resume'),
+        command('Stop', 'run.stop', 'Shift+F5'),
+        { type: 'separator' },
+        command('Step', 'run.step', 'F10'),
+        command('Step Back', 'run.stepBack', 'Shift+F10'),
+        { type: 'separator' },
+        command('Restart from Checkpoint…', 'run.restart'),
+      ],
+    },
     ...(mac ? [{ role: 'windowMenu' } satisfies MenuItemConstructorOptions] : []),
     {
       role: 'help',

@@ -24,6 +24,14 @@ export const MENU_COMMANDS = [
   'view.zoomOut',
   'view.togglePanels',
   'view.autoLayout',
+  'run.run',
+  'run.debug',
+  'run.pause',
+  'run.resume',
+  'run.stop',
+  'run.step',
+  'run.stepBack',
+  'run.restart',
   'help.about',
 ] as const;
 

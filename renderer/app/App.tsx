@@ -7,6 +7,10 @@ import { viewportController } from '../canvas/viewportController';
 import { DialogHost } from '../dialogs/DialogHost';
 import { createDialogService } from '../dialogs/dialogService';
 import type { HostClient } from '../host/hostClient';
+import { runClient } from '../run/runClient';
+import { RunProvider } from '../run/runContext';
+import { createRunController } from '../run/runController';
+import { createRunStore } from '../run/runStore';
 import { DesignerProvider, useDesigner } from '../store/designerContext';
 import type { DesignerStore } from '../store/designerStore';
 import { documentTitle, isDirty } from '../store/selectors';
@@ -40,15 +44,33 @@ export function App({ host, desktop, info, store }: AppProps) {
       }),
     [store, host, desktop, info, dialogs],
   );
+  const runs = useMemo(() => {
+    const runStore = createRunStore();
+    const controller = createRunController({
+      runs: runStore,
+      designer: store,
+      client: runClient(host),
+      save: files.save,
+      message: dialogs.message,
+    });
+    return { store: runStore, controller };
+  }, [store, host, files, dialogs]);
+  useEffect(() => () => runs.controller.dispose(), [runs]);
   const commands = useMemo(
     () =>
-      createCommands(store, files, viewportController, () => {
-        void dialogs.message(
-          'About Pipewright',
-          `Pipewright ${info.version}\nEngine host over ${info.transport === 'websocket' ? 'WebSocket' : 'a MessagePort'}.`,
-        );
-      }),
-    [store, files, dialogs, info],
+      createCommands(
+        store,
+        files,
+        viewportController,
+        () => {
+          void dialogs.message(
+            'About Pipewright',
+            `Pipewright ${info.version}\nEngine host over ${info.transport === 'websocket' ? 'WebSocket' : 'a MessagePort'}.`,
+          );
+        },
+        runs.controller,
+      ),
+    [store, files, dialogs, info, runs],
   );
   const run = useMemo(
     () => (command: MenuCommand) => {
@@ -71,9 +93,12 @@ export function App({ host, desktop, info, store }: AppProps) {
       installShortcuts(
         commands,
         IS_MAC,
-        () => store.getState().open && dialogs.store.getState().request === undefined,
+        () =>
+          store.getState().open &&
+          dialogs.store.getState().request === undefined &&
+          runs.store.getState().prompt === undefined,
       ),
-    [commands, store, dialogs],
+    [commands, store, dialogs, runs],
   );
 
   useEffect(() => {
@@ -105,9 +130,11 @@ export function App({ host, desktop, info, store }: AppProps) {
   return (
     <ServicesProvider services={{ host, desktop, info }}>
       <DesignerProvider store={store}>
-        <TitleSync desktop={desktop} />
-        <Screen files={files} run={run} nativeMenu={desktop !== undefined} />
-        <DialogHost dialogs={dialogs} />
+        <RunProvider services={runs}>
+          <TitleSync desktop={desktop} />
+          <Screen files={files} run={run} nativeMenu={desktop !== undefined} />
+          <DialogHost dialogs={dialogs} />
+        </RunProvider>
       </DesignerProvider>
     </ServicesProvider>
   );

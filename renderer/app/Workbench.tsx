@@ -5,6 +5,7 @@ import { Canvas } from '../canvas/Canvas';
 import { Inspector } from '../inspector/Inspector';
 import { Palette } from '../palette/Palette';
 import { BottomPanels } from '../panels/BottomPanels';
+import { RunToolbar } from '../run/RunToolbar';
 import { useDesigner, useHistory } from '../store/designerContext';
 import { documentTitle, isDirty } from '../store/selectors';
 import { MenuBar } from './MenuBar';
@@ -47,6 +48,7 @@ export function Workbench({
           {tool('view.autoLayout', 'Auto layout', !hasDraft)}
           {tool('view.fit', 'Fit view', !hasDraft)}
         </div>
+        {hasDraft && <RunToolbar run={run} />}
         <div className="doc-title">
           {title}
           {dirty && (

@@ -1,6 +1,7 @@
 // Every command of the app in one table: the menu bar, Electron's application menu and the
 // keyboard shortcuts all call these by id, so they cannot drift apart.
 import type { MenuCommand } from '../../engine/host/desktopApi.js';
+import type { RunController } from '../run/runController';
 import type { DesignerStore } from '../store/designerStore';
 import type { FileCommands } from './fileCommands';
 
@@ -10,6 +11,11 @@ export interface ViewportCommands {
   zoomOut(): void;
 }
 
+export type RunCommands = Pick<
+  RunController,
+  'run' | 'debug' | 'pause' | 'resume' | 'stop' | 'step' | 'stepBack' | 'restart'
+>;
+
 export type CommandTable = Record<MenuCommand, () => unknown>;
 
 export function createCommands(
@@ -17,6 +23,7 @@ export function createCommands(
   files: FileCommands,
   viewport: ViewportCommands,
   about: () => void,
+  runs: RunCommands,
 ): CommandTable {
   const s = () => store.getState();
   const writeSystemClipboard = (text: string | undefined) => {
@@ -46,6 +53,14 @@ export function createCommands(
     'view.zoomOut': () => viewport.zoomOut(),
     'view.togglePanels': () => s().togglePanels(),
     'view.autoLayout': () => s().autoLayout(),
+    'run.run': () => runs.run(),
+    'run.debug': () => runs.debug(),
+    'run.pause': () => runs.pause(),
+    'run.resume': () => runs.resume(),
+    'run.stop': () => runs.stop(),
+    'run.step': () => runs.step(),
+    'run.stepBack': () => runs.stepBack(),
+    'run.restart': () => runs.restart(),
     'help.about': about,
   };
 }
@@ -60,6 +75,9 @@ export interface Shortcut {
 }
 
 const key = (e: KeyboardEvent, k: string) => e.key.toLowerCase() === k;
+/** A function key alone or with Shift. Function keys type nothing, so they apply in text fields too. */
+const fKey = (e: KeyboardEvent, m: boolean, k: string, shift: boolean) =>
+  !m && !e.altKey && e.shiftKey === shift && e.key === k;
 
 export const SHORTCUTS: readonly Shortcut[] = [
   {
@@ -95,6 +113,11 @@ export const SHORTCUTS: readonly Shortcut[] = [
     inText: false,
     matches: (e, m) => !m && !e.altKey && !e.shiftKey && key(e, 'f'),
   },
+  // F5 is also the browser's reload: handled (and so prevented) wherever the focus is.
+  { command: 'run.run', label: 'F5', inText: true, matches: (e, m) => fKey(e, m, 'F5', false) },
+  { command: 'run.stop', label: 'Shift+F5', inText: true, matches: (e, m) => fKey(e, m, 'F5', true) },
+  { command: 'run.step', label: 'F10', inText: true, matches: (e, m) => fKey(e, m, 'F10', false) },
+  { command: 'run.stepBack', label: 'Shift+F10', inText: true, matches: (e, m) => fKey(e, m, 'F10', true) },
 ];
 
 export function shortcutLabel(command: MenuCommand, isMac: boolean): string | undefined {

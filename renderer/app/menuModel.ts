@@ -51,5 +51,21 @@ export const MENUS: readonly MenuModel[] = [
       { command: 'view.togglePanels', label: 'Toggle panels' },
     ],
   },
+  {
+    label: 'Run',
+    items: [
+      { command: 'run.run', label: 'Run' },
+      { command: 'run.debug', label: 'Debug' },
+      'separator',
+      { command: 'run.pause', label: 'Pause' },
+      { command: 'run.resume', label: 'Resume' },
+      { command: 'run.stop', label: 'Stop' },
+      'separator',
+      { command: 'run.step', label: 'Step' },
+      { command: 'run.stepBack', label: 'Step back' },
+      'separator',
+      { command: 'run.restart', label: 'Restart from checkpoint…' },
+    ],
+  },
   { label: 'Help', items: [{ command: 'help.about', label: 'About Pipewright' }] },
 ];

@@ -1,0 +1,97 @@
+// The questions Run, Debug and Restart from checkpoint… ask: save an unsaved job first (it runs
+// from its file), and which checkpoint to restart from.
+import { useId, useState } from 'react';
+import type { RunCheckpointEvent } from '../../engine/host/protocol.js';
+import { RunModal } from './RunModal';
+import { useRun } from './runContext';
+import type { RestartChoice } from './runStore';
+import { formatBytes, formatMs, formatTimeOfDay } from './units';
+
+export function RunDialogs() {
+  const prompt = useRun((s) => s.prompt);
+  if (prompt === undefined) return null;
+  if (prompt.kind === 'saveFirst') {
+    return (
+      <RunModal label="Save before running" onCancel={() => prompt.resolve(false)}>
+        <h2>Save “{prompt.title}” before running?</h2>
+        <p>
+          A job runs from its file: relative paths in its parameters resolve against the file’s folder, and
+          its state and checkpoints are kept beside it.
+        </p>
+        <div className="modal-buttons">
+          <button type="button" className="primary" onClick={() => prompt.resolve(true)}>
+            Save…
+          </button>
+          <button type="button" onClick={() => prompt.resolve(false)}>
+            Cancel
+          </button>
+        </div>
+      </RunModal>
+    );
+  }
+  return <RestartDialog checkpoints={prompt.checkpoints} resolve={prompt.resolve} />;
+}
+
+function RestartDialog({
+  checkpoints,
+  resolve,
+}: {
+  checkpoints: readonly RunCheckpointEvent[];
+  resolve: (choice: RestartChoice | undefined) => void;
+}) {
+  const newest = checkpoints[checkpoints.length - 1];
+  const [chosen, setChosen] = useState<number | undefined>(newest?.id);
+  const [debug, setDebug] = useState(false);
+  const name = useId();
+  return (
+    <RunModal label="Restart from checkpoint" onCancel={() => resolve(undefined)}>
+      <h2>Restart from checkpoint</h2>
+      {checkpoints.length === 0 ? (
+        <p>
+          This job has no completed checkpoint yet. A run takes one every <code>checkpointIntervalMs</code>{' '}
+          (see the job’s settings) and keeps the last few.
+        </p>
+      ) : (
+        <>
+          <fieldset className="restart-list">
+            <legend>Completed checkpoints, newest last</legend>
+            {checkpoints.map((c) => (
+              <label key={c.id} className="restart-item">
+                <input
+                  type="radio"
+                  name={name}
+                  checked={chosen === c.id}
+                  onChange={() => setChosen(c.id)}
+                  aria-label={`Checkpoint ${c.id}`}
+                />
+                <span>
+                  Checkpoint {c.id} — taken {formatTimeOfDay(c.triggeredAt)}, {formatBytes(c.fullBytes)} of
+                  state, {formatMs(c.durationMs)}
+                </span>
+              </label>
+            ))}
+          </fieldset>
+          <label className="restart-debug">
+            <input type="checkbox" checked={debug} onChange={(e) => setDebug(e.target.checked)} /> Debug (stop
+            before the first step after the restore)
+          </label>
+        </>
+      )}
+      <div className="modal-buttons">
+        <button
+          type="button"
+          className="primary"
+          disabled={chosen === undefined}
+          onClick={() =>
+            chosen !== undefined && resolve({ checkpointId: chosen, mode: debug ? 'debug' : 'run' })
+          }
+        >
+          Restart
+        </button>
+        <button type="button" onClick={() => resolve(undefined)}>
+          Cancel
+        </button>
+      </div>
+    </RunModal>
+  );
+}

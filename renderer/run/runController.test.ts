@@ -1,0 +1,249 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RunEvents, RunInfo, RunMethods, StepView } from '../../engine/host/protocol.js';
+import { createDesignerStore } from '../store/designerStore';
+import type { RunClient } from './runClient';
+import { createRunController } from './runController';
+import { breakpointsOf, createRunStore } from './runStore';
+
+const TEMPLATE = join(import.meta.dirname, '../../assets/examples/owner-has-items/owner-has-items.job.json');
+const PATH = '/jobs/owner-has-items.job.json';
+
+type Handlers = { [M in keyof RunMethods]?: (params: RunMethods[M][0]) => RunMethods[M][1] };
+
+function fakeClient(handlers: Handlers) {
+  const calls: { method: string; params: unknown }[] = [];
+  const listeners = new Map<string, Set<(data: unknown) => void>>();
+  const client: RunClient = {
+    async request(method, params) {
+      calls.push({ method, params });
+      const handler = handlers[method] as ((p: unknown) => unknown) | undefined;
+      if (handler === undefined) throw new Error(`${method} is not faked`);
+      return handler(params) as never;
+    },
+    on(event, listener) {
+      const set = listeners.get(event) ?? new Set();
+      listeners.set(event, set);
+      set.add(listener as (data: unknown) => void);
+      return () => set.delete(listener as (data: unknown) => void);
+    },
+  };
+  const emit = <E extends keyof RunEvents>(event: E, data: RunEvents[E]) => {
+    for (const l of listeners.get(event) ?? []) l(data);
+  };
+  return { client, calls, emit, methods: () => calls.map((c) => c.method) };
+}
+
+const info = (status: RunInfo['status'], mode: RunInfo['mode'] = 'debug'): RunInfo => ({
+  runId: 'r1',
+  status,
+  mode,
+  step: 0,
+  stateDir: '/s',
+  checkpointDir: '/c',
+});
+
+const step = (seq: number): StepView => ({
+  seq,
+  operator: 'owners',
+  subtask: 1,
+  kind: 'record',
+  record: { seq },
+  emitted: [],
+  state: [],
+});
+
+function setup(handlers: Handlers, options: { path?: string } = { path: PATH }) {
+  const designer = createDesignerStore();
+  designer
+    .getState()
+    .loadText(options.path, readFileSync(TEMPLATE, 'utf8'), { asNew: options.path === undefined });
+  const runs = createRunStore();
+  const fake = fakeClient(handlers);
+  const saves: number[] = [];
+  const messages: string[] = [];
+  const controller = createRunController({
+    runs,
+    designer,
+    client: fake.client,
+    save: async () => {
+      saves.push(1);
+      designer.getState().markSaved(PATH, designer.getState().textToSave());
+      return true;
+    },
+    message: async (title) => {
+      messages.push(title);
+    },
+  });
+  return { designer, runs, controller, saves, messages, ...fake };
+}
+
+describe('run controller', () => {
+  it('starts a debug run paused before the first step when no breakpoint is set', async () => {
+    const t = setup({ 'run.start': () => info('paused') });
+    await t.controller.debug();
+    expect(t.methods()).toEqual(['run.start']);
+    expect(t.calls[0]!.params).toMatchObject({
+      path: PATH,
+      mode: 'debug',
+      previewSinks: false,
+      breakpoints: [],
+    });
+    expect(t.runs.getState()).toMatchObject({ runId: 'r1', status: 'paused', mode: 'debug' });
+  });
+
+  it('runs a debug run on to the first breakpoint when breakpoints are set', async () => {
+    const t = setup({ 'run.start': () => info('paused'), 'run.resume': () => info('running') });
+    await t.controller.addBreakpoint({ type: 'condition', expression: 'r.owner === "o7"' });
+    await t.controller.debug();
+    expect(t.methods()).toEqual(['run.start', 'run.resume']);
+    expect(t.calls[0]!.params).toMatchObject({
+      breakpoints: [{ id: 'bp1', type: 'condition', expression: 'r.owner === "o7"' }],
+    });
+    t.emit('run.step', { runId: 'r1', step: { ...step(7), breakpoint: 'bp1' } });
+    t.emit('run.status', info('paused'));
+    expect(t.runs.getState().shown?.breakpoint).toBe('bp1');
+    expect(t.runs.getState().status).toBe('paused');
+  });
+
+  it('asks to save a job that has no file yet, and does not run it unsaved', async () => {
+    const t = setup({ 'run.start': () => info('running', 'run') }, {});
+    const declined = t.controller.run();
+    await Promise.resolve();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(t.runs.getState().prompt?.kind).toBe('saveFirst');
+    const prompt = t.runs.getState().prompt;
+    if (prompt?.kind === 'saveFirst') prompt.resolve(false);
+    await declined;
+    expect(t.methods()).toEqual([]);
+
+    const accepted = t.controller.run();
+    await new Promise((r) => setTimeout(r, 0));
+    const again = t.runs.getState().prompt;
+    if (again?.kind === 'saveFirst') again.resolve(true);
+    await accepted;
+    expect(t.saves).toHaveLength(1);
+    expect(t.methods()).toEqual(['run.start']);
+    expect(t.calls[0]!.params).toMatchObject({ path: PATH, mode: 'run' });
+  });
+
+  it('applies events that arrive before run.start answers, and ignores other runs', async () => {
+    let emitEarly: () => void = () => {};
+    const t = setup({
+      'run.start': () => {
+        emitEarly();
+        return info('running', 'run');
+      },
+    });
+    emitEarly = () => {
+      t.emit('run.checkpoint', {
+        runId: 'r1',
+        id: 1,
+        status: 'completed',
+        triggeredAt: '2026-01-01T00:00:00Z',
+        durationMs: 3,
+        bytes: 1,
+        fullBytes: 1,
+        inFlightRecords: 0,
+        subtasks: [],
+      });
+      t.emit('run.status', { ...info('finished', 'run'), runId: 'r0' });
+    };
+    await t.controller.run();
+    expect(t.runs.getState().checkpoints.map((c) => c.id)).toEqual([1]);
+    expect(t.runs.getState().status).toBe('running');
+  });
+
+  it('steps, steps back to what was shown before, and only while a debug run is paused', async () => {
+    let seq = 0;
+    const t = setup({
+      'run.start': () => info('paused'),
+      'run.step': () => step(++seq),
+      'run.stepBack': () => (--seq === 0 ? undefined : step(seq)),
+    });
+    await t.controller.step();
+    expect(t.methods()).toEqual([]);
+    await t.controller.debug();
+    await Promise.all([t.controller.step(), t.controller.step(), t.controller.step()]);
+    expect(t.runs.getState().history.map((s) => s.seq)).toEqual([1, 2, 3]);
+    await t.controller.stepBack();
+    await t.controller.stepBack();
+    expect(t.runs.getState().shown).toEqual(step(1));
+    expect(t.runs.getState().history.map((s) => s.seq)).toEqual([1]);
+  });
+
+  it('refuses to run a job with problems', async () => {
+    const t = setup({ 'run.start': () => info('running') });
+    t.designer.getState().setSetting('checkpointIntervalMs', -5);
+    await t.controller.run();
+    expect(t.methods()).toEqual([]);
+    expect(t.messages).toEqual(['Cannot run yet']);
+  });
+
+  it('sends breakpoint changes to a paused run and shows the engine’s problems with them', async () => {
+    const t = setup({
+      'run.start': () => info('paused'),
+      'run.setBreakpoints': ({ breakpoints }) => ({
+        problems: breakpoints.map((bp) => ({ id: bp.id, message: 'SyntaxError' })),
+      }),
+    });
+    await t.controller.debug();
+    await t.controller.addBreakpoint({ type: 'condition', expression: 'r.owner ===' });
+    expect(t.runs.getState().breakpointProblems).toEqual([{ id: 'bp1', message: 'SyntaxError' }]);
+    await t.controller.removeBreakpoint('bp1');
+    expect(breakpointsOf(t.runs.getState())).toEqual([]);
+    expect(t.runs.getState().breakpointProblems).toEqual([]);
+  });
+
+  it('restarts from the chosen checkpoint, stopping the live run first', async () => {
+    const t = setup({
+      'run.start': () => info('running', 'run'),
+      'run.stop': () => info('stopped', 'run'),
+      'run.checkpoints': () => [
+        {
+          runId: 'r0',
+          id: 4,
+          status: 'completed',
+          triggeredAt: '2026-01-01T00:00:00Z',
+          durationMs: 3,
+          bytes: 1,
+          fullBytes: 1,
+          inFlightRecords: 0,
+          subtasks: [],
+        },
+        {
+          runId: 'r0',
+          id: 5,
+          status: 'failed',
+          reason: 'x',
+          triggeredAt: '2026-01-01T00:00:01Z',
+          durationMs: 3,
+          bytes: 1,
+          fullBytes: 1,
+          inFlightRecords: 0,
+          subtasks: [],
+        },
+      ],
+    });
+    await t.controller.run();
+    const restarting = t.controller.restart();
+    await new Promise((r) => setTimeout(r, 0));
+    const prompt = t.runs.getState().prompt;
+    expect(prompt?.kind).toBe('restart');
+    if (prompt?.kind !== 'restart') return;
+    expect(prompt.checkpoints.map((c) => c.id)).toEqual([4]);
+    prompt.resolve({ checkpointId: 4, mode: 'run' });
+    await restarting;
+    expect(t.methods()).toEqual(['run.start', 'run.checkpoints', 'run.stop', 'run.start']);
+    expect(t.calls[3]!.params).toMatchObject({ restore: 4 });
+  });
+
+  it('stops the run of a document that is closed or replaced', async () => {
+    const t = setup({ 'run.start': () => info('running', 'run'), 'run.stop': () => info('stopped', 'run') });
+    await t.controller.run();
+    t.designer.getState().newDocument();
+    expect(t.methods()).toEqual(['run.start', 'run.stop']);
+    expect(t.runs.getState().status).toBe('idle');
+  });
+});

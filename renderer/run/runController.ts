@@ -1,0 +1,270 @@
+// The run commands: what Run, Debug, Pause, Resume, Stop, Step, Step back and Restart from
+// checkpoint do, over the host's run methods, and how the host's run events reach the run store.
+// Requests go one after another (a held-down F10 steps in order, never two steps at once), and
+// each checks when its turn comes whether it still applies.
+import type {
+  Breakpoint,
+  RunInfo,
+  RunMode,
+  RunStartParams,
+  StatePage,
+  TraceView,
+} from '../../engine/host/protocol.js';
+import type { DesignerStore } from '../store/designerStore';
+import { problemsOf } from '../store/selectors';
+import { addBreakpoint, type BreakpointDraft, removeBreakpoint } from './breakpoints';
+import { type DocumentFields, documentChange, documentKey } from './documentChange';
+import type { RunClient } from './runClient';
+import { controlsEnabled, isActive } from './runControls';
+import { breakpointsOf, type RestartChoice, type RunStore } from './runStore';
+
+export interface RunControllerDeps {
+  readonly runs: RunStore;
+  readonly designer: DesignerStore;
+  readonly client: RunClient;
+  /** Saves the document (asking where when it has no file yet); false when it was not saved. */
+  readonly save: () => Promise<boolean>;
+  readonly message: (title: string, text: string) => Promise<void>;
+}
+
+/** A page of one subtask's state, of the live run or of one of its checkpoints. */
+export interface StatePageQuery {
+  readonly operator: string;
+  readonly subtask: number;
+  readonly limit: number;
+  readonly prefix?: string;
+  readonly after?: string;
+  readonly checkpointId?: number;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function createRunController(deps: RunControllerDeps) {
+  const { runs, designer, client } = deps;
+  const r = () => runs.getState();
+  let queue: Promise<unknown> = Promise.resolve();
+  /** Events that came while run.start was on its way: the run's id is not known until it answers. */
+  let early: { runId: string; apply: () => void }[] | undefined;
+
+  const enqueue = <T>(task: () => Promise<T>): Promise<T | undefined> => {
+    const next = queue.then(task, task).catch((error: unknown) => {
+      r().setNotice(errorText(error));
+      return undefined;
+    });
+    queue = next;
+    return next;
+  };
+
+  const controls = () => {
+    const s = r();
+    return controlsEnabled({ status: s.status, mode: s.mode, hasStep: s.step !== undefined });
+  };
+
+  /** Applies an event of the current run; holds it while a start is unanswered; drops other runs'. */
+  const forRun = (runId: string, apply: () => void) => {
+    if (early !== undefined) early.push({ runId, apply });
+    else if (runId === r().runId) apply();
+  };
+
+  const applyInfo = (info: RunInfo) => {
+    r().applyInfo(info);
+    r().setNotice(undefined);
+  };
+
+  const offs = [
+    client.on('run.status', (info) => forRun(info.runId, () => r().applyInfo(info))),
+    client.on('run.step', ({ runId, step }) => forRun(runId, () => r().applyStep(step))),
+    client.on('run.metrics', (event) => forRun(event.runId, () => r().applyMetrics(event))),
+    client.on('run.checkpoint', (event) => forRun(event.runId, () => r().applyCheckpoint(event))),
+    client.on('run.output', ({ runId, operator, records }) =>
+      forRun(runId, () => r().applyOutput(operator, records)),
+    ),
+  ];
+
+  // Breakpoints follow their document; a run belongs to the document it was started from.
+  let fields: DocumentFields = designer.getState();
+  offs.push(
+    designer.subscribe((state) => {
+      const change = documentChange(fields, state);
+      fields = state;
+      if (change === 'saved') r().renameDocument(documentKey(state));
+      else if (change === 'switched') {
+        const { runId, status } = r();
+        if (runId !== undefined && isActive(status))
+          void client.request('run.stop', { runId }).catch(() => {});
+        r().switchDocument(documentKey(state));
+      }
+    }),
+  );
+  r().switchDocument(documentKey(designer.getState()));
+
+  /** The job's file path, after saving it if it has none yet; undefined when the user would not. */
+  const savedPath = async (): Promise<string | undefined> => {
+    const path = designer.getState().filePath;
+    if (path !== undefined) return path;
+    const title = String(designer.getState().draft?.name ?? 'untitled');
+    const save = await new Promise<boolean>((resolve) =>
+      r().setPrompt({
+        kind: 'saveFirst',
+        title,
+        resolve: (answer) => {
+          r().setPrompt(undefined);
+          resolve(answer);
+        },
+      }),
+    );
+    if (!save || !(await deps.save())) return undefined;
+    return designer.getState().filePath;
+  };
+
+  /** The job may run: there is one, and the engine's validator finds nothing wrong with it. */
+  const runnable = async (): Promise<boolean> => {
+    const state = designer.getState();
+    if (!state.open || state.draft === undefined) return false;
+    const problems = problemsOf(state).length;
+    if (problems === 0) return true;
+    await deps.message(
+      'Cannot run yet',
+      `The job has ${problems} problem${problems === 1 ? '' : 's'} (see the Problems panel); the engine would refuse it.`,
+    );
+    return false;
+  };
+
+  const start = async (mode: RunMode, restore?: RunStartParams['restore']) => {
+    if (isActive(r().status) || !(await runnable())) return;
+    const path = await savedPath();
+    if (path === undefined) return;
+    const breakpoints = breakpointsOf(r());
+    r().begin(mode);
+    early = [];
+    let info: RunInfo;
+    try {
+      info = await client.request('run.start', {
+        text: designer.getState().textToSave(),
+        path,
+        mode,
+        previewSinks: r().previewSinks,
+        breakpoints,
+        ...(restore === undefined ? {} : { restore }),
+      });
+    } catch (error) {
+      early = undefined;
+      runs.setState({ status: 'failed', message: errorText(error) });
+      return;
+    }
+    const held = early;
+    early = undefined;
+    applyInfo(info);
+    for (const event of held) if (event.runId === info.runId) event.apply();
+    // Debug stops before the first step; with breakpoints set it goes on to the first hit.
+    if (mode === 'debug' && breakpoints.length > 0 && r().status === 'paused' && r().step === undefined) {
+      applyInfo(await client.request('run.resume', { runId: info.runId }));
+    }
+  };
+
+  const withRun = (
+    allowed: (c: ReturnType<typeof controls>) => boolean,
+    task: (runId: string) => Promise<void>,
+  ) =>
+    enqueue(async () => {
+      const { runId } = r();
+      if (runId === undefined || !allowed(controls())) return;
+      await task(runId);
+    });
+
+  const pause = () =>
+    withRun(
+      (c) => c.pause,
+      async (runId) => applyInfo(await client.request('run.pause', { runId })),
+    );
+  const resume = () =>
+    withRun(
+      (c) => c.resume,
+      async (runId) => applyInfo(await client.request('run.resume', { runId })),
+    );
+  const stop = () =>
+    withRun(
+      (c) => c.stop,
+      async (runId) => applyInfo(await client.request('run.stop', { runId })),
+    );
+
+  const sendBreakpoints = async (list: readonly Breakpoint[]) => {
+    r().setBreakpoints(list);
+    const ids = new Set(list.map((bp) => bp.id));
+    r().setBreakpointProblems(r().breakpointProblems.filter((p) => ids.has(p.id)));
+    const { runId, status } = r();
+    if (runId === undefined || !isActive(status)) return;
+    await enqueue(async () => {
+      const answer = await client.request('run.setBreakpoints', { runId, breakpoints: list });
+      r().setBreakpointProblems(answer.problems);
+    });
+  };
+
+  return {
+    /** F5: Run, or Resume when paused. */
+    run: () => (r().status === 'paused' ? resume() : enqueue(() => start('run'))),
+    debug: () => enqueue(() => start('debug')),
+    pause,
+    resume,
+    stop,
+    step: () =>
+      withRun(
+        (c) => c.step,
+        async (runId) => {
+          const step = await client.request('run.step', { runId });
+          if (step !== undefined) r().applyStep(step);
+          r().setNotice(undefined);
+        },
+      ),
+    stepBack: () =>
+      withRun(
+        (c) => c.stepBack,
+        async (runId) => {
+          r().steppedBack(await client.request('run.stepBack', { runId }));
+          r().setNotice(undefined);
+        },
+      ),
+    /** Lists the job's completed checkpoints, and starts from the one chosen (stopping a live run first). */
+    restart: () =>
+      enqueue(async () => {
+        if (!controls().restart || !(await runnable())) return;
+        const path = await savedPath();
+        if (path === undefined) return;
+        const all = await client.request('run.checkpoints', { path, text: designer.getState().textToSave() });
+        const checkpoints = all.filter((c) => c.status === 'completed');
+        const choice = await new Promise<RestartChoice | undefined>((resolve) =>
+          r().setPrompt({
+            kind: 'restart',
+            checkpoints,
+            resolve: (answer) => {
+              r().setPrompt(undefined);
+              resolve(answer);
+            },
+          }),
+        );
+        if (choice === undefined) return;
+        const { runId, status } = r();
+        if (runId !== undefined && isActive(status)) applyInfo(await client.request('run.stop', { runId }));
+        await start(choice.mode, choice.checkpointId);
+      }),
+    addBreakpoint: (draft: BreakpointDraft) => sendBreakpoints(addBreakpoint(breakpointsOf(r()), draft)),
+    removeBreakpoint: (id: string) => sendBreakpoints(removeBreakpoint(breakpointsOf(r()), id)),
+    trace: (step: number, emitted: number): Promise<TraceView> => {
+      const { runId } = r();
+      if (runId === undefined) return Promise.reject(new Error('There is no run to trace.'));
+      return client.request('run.trace', { runId, step, emitted });
+    },
+    statePage: (params: StatePageQuery): Promise<StatePage> => {
+      const { runId } = r();
+      if (runId === undefined) return Promise.reject(new Error('There is no run to read state from.'));
+      return client.request('state.page', { runId, ...params });
+    },
+    dispose: () => {
+      for (const off of offs) off();
+    },
+  };
+}
+
+export type RunController = ReturnType<typeof createRunController>;
