@@ -15,7 +15,8 @@ import type { Plan, PlannedEdge, PlannedOperator } from '../graph/plan.js';
 import { planJob } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
 import { type JobMetrics, operatorTotals, type SubtaskMetrics } from '../metrics/jobMetrics.js';
-import { prepareOperator } from '../operators/registry.js';
+import { type PreparedOperator, prepareOperator } from '../operators/registry.js';
+import { type PreviewListener, PreviewSinkLogic } from '../operators/sinkPreview.js';
 import { KeyedState } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
 import { LevelKvStore } from '../state/levelKvStore.js';
@@ -30,7 +31,7 @@ import { type CheckpointAcker, type DeliveryObserver, Subtask } from './subtask.
 export const CHANNEL_CAPACITY = 1024;
 
 /** Keyed state for every operator with keyed input that runs user code. */
-function hasKeyedState(op: PlannedOperator): boolean {
+export function hasKeyedState(op: PlannedOperator): boolean {
   return op.keyed && KINDS[op.operator.kind].functionName !== undefined;
 }
 
@@ -52,6 +53,8 @@ export interface RunOptions {
   readonly observer?: DeliveryObserver;
   /** Sees every checkpoint as it completes or fails. */
   readonly onCheckpoint?: (event: CheckpointEvent) => void;
+  /** Sinks write nothing and hand each record here instead (the designer's preview). */
+  readonly previewSinks?: PreviewListener;
 }
 
 export interface RunSummary {
@@ -90,7 +93,15 @@ export class JobRun {
         : undefined;
     const firstId = storage === undefined ? 1 : ((await storage.completedIds())[0] ?? 0) + 1;
     const setup = storage === undefined ? undefined : { storage, firstId };
-    const prepared = new Map(plan.operators.map((op) => [op.id, prepareOperator(op, options.jobDir, setup)]));
+    const preview = options.previewSinks;
+    const prepared = new Map<string, PreparedOperator>(
+      plan.operators.map((op) => [
+        op.id,
+        preview !== undefined && op.operator.kind.startsWith('sink.')
+          ? { create: (env) => new PreviewSinkLogic(env, preview) }
+          : prepareOperator(op, options.jobDir, setup),
+      ]),
+    );
     const subtasks: Subtask[] = [];
     const stores: KvStore[] = [];
     const coordinatorRef: { current?: CheckpointCoordinator } = {};

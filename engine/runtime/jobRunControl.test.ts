@@ -1,0 +1,126 @@
+// What the designer drives a JobRun with besides open/run/stop: pause and resume at a slice
+// boundary, a stop from pause, preview sinks that write nothing, and the per-edge channel fill.
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job } from '../graph/schema.js';
+import { validateJob } from '../graph/validate.js';
+import { JobRun } from './jobRun.js';
+
+let root: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'pipewright-control-'));
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+function countingJob(count: number, settings: Record<string, unknown> = {}): Job {
+  const { job, problems } = validateJob({
+    format: 'pipewright.job/1',
+    name: 'control',
+    settings: { checkpointIntervalMs: 0, ...settings },
+    operators: [
+      {
+        id: 'gen',
+        kind: 'source.generator',
+        params: { code: 'function generate(i) { return { k: i % 7, i }; }', count },
+      },
+      {
+        id: 'count',
+        kind: 'process',
+        parallelism: 2,
+        params: {
+          code: 'function process(r, ctx) { const s = ctx.state.value("n"); s.set((s.get() ?? 0) + 1); ctx.emit(r); }',
+        },
+      },
+      { id: 'out', kind: 'sink.jsonl', params: { path: 'out.jsonl' } },
+    ],
+    edges: [
+      { id: 'e1', from: 'gen', to: 'count', partition: 'hash', key: 'k' },
+      { id: 'e2', from: 'count', to: 'out', partition: 'rebalance' },
+    ],
+  });
+  expect(problems).toEqual([]);
+  return job!;
+}
+
+const sourceCount = (run: JobRun) => run.metrics().operators.find((o) => o.id === 'gen')!.recordsOut;
+const waitFor = async (condition: () => boolean) => {
+  for (let i = 0; i < 2000 && !condition(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(condition()).toBe(true);
+};
+
+describe('JobRun control', () => {
+  it('pauses at a slice boundary, holds still while paused, and runs to the end after resume', async () => {
+    const dir = await mkdtemp(join(root, 'job-'));
+    const run = await JobRun.open(countingJob(500_000), { jobDir: dir, stateDir: join(dir, 'state') });
+    const done = run.run();
+    await waitFor(() => sourceCount(run) > 0);
+    run.pause();
+    expect(run.paused).toBe(true);
+    // Whatever slice was under way ends; after that nothing moves.
+    await new Promise((r) => setTimeout(r, 50));
+    const held = sourceCount(run);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(sourceCount(run)).toBe(held);
+    expect(held).toBeLessThan(500_000);
+    run.resume();
+    expect(run.paused).toBe(false);
+    const { metrics, stopped } = await done;
+    expect(stopped).toBe(false);
+    expect(metrics.operators.find((o) => o.id === 'out')!.recordsIn).toBe(500_000);
+  });
+
+  it('stops cleanly from pause, taking its final checkpoint', async () => {
+    const dir = await mkdtemp(join(root, 'job-'));
+    const run = await JobRun.open(countingJob(5_000_000, { checkpointIntervalMs: 60_000 }), {
+      jobDir: dir,
+      stateDir: join(dir, 'state'),
+      checkpointDir: join(dir, 'checkpoints'),
+    });
+    const done = run.run();
+    await waitFor(() => sourceCount(run) > 0);
+    run.pause();
+    await new Promise((r) => setTimeout(r, 20));
+    run.stop();
+    const summary = await done;
+    expect(summary.stopped).toBe(true);
+    expect(summary.checkpoints).toEqual([1]);
+    expect(existsSync(join(dir, 'checkpoints', 'chk-1.json'))).toBe(true);
+  });
+
+  it('hands a preview sink every record and writes no output', async () => {
+    const dir = await mkdtemp(join(root, 'job-'));
+    const seen: unknown[] = [];
+    const run = await JobRun.open(countingJob(1000), {
+      jobDir: dir,
+      stateDir: join(dir, 'state'),
+      previewSinks: (operator, subtask, record) => seen.push([operator, subtask, record]),
+    });
+    await run.run();
+    expect(seen).toHaveLength(1000);
+    expect(seen).toContainEqual(['out', 0, { k: 3, i: 10 }]);
+    expect(existsSync(join(dir, 'out.jsonl'))).toBe(false);
+  });
+
+  it('reports each edge with the fill of its fullest channel, between 0 and 1', async () => {
+    const dir = await mkdtemp(join(root, 'job-'));
+    const run = await JobRun.open(countingJob(200_000), { jobDir: dir, stateDir: join(dir, 'state') });
+    const samples: Map<string, number>[] = [];
+    const timer = setInterval(() => samples.push(run.edgeFill()), 1);
+    await run.run();
+    clearInterval(timer);
+    samples.push(run.edgeFill());
+    expect([...samples.at(-1)!.keys()].sort()).toEqual(['e1', 'e2']);
+    expect(samples.at(-1)!.get('e1')).toBe(0);
+    const all = samples.flatMap((s) => [...s.values()]);
+    expect(all.every((f) => f >= 0 && f <= 1)).toBe(true);
+    // The keyed operator is slower than the source: its input fills while the run goes.
+    expect(Math.max(...samples.map((s) => s.get('e1')!))).toBeGreaterThan(0);
+  });
+});
