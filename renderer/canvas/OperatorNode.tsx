@@ -2,6 +2,7 @@
 // per port. Memoised: React Flow hands it the same data object until the operator changes.
 import { Handle, type NodeProps, Position, useUpdateNodeInternals } from '@xyflow/react';
 import { memo, useEffect, useRef } from 'react';
+import { useRun } from '../run/runContext';
 import type { OperatorFlowNode } from './flowElements';
 import { KindIcon } from './KindIcon';
 import { INPUT_HANDLE } from './operatorPorts';
@@ -17,17 +18,28 @@ function OperatorNodeView({ id, data, selected }: NodeProps<OperatorFlowNode>) {
     drawnPorts.current = ports;
     updateNodeInternals(id);
   }, [id, ports, updateNodeInternals]);
+  // Only the operator of the step shown re-renders when the step changes.
+  const activeSubtask = useRun((s) =>
+    data.opId !== undefined && s.shown?.operator === data.opId ? s.shown.subtask : undefined,
+  );
   const rows = Math.max(ports.input ? 1 : 0, ports.outputs.length, 1);
   const classes = ['op-card', `op-role-${data.role ?? 'unknown'}`];
   if (data.problem !== undefined) classes.push('op-invalid');
   if (selected) classes.push('op-selected');
+  if (activeSubtask !== undefined) classes.push('op-active');
   return (
     <div
       className={classes.join(' ')}
       title={data.problem}
       data-id={data.opId}
       data-testid={data.opId === undefined ? undefined : `operator-${data.opId}`}
+      data-active-subtask={activeSubtask}
     >
+      {activeSubtask !== undefined && (
+        <span className="op-active-badge" title={`The step shown is at subtask ${activeSubtask}`}>
+          #{activeSubtask}
+        </span>
+      )}
       <div className="op-head">
         <span className="op-icon">
           <KindIcon kind={data.kind} />

@@ -10,7 +10,9 @@ import {
   type InternalNode,
   useInternalNode,
 } from '@xyflow/react';
-import { memo } from 'react';
+import { type CSSProperties, memo } from 'react';
+import { fillColour, fillText } from '../run/edgeFill';
+import { useRun } from '../run/runContext';
 import { useDesignerStore } from '../store/designerContext';
 import type { PartitionFlowEdge } from './flowElements';
 import { type Box, loopRoute, needsLoop, type Route } from './loopPath';
@@ -52,22 +54,36 @@ const LABEL_PADDING = 6;
 
 function EdgeBody({ data, selected, markerEnd, feedback, route }: Props & { route: Route }) {
   const store = useDesignerStore();
+  // Narrow selectors: a metrics event re-renders only the edges whose fill level changed.
+  const fill = useRun((s) => (data?.docId === undefined ? undefined : s.edgeFill.get(data.docId)));
+  const active = useRun((s) => data?.docId !== undefined && s.shown?.edge?.id === data.docId);
   if (data === undefined) return null;
   const classes = ['pw-edge'];
   if (feedback) classes.push('pw-edge-feedback');
   if (data.problem !== undefined) classes.push('pw-edge-invalid');
   if (selected) classes.push('pw-edge-selected');
+  if (active) classes.push('pw-edge-active');
+  if (fill !== undefined) classes.push('pw-edge-filled');
   const { docId } = data;
   const text = feedback ? `↺ ${data.label}` : data.label;
   const width = text.length * CHAR_WIDTH + 2 * LABEL_PADDING;
+  const tip = [data.problem, fill === undefined ? undefined : fillText(fill)].filter((t) => t !== undefined);
+  const style = fill === undefined ? undefined : ({ '--pw-fill': fillColour(fill) } as CSSProperties);
   return (
     <>
-      <BaseEdge path={route.path} markerEnd={markerEnd} className={classes.join(' ')} interactionWidth={16} />
+      <BaseEdge
+        path={route.path}
+        markerEnd={markerEnd}
+        className={classes.join(' ')}
+        interactionWidth={16}
+        style={style}
+      />
       <g
         className={`edge-label ${classes.join(' ')}`}
         transform={`translate(${route.labelX} ${route.labelY})`}
+        data-fill-level={fill}
       >
-        {data.problem !== undefined && <title>{data.problem}</title>}
+        {tip.length > 0 && <title>{tip.join('\n')}</title>}
         <rect x={-width / 2} y={-LABEL_HEIGHT / 2} width={width} height={LABEL_HEIGHT} rx={4} />
         <text textAnchor="middle" dominantBaseline="central">
           {text}

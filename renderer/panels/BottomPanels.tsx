@@ -4,11 +4,22 @@ import { type KeyboardEvent, useId, useRef } from 'react';
 import { useDesigner } from '../store/designerContext';
 import type { BottomTab } from '../store/designerStore';
 import { problemsOf } from '../store/selectors';
+import { CheckpointsPanel } from './CheckpointsPanel';
+import { DebuggerPanel } from './DebuggerPanel';
+import { MetricsPanel } from './MetricsPanel';
 import { ProblemsPanel } from './ProblemsPanel';
-import { RunNotice } from './RunNotice';
+import { StatePanel } from './StatePanel';
 import './panels.css';
 
 const TABS: readonly BottomTab[] = ['Problems', 'Debugger', 'State', 'Checkpoints', 'Metrics'];
+
+const PANELS: Readonly<Record<BottomTab, () => React.ReactNode>> = {
+  Problems: ProblemsPanel,
+  Debugger: DebuggerPanel,
+  State: StatePanel,
+  Checkpoints: CheckpointsPanel,
+  Metrics: MetricsPanel,
+};
 
 export function BottomPanels() {
   const selected = useDesigner((s) => s.bottomTab);
@@ -75,9 +86,14 @@ export function BottomPanels() {
           aria-labelledby={tabId(tab)}
           hidden={tab !== selected}
         >
-          {tab === selected && (tab === 'Problems' ? <ProblemsPanel /> : <RunNotice tab={tab} />)}
+          {tab === selected && <Panel tab={tab} />}
         </div>
       ))}
     </section>
   );
+}
+
+function Panel({ tab }: { tab: BottomTab }) {
+  const Shown = PANELS[tab];
+  return <Shown />;
 }

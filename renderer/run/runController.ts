@@ -78,8 +78,8 @@ export function createRunController(deps: RunControllerDeps) {
     client.on('run.step', ({ runId, step }) => forRun(runId, () => r().applyStep(step))),
     client.on('run.metrics', (event) => forRun(event.runId, () => r().applyMetrics(event))),
     client.on('run.checkpoint', (event) => forRun(event.runId, () => r().applyCheckpoint(event))),
-    client.on('run.output', ({ runId, operator, records }) =>
-      forRun(runId, () => r().applyOutput(operator, records)),
+    client.on('run.output', ({ runId, operator, records, dropped }) =>
+      forRun(runId, () => r().applyOutput(operator, records, dropped)),
     ),
   ];
 

@@ -122,6 +122,9 @@ describe('run store', () => {
     expect(outputCount).toBe(OUTPUT_LIMIT + 1);
     expect(output).toHaveLength(OUTPUT_LIMIT);
     expect(output[output.length - 1]).toEqual({ n: OUTPUT_LIMIT + 1, operator: 'out', record: 'last' });
+    store.getState().applyOutput('out', ['after'], 10);
+    expect(store.getState().outputCount).toBe(OUTPUT_LIMIT + 12);
+    expect(store.getState().output.at(-1)).toEqual({ n: OUTPUT_LIMIT + 2, operator: 'out', record: 'after' });
   });
 
   it('keeps breakpoints per document, following a document saved under a path', () => {

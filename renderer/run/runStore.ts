@@ -67,6 +67,7 @@ export interface RunState {
   edgeFill: ReadonlyMap<string, number>;
   checkpoints: readonly RunCheckpointEvent[];
   output: readonly OutputRecord[];
+  /** Every record preview sinks received, shown or not. */
   outputCount: number;
   prompt: RunPrompt | undefined;
   /** The last request that failed, said in the status line until the next one succeeds. */
@@ -82,7 +83,8 @@ export interface RunActions {
   steppedBack(step: StepView | undefined): void;
   applyMetrics(event: RunMetricsEvent): void;
   applyCheckpoint(event: RunCheckpointEvent): void;
-  applyOutput(operator: string, records: readonly unknown[]): void;
+  /** Records a preview sink received; `dropped` more came that the host did not send. */
+  applyOutput(operator: string, records: readonly unknown[], dropped?: number): void;
   /** Shows a step of the history, or the current one again (undefined). */
   view(seq: number | undefined): void;
   setBreakpoints(list: readonly Breakpoint[]): void;
@@ -176,13 +178,14 @@ export function createRunStore(documentKey = UNSAVED) {
       const others = get().checkpoints.filter((c) => c.id !== event.id);
       set({ checkpoints: [...others, event].sort((a, b) => a.id - b.id) });
     },
-    applyOutput(operator, records) {
+    applyOutput(operator, records, dropped = 0) {
       const { output, outputCount } = get();
+      // Records the host dropped come after the batch's own, and are counted, not shown.
       const added = records.map((record, k) => ({ n: outputCount + k + 1, operator, record }));
       const all = [...output, ...added];
       set({
         output: all.length > OUTPUT_LIMIT ? all.slice(all.length - OUTPUT_LIMIT) : all,
-        outputCount: outputCount + records.length,
+        outputCount: outputCount + records.length + dropped,
       });
     },
     view(seq) {

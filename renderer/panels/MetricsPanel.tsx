@@ -1,0 +1,77 @@
+// The Metrics panel: records in and out per second of each operator over the last minute, one
+// small chart each, from the run's metrics events. Backpressure shows on the canvas: each edge
+// is coloured by the fill of its fullest channel.
+
+import { FILL_LEVELS, fillColour } from '../run/edgeFill';
+import { RateChart } from '../run/RateChart';
+import { useRun } from '../run/runContext';
+import { formatRate } from '../run/units';
+
+/** Charts are canvases: past this many, only the busiest operators get one. */
+const MAX_CHARTS = 24;
+
+export function MetricsPanel() {
+  const metrics = useRun((s) => s.metrics);
+  const series = useRun((s) => s.series);
+  const version = useRun((s) => s.seriesVersion);
+  const status = useRun((s) => s.status);
+  const ids = metrics?.operators.map((op) => op.id).filter((id) => series.latest(id) !== undefined) ?? [];
+  if (ids.length === 0) {
+    return (
+      <p className="run-empty">
+        {status === 'idle'
+          ? 'Records per second per operator appear here while the job runs, and edges on the canvas take the colour of their channels’ fill.'
+          : 'Waiting for the first two measurements of the run…'}
+      </p>
+    );
+  }
+  const throughput = (id: string) => {
+    const r = series.latest(id)!;
+    return r.inPerSec + r.outPerSec;
+  };
+  const busiest = new Set([...ids].sort((a, b) => throughput(b) - throughput(a)).slice(0, MAX_CHARTS));
+  // In the order of the job, so the charts do not move about as rates change.
+  const shown = ids.filter((id) => busiest.has(id));
+  return (
+    <div className="metrics-panel">
+      <div className="metrics-legend">
+        <span className="metrics-key metrics-in">in/s</span>
+        <span className="metrics-key metrics-out">out/s</span>
+        <span className="muted">over the last minute</span>
+        <span className="metrics-fill-legend" title="Edges on the canvas are coloured by channel fill">
+          channel fill
+          <span className="metrics-fill-scale" aria-hidden="true">
+            {[0, FILL_LEVELS / 2, FILL_LEVELS].map((level) => (
+              <span key={level} style={{ background: fillColour(level) }} />
+            ))}
+          </span>
+          empty → full
+        </span>
+        {shown.length < ids.length && (
+          <span className="muted">
+            — the {MAX_CHARTS} busiest of {ids.length} operators
+          </span>
+        )}
+      </div>
+      <div className="metrics-grid">
+        {shown.map((id) => {
+          const r = series.latest(id)!;
+          const text = `in ${formatRate(r.inPerSec)}, out ${formatRate(r.outPerSec)}`;
+          return (
+            <figure key={id} className="metrics-card">
+              <figcaption>
+                <strong>{id}</strong> <span className="muted">{text}</span>
+              </figcaption>
+              <RateChart
+                operator={id}
+                series={series}
+                version={version}
+                label={`${id}: records per second over the last minute, now ${text}`}
+              />
+            </figure>
+          );
+        })}
+      </div>
+    </div>
+  );
+}

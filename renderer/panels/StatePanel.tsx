@@ -1,0 +1,90 @@
+// The State panel: per keyed operator and subtask, the state size and number of keys as numbers
+// and as bars, the key groups each subtask owns and a warning when one holds more than twice
+// the mean; beside it, the state browser. Refreshed by every run.metrics event (about once a
+// second), and the last reading stays after the run ends.
+import { useRun } from '../run/runContext';
+import { type OperatorStateRows, stateRows } from '../run/stateSizes';
+import { formatBytes, formatCount } from '../run/units';
+import { StateBrowser } from './StateBrowser';
+
+function OperatorState({ rows }: { rows: OperatorStateRows }) {
+  return (
+    <section className="state-operator" aria-label={`State of ${rows.operator}`}>
+      <h3>
+        {rows.operator} <span className="muted">— {formatBytes(rows.totalBytes)} in all</span>
+      </h3>
+      {rows.skew !== undefined && (
+        <p className="run-warning">
+          <span aria-hidden="true">⚠ </span>
+          {rows.operator}: {rows.skew}
+        </p>
+      )}
+      <table className="run-table state-table" aria-label={`State sizes of ${rows.operator}`}>
+        <thead>
+          <tr>
+            <th scope="col">Subtask</th>
+            <th scope="col">State size</th>
+            <th scope="col">Keys</th>
+            <th scope="col">Key groups</th>
+            <th scope="col" className="state-bar-col">
+              Size
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.subtasks.map((s) => (
+            <tr key={s.subtask} className={s.skewed ? 'state-skewed' : undefined}>
+              <th scope="row">{s.subtask}</th>
+              <td title={`${formatCount(s.bytes)} bytes`} data-bytes={s.bytes}>
+                {formatBytes(s.bytes)}
+              </td>
+              <td>{formatCount(s.keys)}</td>
+              <td>
+                {s.keyGroups[0]}–{s.keyGroups[1]}
+              </td>
+              <td className="state-bar-col">
+                <div
+                  className="state-bar"
+                  role="img"
+                  aria-label={`subtask ${s.subtask}: ${Math.round(s.share * 100)}% of the largest`}
+                >
+                  <div className="state-bar-fill" style={{ width: `${(s.share * 100).toFixed(1)}%` }} />
+                </div>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+export function StatePanel() {
+  const metrics = useRun((s) => s.metrics);
+  const status = useRun((s) => s.status);
+  if (metrics === undefined) {
+    return (
+      <p className="run-empty">
+        {status === 'idle'
+          ? 'State sizes per operator and subtask appear here while the job runs.'
+          : 'Waiting for the first measurement of the run…'}
+      </p>
+    );
+  }
+  const { keyed, stateless } = stateRows(metrics);
+  return (
+    <div className="state-panel">
+      <div className="state-sizes">
+        {keyed.length === 0 ? (
+          <p className="run-empty">No operator of this job keeps keyed state.</p>
+        ) : (
+          keyed.map((rows) => <OperatorState key={rows.operator} rows={rows} />)
+        )}
+        {stateless.length > 0 && <p className="muted">Without keyed state: {stateless.join(', ')}.</p>}
+      </div>
+      <StateBrowser
+        operators={keyed.map((k) => ({ id: k.operator, subtasks: k.subtasks.map((s) => s.subtask) }))}
+      />
+    </div>
+  );
+}

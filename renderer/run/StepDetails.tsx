@@ -1,0 +1,168 @@
+// One step as the Debugger panel shows it: the record delivered, where it came from, what the
+// operator emitted and to which port and edges, and the state it read and wrote. What is shown
+// follows from the StepView alone, so a step shown again after stepping back reads the same.
+import { useId, useState } from 'react';
+import type { StepView, TraceView } from '../../engine/host/protocol.js';
+import { useRunController } from './runContext';
+import { accessRow, formatValue, inlineValue, stepHeading, stepKindText, stepOrigin } from './stepFormat';
+import { TraceDetails } from './TraceDetails';
+
+/** A trace belongs to the step object it was asked for; another step shown hides it. */
+type TraceState = { readonly step: StepView; readonly emitted: number } & (
+  | { readonly status: 'loading' }
+  | { readonly status: 'done'; readonly trace: TraceView }
+  | { readonly status: 'failed'; readonly message: string }
+);
+
+export function StepDetails({ step }: { step: StepView }) {
+  const controller = useRunController();
+  const recordHeading = useId();
+  const [asked, setTrace] = useState<TraceState | undefined>(undefined);
+  const trace = asked?.step === step ? asked : undefined;
+
+  const showTrace = (emitted: number) => {
+    const current = (t: TraceState | undefined) => t?.step === step && t.emitted === emitted;
+    setTrace({ step, emitted, status: 'loading' });
+    controller.trace(step.seq, emitted).then(
+      (view) => setTrace((t) => (current(t) ? { step, emitted, status: 'done', trace: view } : t)),
+      (error: unknown) =>
+        setTrace((t) =>
+          current(t)
+            ? {
+                step,
+                emitted,
+                status: 'failed',
+                message: error instanceof Error ? error.message : String(error),
+              }
+            : t,
+        ),
+    );
+  };
+
+  return (
+    <article className="run-step" aria-label="Current step">
+      <h3 className="run-step-heading">{stepHeading(step)}</h3>
+      <dl className="run-facts">
+        <dt>Operator</dt>
+        <dd>
+          {step.operator} <span className="muted">subtask</span> {step.subtask}
+        </dd>
+        <dt>Kind</dt>
+        <dd>{stepKindText(step)}</dd>
+        <dt>Came through</dt>
+        <dd>{stepOrigin(step)}</dd>
+        {step.key !== undefined && (
+          <>
+            <dt>Key</dt>
+            <dd>
+              <code>{inlineValue(step.key)}</code>
+            </dd>
+          </>
+        )}
+        {step.breakpoint !== undefined && (
+          <>
+            <dt>Breakpoint</dt>
+            <dd>{step.breakpoint}</dd>
+          </>
+        )}
+      </dl>
+      {step.record !== undefined && (
+        <section aria-labelledby={recordHeading}>
+          <h4 id={recordHeading}>Record</h4>
+          <pre className="run-json">{formatValue(step.record)}</pre>
+        </section>
+      )}
+      <h4>Emitted</h4>
+      {step.emitted.length === 0 ? (
+        <p className="muted">Nothing emitted.</p>
+      ) : (
+        <table className="run-table" aria-label="Emitted records">
+          <thead>
+            <tr>
+              <th scope="col">#</th>
+              <th scope="col">Port</th>
+              <th scope="col">Record</th>
+              <th scope="col">Edges</th>
+              <th scope="col">
+                <span className="visually-hidden">Trace</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {step.emitted.map((e, k) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: an emitted record is its position in the step
+              <tr key={k}>
+                <td>{k + 1}</td>
+                <td>{e.port}</td>
+                <td>
+                  <code>{inlineValue(e.record)}</code>
+                </td>
+                <td>{e.edges.length === 0 ? '—' : e.edges.join(', ')}</td>
+                <td>
+                  <button
+                    type="button"
+                    className="link"
+                    aria-label={`Trace emitted record ${k + 1}`}
+                    aria-pressed={trace?.emitted === k}
+                    onClick={() => (trace?.emitted === k ? setTrace(undefined) : showTrace(k))}
+                  >
+                    Trace
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {trace !== undefined &&
+        (trace.status === 'loading' ? (
+          <p className="muted">Tracing emitted record {trace.emitted + 1}…</p>
+        ) : trace.status === 'failed' ? (
+          <p className="error" role="alert">
+            Could not trace emitted record {trace.emitted + 1}: {trace.message}
+          </p>
+        ) : (
+          <TraceDetails trace={trace.trace} label={`Trace of emitted record ${trace.emitted + 1}`} />
+        ))}
+      <h4>State</h4>
+      {step.state.length === 0 ? (
+        <p className="muted">No state read or written.</p>
+      ) : (
+        <table className="run-table" aria-label="State accesses">
+          <thead>
+            <tr>
+              <th scope="col">State</th>
+              <th scope="col">Type</th>
+              <th scope="col">Access</th>
+              <th scope="col">Key</th>
+              <th scope="col">Element</th>
+              <th scope="col">Before → after</th>
+            </tr>
+          </thead>
+          <tbody>
+            {step.state.map((access, k) => {
+              const row = accessRow(access);
+              return (
+                // biome-ignore lint/suspicious/noArrayIndexKey: accesses are in the order the operator made them
+                <tr key={k}>
+                  <td>{row.state}</td>
+                  <td>{row.type}</td>
+                  <td>{row.op}</td>
+                  <td>
+                    <code>{row.key}</code>
+                  </td>
+                  <td>
+                    <code>{row.element}</code>
+                  </td>
+                  <td>
+                    <code>{row.change}</code>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,50 @@
+// Where an emitted record came from: the input records it descends from and the path through
+// operators, subtasks and state keys that produced it, as the engine's trace tells it.
+import type { TraceView } from '../../engine/host/protocol.js';
+import { inlineValue, subtaskName } from './stepFormat';
+
+export function TraceDetails({ trace, label }: { trace: TraceView; label: string }) {
+  return (
+    <section className="run-trace" aria-label={label}>
+      <h4>Input records</h4>
+      {trace.inputs.length === 0 ? (
+        <p className="muted">No input record: the source produced it.</p>
+      ) : (
+        <table className="run-table" aria-label="Trace inputs">
+          <thead>
+            <tr>
+              <th scope="col">Source</th>
+              <th scope="col">Position</th>
+              <th scope="col">Record</th>
+            </tr>
+          </thead>
+          <tbody>
+            {trace.inputs.map((input) => (
+              <tr key={`${input.operator}#${input.subtask}@${input.position}`}>
+                <td>{subtaskName(input.operator, input.subtask)}</td>
+                <td>{input.position}</td>
+                <td>
+                  <code>{inlineValue(input.record)}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h4>Path</h4>
+      <ol className="run-trace-path" aria-label="Trace path">
+        {trace.path.map((hop) => (
+          <li key={hop.step}>
+            step {hop.step}: <strong>{subtaskName(hop.operator, hop.subtask)}</strong>
+            {hop.stateKeys.length > 0 && (
+              <span className="muted">
+                {' '}
+                — state keys {hop.stateKeys.map((k) => inlineValue(k)).join(', ')}
+              </span>
+            )}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}

@@ -1,0 +1,60 @@
+// The State panel's numbers: per keyed operator, each subtask's state size, keys and key-group
+// range, its share of the operator's largest subtask (the bar), and which subtasks are skewed.
+import type { RunMetricsEvent, SubtaskLive } from '../../engine/host/protocol.js';
+import { skewedIndexes, skewMessage } from './skew';
+
+export interface SubtaskStateRow {
+  readonly subtask: number;
+  readonly bytes: number;
+  readonly keys: number | undefined;
+  readonly entries: number | undefined;
+  readonly keyGroups: readonly [number, number];
+  /** 0..1 of the operator's largest subtask. */
+  readonly share: number;
+  readonly skewed: boolean;
+}
+
+export interface OperatorStateRows {
+  readonly operator: string;
+  readonly totalBytes: number;
+  readonly subtasks: readonly SubtaskStateRow[];
+  readonly skew: string | undefined;
+}
+
+function hasState(s: SubtaskLive): boolean {
+  return s.stateBytes !== undefined || s.keys !== undefined || s.stateEntries !== undefined;
+}
+
+/** Operators that keep keyed state, in the order the event lists them; the rest by id. */
+export function stateRows(metrics: RunMetricsEvent): {
+  keyed: OperatorStateRows[];
+  stateless: string[];
+} {
+  const keyed: OperatorStateRows[] = [];
+  const stateless: string[] = [];
+  for (const op of metrics.operators) {
+    if (!op.subtasks.some(hasState)) {
+      stateless.push(op.id);
+      continue;
+    }
+    const subtasks = [...op.subtasks].sort((a, b) => a.subtask - b.subtask);
+    const bytes = subtasks.map((s) => s.stateBytes ?? 0);
+    const max = Math.max(...bytes);
+    const skewed = skewedIndexes(bytes);
+    keyed.push({
+      operator: op.id,
+      totalBytes: bytes.reduce((a, b) => a + b, 0),
+      subtasks: subtasks.map((s, k) => ({
+        subtask: s.subtask,
+        bytes: bytes[k]!,
+        keys: s.keys,
+        entries: s.stateEntries,
+        keyGroups: s.keyGroups,
+        share: max > 0 ? bytes[k]! / max : 0,
+        skewed: skewed.includes(k),
+      })),
+      skew: skewMessage(skewed.map((k) => subtasks[k]!.subtask)),
+    });
+  }
+  return { keyed, stateless };
+}
