@@ -1,6 +1,6 @@
 // The engine as a service to the designer: one row per protocol method, each with the check of
-// its params, because they come from a peer the host does not trust. Run and debug are further
-// rows later; the transports and the connection code do not change for them.
+// its params, because they come from a peer the host does not trust. The run and debug rows are
+// runService.ts's; the transports and the connection code do not change for them.
 import os from 'node:os';
 import { sep } from 'node:path';
 import { listFolder, readTextFile, writeTextFileAtomic } from './hostFiles.js';
@@ -14,6 +14,7 @@ import type {
   ResultOf,
 } from './protocol.js';
 import { RecentFiles } from './recentFiles.js';
+import { createRunService } from './runService.js';
 import { listTemplates } from './templates.js';
 
 export interface MethodSpec<M extends HostMethod> {
@@ -32,6 +33,8 @@ export interface HostService {
   /** Sends an event to every connected client. */
   emit<E extends HostEvent>(event: E, data: HostEvents[E]): void;
   subscribe(listener: HostEventListener): () => void;
+  /** Stops a run cleanly and lets go of its stores and temporary folders. */
+  close(): Promise<void>;
 }
 
 export interface HostServiceOptions {
@@ -74,7 +77,15 @@ export function createHostService(options: HostServiceOptions): HostService {
     ...(options.initialFile === undefined ? {} : { initialFile: options.initialFile }),
   };
 
+  function emit<E extends HostEvent>(event: E, data: HostEvents[E]): void {
+    const message = { type: 'event', event, data } as EventMessage;
+    for (const listener of listeners) listener(message);
+  }
+  // Every run event is a host event: HostEvents extends RunEvents.
+  const runs = createRunService((event, data) => emit(event, data as HostEvents[typeof event]));
+
   const methods: MethodTable = {
+    ...runs.methods,
     'host.info': { params: noParams, run: async () => info },
     'templates.list': { params: noParams, run: () => listTemplates(options.examplesDir) },
     'file.read': { params: stringParams('file.read', 'path'), run: ({ path }) => readTextFile(path) },
@@ -96,13 +107,11 @@ export function createHostService(options: HostServiceOptions): HostService {
 
   return {
     methods,
-    emit(event, data) {
-      const message = { type: 'event', event, data } as EventMessage;
-      for (const listener of listeners) listener(message);
-    },
+    emit,
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    close: () => runs.close(),
   };
 }

@@ -3,6 +3,8 @@
 // the renderer imports this file. Every request gets exactly one response with the same id;
 // events flow from host to client without an id.
 
+import type { RunEvents, RunMethods } from './runProtocol.js';
+
 export type * from './runProtocol.js';
 
 /** A job template the start screen offers (one folder of `assets/examples`). */
@@ -40,7 +42,7 @@ export interface OpenedFile {
 }
 
 /** Method name -> [params, result]. Adding a method here is how the host's API grows. */
-export interface HostMethods {
+export interface HostMethods extends RunMethods {
   'host.info': [Record<string, never>, HostInfo];
   'templates.list': [Record<string, never>, TemplateInfo[]];
   /** Reads any text file (a job file, a template). Fails with a message naming the path. */
@@ -58,7 +60,7 @@ export type ParamsOf<M extends HostMethod> = HostMethods[M][0];
 export type ResultOf<M extends HostMethod> = HostMethods[M][1];
 
 /** Host -> client notifications. */
-export interface HostEvents {
+export interface HostEvents extends RunEvents {
   /** The host was asked (by a menu, a second `npm start -- FILE`) to open a file. */
   'file.openRequested': { path: string };
 }
@@ -95,15 +97,28 @@ export interface MessageChannelLike<In, Out> {
   onClose(listener: (reason: string) => void): () => void;
 }
 
-export const HOST_METHODS: readonly HostMethod[] = [
-  'host.info',
-  'templates.list',
-  'file.read',
-  'file.write',
-  'file.list',
-  'recent.list',
-  'recent.add',
-];
+/** Every method once; mapped over HostMethods, so a method added there does not compile until it is here. */
+const METHOD_NAMES: { readonly [M in HostMethod]: true } = {
+  'host.info': true,
+  'templates.list': true,
+  'file.read': true,
+  'file.write': true,
+  'file.list': true,
+  'recent.list': true,
+  'recent.add': true,
+  'run.start': true,
+  'run.pause': true,
+  'run.resume': true,
+  'run.stop': true,
+  'run.step': true,
+  'run.stepBack': true,
+  'run.setBreakpoints': true,
+  'run.checkpoints': true,
+  'state.page': true,
+  'run.trace': true,
+};
+
+export const HOST_METHODS = Object.keys(METHOD_NAMES) as readonly HostMethod[];
 
 /** Checks the envelope of a message from an untrusted peer before the host acts on it. */
 export function isRequestMessage(value: unknown): value is RequestMessage {

@@ -197,6 +197,9 @@ export interface RunEvents {
   'run.step': { runId: string; step: StepView };
   'run.metrics': RunMetricsEvent;
   'run.checkpoint': RunCheckpointEvent;
-  /** Records a preview sink received. */
-  'run.output': { runId: string; operator: string; records: readonly unknown[] };
+  /**
+   * Records a preview sink received, in batches; `dropped` counts records of the batch's interval
+   * beyond what one batch carries, which were not sent.
+   */
+  'run.output': { runId: string; operator: string; records: readonly unknown[]; dropped?: number };
 }

@@ -161,12 +161,14 @@ export async function startWebServer(options: WebServerOptions = {}): Promise<We
     token,
     host,
     close() {
-      closing ??= new Promise<void>((resolveClose) => {
+      closing ??= (async () => {
         for (const client of sockets.clients) client.terminate();
         sockets.close();
-        server.close(() => resolveClose());
+        const closed = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
         server.closeAllConnections();
-      });
+        // A run stops as the CLI's does on a signal: with a final checkpoint where checkpoints are on.
+        await Promise.all([closed, host.close()]);
+      })();
       return closing;
     },
   };

@@ -11,7 +11,8 @@ export enum StateTag {
   ListElements = 'l',
 }
 
-function keyGroupPrefix(keyGroup: number): string {
+/** The first four characters of every key of a key group. */
+export function keyGroupPrefix(keyGroup: number): string {
   return keyGroup.toString(16).padStart(4, '0');
 }
 

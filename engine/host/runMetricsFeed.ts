@@ -1,0 +1,77 @@
+// The live metrics a run sends to the designer: per operator and subtask the counters of
+// JobRun.metrics(), the key groups each subtask owns, and per edge how full its fullest channel
+// is. A sample reads counters the engine keeps anyway (no scan of state or channels' contents),
+// so sending one twice a second costs the run nothing it would notice.
+import { keyGroupRange } from '../graph/keyGroups.js';
+import type { Plan } from '../graph/plan.js';
+import type { JobMetrics } from '../metrics/jobMetrics.js';
+import type { RunMetricsEvent, SubtaskLive } from './runProtocol.js';
+
+/** Twice a second: the panels promise a refresh at least once a second, and a timer can fire late. */
+export const METRICS_EVERY_MS = 500;
+
+export function liveMetrics(
+  runId: string,
+  plan: Plan,
+  metrics: JobMetrics,
+  edgeFill: ReadonlyMap<string, number>,
+): RunMetricsEvent {
+  return {
+    runId,
+    elapsedMs: metrics.elapsedMs,
+    operators: metrics.operators.map((op) => {
+      const parallelism = plan.byId.get(op.id)?.parallelism ?? op.parallelism;
+      return {
+        id: op.id,
+        recordsIn: op.recordsIn,
+        recordsOut: op.recordsOut,
+        subtasks: op.subtasks.map((s): SubtaskLive => {
+          const range = keyGroupRange(s.subtask, parallelism, plan.maxParallelism);
+          // Keys are not counted by the engine (a key may hold several states); the panel shows entries.
+          return {
+            subtask: s.subtask,
+            recordsIn: s.recordsIn,
+            recordsOut: s.recordsOut,
+            queued: s.queued,
+            ...(s.stateEntries === undefined ? {} : { stateEntries: s.stateEntries }),
+            ...(s.stateBytes === undefined ? {} : { stateBytes: s.stateBytes }),
+            keyGroups: [range.start, range.end],
+          };
+        }),
+      };
+    }),
+    edges: plan.operators.flatMap((op) =>
+      [...op.outputs.values()].flat().map((edge) => ({ id: edge.id, fill: edgeFill.get(edge.id) ?? 0 })),
+    ),
+  };
+}
+
+/** Sends a sample every METRICS_EVERY_MS until stopped, and a last one when it stops. */
+export class MetricsFeed {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly sample: () => RunMetricsEvent,
+    private readonly send: (event: RunMetricsEvent) => void,
+    private readonly everyMs = METRICS_EVERY_MS,
+  ) {}
+
+  start(): void {
+    this.send(this.sample());
+    this.timer = setInterval(() => this.send(this.sample()), this.everyMs);
+    // A feed must never be what keeps the host process alive.
+    this.timer.unref();
+  }
+
+  /** Also sends a sample now, e.g. when the run pauses or ends, so the panels show where it stands. */
+  now(): void {
+    this.send(this.sample());
+  }
+
+  stop(): void {
+    if (this.timer === undefined) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.send(this.sample());
+  }
+}

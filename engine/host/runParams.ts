@@ -1,0 +1,140 @@
+// Checks of the run and state rows' params. They come from a peer the host does not trust, so
+// every field is checked for its type and bounds before a run, a file or a store is touched, and
+// a refusal says which field is wrong and what it should be.
+import { isAbsolute } from 'node:path';
+import type { HostMethod, ParamsOf } from './protocol.js';
+import type { Breakpoint, RunStartParams } from './runProtocol.js';
+
+type Raw = Readonly<Record<string, unknown>>;
+
+/** A page of state is for reading on a screen; more than this per request only ties up the host. */
+export const MAX_PAGE_LIMIT = 1000;
+const MAX_PREFIX = 1000;
+/** A cursor is a key this host handed out: a key text, a state name and a tag, as JSON. */
+const MAX_CURSOR = 64 * 1024;
+const MAX_BREAKPOINTS = 1000;
+const MAX_EXPRESSION = 10_000;
+const MAX_ID = 200;
+
+function refuse(method: HostMethod, key: string, what: string): never {
+  throw new Error(`${method}: params.${key} ${what}`);
+}
+
+function string(method: HostMethod, raw: Raw, key: string, max = Number.POSITIVE_INFINITY): string {
+  const value = raw[key];
+  if (typeof value !== 'string') refuse(method, key, 'must be a string');
+  if (value.length > max) refuse(method, key, `must be at most ${max} characters`);
+  return value;
+}
+
+function optionalString(method: HostMethod, raw: Raw, key: string, max: number): string | undefined {
+  return raw[key] === undefined ? undefined : string(method, raw, key, max);
+}
+
+function absolutePath(method: HostMethod, raw: Raw, key: string): string {
+  const value = string(method, raw, key, 4096);
+  if (!isAbsolute(value)) refuse(method, key, `must be an absolute path (got "${value.slice(0, 200)}")`);
+  return value;
+}
+
+function integer(method: HostMethod, raw: Raw, key: string, min: number, max: number): number {
+  const value = raw[key];
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    refuse(method, key, `must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function runId(method: HostMethod, raw: Raw): string {
+  return string(method, raw, 'runId', MAX_ID);
+}
+
+export function runIdParams(method: HostMethod) {
+  return (raw: Raw): { runId: string } => ({ runId: runId(method, raw) });
+}
+
+function breakpoint(method: HostMethod, value: unknown, index: number): Breakpoint {
+  const at = `breakpoints[${index}]`;
+  if (typeof value !== 'object' || value === null) refuse(method, at, 'must be an object');
+  const b = value as Raw;
+  const id = string(method, b, 'id', MAX_ID);
+  const field = (key: string, max = MAX_ID) => string(method, b, key, max);
+  const operator = () => {
+    const name = optionalString(method, b, 'operator', MAX_ID);
+    return name === undefined ? {} : { operator: name };
+  };
+  switch (b.type) {
+    case 'operator':
+      return { id, type: 'operator', operator: field('operator') };
+    case 'condition':
+      return { id, type: 'condition', ...operator(), expression: field('expression', MAX_EXPRESSION) };
+    case 'stateKey':
+      return { id, type: 'stateKey', ...operator(), key: field('key', MAX_EXPRESSION) };
+    default:
+      return refuse(method, `${at}.type`, 'must be "operator", "condition" or "stateKey"');
+  }
+}
+
+function breakpoints(method: HostMethod, raw: Raw): Breakpoint[] {
+  const list = raw.breakpoints;
+  if (!Array.isArray(list)) refuse(method, 'breakpoints', 'must be an array');
+  if (list.length > MAX_BREAKPOINTS) refuse(method, 'breakpoints', `must hold at most ${MAX_BREAKPOINTS}`);
+  return list.map((value, index) => breakpoint(method, value, index));
+}
+
+export function runStartParams(raw: Raw): RunStartParams {
+  const method = 'run.start';
+  const mode = raw.mode;
+  if (mode !== 'run' && mode !== 'debug') refuse(method, 'mode', 'must be "run" or "debug"');
+  if (typeof raw.previewSinks !== 'boolean') refuse(method, 'previewSinks', 'must be true or false');
+  const restore = raw.restore;
+  if (
+    restore !== undefined &&
+    restore !== 'latest' &&
+    !(Number.isSafeInteger(restore) && (restore as number) > 0)
+  ) {
+    refuse(method, 'restore', 'must be "latest" or a checkpoint id (a positive integer)');
+  }
+  return {
+    text: string(method, raw, 'text'),
+    path: absolutePath(method, raw, 'path'),
+    mode,
+    previewSinks: raw.previewSinks,
+    ...(restore === undefined ? {} : { restore: restore as 'latest' | number }),
+    ...(raw.breakpoints === undefined ? {} : { breakpoints: breakpoints(method, raw) }),
+  };
+}
+
+export function setBreakpointsParams(raw: Raw): ParamsOf<'run.setBreakpoints'> {
+  return { runId: runId('run.setBreakpoints', raw), breakpoints: breakpoints('run.setBreakpoints', raw) };
+}
+
+export function checkpointsParams(raw: Raw): ParamsOf<'run.checkpoints'> {
+  return { path: absolutePath('run.checkpoints', raw, 'path'), text: string('run.checkpoints', raw, 'text') };
+}
+
+export function statePageParams(raw: Raw): ParamsOf<'state.page'> {
+  const method = 'state.page';
+  const prefix = optionalString(method, raw, 'prefix', MAX_PREFIX);
+  const after = optionalString(method, raw, 'after', MAX_CURSOR);
+  return {
+    runId: runId(method, raw),
+    operator: string(method, raw, 'operator', MAX_ID),
+    subtask: integer(method, raw, 'subtask', 0, 32767),
+    limit: integer(method, raw, 'limit', 1, MAX_PAGE_LIMIT),
+    ...(prefix === undefined || prefix === '' ? {} : { prefix }),
+    ...(after === undefined ? {} : { after }),
+    ...(raw.checkpointId === undefined
+      ? {}
+      : { checkpointId: integer(method, raw, 'checkpointId', 1, Number.MAX_SAFE_INTEGER) }),
+  };
+}
+
+export function traceParams(raw: Raw): ParamsOf<'run.trace'> {
+  const method = 'run.trace';
+  return {
+    runId: runId(method, raw),
+    step: integer(method, raw, 'step', 1, Number.MAX_SAFE_INTEGER),
+    emitted: integer(method, raw, 'emitted', 0, Number.MAX_SAFE_INTEGER),
+  };
+}

@@ -1,0 +1,289 @@
+// The run-and-debug rows of the host's method table: one run at a time per host, started from the
+// designer's text of a job and driven by id; its state browsed live or as a checkpoint holds it;
+// the job's completed checkpoints listed for a restart. The last run stays known after it ends,
+// so its state and checkpoints can still be read until the next run starts.
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { findCheckpoint } from '../checkpoint/findCheckpoint.js';
+import { keyGroupRange } from '../graph/keyGroups.js';
+import { type Plan, type PlannedOperator, planJob } from '../graph/plan.js';
+import type { Problem } from '../graph/problem.js';
+import { parseJobText, validateJobText } from '../graph/validate.js';
+import { hasKeyedState } from '../runtime/jobRun.js';
+import { defaultRunDirs } from '../runtime/runDirs.js';
+import { LevelKvStore } from '../state/levelKvStore.js';
+import type { StoreBrowser } from '../state/storeBrowser.js';
+import { CheckpointTimings, listCheckpoints } from './checkpointHistory.js';
+import { CheckpointViews } from './checkpointViews.js';
+import { HostRun, type RunEventSink } from './hostRun.js';
+import type { MethodSpec } from './hostService.js';
+import {
+  checkpointsParams,
+  runIdParams,
+  runStartParams,
+  setBreakpointsParams,
+  statePageParams,
+  traceParams,
+} from './runParams.js';
+import type { RunEvents, RunMethods, StatePage } from './runProtocol.js';
+import { readStatePage } from './stateBrowser.js';
+
+export type RunMethodTable = { readonly [M in keyof RunMethods]: MethodSpec<M> };
+
+export type RunEventEmitter = <E extends keyof RunEvents>(event: E, data: RunEvents[E]) => void;
+
+export interface RunService {
+  readonly methods: RunMethodTable;
+  /** Stops the run (cleanly) and lets go of every store and temporary folder. */
+  close(): Promise<void>;
+}
+
+/** A stored state is read a page at a time: a small read cache is plenty. */
+const STORED_STATE_CACHE_BYTES = 4 * 1024 * 1024;
+/** How long a page read that failed waits to see whether the run was just closing its stores. */
+const CLOSING_GRACE_MS = 200;
+
+interface Current {
+  readonly run: HostRun;
+  readonly plan: Plan;
+}
+
+function problemList(problems: readonly Problem[]): string {
+  const shown = problems.slice(0, 10).map((p) => `${p.message} (${p.path})`);
+  const more = problems.length - shown.length;
+  return shown.join('; ') + (more > 0 ? `; and ${more} more` : '');
+}
+
+/** The job's name, for where its checkpoints are; an invalid job still has one if its JSON names it. */
+function jobNameOf(text: string, path: string): string {
+  const { job, problems } = validateJobText(text);
+  if (job !== undefined) return job.name;
+  const name = (parseJobText(text).value as { name?: unknown } | undefined)?.name;
+  if (typeof name === 'string' && name.length > 0) return name;
+  throw new Error(
+    `run.checkpoints: the job in ${path} has no name to find its checkpoints by: ${problemList(problems)}`,
+  );
+}
+
+export function createRunService(emit: RunEventEmitter): RunService {
+  let current: Current | undefined;
+  let starting = false;
+  const views = new CheckpointViews();
+  const timings = new CheckpointTimings();
+  /** LevelDB state a run left behind, opened for reading once the run has ended. */
+  const storedStates = new Map<string, Promise<LevelKvStore>>();
+
+  /** A run's events go to every client; its checkpoints' timings are kept for the checkpoint list. */
+  function eventsFor(checkpointDir: string): RunEventSink {
+    return {
+      status: (info) => emit('run.status', info),
+      metrics: (event) => emit('run.metrics', event),
+      checkpoint: (event) => {
+        timings.remember(checkpointDir, event);
+        emit('run.checkpoint', event);
+      },
+      output: (event) => emit('run.output', event),
+    };
+  }
+
+  async function closeStoredStates(): Promise<void> {
+    const open = [...storedStates.values()];
+    storedStates.clear();
+    await Promise.allSettled(open.map(async (store) => (await store).close()));
+  }
+
+  function runOf(method: string, runId: string): Current {
+    if (current !== undefined && current.run.runId === runId) return current;
+    const known =
+      current === undefined
+        ? 'no run has started since the host did'
+        : `this host's run is ${current.run.runId} (job "${current.run.job.name}")`;
+    throw new Error(`${method}: there is no run ${runId}; ${known}`);
+  }
+
+  function notDebugging(method: string) {
+    return (runId: string): never => {
+      const { run } = runOf(method, runId);
+      throw new Error(
+        `${method}: run ${run.runId} runs in mode "${run.mode}"; start it in mode "debug" to step, set breakpoints or trace records`,
+      );
+    };
+  }
+
+  function keyedOperator(entry: Current, operatorId: string, subtask: number): PlannedOperator {
+    const { plan, run } = entry;
+    const op = plan.byId.get(operatorId);
+    if (op === undefined)
+      throw new Error(`state.page: job "${run.job.name}" has no operator "${operatorId}"`);
+    if (!hasKeyedState(op)) {
+      throw new Error(
+        `state.page: operator "${op.id}" keeps no keyed state (only operators with code whose every input is hash-partitioned do)`,
+      );
+    }
+    if (subtask >= op.parallelism) {
+      throw new Error(
+        `state.page: operator "${op.id}" has ${op.parallelism} subtask${op.parallelism === 1 ? '' : 's'} (0 to ${op.parallelism - 1}); there is no subtask ${subtask}`,
+      );
+    }
+    return op;
+  }
+
+  /** The state an ended run left in its state folder (LevelDB only: the heap's went with the run). */
+  async function storedState(entry: Current, op: PlannedOperator, subtask: number): Promise<StoreBrowser> {
+    const { run } = entry;
+    if (run.job.settings.stateBackend !== 'level') {
+      throw new Error(
+        `state.page: run ${run.runId} has ended and its state was on the heap (stateBackend "memory"); only its checkpoints can still be read`,
+      );
+    }
+    const folder = join(run.dirs.stateDir, 'subtasks', `${op.id}-${subtask}`);
+    let store = storedStates.get(folder);
+    if (store === undefined) {
+      if (!existsSync(folder)) {
+        throw new Error(
+          `state.page: there is no state of operator "${op.id}" subtask ${subtask} in ${folder}`,
+        );
+      }
+      store = LevelKvStore.open(folder, STORED_STATE_CACHE_BYTES);
+      storedStates.set(folder, store);
+      store.catch(() => storedStates.delete(folder));
+    }
+    return (await store).browse();
+  }
+
+  async function livePage(entry: Current, params: RunMethods['state.page'][0]): Promise<StatePage> {
+    const op = keyedOperator(entry, params.operator, params.subtask);
+    const keyGroups = keyGroupRange(params.subtask, op.parallelism, entry.plan.maxParallelism);
+    const store = entry.run.liveStore(op.id, params.subtask);
+    if (store !== undefined) {
+      try {
+        return await readStatePage(await store.browse(), keyGroups, params);
+      } catch (error) {
+        // The run may have closed its stores under the read as it ended: then read what it left.
+        await Promise.race([
+          entry.run.ended,
+          new Promise((resolve) => setTimeout(resolve, CLOSING_GRACE_MS)),
+        ]);
+        if (entry.run.active) throw error;
+      }
+    }
+    return readStatePage(await storedState(entry, op, params.subtask), keyGroups, params);
+  }
+
+  const methods: RunMethodTable = {
+    'run.start': {
+      params: runStartParams,
+      run: async (params) => {
+        if (starting) throw new Error('run.start: another run is starting; one run at a time');
+        if (current?.run.active) {
+          const { run } = current;
+          throw new Error(
+            `run.start: run ${run.runId} of job "${run.job.name}" is still ${run.info().status}; stop it before starting another (one run at a time)`,
+          );
+        }
+        const { job, problems } = validateJobText(params.text);
+        if (job === undefined) {
+          throw new Error(
+            `run.start: the job in ${params.path} is not valid (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${problemList(problems)}`,
+          );
+        }
+        if (params.mode === 'debug') throw new Error('run.start: debug mode is not available yet');
+        if (params.previewSinks && params.restore !== undefined) {
+          throw new Error(
+            'run.start: a run with preview sinks writes nothing, checkpoints included, so it cannot restart from one; turn preview off to restart from a checkpoint',
+          );
+        }
+        starting = true;
+        try {
+          const dirs = defaultRunDirs(params.path, job.name);
+          const notes: string[] = params.previewSinks
+            ? ['preview: sinks write nothing and no checkpoints are taken']
+            : [];
+          let restore: Awaited<ReturnType<typeof findCheckpoint>>['checkpoint'];
+          if (params.restore !== undefined) {
+            const found = await findCheckpoint(dirs.checkpointDir, params.restore, (text) =>
+              notes.push(text),
+            );
+            if (found.error !== undefined) throw new Error(`run.start: ${found.error}`);
+            restore = found.checkpoint;
+          }
+          // The new run empties the state folder; nothing may hold it open.
+          current = undefined;
+          await closeStoredStates();
+          const plan = planJob(job);
+          const run = await HostRun.start({
+            runId: randomUUID(),
+            job,
+            dirs,
+            previewSinks: params.previewSinks,
+            events: eventsFor(dirs.checkpointDir),
+            ...(restore === undefined ? {} : { restore }),
+            ...(notes.length === 0 ? {} : { note: notes.join('; ') }),
+          });
+          current = { run, plan };
+          return run.info();
+        } finally {
+          starting = false;
+        }
+      },
+    },
+    'run.pause': {
+      params: runIdParams('run.pause'),
+      run: async ({ runId }) => runOf('run.pause', runId).run.pause(),
+    },
+    'run.resume': {
+      params: runIdParams('run.resume'),
+      run: async ({ runId }) => runOf('run.resume', runId).run.resume(),
+    },
+    'run.stop': {
+      params: runIdParams('run.stop'),
+      run: ({ runId }) => runOf('run.stop', runId).run.stop(),
+    },
+    'run.step': {
+      params: runIdParams('run.step'),
+      run: async ({ runId }) => notDebugging('run.step')(runId),
+    },
+    'run.stepBack': {
+      params: runIdParams('run.stepBack'),
+      run: async ({ runId }) => notDebugging('run.stepBack')(runId),
+    },
+    'run.setBreakpoints': {
+      params: setBreakpointsParams,
+      run: async ({ runId }) => notDebugging('run.setBreakpoints')(runId),
+    },
+    'run.trace': {
+      params: traceParams,
+      run: async ({ runId }) => notDebugging('run.trace')(runId),
+    },
+    'run.checkpoints': {
+      params: checkpointsParams,
+      run: ({ path, text }) =>
+        listCheckpoints(defaultRunDirs(path, jobNameOf(text, path)).checkpointDir, timings),
+    },
+    'state.page': {
+      params: statePageParams,
+      run: async (params) => {
+        const entry = runOf('state.page', params.runId);
+        if (params.checkpointId === undefined) return livePage(entry, params);
+        return views.read(
+          entry.run.dirs.checkpointDir,
+          params.checkpointId,
+          params.operator,
+          params.subtask,
+          (view) => readStatePage(view.browser, view.keyGroups, params),
+        );
+      },
+    },
+  };
+
+  return {
+    methods,
+    async close() {
+      const run = current?.run;
+      if (run?.active) await run.stop().catch(() => {});
+      await closeStoredStates();
+      await views.close();
+    },
+  };
+}
