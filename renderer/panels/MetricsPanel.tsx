@@ -2,10 +2,13 @@
 // small chart each, from the run's metrics events. Backpressure shows on the canvas: each edge
 // is coloured by the fill of its fullest channel.
 
+import { lazy, Suspense } from 'react';
 import { FILL_LEVELS, fillColour } from '../run/edgeFill';
-import { RateChart } from '../run/RateChart';
 import { useRun } from '../run/runContext';
 import { formatRate } from '../run/units';
+
+// uPlot loads with the first chart, not with the app.
+const RateChart = lazy(() => import('../run/RateChart').then((m) => ({ default: m.RateChart })));
 
 /** Charts are canvases: past this many, only the busiest operators get one. */
 const MAX_CHARTS = 24;

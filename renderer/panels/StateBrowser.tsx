@@ -4,6 +4,7 @@
 // read again as the run moves on (each metrics event or step), so it stays live.
 import { useEffect, useRef, useState } from 'react';
 import type { StateEntryView, StatePage } from '../../engine/host/protocol.js';
+import { Field } from '../run/Field';
 import { KeyCompare } from '../run/KeyCompare';
 import { useRun, useRunController } from '../run/runContext';
 import { isActive } from '../run/runControls';
@@ -96,36 +97,40 @@ export function StateBrowser({ operators }: { operators: readonly BrowsableOpera
     <section className="state-browser" aria-label="State browser">
       <h3>State browser</h3>
       <div className="state-browser-controls">
-        <label>
-          Operator
-          <select value={operator.id} onChange={(e) => setOperator(e.target.value)}>
-            {operators.map((o) => (
-              <option key={o.id} value={o.id}>
-                {o.id}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Subtask
-          <select value={subtask} onChange={(e) => setSubtask(Number(e.target.value))}>
-            {operator.subtasks.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Key prefix
-          <input
-            type="search"
-            value={prefixInput}
-            spellCheck={false}
-            placeholder="e.g. o7"
-            onChange={(e) => setPrefixInput(e.target.value)}
-          />
-        </label>
+        <Field label="Operator">
+          {(id) => (
+            <select id={id} value={operator.id} onChange={(e) => setOperator(e.target.value)}>
+              {operators.map((o) => (
+                <option key={o.id} value={o.id}>
+                  {o.id}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Subtask">
+          {(id) => (
+            <select id={id} value={subtask} onChange={(e) => setSubtask(Number(e.target.value))}>
+              {operator.subtasks.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Key prefix">
+          {(id) => (
+            <input
+              id={id}
+              type="search"
+              value={prefixInput}
+              spellCheck={false}
+              placeholder="e.g. o7"
+              onChange={(e) => setPrefixInput(e.target.value)}
+            />
+          )}
+        </Field>
         <button
           type="button"
           onClick={() => setRefreshes((n) => n + 1)}

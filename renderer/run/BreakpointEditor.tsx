@@ -4,6 +4,7 @@
 import { type FormEvent, useState } from 'react';
 import type { Breakpoint } from '../../engine/host/protocol.js';
 import { type BreakpointDraft, describeBreakpoint, draftProblem } from './breakpoints';
+import { Field } from './Field';
 import { useRun, useRunController } from './runContext';
 import { controlsEnabled } from './runControls';
 import { breakpointsOf } from './runStore';
@@ -51,50 +52,56 @@ export function BreakpointEditor() {
       <h3>Breakpoints</h3>
       <form onSubmit={add} aria-label="New breakpoint">
         <fieldset disabled={!editable} className="run-bp-form">
-          <label>
-            Breakpoint type
-            <select value={kind} onChange={(e) => setKind(e.target.value as Kind)}>
-              <option value="operator">Operator (any record)</option>
-              <option value="condition">Condition</option>
-              <option value="stateKey">State key</option>
-            </select>
-          </label>
-          <label>
-            Breakpoint operator
-            <select value={operator} onChange={(e) => setOperator(e.target.value)}>
-              <option value="">{kind === 'operator' ? 'Choose an operator' : 'Any operator'}</option>
-              {operators.map((id) => (
-                <option key={id} value={id}>
-                  {id}
-                </option>
-              ))}
-            </select>
-          </label>
+          <Field label="Breakpoint type">
+            {(id) => (
+              <select id={id} value={kind} onChange={(e) => setKind(e.target.value as Kind)}>
+                <option value="operator">Operator (any record)</option>
+                <option value="condition">Condition</option>
+                <option value="stateKey">State key</option>
+              </select>
+            )}
+          </Field>
+          <Field label="Breakpoint operator">
+            {(id) => (
+              <select id={id} value={operator} onChange={(e) => setOperator(e.target.value)}>
+                <option value="">{kind === 'operator' ? 'Choose an operator' : 'Any operator'}</option>
+                {operators.map((id) => (
+                  <option key={id} value={id}>
+                    {id}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
           {kind === 'condition' && (
-            <label>
-              Condition
-              <input
-                type="text"
-                className="run-code-input"
-                value={expression}
-                placeholder='r.owner === "o7"'
-                spellCheck={false}
-                onChange={(e) => setExpression(e.target.value)}
-              />
-            </label>
+            <Field label="Condition">
+              {(id) => (
+                <input
+                  id={id}
+                  type="text"
+                  className="run-code-input"
+                  value={expression}
+                  placeholder='r.owner === "o7"'
+                  spellCheck={false}
+                  onChange={(e) => setExpression(e.target.value)}
+                />
+              )}
+            </Field>
           )}
           {kind === 'stateKey' && (
-            <label>
-              State key
-              <input
-                type="text"
-                className="run-code-input"
-                value={key}
-                placeholder="o7"
-                spellCheck={false}
-                onChange={(e) => setKey(e.target.value)}
-              />
-            </label>
+            <Field label="State key">
+              {(id) => (
+                <input
+                  id={id}
+                  type="text"
+                  className="run-code-input"
+                  value={key}
+                  placeholder="o7"
+                  spellCheck={false}
+                  onChange={(e) => setKey(e.target.value)}
+                />
+              )}
+            </Field>
           )}
           <button type="submit">Add breakpoint</button>
         </fieldset>

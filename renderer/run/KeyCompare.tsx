@@ -2,6 +2,7 @@
 // run (or a checkpoint and the live state) hold it, side by side by state name.
 import { type FormEvent, useState } from 'react';
 import type { StateEntryView } from '../../engine/host/protocol.js';
+import { Field } from './Field';
 import { useRun, useRunController } from './runContext';
 import { type CompareRow, compareEntries, entriesOfKey } from './stateCompare';
 import { formatValue } from './stepFormat';
@@ -76,20 +77,22 @@ export function KeyCompare({
   };
 
   const sideSelect = (label: string, value: Side | undefined, set: (side: Side) => void) => (
-    <label>
-      {label}
-      <select
-        value={value === undefined ? '' : String(value)}
-        onChange={(e) => set(e.target.value === LIVE ? LIVE : Number(e.target.value))}
-      >
-        {completed.map((id) => (
-          <option key={id} value={id}>
-            checkpoint {id}
-          </option>
-        ))}
-        <option value={LIVE}>live state</option>
-      </select>
-    </label>
+    <Field label={label}>
+      {(id) => (
+        <select
+          id={id}
+          value={value === undefined ? '' : String(value)}
+          onChange={(e) => set(e.target.value === LIVE ? LIVE : Number(e.target.value))}
+        >
+          {completed.map((id) => (
+            <option key={id} value={id}>
+              checkpoint {id}
+            </option>
+          ))}
+          <option value={LIVE}>live state</option>
+        </select>
+      )}
+    </Field>
   );
 
   return (
@@ -99,15 +102,17 @@ export function KeyCompare({
         <p className="muted">No checkpoint of this run has completed yet.</p>
       ) : (
         <form className="key-compare-form" onSubmit={compare}>
-          <label>
-            Key to compare
-            <input
-              type="text"
-              value={keyText}
-              spellCheck={false}
-              onChange={(e) => onKeyText(e.target.value)}
-            />
-          </label>
+          <Field label="Key to compare">
+            {(id) => (
+              <input
+                id={id}
+                type="text"
+                value={keyText}
+                spellCheck={false}
+                onChange={(e) => onKeyText(e.target.value)}
+              />
+            )}
+          </Field>
           {sideSelect('From checkpoint', fromSide, setFrom)}
           {sideSelect('To checkpoint', toSide, setTo)}
           <button type="submit" disabled={busy || keyText === ''}>

@@ -17,15 +17,16 @@ function options(width: number): uPlot.Options {
     height: HEIGHT,
     legend: { show: false },
     cursor: { show: false },
-    scales: { x: { time: false } },
+    // Rates are never negative; the y axis starts at 0 so a flat line is not mistaken for a drop.
+    scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
     axes: [
       { size: 24, values: (_u, ticks) => ticks.map((t) => `${t}s`), font: '10px system-ui' },
       { size: 44, font: '10px system-ui' },
     ],
     series: [
       {},
-      { label: 'in/s', stroke: IN_COLOUR, width: 1.5 },
-      { label: 'out/s', stroke: OUT_COLOUR, width: 1.5 },
+      { label: 'in/s', stroke: IN_COLOUR, width: 1.5, points: { show: false } },
+      { label: 'out/s', stroke: OUT_COLOUR, width: 1.5, points: { show: false } },
     ],
   };
 }
