@@ -27,6 +27,24 @@ export class BarrierAligner {
 
   constructor(private readonly inputs: readonly Channel[]) {}
 
+  /** Nothing aligned, expected or logged: no checkpoint involves this subtask now. */
+  get idle(): boolean {
+    return (
+      this.aligning === undefined &&
+      this.expected === undefined &&
+      this.log === undefined &&
+      this.blocked.size === 0
+    );
+  }
+
+  /** Forgets the checkpoint in progress (debug runs going back to before it). */
+  reset(): void {
+    this.aligning = undefined;
+    this.expected = undefined;
+    this.blocked.clear();
+    this.log = undefined;
+  }
+
   /** Whether some input is held back now. */
   get blocking(): boolean {
     return this.blocked.size > 0;

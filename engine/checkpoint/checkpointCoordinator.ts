@@ -31,6 +31,13 @@ export interface CheckpointEvent {
   }[];
 }
 
+/** The coordinator between two steps of a debug run (time travel). */
+export interface CoordinatorProgress {
+  readonly nextId: number;
+  readonly due: boolean;
+  readonly completed: number;
+}
+
 interface InFlight {
   readonly id: number;
   readonly triggeredAt: Date;
@@ -114,6 +121,51 @@ export class CheckpointCoordinator implements CheckpointAcker {
     ack.catch(() => {});
     current.acks.set(subtask, ack);
     if (current.acks.size === this.subtasks.length) void this.finish(current);
+  }
+
+  /** A checkpoint has started and has not completed or failed yet. */
+  get inFlight(): boolean {
+    return this.current !== undefined;
+  }
+
+  /** A checkpoint has started and some subtask has not taken its snapshot yet. */
+  get barriersInFlight(): boolean {
+    return this.current !== undefined && this.current.acks.size < this.subtasks.length;
+  }
+
+  /** Resolves once no checkpoint is in flight (never while barriersInFlight: that takes steps). */
+  async settled(): Promise<void> {
+    await this.current?.settled;
+  }
+
+  /**
+   * Debug runs going back in time: drops the checkpoint whose barriers are still on their way,
+   * once the snapshots already taken have written their files. The subtasks must have given it
+   * up first (a loop head's snapshot waits for its barrier to come back round).
+   */
+  async abandonInFlight(): Promise<void> {
+    const current = this.current;
+    if (current === undefined) return;
+    this.current = undefined;
+    await Promise.allSettled(current.acks.values());
+    current.settle();
+  }
+
+  progress(): CoordinatorProgress {
+    return { nextId: this.nextId, due: this.due, completed: this.completed.length };
+  }
+
+  /**
+   * Debug runs: back to an earlier point, with no checkpoint in flight. True when a checkpoint
+   * started since then (its id will be used again).
+   */
+  rewind(progress: CoordinatorProgress): boolean {
+    const moved = this.nextId !== progress.nextId;
+    this.nextId = progress.nextId;
+    this.due = progress.due;
+    this.completed.length = progress.completed;
+    this.stopped = false;
+    return moved;
   }
 
   /** The checkpoint in flight, settled; none may start after this. */

@@ -168,6 +168,17 @@ export class StateSnapshots {
     return { base, changes, keyGroups: this.keyGroups, entries: size.entries, bytes: size.bytes };
   }
 
+  /**
+   * Debug runs going back to before a checkpoint: the changes logged since its base no longer
+   * lead to the state, so nothing is logged until the next checkpoint, which takes a base.
+   */
+  async restart(): Promise<void> {
+    this.logging = false;
+    const segment = this.segment;
+    this.segment = undefined;
+    await segment?.discard();
+  }
+
   async discard(): Promise<void> {
     this.logging = false;
     await this.segment?.discard();

@@ -18,4 +18,11 @@ export class PreviewSinkLogic extends BaseLogic {
   override process(envelope: Envelope): void {
     this.listener(this.env.operator.id, this.env.subtask, envelope.value);
   }
+
+  /** Nothing of its own: what it handed on is the listener's. */
+  progress(): undefined {
+    return undefined;
+  }
+
+  restoreProgress(): void {}
 }

@@ -78,6 +78,16 @@ export class GeneratorSourceLogic extends BaseLogic {
     };
   }
 
+  progress(): { streams: { next: number; stride: number }[]; nextDue: number } {
+    return { streams: this.streams.map((s) => ({ ...s })), nextDue: this.nextDue };
+  }
+
+  restoreProgress(progress: unknown): void {
+    const p = progress as ReturnType<GeneratorSourceLogic['progress']>;
+    this.streams.splice(0, this.streams.length, ...p.streams.map((s) => ({ ...s })));
+    this.nextDue = p.nextDue;
+  }
+
   override produce(limit: number): number | Promise<number> {
     if (this.nextStream() === undefined) return -1;
     if (this.intervalMs > 0) {

@@ -143,6 +143,21 @@ export class JsonlSourceLogic extends BaseLogic {
     return { splits };
   }
 
+  /** Where reading stands: the same ranges a checkpoint keeps, each starting at a line. */
+  progress(): readonly SourceSplit[] {
+    return this.snapshot().splits ?? [];
+  }
+
+  /** Reads on from those ranges, as a restore does (the file is opened again if it was done). */
+  async restoreProgress(progress: unknown): Promise<void> {
+    const splits = progress as readonly SourceSplit[];
+    this.queue = splits.flatMap((s) =>
+      s.kind === 'file' ? [{ start: s.start, end: s.end, aligned: true }] : [],
+    );
+    if (this.queue.length > 0 && this.handle === undefined) this.handle = await open(this.file, 'r');
+    await this.nextRange();
+  }
+
   private async skipPastNewline(): Promise<boolean> {
     for (;;) {
       const newline = this.buffer.indexOf(NEWLINE, this.position);

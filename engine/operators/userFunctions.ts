@@ -49,6 +49,13 @@ abstract class UserFunctionLogic extends BaseLogic {
   }
 
   protected abstract handle(envelope: Envelope, result: unknown): void;
+
+  /** Nothing of its own between two records: its state is keyed state. */
+  progress(): undefined {
+    return undefined;
+  }
+
+  restoreProgress(): void {}
 }
 
 class ProcessLogic extends UserFunctionLogic {

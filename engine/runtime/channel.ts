@@ -55,4 +55,18 @@ export class Channel {
     }
     return item;
   }
+
+  /** Time travel (debug runs): what is queued, oldest first. */
+  contents(): ChannelItem[] {
+    return this.items.slice(this.head) as ChannelItem[];
+  }
+
+  /** Time travel (debug runs): puts the channel back as `contents()` and the counters were. */
+  restore(items: readonly ChannelItem[], delivered: number, ended: boolean): void {
+    this.consumer.queued += items.length - this.size;
+    this.items = [...items];
+    this.head = 0;
+    this.delivered = delivered;
+    this.ended = ended;
+  }
 }

@@ -14,6 +14,24 @@ interface Route {
   next: number;
 }
 
+/**
+ * Sees what a subtask emits (the debugger, only in debug runs): each record as it is emitted,
+ * then each envelope it became, on which channel.
+ */
+export interface EmitTap {
+  emitting(port: string, value: unknown): void;
+  sent(channel: Channel, envelope: Envelope): void;
+}
+
+/** What an emitter has counted and where its round robins stand (time travel in debug runs). */
+export interface EmitterProgress {
+  readonly blocked: boolean;
+  readonly recordsOut: number;
+  readonly recordsDropped: number;
+  readonly lineage: Readonly<Lineage>;
+  readonly next: readonly number[];
+}
+
 /** The record being processed: records emitted for it inherit its time and origin. */
 export interface Lineage {
   timestamp: number | undefined;
@@ -31,6 +49,7 @@ export class Emitter {
   private readonly routes = new Map<string, Route[]>();
   private readonly outRoutes: Route[] | undefined;
   readonly allChannels: Channel[] = [];
+  tap: EmitTap | undefined;
 
   constructor(
     private readonly subtask: number,
@@ -57,6 +76,7 @@ export class Emitter {
   }
 
   emit(value: unknown, port?: string): void {
+    this.tap?.emitting(port ?? 'out', value);
     const routes = port === undefined || port === 'out' ? this.outRoutes : this.routes.get(port);
     if (routes === undefined) {
       this.recordsDropped++;
@@ -93,9 +113,11 @@ export class Emitter {
 
   private send(channel: Channel, value: unknown, key: unknown, keyGroup: number): void {
     const lineage = this.lineage;
-    channel.push(new Envelope(value, key, keyGroup, lineage.timestamp, lineage.source, lineage.position));
+    const envelope = new Envelope(value, key, keyGroup, lineage.timestamp, lineage.source, lineage.position);
+    channel.push(envelope);
     this.recordsOut++;
     if (channel.full) this.blocked = true;
+    this.tap?.sent(channel, envelope);
   }
 
   /** True when no channel is full (the subtask may run). */
@@ -104,5 +126,26 @@ export class Emitter {
     for (const channel of this.allChannels) if (channel.full) return false;
     this.blocked = false;
     return true;
+  }
+
+  progress(): EmitterProgress {
+    const next: number[] = [];
+    for (const routes of this.routes.values()) for (const route of routes) next.push(route.next);
+    return {
+      blocked: this.blocked,
+      recordsOut: this.recordsOut,
+      recordsDropped: this.recordsDropped,
+      lineage: { ...this.lineage },
+      next,
+    };
+  }
+
+  restoreProgress(progress: EmitterProgress): void {
+    this.blocked = progress.blocked;
+    this.recordsOut = progress.recordsOut;
+    this.recordsDropped = progress.recordsDropped;
+    Object.assign(this.lineage, progress.lineage);
+    let i = 0;
+    for (const routes of this.routes.values()) for (const route of routes) route.next = progress.next[i++]!;
   }
 }

@@ -4,7 +4,11 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
-import { CheckpointCoordinator, type CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
+import {
+  CheckpointCoordinator,
+  type CheckpointEvent,
+  type CoordinatorProgress,
+} from '../checkpoint/checkpointCoordinator.js';
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
 import { checkRestorable, distributeSplits, replayFeedback, republishSinks } from '../checkpoint/restore.js';
@@ -17,15 +21,16 @@ import type { Job } from '../graph/schema.js';
 import { type JobMetrics, operatorTotals, type SubtaskMetrics } from '../metrics/jobMetrics.js';
 import { type PreparedOperator, prepareOperator } from '../operators/registry.js';
 import { type PreviewListener, PreviewSinkLogic } from '../operators/sinkPreview.js';
-import { KeyedState } from '../state/keyedState.js';
+import { KeyedState, type StateApi } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
 import { LevelKvStore } from '../state/levelKvStore.js';
 import { MemoryKvStore } from '../state/memoryKvStore.js';
 import { Channel } from './channel.js';
 import { Emitter } from './emitter.js';
+import type { ChannelItem } from './envelope.js';
 import { JobError } from './jobError.js';
-import { Scheduler } from './scheduler.js';
-import { type CheckpointAcker, type DeliveryObserver, Subtask } from './subtask.js';
+import { type ScheduledUnit, Scheduler, type SchedulerProgress } from './scheduler.js';
+import { type CheckpointAcker, type DeliveryObserver, Subtask, type SubtaskProgress } from './subtask.js';
 
 /** Items per channel before its producer is held back. */
 export const CHANNEL_CAPACITY = 1024;
@@ -55,6 +60,30 @@ export interface RunOptions {
   readonly onCheckpoint?: (event: CheckpointEvent) => void;
   /** Sinks write nothing and hand each record here instead (the designer's preview). */
   readonly previewSinks?: PreviewListener;
+  /** A debug run: driven step by step (see step()) by engine/debug's DebugSession. */
+  readonly debug?: DebugHooks;
+}
+
+/** What a debug run adds to a run. */
+export interface DebugHooks {
+  /** Wraps each keyed subtask's store: the debugger's journal, which rolls state back. */
+  readonly wrapStore: (store: KvStore) => KvStore;
+  /** Wraps what user code sees as ctx.state: the debugger records each access. */
+  readonly wrapStateApi: (api: StateApi, state: KeyedState) => StateApi;
+  /** The first checkpoint's id: a run opened again to replay numbers its checkpoints as the first did. */
+  readonly firstCheckpointId?: number;
+}
+
+/** A debug run between two steps, as data (time travel); keyed state is rolled back apart from it. */
+export interface RunProgress {
+  readonly subtasks: readonly SubtaskProgress[];
+  readonly channels: readonly {
+    readonly items: readonly ChannelItem[];
+    readonly delivered: number;
+    readonly ended: boolean;
+  }[];
+  readonly scheduler: SchedulerProgress;
+  readonly coordinator: CoordinatorProgress | undefined;
 }
 
 export interface RunSummary {
@@ -73,8 +102,9 @@ export class JobRun {
   private constructor(
     readonly job: Job,
     readonly plan: Plan,
-    private readonly subtasks: readonly Subtask[],
+    readonly subtasks: readonly Subtask[],
     private readonly coordinator: CheckpointCoordinator | undefined,
+    readonly firstCheckpointId: number,
   ) {
     this.scheduler = new Scheduler(
       subtasks,
@@ -91,7 +121,9 @@ export class JobRun {
       options.checkpointDir !== undefined && (job.settings.checkpointIntervalMs > 0 || restore !== undefined)
         ? new CheckpointStorage(options.checkpointDir)
         : undefined;
-    const firstId = storage === undefined ? 1 : ((await storage.completedIds())[0] ?? 0) + 1;
+    const debug = options.debug;
+    const firstId =
+      debug?.firstCheckpointId ?? (storage === undefined ? 1 : ((await storage.completedIds())[0] ?? 0) + 1);
     const setup = storage === undefined ? undefined : { storage, firstId };
     const preview = options.previewSinks;
     const prepared = new Map<string, PreparedOperator>(
@@ -133,7 +165,10 @@ export class JobRun {
             stores.push(store);
           }
           const range = keyGroupRange(index, op.parallelism, plan.maxParallelism);
-          const state = store === undefined ? undefined : new KeyedState(store);
+          // Checkpoints read the store itself: the debugger's journal only sees what state writes.
+          const stateStore = store === undefined || debug === undefined ? store : debug.wrapStore(store);
+          const state =
+            stateStore === undefined ? undefined : new KeyedState(stateStore, debug?.wrapStateApi);
           if (restore !== undefined && store !== undefined && state !== undefined) {
             const handles = restore.subtasks
               .filter((s) => s.operator === op.id && s.state)
@@ -148,10 +183,11 @@ export class JobRun {
             inputs.list,
             emitter,
             state,
-            store,
+            stateStore,
             inputs.counter,
           );
           subtask.observer = options.observer;
+          subtask.stepping = debug !== undefined;
           subtask.restoredSplits = splits?.[index];
           if (storage !== undefined) {
             subtask.checkpointing = {
@@ -192,7 +228,7 @@ export class JobRun {
       coordinator.onEvent = options.onCheckpoint;
       coordinatorRef.current = coordinator;
     }
-    return new JobRun(job, plan, subtasks, coordinator);
+    return new JobRun(job, plan, subtasks, coordinator, firstId);
   }
 
   /** Runs to the end (bounded sources) or until stop(); commits the sinks on success. */
@@ -276,6 +312,100 @@ export class JobRun {
   /** The keyed state store of one subtask (open while the run is), for browsing it. */
   stateStore(operatorId: string, subtask: number): KvStore | undefined {
     return this.subtasks.find((s) => s.operator.id === operatorId && s.subtask === subtask)?.store;
+  }
+
+  /**
+   * Debug runs: the next unit of work, in the order run() does it (see Scheduler.step);
+   * undefined once every subtask has finished (then completeSteps()).
+   */
+  step(): Promise<ScheduledUnit | undefined> {
+    return this.scheduler.step();
+  }
+
+  /**
+   * Debug runs, once step() has found every subtask finished: what run() does after its last
+   * slice, commit included. The stores stay open, so time travel can still go back.
+   */
+  async completeSteps(): Promise<void> {
+    await this.coordinator?.stop();
+    for (const subtask of this.subtasks) subtask.takeFinalEndsOfStream();
+    for (const subtask of this.subtasks) await subtask.store?.flush();
+    for (const subtask of this.subtasks) await subtask.logic.commit();
+    this.finishedAt = performance.now();
+  }
+
+  /**
+   * Debug runs: starts a checkpoint at the next slice boundary, as the interval does in a normal
+   * run. Not while the barriers of the last one are still on their way (false then): it would
+   * start only when they arrive. The last one's files are written first, so that it does not
+   * matter how fast the disk is when the next starts.
+   */
+  async requestCheckpoint(): Promise<boolean> {
+    const coordinator = this.coordinator;
+    if (coordinator === undefined || coordinator.barriersInFlight) return false;
+    await coordinator.settled();
+    coordinator.requestNow();
+    return true;
+  }
+
+  /**
+   * Debug runs, going back in time: gives up the checkpoint in flight, once the snapshots
+   * already taken have written their files (the replay takes it again, under the same id).
+   */
+  async abandonCheckpoint(): Promise<void> {
+    if (this.coordinator?.barriersInFlight !== true) return this.coordinator?.settled();
+    for (const subtask of this.subtasks) subtask.abandonCheckpoint();
+    await this.coordinator.abandonInFlight();
+  }
+
+  /** Debug runs: the run between two steps, as data; undefined while a checkpoint is in flight. */
+  progress(): RunProgress | undefined {
+    const coordinator = this.coordinator;
+    if (coordinator?.inFlight === true || !this.subtasks.every((s) => s.canSaveProgress)) return undefined;
+    return {
+      subtasks: this.subtasks.map((s) => s.progress()),
+      channels: this.channels().map((c) => ({ items: c.contents(), delivered: c.delivered, ended: c.ended })),
+      scheduler: this.scheduler.progress(),
+      coordinator: coordinator?.progress(),
+    };
+  }
+
+  /**
+   * Debug runs: back to what progress() gave, once abandonCheckpoint() has settled the
+   * checkpoint in flight and the keyed state has been rolled back to the same point.
+   * `item` may stand in a fresh copy for a record a step has handed to user code since.
+   */
+  async restoreProgress(progress: RunProgress, item: (item: ChannelItem) => ChannelItem): Promise<void> {
+    const coordinator = this.coordinator;
+    if (coordinator !== undefined && progress.coordinator !== undefined) {
+      // A checkpoint taken since that point left each state's changelog past it: start anew with a base.
+      if (coordinator.rewind(progress.coordinator)) {
+        for (const subtask of this.subtasks) await subtask.checkpointing?.state?.restart();
+      }
+    }
+    const channels = this.channels();
+    progress.channels.forEach((c, i) => {
+      channels[i]!.restore(c.items.map(item), c.delivered, c.ended);
+    });
+    for (let i = 0; i < this.subtasks.length; i++)
+      await this.subtasks[i]!.restoreProgress(progress.subtasks[i]!);
+    this.scheduler.restoreProgress(progress.scheduler);
+    this.finishedAt = undefined;
+  }
+
+  /** Ends a debug run that will not go on: nothing is committed, the stores close. */
+  async close(): Promise<void> {
+    await this.abandonCheckpoint().catch(() => {});
+    this.coordinator?.abandon();
+    await Promise.allSettled(this.subtasks.map((s) => s.logic.abort()));
+    await Promise.allSettled(this.subtasks.map((s) => s.checkpointing?.state?.discard()));
+    await this.closeStores();
+    this.finishedAt ??= performance.now();
+  }
+
+  /** Every channel, in a fixed order. */
+  private channels(): Channel[] {
+    return this.subtasks.flatMap((s) => s.inputs);
   }
 
   metrics(): JobMetrics {

@@ -46,6 +46,14 @@ export interface OperatorLogic {
   commit(): Promise<void>;
   /** The job failed or was cancelled: discard what is not committed and release resources. */
   abort(): Promise<void>;
+  /**
+   * Time travel in debug runs: where the logic stands between two steps (a source's position),
+   * as data. A logic without this method cannot be put back in place, and stepping back then
+   * replays the run from its start. Keyed state is not part of it: the debugger rolls it back.
+   */
+  progress?(): unknown;
+  /** Puts the logic back where `progress()` said it stood. */
+  restoreProgress?(progress: unknown): void | Promise<void>;
 }
 
 /** Defaults for the hooks most kinds do not need. */

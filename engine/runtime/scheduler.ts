@@ -2,6 +2,8 @@
 // subtask that has input (and room for its output) gets a slice, and a source runs only when
 // everything below it is drained. So the order of deliveries depends only on the job and its
 // input, memory stays bounded by the channels' capacity, and a step in the debugger is exact.
+import type { Channel } from './channel.js';
+import type { ChannelItem } from './envelope.js';
 import { JobError } from './jobError.js';
 import type { Subtask } from './subtask.js';
 
@@ -15,12 +17,39 @@ const YIELD_EVERY_MS_CHECKPOINTING = 1;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** One unit of a run's work, as step() did it (debug runs). */
+export type ScheduledUnit =
+  /** One item of a slice: a record, a barrier or an end-of-stream taken from `channel`. */
+  | {
+      readonly kind: 'item';
+      readonly subtask: Subtask;
+      readonly channel: Channel;
+      readonly item: ChannelItem;
+    }
+  /** A source's whole slice: the records it made went out through its emitter. */
+  | { readonly kind: 'produce'; readonly subtask: Subtask }
+  /** A checkpoint taken where no barrier comes: at a source, or where no input is left to bring one. */
+  | { readonly kind: 'snapshot'; readonly subtask: Subtask; readonly checkpointId: number }
+  /** A source ran out, or a loop head was told that its regular input has ended. */
+  | { readonly kind: 'end'; readonly subtask: Subtask };
+
+/** Where step() stands between two units (time travel in debug runs). */
+export interface SchedulerProgress {
+  readonly started: boolean;
+  readonly sliceOwner: Subtask | undefined;
+  readonly loopEnds: readonly Subtask[];
+}
+
 export class Scheduler {
   /** Most downstream first. */
   private readonly order: readonly Subtask[];
   private stopping = false;
   /** Set by halt(): the run ends where it is, without draining. */
   halted = false;
+  /** step(): whether the run has begun, whose slice is paused, which loop heads are still to be told. */
+  private started = false;
+  private sliceOwner: Subtask | undefined;
+  private loopEnds: Subtask[] = [];
   /** While paused, the run waits on this at the next slice boundary. */
   private gate: Promise<void> | undefined;
   private openGate: (() => void) | undefined;
@@ -100,6 +129,74 @@ export class Scheduler {
         throw new JobError(`internal: the job stalled with ${stuck.join(', ')} unfinished`);
       }
     }
+  }
+
+  /**
+   * Debug runs: does the next unit of the work run() does, in the same order, and says what it
+   * was. A slice of a non-source is taken item by item (each subtask pauses after every item),
+   * a source's slice whole: nothing else runs during one, and a generator's records cannot be
+   * cut apart. Undefined once every subtask has finished.
+   */
+  async step(): Promise<ScheduledUnit | undefined> {
+    if (!this.started) {
+      this.started = true;
+      for (const subtask of this.order) {
+        if (subtask.idleFromStart) await subtask.endInput();
+      }
+    }
+    for (;;) {
+      const owner = this.sliceOwner;
+      if (owner !== undefined) {
+        await owner.stepSlice(SLICE_RECORDS);
+        if (!owner.sliceOpen) this.sliceOwner = undefined;
+        const taken = owner.taken;
+        if (taken !== undefined) return { kind: 'item', subtask: owner, ...taken };
+        continue;
+      }
+      // run() tells every waiting loop head in one go, with nothing run in between.
+      const told = this.loopEnds.shift();
+      if (told !== undefined) {
+        await told.tellInputEnded();
+        return { kind: 'end', subtask: told };
+      }
+      this.beforeSlice?.();
+      const next = this.nextRunnable();
+      if (next === undefined) {
+        if (this.order.every((s) => s.phase === 'finished')) return undefined;
+        const draining = this.order.filter((s) => s.phase === 'drainingLoop');
+        if (draining.length > 0) {
+          for (const subtask of draining) subtask.closeOutputs();
+          continue;
+        }
+        this.loopEnds = this.order.filter((s) => s.phase === 'awaitingLoop');
+        if (this.loopEnds.length === 0) {
+          const stuck = this.order.filter((s) => s.phase !== 'finished').map((s) => s.label);
+          throw new JobError(`internal: the job stalled with ${stuck.join(', ')} unfinished`);
+        }
+        continue;
+      }
+      const checkpointId = next.snapshotDue;
+      await next.stepSlice(SLICE_RECORDS);
+      if (checkpointId !== undefined) return { kind: 'snapshot', subtask: next, checkpointId };
+      if (next.isSource) {
+        return next.phase === 'finished'
+          ? { kind: 'end', subtask: next }
+          : { kind: 'produce', subtask: next };
+      }
+      if (next.sliceOpen) this.sliceOwner = next;
+      const taken = next.taken;
+      if (taken !== undefined) return { kind: 'item', subtask: next, ...taken };
+    }
+  }
+
+  progress(): SchedulerProgress {
+    return { started: this.started, sliceOwner: this.sliceOwner, loopEnds: [...this.loopEnds] };
+  }
+
+  restoreProgress(progress: SchedulerProgress): void {
+    this.started = progress.started;
+    this.sliceOwner = progress.sliceOwner;
+    this.loopEnds = [...progress.loopEnds];
   }
 
   private nextRunnable(): Subtask | undefined {

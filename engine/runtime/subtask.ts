@@ -10,8 +10,8 @@ import { describeUserThrow } from '../sandbox/userCode.js';
 import type { KeyedState, StateSize } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
 import type { Channel, InputCounter } from './channel.js';
-import type { Emitter } from './emitter.js';
-import { Barrier, EndOfStream, Envelope } from './envelope.js';
+import type { Emitter, EmitterProgress } from './emitter.js';
+import { Barrier, type ChannelItem, EndOfStream, Envelope } from './envelope.js';
 import { JobError } from './jobError.js';
 import type { OperatorLogic, SubtaskEnvironment } from './operatorLogic.js';
 
@@ -39,6 +39,33 @@ export interface SubtaskAck {
 
 export interface CheckpointAcker {
   acknowledge(subtask: Subtask, checkpointId: number, ack: Promise<SubtaskAck>): void;
+}
+
+/** Debug runs: where a slice paused after its last item, to go on from there. */
+interface PausedSlice {
+  /** The input (counted as the slice counts them) to read next. */
+  readonly from: number;
+  /** Items the slice may still take. */
+  readonly left: number;
+}
+
+/**
+ * A subtask between two steps of a debug run, as data (time travel). Only taken while no
+ * checkpoint is in flight, so barrier alignment and feedback logs are idle.
+ */
+export interface SubtaskProgress {
+  readonly phase: SubtaskPhase;
+  readonly recordsIn: number;
+  readonly current: Envelope | undefined;
+  readonly regularEnded: number;
+  readonly rotation: number;
+  readonly sourceExhausted: boolean;
+  readonly stopRequested: boolean;
+  readonly barrierDue: number | undefined;
+  readonly paused: PausedSlice | undefined;
+  readonly emitter: EmitterProgress;
+  readonly logic: unknown;
+  readonly stateSize: StateSize | undefined;
 }
 
 /** How a subtask takes part in checkpoints (absent when they are off). */
@@ -69,6 +96,14 @@ export class Subtask implements SubtaskEnvironment {
   private readonly aligner: BarrierAligner;
   checkpointing: CheckpointParticipation | undefined;
   restoredSplits: readonly SourceSplit[] | undefined;
+  /**
+   * Debug runs: a slice pauses after every item (see stepSlice), so that a step is one item of
+   * the very slices a normal run takes.
+   */
+  stepping = false;
+  private paused: PausedSlice | undefined;
+  /** Debug runs: the item the last step took, and the channel it came on. */
+  taken: { readonly channel: Channel; readonly item: ChannelItem } | undefined;
 
   constructor(
     readonly operator: PlannedOperator,
@@ -111,6 +146,11 @@ export class Subtask implements SubtaskEnvironment {
     const reachable = this.phase === 'running' && !this.isSource && this.regularInputs > this.regularEnded;
     if (reachable) this.aligner.expected = id;
     else this.barrierDue = id;
+  }
+
+  /** The checkpoint this subtask takes at its next slice, where no barrier comes to it. */
+  get snapshotDue(): number | undefined {
+    return this.barrierDue;
   }
 
   /** An operator with no inputs at all (not a source) has nothing to wait for. */
@@ -167,10 +207,10 @@ export class Subtask implements SubtaskEnvironment {
     return this.endInput();
   }
 
-  private consumeSlice(budget: number): Promise<void> | undefined {
+  private consumeSlice(budget: number, from = 0): Promise<void> | undefined {
     const inputs = this.inputs;
     let left = budget;
-    for (let i = 0; i < inputs.length && left > 0; i++) {
+    for (let i = from; i < inputs.length && left > 0; i++) {
       const index =
         i < this.feedbackInputs
           ? i
@@ -181,6 +221,7 @@ export class Subtask implements SubtaskEnvironment {
         const item = channel.shift();
         if (item === undefined) break;
         left--;
+        if (this.stepping) return this.stepItem(channel, item, i, left);
         if (item instanceof Barrier) {
           const pending = this.barrierArrived(channel, item.checkpointId);
           if (pending !== undefined) return pending;
@@ -202,6 +243,64 @@ export class Subtask implements SubtaskEnvironment {
     }
     this.rotation++;
     return undefined;
+  }
+
+  /**
+   * Debug runs: one item of the slice, taken exactly as the loop above takes it, then the slice
+   * pauses where the loop would go on (kept apart so the loop of a normal run stays as it is).
+   */
+  private stepItem(channel: Channel, item: ChannelItem, i: number, left: number): Promise<void> | undefined {
+    this.taken = { channel, item };
+    if (item instanceof Barrier) {
+      const pending = this.barrierArrived(channel, item.checkpointId);
+      if (pending !== undefined) return pending;
+      this.paused = { from: i, left };
+      return undefined;
+    }
+    if (!(item instanceof Envelope)) {
+      channel.ended = true;
+      const pending = this.channelEnded(channel);
+      if (pending !== undefined) return pending;
+      this.paused = { from: i, left };
+      return undefined;
+    }
+    channel.delivered++;
+    if (channel.edge.feedback) this.aligner.feedbackRecord(channel, item);
+    const pending = this.deliver(channel, item);
+    // After an async function a normal slice goes on from its first input again.
+    if (pending !== undefined)
+      return pending.then(() => {
+        if (left > 0) this.paused = { from: 0, left };
+      });
+    if (this.emitter.blocked && !this.emitter.canSend()) return undefined;
+    this.paused = { from: i, left };
+    return undefined;
+  }
+
+  /**
+   * Debug runs: the next item of this subtask's slice (a new slice of `budget` items when none
+   * is paused), or whatever else runSlice would do: a checkpoint due, or a source's whole slice.
+   * `taken` says which item it was, if any; `sliceOpen` whether the slice goes on.
+   */
+  stepSlice(budget: number): Promise<void> | undefined {
+    this.taken = undefined;
+    const paused = this.paused;
+    if (
+      paused === undefined &&
+      (this.barrierDue !== undefined || this.isSource || this.phase === 'finished')
+    ) {
+      return this.runSlice(budget);
+    }
+    this.paused = undefined;
+    const pending =
+      paused === undefined ? this.consumeSlice(budget) : this.consumeSlice(paused.left, paused.from);
+    // A normal run flushes once per slice, at its end.
+    const flush = () => (this.paused === undefined ? this.store?.maybeFlush() : undefined);
+    return pending === undefined ? flush() : pending.then(flush);
+  }
+
+  get sliceOpen(): boolean {
+    return this.paused !== undefined;
   }
 
   private deliver(channel: Channel, envelope: Envelope): Promise<void> | undefined {
@@ -398,6 +497,71 @@ export class Subtask implements SubtaskEnvironment {
         }
       }
     }
+  }
+
+  /**
+   * Time travel: whether progress() can be taken now: the logic can be put back in place, and
+   * no checkpoint is being aligned, logged round a loop or taken here.
+   */
+  get canSaveProgress(): boolean {
+    return (
+      this.logic.progress !== undefined &&
+      this.aligner.idle &&
+      this.feedbackWaiters.size === 0 &&
+      this.barrierDue === undefined
+    );
+  }
+
+  progress(): SubtaskProgress {
+    return {
+      phase: this.phase,
+      recordsIn: this.recordsIn,
+      current: this.current,
+      regularEnded: this.regularEnded,
+      rotation: this.rotation,
+      sourceExhausted: this.sourceExhausted,
+      stopRequested: this.stopRequested,
+      barrierDue: this.barrierDue,
+      paused: this.paused,
+      emitter: this.emitter.progress(),
+      logic: this.logic.progress!(),
+      stateSize: this.state?.stateSize(),
+    };
+  }
+
+  /**
+   * Puts the subtask back as progress() found it. Its keyed state must be rolled back with it
+   * (the debugger does that), and any checkpoint in flight abandoned first.
+   */
+  async restoreProgress(progress: SubtaskProgress): Promise<void> {
+    this.phase = progress.phase;
+    this.recordsIn = progress.recordsIn;
+    this.current = progress.current;
+    this.regularEnded = progress.regularEnded;
+    this.rotation = progress.rotation;
+    this.sourceExhausted = progress.sourceExhausted;
+    this.stopRequested = progress.stopRequested;
+    this.barrierDue = progress.barrierDue;
+    this.paused = progress.paused;
+    this.taken = undefined;
+    this.emitter.restoreProgress(progress.emitter);
+    if (progress.stateSize !== undefined) this.state?.resetSize(progress.stateSize);
+    await this.logic.restoreProgress!(progress.logic);
+  }
+
+  /**
+   * Gives up the checkpoint this subtask is taking part in (time travel goes back to before
+   * it): alignment stops, and a feedback log waiting for its barrier to come back round is
+   * closed with what it holds, so that the snapshot's files finish and can be waited for.
+   */
+  abandonCheckpoint(): void {
+    this.barrierDue = undefined;
+    const log = this.aligner.log;
+    for (const [id, resolve] of this.feedbackWaiters) {
+      resolve(log?.checkpointId === id ? log : { checkpointId: id, records: [], waiting: new Set() });
+    }
+    this.feedbackWaiters.clear();
+    this.aligner.reset();
   }
 
   /** Turns anything thrown while this subtask worked into a message a user can act on. */

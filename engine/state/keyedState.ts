@@ -71,12 +71,22 @@ export class KeyedState {
   /** What user code sees as ctx.state. Closures only: it may be hardened without freezing us. */
   readonly api: StateApi;
 
-  constructor(private readonly store: KvStore) {
-    this.api = {
+  /** `instrument` wraps what user code sees (the debugger records each access with it). */
+  constructor(
+    private readonly store: KvStore,
+    instrument?: (api: StateApi, state: KeyedState) => StateApi,
+  ) {
+    const api: StateApi = {
       value: (name) => this.valueState(name),
       map: (name) => this.mapState(name),
       list: (name) => this.listState(name),
     };
+    this.api = instrument === undefined ? api : instrument(api, this);
+  }
+
+  /** The key of the record being processed (ctx.key). */
+  get currentKey(): unknown {
+    return this.key;
   }
 
   /** Scopes state to the key of the next record. */
@@ -99,6 +109,12 @@ export class KeyedState {
     }
     this.size.entries = entries;
     this.size.bytes = bytes;
+  }
+
+  /** Time travel in debug runs: the sizes at an earlier point, to which the store has been rolled back. */
+  resetSize(size: StateSize): void {
+    this.size.entries = size.entries;
+    this.size.bytes = size.bytes;
   }
 
   stateSize(): StateSize {
