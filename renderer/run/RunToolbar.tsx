@@ -62,7 +62,12 @@ export function RunToolbar({ run }: { run: (command: MenuCommand) => void }) {
           />
           Preview sinks
         </label>
-        <span className={`run-status run-status-${status}`} role="status" aria-label="Run status">
+        <span
+          className={`run-status run-status-${status}`}
+          role="status"
+          aria-label="Run status"
+          title={statusText(state)}
+        >
           {statusText(state)}
           {notice !== undefined && <span className="run-notice-text"> — {notice}</span>}
         </span>
