@@ -42,6 +42,7 @@ function RestartDialog({
   const newest = checkpoints[checkpoints.length - 1];
   const [chosen, setChosen] = useState<number | undefined>(newest?.id);
   const [debug, setDebug] = useState(false);
+  const preview = useRun((s) => s.previewSinks);
   const name = useId();
   return (
     <RunModal label="Restart from checkpoint" onCancel={() => resolve(undefined)}>
@@ -77,11 +78,17 @@ function RestartDialog({
           </label>
         </>
       )}
+      {preview && checkpoints.length > 0 && (
+        <p className="error">
+          “Preview sinks” is on: a preview run writes nothing, checkpoints included, so it cannot go on from
+          one. Turn it off to restart.
+        </p>
+      )}
       <div className="modal-buttons">
         <button
           type="button"
           className="primary"
-          disabled={chosen === undefined}
+          disabled={chosen === undefined || preview}
           onClick={() =>
             chosen !== undefined && resolve({ checkpointId: chosen, mode: debug ? 'debug' : 'run' })
           }

@@ -54,6 +54,9 @@ const step = (seq: number): StepView => ({
   state: [],
 });
 
+/** Lets queued commands (a resume after a start) run. */
+const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
+
 function setup(handlers: Handlers, options: { path?: string } = { path: PATH }) {
   const designer = createDesignerStore();
   designer
@@ -97,6 +100,7 @@ describe('run controller', () => {
     const t = setup({ 'run.start': () => info('paused'), 'run.resume': () => info('running') });
     await t.controller.addBreakpoint({ type: 'condition', expression: 'r.owner === "o7"' });
     await t.controller.debug();
+    await settled();
     expect(t.methods()).toEqual(['run.start', 'run.resume']);
     expect(t.calls[0]!.params).toMatchObject({
       breakpoints: [{ id: 'bp1', type: 'condition', expression: 'r.owner === "o7"' }],
@@ -107,11 +111,26 @@ describe('run controller', () => {
     expect(t.runs.getState().status).toBe('paused');
   });
 
+  it('goes on to the first breakpoint also when the run reports paused only after run.start answered', async () => {
+    const t = setup({ 'run.start': () => info('starting'), 'run.resume': () => info('running') });
+    await t.controller.addBreakpoint({ type: 'operator', operator: 'owners' });
+    await t.controller.debug();
+    await settled();
+    expect(t.methods()).toEqual(['run.start']);
+    t.emit('run.status', info('paused'));
+    await settled();
+    expect(t.methods()).toEqual(['run.start', 'run.resume']);
+    // Only once: a later pause at a hit stays paused.
+    t.emit('run.step', { runId: 'r1', step: { ...step(3), breakpoint: 'bp1' } });
+    t.emit('run.status', info('paused'));
+    await settled();
+    expect(t.methods()).toEqual(['run.start', 'run.resume']);
+  });
+
   it('asks to save a job that has no file yet, and does not run it unsaved', async () => {
     const t = setup({ 'run.start': () => info('running', 'run') }, {});
     const declined = t.controller.run();
-    await Promise.resolve();
-    await new Promise((r) => setTimeout(r, 0));
+    await settled();
     expect(t.runs.getState().prompt?.kind).toBe('saveFirst');
     const prompt = t.runs.getState().prompt;
     if (prompt?.kind === 'saveFirst') prompt.resolve(false);
@@ -119,7 +138,7 @@ describe('run controller', () => {
     expect(t.methods()).toEqual([]);
 
     const accepted = t.controller.run();
-    await new Promise((r) => setTimeout(r, 0));
+    await settled();
     const again = t.runs.getState().prompt;
     if (again?.kind === 'saveFirst') again.resolve(true);
     await accepted;
@@ -228,7 +247,7 @@ describe('run controller', () => {
     });
     await t.controller.run();
     const restarting = t.controller.restart();
-    await new Promise((r) => setTimeout(r, 0));
+    await settled();
     const prompt = t.runs.getState().prompt;
     expect(prompt?.kind).toBe('restart');
     if (prompt?.kind !== 'restart') return;

@@ -68,13 +68,31 @@ export function createRunController(deps: RunControllerDeps) {
     else if (runId === r().runId) apply();
   };
 
+  /**
+   * A debug run started with breakpoints goes on to the first hit once the engine holds it before
+   * its first step, whether run.start answers paused or a later status event says so.
+   */
+  let goOnToBreakpoint: string | undefined;
+  const goOnIfHeld = () => {
+    const { runId, status, step } = r();
+    if (goOnToBreakpoint === undefined || goOnToBreakpoint !== runId || status === 'starting') return;
+    goOnToBreakpoint = undefined;
+    if (status === 'paused' && step === undefined) void resume();
+  };
+
   const applyInfo = (info: RunInfo) => {
     r().applyInfo(info);
     r().setNotice(undefined);
+    goOnIfHeld();
   };
 
   const offs = [
-    client.on('run.status', (info) => forRun(info.runId, () => r().applyInfo(info))),
+    client.on('run.status', (info) =>
+      forRun(info.runId, () => {
+        r().applyInfo(info);
+        goOnIfHeld();
+      }),
+    ),
     client.on('run.step', ({ runId, step }) => forRun(runId, () => r().applyStep(step))),
     client.on('run.metrics', (event) => forRun(event.runId, () => r().applyMetrics(event))),
     client.on('run.checkpoint', (event) => forRun(event.runId, () => r().applyCheckpoint(event))),
@@ -156,12 +174,12 @@ export function createRunController(deps: RunControllerDeps) {
     }
     const held = early;
     early = undefined;
-    applyInfo(info);
-    for (const event of held) if (event.runId === info.runId) event.apply();
     // Debug stops before the first step; with breakpoints set it goes on to the first hit.
-    if (mode === 'debug' && breakpoints.length > 0 && r().status === 'paused' && r().step === undefined) {
-      applyInfo(await client.request('run.resume', { runId: info.runId }));
-    }
+    goOnToBreakpoint = mode === 'debug' && breakpoints.length > 0 ? info.runId : undefined;
+    r().applyInfo(info);
+    r().setNotice(undefined);
+    for (const event of held) if (event.runId === info.runId) event.apply();
+    goOnIfHeld();
   };
 
   const withRun = (
