@@ -65,6 +65,20 @@ describe('run store', () => {
     expect(store.getState().shown).toBeUndefined();
   });
 
+  it('shows after a step back the view recorded when that step was taken', () => {
+    const store = createRunStore();
+    for (const seq of [1, 2, 3]) store.getState().applyStep(step(seq));
+    const recorded = store.getState().history[1];
+    store.getState().steppedBack(step(2));
+    expect(store.getState().shown).toBe(recorded);
+    // A step the history no longer holds (it keeps the last HISTORY_LIMIT) shows as the engine gives it.
+    const other = createRunStore();
+    const seventh = step(7);
+    other.getState().steppedBack(seventh);
+    expect(other.getState().shown).toBe(seventh);
+    expect(other.getState().history).toEqual([seventh]);
+  });
+
   it('does not count the same step twice when both the reply and an event bring it', () => {
     const store = createRunStore();
     store.getState().applyStep(step(1));

@@ -79,7 +79,7 @@ export interface RunActions {
   begin(mode: RunMode): void;
   applyInfo(info: RunInfo): void;
   applyStep(step: StepView): void;
-  /** After a step back: the engine's step now current (undefined: back at the start). */
+  /** After a step back: the engine's step now current (undefined: back at the start), as shown when it was taken. */
   steppedBack(step: StepView | undefined): void;
   applyMetrics(event: RunMetricsEvent): void;
   applyCheckpoint(event: RunCheckpointEvent): void;
@@ -159,12 +159,14 @@ export function createRunStore(documentKey = UNSAVED) {
       set({ step, history, shown: step });
     },
     steppedBack(step) {
-      const history = step === undefined ? [] : get().history.filter((s) => s.seq < step.seq);
-      set({
-        step,
-        history: step === undefined ? history : [...history, step],
-        shown: step,
-      });
+      if (step === undefined) {
+        set({ step: undefined, history: [], shown: undefined });
+        return;
+      }
+      // The view recorded when the step was taken is what was shown then: show exactly that again.
+      const earlier = get().history.filter((s) => s.seq < step.seq);
+      const recorded = get().history.find((s) => s.seq === step.seq) ?? step;
+      set({ step: recorded, history: [...earlier, recorded], shown: recorded });
     },
     applyMetrics(event) {
       const { series, seriesVersion, status } = get();
