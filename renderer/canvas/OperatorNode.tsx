@@ -3,6 +3,7 @@
 import { Handle, type NodeProps, Position, useUpdateNodeInternals } from '@xyflow/react';
 import { memo, useEffect, useRef } from 'react';
 import { useRun } from '../run/runContext';
+import { markedStep } from '../run/runStore';
 import type { OperatorFlowNode } from './flowElements';
 import { KindIcon } from './KindIcon';
 import { INPUT_HANDLE } from './operatorPorts';
@@ -19,9 +20,10 @@ function OperatorNodeView({ id, data, selected }: NodeProps<OperatorFlowNode>) {
     updateNodeInternals(id);
   }, [id, ports, updateNodeInternals]);
   // Only the operator of the step shown re-renders when the step changes.
-  const activeSubtask = useRun((s) =>
-    data.opId !== undefined && s.shown?.operator === data.opId ? s.shown.subtask : undefined,
-  );
+  const activeSubtask = useRun((s) => {
+    const step = markedStep(s);
+    return data.opId !== undefined && step?.operator === data.opId ? step.subtask : undefined;
+  });
   const rows = Math.max(ports.input ? 1 : 0, ports.outputs.length, 1);
   const classes = ['op-card', `op-role-${data.role ?? 'unknown'}`];
   if (data.problem !== undefined) classes.push('op-invalid');

@@ -13,6 +13,7 @@ import {
 import { type CSSProperties, memo } from 'react';
 import { fillColour, fillText } from '../run/edgeFill';
 import { useRun } from '../run/runContext';
+import { markedStep } from '../run/runStore';
 import { useDesignerStore } from '../store/designerContext';
 import type { PartitionFlowEdge } from './flowElements';
 import { type Box, loopRoute, needsLoop, type Route } from './loopPath';
@@ -56,7 +57,7 @@ function EdgeBody({ data, selected, markerEnd, feedback, route }: Props & { rout
   const store = useDesignerStore();
   // Narrow selectors: a metrics event re-renders only the edges whose fill level changed.
   const fill = useRun((s) => (data?.docId === undefined ? undefined : s.edgeFill.get(data.docId)));
-  const active = useRun((s) => data?.docId !== undefined && s.shown?.edge?.id === data.docId);
+  const active = useRun((s) => data?.docId !== undefined && markedStep(s)?.edge?.id === data.docId);
   if (data === undefined) return null;
   const classes = ['pw-edge'];
   if (feedback) classes.push('pw-edge-feedback');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunCheckpointEvent, RunInfo, StepView } from '../../engine/host/protocol.js';
-import { breakpointsOf, createRunStore, OUTPUT_LIMIT } from './runStore';
+import { breakpointsOf, createRunStore, markedStep, OUTPUT_LIMIT } from './runStore';
 
 const info = (status: RunInfo['status'], mode: RunInfo['mode'] = 'debug'): RunInfo => ({
   runId: 'r1',
@@ -77,6 +77,16 @@ describe('run store', () => {
     other.getState().steppedBack(seventh);
     expect(other.getState().shown).toBe(seventh);
     expect(other.getState().history).toEqual([seventh]);
+  });
+
+  it('marks the shown step on the canvas only while the run is live', () => {
+    const store = createRunStore();
+    store.getState().applyInfo(info('paused'));
+    store.getState().applyStep(step(1));
+    expect(markedStep(store.getState())?.seq).toBe(1);
+    store.getState().applyInfo(info('finished'));
+    expect(markedStep(store.getState())).toBeUndefined();
+    expect(store.getState().shown?.seq).toBe(1);
   });
 
   it('does not count the same step twice when both the reply and an event bring it', () => {

@@ -233,3 +233,8 @@ export type RunStore = ReturnType<typeof createRunStore>;
 export function breakpointsOf(state: Pick<RunState, 'breakpointsByDocument' | 'documentKey'>) {
   return state.breakpointsByDocument[state.documentKey] ?? NO_BREAKPOINTS;
 }
+
+/** The step the canvas marks: the one shown, while the run is live (an ended run's last step is history). */
+export function markedStep(state: Pick<RunState, 'shown' | 'status'>): StepView | undefined {
+  return isActive(state.status) ? state.shown : undefined;
+}
