@@ -65,12 +65,14 @@ export function MetricsPanel() {
               <figcaption>
                 <strong>{id}</strong> <span className="muted">{text}</span>
               </figcaption>
-              <RateChart
-                operator={id}
-                series={series}
-                version={version}
-                label={`${id}: records per second over the last minute, now ${text}`}
-              />
+              <Suspense fallback={<div className="rate-chart rate-chart-loading" />}>
+                <RateChart
+                  operator={id}
+                  series={series}
+                  version={version}
+                  label={`${id}: records per second over the last minute, now ${text}`}
+                />
+              </Suspense>
             </figure>
           );
         })}

@@ -39,7 +39,7 @@ export function StateBrowser({ operators }: { operators: readonly BrowsableOpera
   const live = useRun((s) => isActive(s.status));
   // While the run is live, every measurement and every step is a reason to read the page again.
   const liveTick = useRun((s) => (isActive(s.status) ? s.metrics : undefined));
-  const stepSeq = useRun((s) => s.step);
+  const step = useRun((s) => s.step);
   const [chosenOperator, setOperator] = useState('');
   const [chosenSubtask, setSubtask] = useState(0);
   const [prefixInput, setPrefixInput] = useState('');
@@ -65,7 +65,7 @@ export function StateBrowser({ operators }: { operators: readonly BrowsableOpera
   // biome-ignore lint/correctness/useExhaustiveDependencies: these are the reasons to go back to page one
   useEffect(() => setCursors([undefined]), [operatorId, subtask, prefix, runId]);
 
-  // biome-ignore lint/correctness/useExhaustiveDependencies: liveTick, stepSeq and refreshes are reasons to read the page again
+  // biome-ignore lint/correctness/useExhaustiveDependencies: liveTick, step and refreshes are reasons to read the page again
   useEffect(() => {
     if (operatorId === undefined || runId === undefined) return;
     const id = ++request.current;
@@ -88,7 +88,7 @@ export function StateBrowser({ operators }: { operators: readonly BrowsableOpera
           setError(e instanceof Error ? e.message : String(e));
         },
       );
-  }, [controller, runId, operatorId, subtask, prefix, after, liveTick, stepSeq, refreshes]);
+  }, [controller, runId, operatorId, subtask, prefix, after, liveTick, step, refreshes]);
 
   if (operator === undefined) return null;
   const pageNumber = cursors.length;
