@@ -97,11 +97,15 @@ describe('run controller', () => {
   });
 
   it('runs a debug run on to the first breakpoint when breakpoints are set', async () => {
-    const t = setup({ 'run.start': () => info('paused'), 'run.resume': () => info('running') });
+    const t = setup({
+      'run.start': () => info('paused'),
+      'run.setBreakpoints': () => ({ problems: [] }),
+      'run.resume': () => info('running'),
+    });
     await t.controller.addBreakpoint({ type: 'condition', expression: 'r.owner === "o7"' });
     await t.controller.debug();
     await settled();
-    expect(t.methods()).toEqual(['run.start', 'run.resume']);
+    expect(t.methods()).toEqual(['run.start', 'run.setBreakpoints', 'run.resume']);
     expect(t.calls[0]!.params).toMatchObject({
       breakpoints: [{ id: 'bp1', type: 'condition', expression: 'r.owner === "o7"' }],
     });
@@ -112,19 +116,24 @@ describe('run controller', () => {
   });
 
   it('goes on to the first breakpoint also when the run reports paused only after run.start answered', async () => {
-    const t = setup({ 'run.start': () => info('starting'), 'run.resume': () => info('running') });
+    const t = setup({
+      'run.start': () => info('starting'),
+      'run.setBreakpoints': () => ({ problems: [{ id: 'bp1', message: 'no operator "ownerz"' }] }),
+      'run.resume': () => info('running'),
+    });
     await t.controller.addBreakpoint({ type: 'operator', operator: 'owners' });
     await t.controller.debug();
     await settled();
-    expect(t.methods()).toEqual(['run.start']);
+    expect(t.methods()).toEqual(['run.start', 'run.setBreakpoints']);
+    expect(t.runs.getState().breakpointProblems).toEqual([{ id: 'bp1', message: 'no operator "ownerz"' }]);
     t.emit('run.status', info('paused'));
     await settled();
-    expect(t.methods()).toEqual(['run.start', 'run.resume']);
+    expect(t.methods()).toEqual(['run.start', 'run.setBreakpoints', 'run.resume']);
     // Only once: a later pause at a hit stays paused.
     t.emit('run.step', { runId: 'r1', step: { ...step(3), breakpoint: 'bp1' } });
     t.emit('run.status', info('paused'));
     await settled();
-    expect(t.methods()).toEqual(['run.start', 'run.resume']);
+    expect(t.methods()).toEqual(['run.start', 'run.setBreakpoints', 'run.resume']);
   });
 
   it('asks to save a job that has no file yet, and does not run it unsaved', async () => {

@@ -179,6 +179,16 @@ export function createRunController(deps: RunControllerDeps) {
     r().applyInfo(info);
     r().setNotice(undefined);
     for (const event of held) if (event.runId === info.runId) event.apply();
+    if (mode === 'debug' && breakpoints.length > 0 && isActive(r().status)) {
+      // run.start takes the breakpoints but answers no problems with them; setting the same list
+      // again does, before the run goes on to the first hit.
+      try {
+        const answer = await client.request('run.setBreakpoints', { runId: info.runId, breakpoints });
+        r().setBreakpointProblems(answer.problems);
+      } catch (error) {
+        r().setNotice(errorText(error));
+      }
+    }
     goOnIfHeld();
   };
 
