@@ -10,7 +10,7 @@ import { useRun, useRunController } from '../run/runContext';
 import { isActive } from '../run/runControls';
 import { keyText } from '../run/stateCompare';
 import { formatValue, inlineValue } from '../run/stepFormat';
-import { formatBytes } from '../run/units';
+import { formatBytes, formatCount } from '../run/units';
 
 const PAGE_SIZE = 50;
 const TYPING_PAUSE_MS = 250;
@@ -27,7 +27,7 @@ function elementsNote(entry: StateEntryView): string | undefined {
     : typeof entry.value === 'object' && entry.value !== null
       ? Object.keys(entry.value).length
       : undefined;
-  const n = entry.elementCount.toLocaleString('en-US');
+  const n = formatCount(entry.elementCount);
   return shown === undefined || shown >= entry.elementCount
     ? `${n} element${entry.elementCount === 1 ? '' : 's'}`
     : `${n} elements, the first ${shown} shown`;

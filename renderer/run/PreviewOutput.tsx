@@ -1,6 +1,7 @@
 // What preview sinks received in this run: shown here instead of written to their files.
 import { useRun } from './runContext';
 import { inlineValue } from './stepFormat';
+import { formatCount } from './units';
 
 export function PreviewOutput() {
   const output = useRun((s) => s.output);
@@ -9,9 +10,7 @@ export function PreviewOutput() {
   const hasRun = useRun((s) => s.runId !== undefined);
   return (
     <section className="run-output" aria-label="Preview output">
-      <h3>
-        Preview output{count > 0 && <span className="muted"> — {count.toLocaleString('en-US')} records</span>}
-      </h3>
+      <h3>Preview output{count > 0 && <span className="muted"> — {formatCount(count)} records</span>}</h3>
       {count === 0 ? (
         <p className="muted">
           {preview
