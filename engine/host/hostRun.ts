@@ -1,7 +1,6 @@
 // A run of a job in mode "run", driven by the designer: the engine's JobRun as the CLI runs it,
 // with its status, live metrics and checkpoints sent as host events. Pause holds the scheduler
 // at a slice boundary; stop is the CLI's clean stop (a final checkpoint where checkpoints are on).
-import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import type { Job } from '../graph/schema.js';
 import type { RunSummary } from '../runtime/jobRun.js';
@@ -9,17 +8,10 @@ import { JobRun } from '../runtime/jobRun.js';
 import type { RunDirs } from '../runtime/runDirs.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
 import type { KvStore } from '../state/kvStore.js';
+import { checkpointEventOf, type DrivenRun, isEnded, type RunEventSink } from './drivenRun.js';
 import { PreviewOutput } from './previewOutput.js';
 import { liveMetrics, MetricsFeed } from './runMetricsFeed.js';
-import type { RunCheckpointEvent, RunEvents, RunInfo, RunMetricsEvent, RunStatus } from './runProtocol.js';
-
-/** Where a run's events go (the host service sends them to every client). */
-export interface RunEventSink {
-  status(info: RunInfo): void;
-  metrics(event: RunMetricsEvent): void;
-  checkpoint(event: RunCheckpointEvent): void;
-  output(event: RunEvents['run.output']): void;
-}
+import type { RunInfo, RunStatus } from './runProtocol.js';
 
 export interface HostRunOptions {
   readonly runId: string;
@@ -36,16 +28,6 @@ export interface HostRunOptions {
   readonly events: RunEventSink;
 }
 
-/** Statuses after which nothing changes any more. */
-export function isEnded(status: RunStatus): boolean {
-  return status === 'finished' || status === 'failed' || status === 'stopped';
-}
-
-export function checkpointEventOf(runId: string, event: CheckpointEvent): RunCheckpointEvent {
-  const { type: _type, ...rest } = event;
-  return { runId, ...rest };
-}
-
 function summaryMessage(summary: RunSummary): string {
   const m = summary.metrics;
   const read = m.operators.filter((o) => o.kind.startsWith('source.')).reduce((n, o) => n + o.recordsOut, 0);
@@ -57,7 +39,7 @@ function summaryMessage(summary: RunSummary): string {
     : `stopped at checkpoint ${last} after ${read} records from the sources in ${seconds} s; a restart from it goes on from there`;
 }
 
-export class HostRun {
+export class HostRun implements DrivenRun {
   readonly mode = 'run' as const;
   private status: RunStatus = 'starting';
   private message: string | undefined;
@@ -65,13 +47,13 @@ export class HostRun {
   private feed: MetricsFeed | undefined;
   private preview: PreviewOutput | undefined;
   private stopRequested = false;
-  /** Resolves when the run has ended, however it ended; never rejects. */
-  readonly ended: Promise<void>;
+  /** Resolves when the run has ended, however it ended (its stores closed); never rejects. */
+  readonly released: Promise<void>;
   private end!: () => void;
 
   private constructor(private readonly options: HostRunOptions) {
     this.message = options.note;
-    this.ended = new Promise((resolve) => {
+    this.released = new Promise((resolve) => {
       this.end = resolve;
     });
   }
@@ -177,7 +159,7 @@ export class HostRun {
     );
   }
 
-  pause(): RunInfo {
+  async pause(): Promise<RunInfo> {
     if (this.status === 'paused') return this.info();
     if (this.status !== 'running' || this.jobRun === undefined || this.stopRequested) this.refuse('pause');
     this.jobRun.pause();
@@ -187,7 +169,7 @@ export class HostRun {
     return this.info();
   }
 
-  resume(): RunInfo {
+  async resume(): Promise<RunInfo> {
     if (this.status === 'running') return this.info();
     if (this.status !== 'paused' || this.jobRun === undefined) this.refuse('resume');
     this.jobRun.resume();
@@ -203,7 +185,7 @@ export class HostRun {
       // A stop from pause goes straight on to its final checkpoint: say so.
       if (this.status === 'paused') this.setStatus('running', 'stopping');
     }
-    await this.ended;
+    await this.released;
     return this.info();
   }
 
@@ -211,4 +193,11 @@ export class HostRun {
   liveStore(operatorId: string, subtask: number): KvStore | undefined {
     return this.active ? this.jobRun?.stateStore(operatorId, subtask) : undefined;
   }
+
+  liveStateUnavailable(): string | undefined {
+    return this.status === 'starting' ? `run ${this.runId} is still opening its state` : undefined;
+  }
+
+  /** An ended run holds nothing: JobRun closed its stores as it ended. */
+  async dispose(): Promise<void> {}
 }

@@ -16,7 +16,9 @@ import { LevelKvStore } from '../state/levelKvStore.js';
 import type { StoreBrowser } from '../state/storeBrowser.js';
 import { CheckpointTimings, listCheckpoints } from './checkpointHistory.js';
 import { CheckpointViews } from './checkpointViews.js';
-import { HostRun, type RunEventSink } from './hostRun.js';
+import { DebugRun } from './debugRun.js';
+import type { DrivenRun, RunEventSink } from './drivenRun.js';
+import { HostRun } from './hostRun.js';
 import type { MethodSpec } from './hostService.js';
 import {
   checkpointsParams,
@@ -45,7 +47,7 @@ const STORED_STATE_CACHE_BYTES = 4 * 1024 * 1024;
 const CLOSING_GRACE_MS = 200;
 
 interface Current {
-  readonly run: HostRun;
+  readonly run: DrivenRun;
   readonly plan: Plan;
 }
 
@@ -84,6 +86,7 @@ export function createRunService(emit: RunEventEmitter): RunService {
         emit('run.checkpoint', event);
       },
       output: (event) => emit('run.output', event),
+      step: (event) => emit('run.step', event),
     };
   }
 
@@ -102,13 +105,12 @@ export function createRunService(emit: RunEventEmitter): RunService {
     throw new Error(`${method}: there is no run ${runId}; ${known}`);
   }
 
-  function notDebugging(method: string) {
-    return (runId: string): never => {
-      const { run } = runOf(method, runId);
-      throw new Error(
-        `${method}: run ${run.runId} runs in mode "${run.mode}"; start it in mode "debug" to step, set breakpoints or trace records`,
-      );
-    };
+  function debugRunOf(method: string, runId: string): DebugRun {
+    const { run } = runOf(method, runId);
+    if (run instanceof DebugRun) return run;
+    throw new Error(
+      `${method}: run ${run.runId} runs in mode "${run.mode}"; start it in mode "debug" to step, set breakpoints or trace records`,
+    );
   }
 
   function keyedOperator(entry: Current, operatorId: string, subtask: number): PlannedOperator {
@@ -155,6 +157,8 @@ export function createRunService(emit: RunEventEmitter): RunService {
   async function livePage(entry: Current, params: RunMethods['state.page'][0]): Promise<StatePage> {
     const op = keyedOperator(entry, params.operator, params.subtask);
     const keyGroups = keyGroupRange(params.subtask, op.parallelism, entry.plan.maxParallelism);
+    const unavailable = entry.run.liveStateUnavailable();
+    if (unavailable !== undefined) throw new Error(`state.page: ${unavailable}`);
     const store = entry.run.liveStore(op.id, params.subtask);
     if (store !== undefined) {
       try {
@@ -162,7 +166,7 @@ export function createRunService(emit: RunEventEmitter): RunService {
       } catch (error) {
         // The run may have closed its stores under the read as it ended: then read what it left.
         await Promise.race([
-          entry.run.ended,
+          entry.run.released,
           new Promise((resolve) => setTimeout(resolve, CLOSING_GRACE_MS)),
         ]);
         if (entry.run.active) throw error;
@@ -188,7 +192,11 @@ export function createRunService(emit: RunEventEmitter): RunService {
             `run.start: the job in ${params.path} is not valid (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${problemList(problems)}`,
           );
         }
-        if (params.mode === 'debug') throw new Error('run.start: debug mode is not available yet');
+        if (params.mode === 'debug' && params.restore !== undefined) {
+          throw new Error(
+            'run.start: a debug run starts at the beginning of the job; restart from a checkpoint in mode "run"',
+          );
+        }
         if (params.previewSinks && params.restore !== undefined) {
           throw new Error(
             'run.start: a run with preview sinks writes nothing, checkpoints included, so it cannot restart from one; turn preview off to restart from a checkpoint',
@@ -209,18 +217,23 @@ export function createRunService(emit: RunEventEmitter): RunService {
             restore = found.checkpoint;
           }
           // The new run empties the state folder; nothing may hold it open.
+          const previous = current?.run;
           current = undefined;
+          await previous?.dispose();
           await closeStoredStates();
           const plan = planJob(job);
-          const run = await HostRun.start({
+          const common = {
             runId: randomUUID(),
             job,
             dirs,
             previewSinks: params.previewSinks,
             events: eventsFor(dirs.checkpointDir),
-            ...(restore === undefined ? {} : { restore }),
             ...(notes.length === 0 ? {} : { note: notes.join('; ') }),
-          });
+          };
+          const run: DrivenRun =
+            params.mode === 'debug'
+              ? await DebugRun.start({ ...common, breakpoints: params.breakpoints ?? [] })
+              : await HostRun.start({ ...common, ...(restore === undefined ? {} : { restore }) });
           current = { run, plan };
           return run.info();
         } finally {
@@ -242,19 +255,20 @@ export function createRunService(emit: RunEventEmitter): RunService {
     },
     'run.step': {
       params: runIdParams('run.step'),
-      run: async ({ runId }) => notDebugging('run.step')(runId),
+      run: ({ runId }) => debugRunOf('run.step', runId).step(),
     },
     'run.stepBack': {
       params: runIdParams('run.stepBack'),
-      run: async ({ runId }) => notDebugging('run.stepBack')(runId),
+      run: ({ runId }) => debugRunOf('run.stepBack', runId).stepBack(),
     },
     'run.setBreakpoints': {
       params: setBreakpointsParams,
-      run: async ({ runId }) => notDebugging('run.setBreakpoints')(runId),
+      run: async ({ runId, breakpoints }) =>
+        debugRunOf('run.setBreakpoints', runId).setBreakpoints(breakpoints),
     },
     'run.trace': {
       params: traceParams,
-      run: async ({ runId }) => notDebugging('run.trace')(runId),
+      run: async ({ runId, step, emitted }) => debugRunOf('run.trace', runId).trace(step, emitted),
     },
     'run.checkpoints': {
       params: checkpointsParams,
@@ -282,6 +296,7 @@ export function createRunService(emit: RunEventEmitter): RunService {
     async close() {
       const run = current?.run;
       if (run?.active) await run.stop().catch(() => {});
+      await run?.dispose();
       await closeStoredStates();
       await views.close();
     },

@@ -1,0 +1,248 @@
+// Debug runs through the host's method table: held before the first step, step, step back,
+// breakpoints hit by resume and sent as 'run.step', traces, preview output, checkpoints, stop,
+// and the state a debug run leaves behind. The real debugger (engine/debug) on the real engine.
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { answerMessage } from './hostConnection.js';
+import { createHostService, type HostService } from './hostService.js';
+import type { EventMessage, HostEvent, HostEvents, HostMethod, ParamsOf, ResultOf } from './protocol.js';
+
+let root: string;
+let dir: string;
+let host: HostService;
+let events: EventMessage[];
+let nextId = 1;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'pipewright-debug-host-'));
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(root, 'job-'));
+  events = [];
+  host = createHostService({
+    transport: 'websocket',
+    version: '0',
+    dataDir: join(dir, 'data'),
+    examplesDir: dir,
+  });
+  host.subscribe((message) => events.push(message));
+});
+
+afterEach(async () => {
+  await host.close();
+});
+
+async function result<M extends HostMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
+  const response = await answerMessage(host, { type: 'request', id: nextId++, method, params });
+  expect(response.error?.message).toBeUndefined();
+  return response.result as ResultOf<M>;
+}
+
+async function failure(method: string, params: unknown): Promise<string> {
+  const response = await answerMessage(host, { type: 'request', id: nextId++, method, params });
+  expect(response.error).toBeDefined();
+  return response.error!.message;
+}
+
+function eventsOf<E extends HostEvent>(event: E): HostEvents[E][] {
+  return events.filter((m) => m.event === event).map((m) => m.data as HostEvents[E]);
+}
+
+async function until<T>(what: string, probe: () => T | undefined | false): Promise<T> {
+  for (let i = 0; i < 3000; i++) {
+    const value = probe();
+    if (value !== undefined && value !== false) return value;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`timed out waiting for ${what}: ${JSON.stringify(eventsOf('run.status').slice(-3))}`);
+}
+
+/** 40 records keyed by k0..k3, a count per key; record 25 is the one a condition picks. */
+const job = (settings: Record<string, unknown> = {}) => ({
+  format: 'pipewright.job/1',
+  name: 'stepper',
+  settings: { checkpointIntervalMs: 0, ...settings },
+  operators: [
+    {
+      id: 'gen',
+      kind: 'source.generator',
+      parallelism: 1,
+      params: { code: 'function generate(i) { return { k: "k" + (i % 4), i }; }', count: 40 },
+    },
+    {
+      id: 'count',
+      kind: 'process',
+      parallelism: 2,
+      params: {
+        code: 'function process(r, ctx) { const s = ctx.state.value("n"); const n = (s.get() ?? 0) + 1; s.set(n); ctx.emit({ k: r.k, i: r.i, n }); }',
+      },
+    },
+    { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: 'out.jsonl' } },
+  ],
+  edges: [
+    { id: 'e1', from: 'gen', to: 'count', partition: 'hash', key: 'k' },
+    { id: 'e2', from: 'count', to: 'out', partition: 'rebalance' },
+  ],
+});
+
+const start = (extra: Partial<ParamsOf<'run.start'>> = {}, settings: Record<string, unknown> = {}) =>
+  result('run.start', {
+    text: JSON.stringify(job(settings)),
+    path: join(dir, 'stepper.job.json'),
+    mode: 'debug',
+    previewSinks: false,
+    ...extra,
+  });
+
+describe('a debug run', () => {
+  it('is held before its first step, steps, steps back and stops', async () => {
+    const info = await start();
+    expect(info).toMatchObject({ status: 'paused', mode: 'debug', step: 0 });
+    const runId = info.runId;
+
+    const first = await result('run.step', { runId });
+    expect(first).toMatchObject({
+      seq: 1,
+      operator: 'gen',
+      subtask: 0,
+      kind: 'produce',
+      record: { k: 'k0', i: 0 },
+    });
+    const second = await result('run.step', { runId });
+    expect(second?.seq).toBe(2);
+    expect(eventsOf('run.step').map((e) => e.step.seq)).toEqual([1, 2]);
+
+    const back = await result('run.stepBack', { runId });
+    expect(back).toEqual(first);
+    expect(eventsOf('run.status').at(-1)).toMatchObject({ status: 'paused', step: 1 });
+
+    // The live state of an open debug run is refused with the way to read it.
+    expect(await failure('state.page', { runId, operator: 'count', subtask: 0, limit: 10 })).toBe(
+      `state.page: the state of debug run ${runId} can be read from its checkpoints (checkpointId) while it is open; stop it to read the state it leaves`,
+    );
+
+    const stopped = await result('run.stop', { runId });
+    expect(stopped).toMatchObject({ status: 'stopped', message: 'stopped at step 1' });
+    expect(await failure('run.step', { runId })).toBe(
+      `cannot step debug run ${runId} of job "stepper": it is stopped`,
+    );
+  });
+
+  it('resumes to the next breakpoint, sent as a step, and traces a record back to its input', async () => {
+    const info = await start({
+      breakpoints: [
+        { id: 'at-25', type: 'condition', operator: 'count', expression: 'r.i === 25' },
+        { id: 'nowhere', type: 'operator', operator: 'ghost' },
+      ],
+    });
+    const runId = info.runId;
+    expect(info.message).toMatch(/^breakpoint nowhere left out: .*ghost/);
+    const resumed = await result('run.resume', { runId });
+    expect(resumed.status).toBe('running');
+    const hit = await until('the breakpoint', () =>
+      eventsOf('run.step').find((e) => e.step.breakpoint === 'at-25'),
+    );
+    expect(hit.step).toMatchObject({ operator: 'count', kind: 'record', record: { k: 'k1', i: 25 } });
+    await until('paused', () => eventsOf('run.status').at(-1)?.status === 'paused');
+    expect(eventsOf('run.status').at(-1)).toMatchObject({ message: 'breakpoint at-25', step: hit.step.seq });
+
+    const trace = await result('run.trace', { runId, step: hit.step.seq, emitted: 0 });
+    expect(trace.inputs).toEqual([{ operator: 'gen', subtask: 0, position: 25, record: { k: 'k1', i: 25 } }]);
+
+    const problems = await result('run.setBreakpoints', {
+      runId,
+      breakpoints: [{ id: 'bad', type: 'condition', expression: 'r.i ===' }],
+    });
+    expect(problems.problems.map((p) => p.id)).toEqual(['bad']);
+    await result('run.setBreakpoints', { runId, breakpoints: [] });
+
+    // Without breakpoints, resume runs to the end; the session stays for stepping back.
+    await result('run.resume', { runId });
+    const done = await until('the end', () => {
+      const last = eventsOf('run.status').at(-1);
+      return last?.status === 'finished' ? last : undefined;
+    });
+    expect(done.message).toMatch(/^done: the job ended at step \d+$/);
+    const back = await result('run.stepBack', { runId });
+    expect(back?.seq).toBe(done.step - 1);
+    expect(existsSync(join(dir, 'out.jsonl'))).toBe(true);
+  });
+
+  it('shows preview output, takes checkpoints by steps, and leaves its state to read after a stop', async () => {
+    const info = await start({ previewSinks: true });
+    const runId = info.runId;
+    await result('run.resume', { runId });
+    await until('the end', () => eventsOf('run.status').at(-1)?.status === 'finished');
+    const output = eventsOf('run.output').filter((o) => o.runId === runId);
+    expect(output.flatMap((o) => o.records)).toHaveLength(40);
+    expect(existsSync(join(dir, 'out.jsonl'))).toBe(false);
+    await result('run.stop', { runId });
+    const counts = new Map<unknown, unknown>();
+    for (const subtask of [0, 1]) {
+      const page = await result('state.page', { runId, operator: 'count', subtask, limit: 10 });
+      for (const e of page.entries) counts.set(e.key, e.value);
+    }
+    expect([...counts].sort()).toEqual([
+      ['k0', 10],
+      ['k1', 10],
+      ['k2', 10],
+      ['k3', 10],
+    ]);
+
+    const withCheckpoints = await start({}, { checkpointIntervalMs: 200 });
+    await result('run.resume', { runId: withCheckpoints.runId });
+    await until('the end', () => eventsOf('run.status').at(-1)?.status === 'finished');
+    const checkpoints = eventsOf('run.checkpoint').filter((c) => c.runId === withCheckpoints.runId);
+    expect(checkpoints.length).toBeGreaterThan(0);
+    expect(checkpoints.every((c) => c.status === 'completed')).toBe(true);
+    const page = await result('state.page', {
+      runId: withCheckpoints.runId,
+      operator: 'count',
+      subtask: 0,
+      limit: 10,
+      checkpointId: checkpoints[0]!.id,
+    });
+    expect(page.entries.every((e) => e.state === 'n' && typeof e.value === 'number')).toBe(true);
+  });
+
+  it('refuses a restart from a checkpoint, and a step while it runs on to a breakpoint', async () => {
+    const params = {
+      text: JSON.stringify(job()),
+      path: join(dir, 'stepper.job.json'),
+      mode: 'debug',
+      previewSinks: false,
+    };
+    expect(await failure('run.start', { ...params, restore: 'latest' })).toBe(
+      'run.start: a debug run starts at the beginning of the job; restart from a checkpoint in mode "run"',
+    );
+    const long = job();
+    long.operators[0]!.params = {
+      code: 'function generate(i) { return { k: "k" + (i % 4), i }; }',
+      count: 10_000_000,
+    };
+    const info = await result('run.start', { ...params, text: JSON.stringify(long), mode: 'debug' });
+    const runId = info.runId;
+    await result('run.resume', { runId });
+    expect(await failure('run.step', { runId })).toBe(
+      `cannot step debug run ${runId}: it is running to the next breakpoint; pause it first`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const paused = await result('run.pause', { runId });
+    expect(paused.status).toBe('paused');
+    expect(paused.step).toBeGreaterThan(0);
+    // The step it paused at was sent, as a breakpoint's would be.
+    expect(eventsOf('run.step').at(-1)!.step.seq).toBe(paused.step);
+    expect((await result('run.step', { runId }))?.seq).toBe(paused.step + 1);
+    expect(await failure('run.start', { ...params })).toBe(
+      `run.start: run ${runId} of job "stepper" is still paused; stop it before starting another (one run at a time)`,
+    );
+  });
+});

@@ -1,0 +1,296 @@
+// A run of a job in mode "debug", driven by the designer: the debugger's DebugSession (one step at
+// a time, breakpoints, step back, record traces) with its status, steps, live metrics, checkpoints
+// and preview output sent as host events. It opens held before its first step (paused, step 0);
+// resume continues to the next breakpoint, and the step it stops at goes out as 'run.step'. At
+// the end of the job the session stays open, so the designer can still step back, until the
+// run is stopped or another one starts.
+import { DebugSession } from '../debug/debugSession.js';
+import { type Plan, planJob } from '../graph/plan.js';
+import type { Job } from '../graph/schema.js';
+import type { RunDirs } from '../runtime/runDirs.js';
+import type { KvStore } from '../state/kvStore.js';
+import { checkpointEventOf, type DrivenRun, isEnded, type RunEventSink } from './drivenRun.js';
+import { PREVIEW_BATCH } from './previewOutput.js';
+import { liveMetrics, MetricsFeed } from './runMetricsFeed.js';
+import type {
+  Breakpoint,
+  BreakpointProblem,
+  RunInfo,
+  RunStatus,
+  StepView,
+  TraceView,
+} from './runProtocol.js';
+
+export interface DebugRunOptions {
+  readonly runId: string;
+  readonly job: Job;
+  readonly dirs: RunDirs;
+  /** Sinks show their records and write nothing; such a run takes no checkpoints (see HostRun). */
+  readonly previewSinks: boolean;
+  readonly breakpoints: readonly Breakpoint[];
+  readonly note?: string;
+  readonly events: RunEventSink;
+}
+
+function describeProblems(problems: readonly BreakpointProblem[]): string | undefined {
+  if (problems.length === 0) return undefined;
+  return problems.map((p) => `breakpoint ${p.id} left out: ${p.message}`).join('; ');
+}
+
+export class DebugRun implements DrivenRun {
+  readonly mode = 'debug' as const;
+  private status: RunStatus = 'starting';
+  private message: string | undefined;
+  private session: DebugSession | undefined;
+  private feed: MetricsFeed | undefined;
+  /** The continue() under way after a resume; pause and stop wait for it. */
+  private continuing: Promise<void> | undefined;
+  /** Records each preview sink had received when its output was last sent. */
+  private readonly previewSent = new Map<string, number>();
+  private closing: Promise<void> | undefined;
+  private isReleased = false;
+  readonly released: Promise<void>;
+  private release!: () => void;
+  private readonly plan: Plan;
+
+  private constructor(private readonly options: DebugRunOptions) {
+    this.message = options.note;
+    this.plan = planJob(options.job);
+    this.released = new Promise((resolve) => {
+      this.release = () => {
+        this.isReleased = true;
+        resolve();
+      };
+    });
+  }
+
+  get runId(): string {
+    return this.options.runId;
+  }
+
+  get job(): Job {
+    return this.options.job;
+  }
+
+  get dirs(): RunDirs {
+    return this.options.dirs;
+  }
+
+  get active(): boolean {
+    return !isEnded(this.status);
+  }
+
+  /** Opens the job held before its first step; rejects with the engine's message if it cannot. */
+  static async start(options: DebugRunOptions): Promise<DebugRun> {
+    const run = new DebugRun(options);
+    run.emitStatus();
+    await run.open();
+    return run;
+  }
+
+  info(): RunInfo {
+    return {
+      runId: this.options.runId,
+      status: this.status,
+      mode: this.mode,
+      step: this.session?.position ?? 0,
+      ...(this.message === undefined ? {} : { message: this.message }),
+      stateDir: this.options.dirs.stateDir,
+      checkpointDir: this.options.dirs.checkpointDir,
+    };
+  }
+
+  private emitStatus(): void {
+    this.options.events.status(this.info());
+  }
+
+  private setStatus(status: RunStatus, message?: string): void {
+    this.status = status;
+    this.message = message;
+    this.emitStatus();
+  }
+
+  private async open(): Promise<void> {
+    const { runId, job, dirs, previewSinks, breakpoints, events } = this.options;
+    let session: DebugSession;
+    try {
+      session = await DebugSession.open({
+        job,
+        jobDir: dirs.jobDir,
+        stateDir: dirs.stateDir,
+        ...(previewSinks ? {} : { checkpointDir: dirs.checkpointDir }),
+        previewSinks,
+        breakpoints,
+        onCheckpoint: (event) => events.checkpoint(checkpointEventOf(runId, event)),
+      });
+    } catch (error) {
+      this.setStatus('failed', (error as Error).message);
+      this.release();
+      throw error;
+    }
+    this.session = session;
+    this.feed = new MetricsFeed(
+      // The debugger does not hand out its channels: no edge fill while debugging.
+      () => ({ ...liveMetrics(runId, this.plan, session.metrics(), new Map()), edges: [] }),
+      (event) => {
+        events.metrics(event);
+        this.sendPreview();
+      },
+    );
+    const notes = [this.message, describeProblems(session.breakpointProblems)].filter((n) => n !== undefined);
+    this.setStatus('paused', notes.length === 0 ? undefined : notes.join('; '));
+    this.feed.start();
+  }
+
+  /** What the preview sinks received since it was last sent, at most a batch per sink. */
+  private sendPreview(): void {
+    if (!this.options.previewSinks || this.session === undefined) return;
+    for (const sink of this.session.previewOutput()) {
+      const sent = this.previewSent.get(sink.operator) ?? 0;
+      // After a step back a sink has received fewer: what is shown from there on starts again.
+      const fresh = Math.min(sink.total - Math.min(sent, sink.total), sink.records.length);
+      this.previewSent.set(sink.operator, sink.total);
+      if (fresh <= 0) continue;
+      const records = sink.records.slice(sink.records.length - fresh);
+      const shown = records.slice(0, PREVIEW_BATCH);
+      this.options.events.output({
+        runId: this.runId,
+        operator: sink.operator,
+        records: shown,
+        ...(sink.total - sent - shown.length > 0 ? { dropped: sink.total - sent - shown.length } : {}),
+      });
+    }
+  }
+
+  private refuse(action: string): never {
+    throw new Error(
+      `cannot ${action} debug run ${this.runId} of job "${this.job.name}": it is ${this.status}`,
+    );
+  }
+
+  private usable(action: string): DebugSession {
+    if (
+      this.session === undefined ||
+      this.closing !== undefined ||
+      this.status === 'stopped' ||
+      this.status === 'failed'
+    ) {
+      this.refuse(action);
+    }
+    if (this.status === 'running') {
+      throw new Error(
+        `cannot ${action} debug run ${this.runId}: it is running to the next breakpoint; pause it first`,
+      );
+    }
+    return this.session;
+  }
+
+  /** After a step or a stop of continue(): where the run stands now. */
+  private shown(view: StepView | undefined): void {
+    const session = this.session!;
+    if (view !== undefined) this.options.events.step({ runId: this.runId, step: view });
+    this.sendPreview();
+    this.feed?.now();
+    if (view === undefined && session.ended)
+      this.setStatus('finished', `done: the job ended at step ${session.position}`);
+    else
+      this.setStatus('paused', view?.breakpoint === undefined ? undefined : `breakpoint ${view.breakpoint}`);
+  }
+
+  /** A step that failed: the run cannot go on, but it can step back; the request says why. */
+  private failedStep(error: unknown): never {
+    const message = (error as Error).message;
+    this.setStatus('paused', message);
+    throw error;
+  }
+
+  async step(): Promise<StepView | undefined> {
+    const session = this.usable('step');
+    let view: StepView | undefined;
+    try {
+      view = await session.step();
+    } catch (error) {
+      this.failedStep(error);
+    }
+    this.shown(view);
+    return view;
+  }
+
+  async stepBack(): Promise<StepView | undefined> {
+    const session = this.usable('step back');
+    const view = await session.stepBack();
+    this.sendPreview();
+    this.feed?.now();
+    this.setStatus('paused');
+    return view;
+  }
+
+  setBreakpoints(list: readonly Breakpoint[]): { problems: BreakpointProblem[] } {
+    if (this.session === undefined || this.closing !== undefined) this.refuse('set breakpoints of');
+    return { problems: this.session.setBreakpoints(list) };
+  }
+
+  trace(step: number, emitted: number): TraceView {
+    if (this.session === undefined || this.closing !== undefined) this.refuse('trace');
+    return this.session.trace(step, emitted);
+  }
+
+  /** Continues to the next breakpoint (or the end); the answer comes before it gets there. */
+  async resume(): Promise<RunInfo> {
+    if (this.status === 'running') return this.info();
+    const session = this.usable('resume');
+    if (this.status === 'finished') return this.info();
+    this.setStatus('running');
+    this.continuing = session.continue().then(
+      (view) => this.shown(view),
+      (error: unknown) => {
+        this.setStatus('paused', (error as Error).message);
+      },
+    );
+    void this.continuing.finally(() => {
+      this.continuing = undefined;
+    });
+    return this.info();
+  }
+
+  async pause(): Promise<RunInfo> {
+    if (this.status === 'paused') return this.info();
+    if (this.status !== 'running' || this.session === undefined) this.refuse('pause');
+    this.session.pause();
+    await this.continuing;
+    return this.info();
+  }
+
+  async stop(): Promise<RunInfo> {
+    if (this.status === 'stopped' || this.status === 'failed') return this.info();
+    await this.close();
+    const position = this.session?.position ?? 0;
+    this.setStatus('stopped', `stopped at step ${position}`);
+    return this.info();
+  }
+
+  private close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.session?.pause();
+      await this.continuing;
+      this.feed?.stop();
+      await this.session?.close();
+      this.release();
+    })();
+    return this.closing;
+  }
+
+  /** The debugger does not hand out its stores: a debug run's state is read from its checkpoints. */
+  liveStore(_operatorId: string, _subtask: number): KvStore | undefined {
+    return undefined;
+  }
+
+  liveStateUnavailable(): string | undefined {
+    if (this.isReleased) return undefined;
+    return `the state of debug run ${this.runId} can be read from its checkpoints (checkpointId) while it is open; stop it to read the state it leaves`;
+  }
+
+  async dispose(): Promise<void> {
+    await this.close();
+  }
+}
