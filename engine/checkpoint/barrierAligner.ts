@@ -27,14 +27,9 @@ export class BarrierAligner {
 
   constructor(private readonly inputs: readonly Channel[]) {}
 
-  /** Nothing aligned, expected or logged: no checkpoint involves this subtask now. */
-  get idle(): boolean {
-    return (
-      this.aligning === undefined &&
-      this.expected === undefined &&
-      this.log === undefined &&
-      this.blocked.size === 0
-    );
+  /** Nothing aligned, held back or logged (a checkpoint may be expected): state that is only data. */
+  get quiet(): boolean {
+    return this.aligning === undefined && this.log === undefined && this.blocked.size === 0;
   }
 
   /** Forgets the checkpoint in progress (debug runs going back to before it). */

@@ -36,6 +36,10 @@ export interface CoordinatorProgress {
   readonly nextId: number;
   readonly due: boolean;
   readonly completed: number;
+  /** Snapshots subtasks have taken in the run so far. */
+  readonly snapshots: number;
+  /** A checkpoint started that no subtask has taken its snapshot of yet. */
+  readonly started: { readonly id: number; readonly triggeredAt: Date } | undefined;
 }
 
 interface InFlight {
@@ -46,6 +50,8 @@ interface InFlight {
   /** Resolves when the checkpoint has completed (or failed) and its sinks are published. */
   readonly settled: Promise<void>;
   readonly settle: () => void;
+  /** Given up by a debug run going back in time: it completes nothing. */
+  dropped: boolean;
 }
 
 export class CheckpointCoordinator implements CheckpointAcker {
@@ -55,6 +61,8 @@ export class CheckpointCoordinator implements CheckpointAcker {
   private current: InFlight | undefined;
   private stopped = false;
   private abandoned = false;
+  /** Snapshots acknowledged in the run (time travel tells with it whether any was taken since). */
+  private snapshots = 0;
   /** Ids of checkpoints that completed in this run. */
   readonly completed: number[] = [];
   onEvent: ((event: CheckpointEvent) => void) | undefined;
@@ -94,20 +102,17 @@ export class CheckpointCoordinator implements CheckpointAcker {
     if (this.subtasks.every((s) => s.phase === 'finished')) return false;
     this.due = false;
     const id = this.nextId++;
+    this.current = this.inFlight(id, new Date());
+    for (const subtask of this.subtasks) subtask.triggerCheckpoint(id);
+    return true;
+  }
+
+  private inFlight(id: number, triggeredAt: Date): InFlight {
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => {
       settle = resolve;
     });
-    this.current = {
-      id,
-      triggeredAt: new Date(),
-      started: performance.now(),
-      acks: new Map(),
-      settled,
-      settle,
-    };
-    for (const subtask of this.subtasks) subtask.triggerCheckpoint(id);
-    return true;
+    return { id, triggeredAt, started: performance.now(), acks: new Map(), settled, settle, dropped: false };
   }
 
   acknowledge(subtask: Subtask, checkpointId: number, ack: Promise<SubtaskAck>): void {
@@ -120,12 +125,13 @@ export class CheckpointCoordinator implements CheckpointAcker {
     // handled, so that a file that could not be written fails the checkpoint, not the process.
     ack.catch(() => {});
     current.acks.set(subtask, ack);
+    this.snapshots++;
     if (current.acks.size === this.subtasks.length) void this.finish(current);
   }
 
-  /** A checkpoint has started and has not completed or failed yet. */
-  get inFlight(): boolean {
-    return this.current !== undefined;
+  /** Time travel: whether progress() can be taken: no checkpoint in flight, or one no subtask has snapshotted yet. */
+  get canSaveProgress(): boolean {
+    return this.current === undefined || this.current.acks.size === 0;
   }
 
   /** A checkpoint has started and some subtask has not taken its snapshot yet. */
@@ -146,25 +152,36 @@ export class CheckpointCoordinator implements CheckpointAcker {
   async abandonInFlight(): Promise<void> {
     const current = this.current;
     if (current === undefined) return;
+    current.dropped = true;
     this.current = undefined;
     await Promise.allSettled(current.acks.values());
     current.settle();
   }
 
   progress(): CoordinatorProgress {
-    return { nextId: this.nextId, due: this.due, completed: this.completed.length };
+    const current = this.current;
+    return {
+      nextId: this.nextId,
+      due: this.due,
+      completed: this.completed.length,
+      snapshots: this.snapshots,
+      started: current === undefined ? undefined : { id: current.id, triggeredAt: current.triggeredAt },
+    };
   }
 
   /**
-   * Debug runs: back to an earlier point, with no checkpoint in flight. True when a checkpoint
-   * started since then (its id will be used again).
+   * Debug runs: back to an earlier point, once the checkpoint in flight has been given up. True
+   * when a subtask has taken a snapshot since then (it will be taken again, under the same id).
    */
   rewind(progress: CoordinatorProgress): boolean {
-    const moved = this.nextId !== progress.nextId;
+    const moved = this.snapshots !== progress.snapshots;
     this.nextId = progress.nextId;
     this.due = progress.due;
     this.completed.length = progress.completed;
+    this.snapshots = progress.snapshots;
     this.stopped = false;
+    const started = progress.started;
+    this.current = started === undefined ? undefined : this.inFlight(started.id, started.triggeredAt);
     return moved;
   }
 
@@ -196,6 +213,7 @@ export class CheckpointCoordinator implements CheckpointAcker {
       acks = await Promise.all(
         [...checkpoint.acks].map(async ([subtask, ack]) => ({ subtask, ack: await ack })),
       );
+      if (checkpoint.dropped) return;
       const order = new Map(this.subtasks.map((s, i) => [s, i]));
       acks.sort((a, b) => order.get(a.subtask)! - order.get(b.subtask)!);
       const sinks = this.sinks.map((sink) => sink.commitFor(checkpoint.id));
@@ -246,7 +264,8 @@ export class CheckpointCoordinator implements CheckpointAcker {
         subtasks: [],
       });
     } finally {
-      this.current = undefined;
+      // A dropped one may finish after the next has started.
+      if (this.current === checkpoint) this.current = undefined;
       checkpoint.settle();
     }
   }

@@ -336,13 +336,13 @@ export class JobRun {
 
   /**
    * Debug runs: starts a checkpoint at the next slice boundary, as the interval does in a normal
-   * run. Not while the barriers of the last one are still on their way (false then): it would
-   * start only when they arrive. The last one's files are written first, so that it does not
-   * matter how fast the disk is when the next starts.
+   * run. Not while the last one still needs steps to complete (false then): it would start only
+   * when they have been taken. The last one's files are written first, so that how fast the
+   * disk is cannot change where the next starts.
    */
   async requestCheckpoint(): Promise<boolean> {
     const coordinator = this.coordinator;
-    if (coordinator === undefined || coordinator.barriersInFlight) return false;
+    if (coordinator === undefined || this.checkpointNeedsSteps()) return false;
     await coordinator.settled();
     coordinator.requestNow();
     return true;
@@ -353,15 +353,26 @@ export class JobRun {
    * already taken have written their files (the replay takes it again, under the same id).
    */
   async abandonCheckpoint(): Promise<void> {
-    if (this.coordinator?.barriersInFlight !== true) return this.coordinator?.settled();
+    const coordinator = this.coordinator;
+    if (coordinator === undefined) return;
+    if (!this.checkpointNeedsSteps()) return coordinator.settled();
     for (const subtask of this.subtasks) subtask.abandonCheckpoint();
-    await this.coordinator.abandonInFlight();
+    await coordinator.abandonInFlight();
   }
 
-  /** Debug runs: the run between two steps, as data; undefined while a checkpoint is in flight. */
+  /**
+   * A checkpoint has started that only more steps can complete: barriers on their way, or a
+   * loop head's log waiting for its barrier to come back round.
+   */
+  private checkpointNeedsSteps(): boolean {
+    return this.coordinator?.barriersInFlight === true || this.subtasks.some((s) => s.awaitingFeedback);
+  }
+
+  /** Debug runs: the run between two steps, as data; undefined while a checkpoint is being taken. */
   progress(): RunProgress | undefined {
     const coordinator = this.coordinator;
-    if (coordinator?.inFlight === true || !this.subtasks.every((s) => s.canSaveProgress)) return undefined;
+    if (coordinator?.canSaveProgress === false || !this.subtasks.every((s) => s.canSaveProgress))
+      return undefined;
     return {
       subtasks: this.subtasks.map((s) => s.progress()),
       channels: this.channels().map((c) => ({ items: c.contents(), delivered: c.delivered, ended: c.ended })),

@@ -51,7 +51,7 @@ interface PausedSlice {
 
 /**
  * A subtask between two steps of a debug run, as data (time travel). Only taken while no
- * checkpoint is in flight, so barrier alignment and feedback logs are idle.
+ * checkpoint has reached it beyond being started: nothing is aligned, held back or logged.
  */
 export interface SubtaskProgress {
   readonly phase: SubtaskPhase;
@@ -62,6 +62,8 @@ export interface SubtaskProgress {
   readonly sourceExhausted: boolean;
   readonly stopRequested: boolean;
   readonly barrierDue: number | undefined;
+  /** A checkpoint started whose barrier has not come yet. */
+  readonly expected: number | undefined;
   readonly paused: PausedSlice | undefined;
   readonly emitter: EmitterProgress;
   readonly logic: unknown;
@@ -499,17 +501,17 @@ export class Subtask implements SubtaskEnvironment {
     }
   }
 
+  /** A loop head's snapshot is waiting for its barrier to come back round (that takes steps). */
+  get awaitingFeedback(): boolean {
+    return this.feedbackWaiters.size > 0;
+  }
+
   /**
    * Time travel: whether progress() can be taken now: the logic can be put back in place, and
-   * no checkpoint is being aligned, logged round a loop or taken here.
+   * no checkpoint is being aligned, logged round a loop or written here.
    */
   get canSaveProgress(): boolean {
-    return (
-      this.logic.progress !== undefined &&
-      this.aligner.idle &&
-      this.feedbackWaiters.size === 0 &&
-      this.barrierDue === undefined
-    );
+    return this.logic.progress !== undefined && this.aligner.quiet && this.feedbackWaiters.size === 0;
   }
 
   progress(): SubtaskProgress {
@@ -522,6 +524,7 @@ export class Subtask implements SubtaskEnvironment {
       sourceExhausted: this.sourceExhausted,
       stopRequested: this.stopRequested,
       barrierDue: this.barrierDue,
+      expected: this.aligner.expected,
       paused: this.paused,
       emitter: this.emitter.progress(),
       logic: this.logic.progress!(),
@@ -542,6 +545,8 @@ export class Subtask implements SubtaskEnvironment {
     this.sourceExhausted = progress.sourceExhausted;
     this.stopRequested = progress.stopRequested;
     this.barrierDue = progress.barrierDue;
+    this.aligner.reset();
+    this.aligner.expected = progress.expected;
     this.paused = progress.paused;
     this.taken = undefined;
     this.emitter.restoreProgress(progress.emitter);
