@@ -1,0 +1,102 @@
+// Breakpoints of a debug run: on an operator (any record it takes or makes), on a condition (a
+// JavaScript expression over the record `r` and `ctx`, compiled and run in the same sandbox as
+// user code), on a state key (any read or write of that key's state). A condition that does not
+// compile, or one naming an operator the job lacks, is reported and left out; one that throws
+// while it runs does not hit.
+import type { Plan } from '../graph/plan.js';
+import type { Breakpoint, BreakpointProblem, StepView } from '../host/runProtocol.js';
+import { compileUserCode, hardenForUser, UserCodeError } from '../sandbox/userCode.js';
+import { jsonCopy } from './jsonCopy.js';
+
+type Condition = (r: unknown, ctx: unknown) => unknown;
+
+interface Armed {
+  readonly id: string;
+  readonly operator: string | undefined;
+  hits(view: StepView): boolean;
+}
+
+/** Whether a state key (as ctx.key shows it) is the one a breakpoint names. */
+function sameKey(key: unknown, named: string): boolean {
+  return typeof key === 'string' ? key === named : JSON.stringify(key) === named;
+}
+
+const takesRecords = (view: StepView) => view.kind === 'record' || view.kind === 'produce';
+
+function compileCondition(id: string, expression: string): Condition {
+  // The expression alone on its lines, so a trailing comment cannot swallow the parenthesis.
+  const functions = compileUserCode({
+    code: `function condition(r, ctx) {\n  return (\n${expression}\n  );\n}`,
+    operatorId: `breakpoint ${id}`,
+    functionNames: ['condition'],
+    required: ['condition'],
+  });
+  return functions.condition as Condition;
+}
+
+export class Breakpoints {
+  private armed: Armed[] = [];
+
+  /** Replaces the breakpoints; returns the problems of those left out. */
+  set(list: readonly Breakpoint[], plan: Plan): BreakpointProblem[] {
+    const problems: BreakpointProblem[] = [];
+    const armed: Armed[] = [];
+    for (const breakpoint of list) {
+      const { id } = breakpoint;
+      const operator = breakpoint.operator;
+      if (operator !== undefined && !plan.byId.has(operator)) {
+        problems.push({ id, message: `breakpoint "${id}": the job has no operator "${operator}"` });
+        continue;
+      }
+      switch (breakpoint.type) {
+        case 'operator':
+          armed.push({ id, operator, hits: (view) => takesRecords(view) });
+          break;
+        case 'stateKey': {
+          const key = breakpoint.key;
+          armed.push({ id, operator, hits: (view) => view.state.some((access) => sameKey(access.key, key)) });
+          break;
+        }
+        case 'condition': {
+          let condition: Condition;
+          try {
+            condition = compileCondition(id, breakpoint.expression);
+          } catch (error) {
+            const reason = error instanceof UserCodeError ? error.reason : (error as Error).message;
+            problems.push({ id, message: `breakpoint "${id}": the condition does not compile: ${reason}` });
+            continue;
+          }
+          armed.push({
+            id,
+            operator,
+            hits: (view) => {
+              if (!takesRecords(view)) return false;
+              const ctx = hardenForUser({
+                key: jsonCopy(view.key),
+                subtask: view.subtask,
+                operator: view.operator,
+              });
+              try {
+                return Boolean(condition(jsonCopy(view.record), ctx));
+              } catch {
+                return false;
+              }
+            },
+          });
+          break;
+        }
+      }
+    }
+    this.armed = armed;
+    return problems;
+  }
+
+  /** The first breakpoint (in the order given) this step hits. */
+  hit(view: StepView): string | undefined {
+    for (const breakpoint of this.armed) {
+      if (breakpoint.operator !== undefined && breakpoint.operator !== view.operator) continue;
+      if (breakpoint.hits(view)) return breakpoint.id;
+    }
+    return undefined;
+  }
+}

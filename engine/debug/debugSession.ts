@@ -1,0 +1,380 @@
+// A debug run: the job on the same JobRun, Subtask and Scheduler as `pipewright run`, driven one
+// step at a time. This is the API the host's run service calls:
+//
+//   const session = await DebugSession.open({ job, jobDir, stateDir, checkpointDir, previewSinks, breakpoints });
+//   session.breakpointProblems        breakpoints given to open() that were left out, and why
+//   await session.step()              the next step's StepView; undefined once the job has finished
+//   await session.continue()          steps until a breakpoint hits (that step, with `breakpoint`
+//                                     set), pause() is called (the last step), or the job ends
+//                                     (undefined); it gives the event loop a turn every 10 ms
+//   session.pause()                   stops a continue() after its current step
+//   await session.stepBack()          back to the state before the last step: returns the view of
+//                                     the step now current, equal to what that step showed
+//                                     (undefined at the start)
+//   session.setBreakpoints(list)      replaces them; returns the problems (never throws for one)
+//   session.trace(step, emitted)      the TraceView of the record step `step` emitted at index
+//                                     `emitted` (at a sink step, 0 is the record it wrote)
+//   session.metrics()                 JobRun's metrics of the run as it stands
+//   session.previewOutput()           with previewSinks, what the sinks received (nothing is written)
+//   session.edgeFill(), stateStore()  as JobRun's, for the live panels
+//   session.position                  the number of the current step (0 before the first)
+//   await session.close()             ends the run; nothing more is committed
+// step, continue, stepBack and close run one at a time, in the order called. A step that fails
+// (user code threw) rejects with the engine's message; step and continue then refuse to go on,
+// and stepBack goes back as usual.
+//
+// What a step is: one item delivered to one subtask (a record, a checkpoint barrier, an
+// end-of-input), or one record a source made, or a checkpoint taken where no barrier comes, or
+// a loop head told that its input has ended. Steps come in exactly the order of a normal run's
+// deliveries: the scheduler's slices are the same, only taken one item at a time (a source's
+// slice is made whole and shown record by record: nothing else runs during one). So a debug run
+// to the end gives the same output as `pipewright run`. Checkpoints are taken every
+// `checkpointEverySteps` steps (by default one per checkpointIntervalMs / 10 ms, i.e. a step
+// stands for 10 ms), never by the clock, so a replay takes them at the same steps.
+//
+// Stepping back: see timeTravel.ts. The run is saved in memory every few units of work (state is
+// rolled back by a journal, not copied), restored, and replayed to the step before; the steps
+// replayed are checked against what they showed the first time. Where the run cannot be put back
+// in place (a sink that writes files: previewSinks off), where no saved point is kept that far
+// back, or where the replay differs (user code keeping state in top-level variables), the job is
+// opened again and replayed from its start.
+import { isDeepStrictEqual } from 'node:util';
+import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
+import type { Job } from '../graph/schema.js';
+import type { Breakpoint, BreakpointProblem, StepView, TraceView } from '../host/runProtocol.js';
+import type { JobMetrics } from '../metrics/jobMetrics.js';
+import { JobError } from '../runtime/jobError.js';
+import { JobRun } from '../runtime/jobRun.js';
+import type { ScheduledUnit } from '../runtime/scheduler.js';
+import { ensureLockdown } from '../sandbox/userCode.js';
+import type { KvStore } from '../state/kvStore.js';
+import { Breakpoints } from './breakpoints.js';
+import { PreviewRecords, type SinkPreview } from './previewRecords.js';
+import { RecordTrace } from './recordTrace.js';
+import { SeqWindow } from './seqWindow.js';
+import { JournaledStore, StateJournal } from './stateJournal.js';
+import { type Capture, type RecordedStep, StepRecorder } from './stepRecorder.js';
+import { type SessionMarks, TimeTravel } from './timeTravel.js';
+
+export interface DebugSessionOptions {
+  readonly job: Job;
+  /** Directory of the job file: relative paths in params resolve against it. */
+  readonly jobDir: string;
+  /** The debug run's own state directory (its `subtasks/` folder is emptied when it opens). */
+  readonly stateDir: string;
+  /** Where its checkpoints go; without it the run takes none. */
+  readonly checkpointDir?: string;
+  /** Sinks write nothing; what they receive is kept (previewOutput) and shown in the steps. */
+  readonly previewSinks: boolean;
+  readonly breakpoints?: readonly Breakpoint[];
+  /** A checkpoint every this many steps; 0 for none. Default: checkpointIntervalMs / 10. */
+  readonly checkpointEverySteps?: number;
+  /** Sees each checkpoint as it completes or fails (again when a step back made it be taken again). */
+  readonly onCheckpoint?: (event: CheckpointEvent) => void;
+}
+
+/** How much of a normal run's time one step stands for, to space checkpoints by steps. */
+const MS_PER_STEP = 10;
+/** continue() gives the event loop a turn this often, so that pause() and metrics get through. */
+const YIELD_EVERY_MS = 10;
+/** Views of this many of the last steps are kept, to check a replay against them. */
+const VIEWS_KEPT = 10_000;
+/** A replay copies values (full views) only this close to where it stops: a source's slice at least. */
+const FULL_CAPTURE_STEPS = 1024;
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Two views of one step, apart from the breakpoint that stopped there. */
+function sameStep(a: StepView, b: StepView): boolean {
+  const { breakpoint: _a, ...left } = a;
+  const { breakpoint: _b, ...right } = b;
+  return isDeepStrictEqual(left, right);
+}
+
+export class DebugSession {
+  private run!: JobRun;
+  private timeTravel!: TimeTravel;
+  private readonly recorder: StepRecorder;
+  private readonly records = new RecordTrace();
+  private readonly views = new SeqWindow<StepView>(VIEWS_KEPT);
+  private readonly breakpoints = new Breakpoints();
+  private readonly preview = new PreviewRecords();
+  private readonly checkpointEvery: number;
+  private firstCheckpointId: number | undefined;
+  /** The step shown last, and the last one done (a source's slice is done before it is all shown). */
+  private shown = 0;
+  private executed = 0;
+  private pending: RecordedStep[] = [];
+  private units = 0;
+  private lastCheckpointSeq = 0;
+  private finished = false;
+  private failure: Error | undefined;
+  private closed = false;
+  private pauseRequested = false;
+  private queue: Promise<unknown> = Promise.resolve();
+  breakpointProblems: BreakpointProblem[] = [];
+
+  private constructor(private readonly options: DebugSessionOptions) {
+    this.recorder = new StepRecorder((seq) => this.records.get(seq));
+    const interval = options.job.settings.checkpointIntervalMs;
+    this.checkpointEvery =
+      options.checkpointEverySteps ?? (interval > 0 ? Math.max(1, Math.round(interval / MS_PER_STEP)) : 0);
+  }
+
+  /** Opens the job for debugging; it fails as `pipewright run` would fail to open it. */
+  static async open(options: DebugSessionOptions): Promise<DebugSession> {
+    ensureLockdown();
+    const session = new DebugSession(options);
+    await session.openRun();
+    session.breakpointProblems = session.setBreakpoints(options.breakpoints ?? []);
+    return session;
+  }
+
+  /** The number of the current step: 0 before the first. */
+  get position(): number {
+    return this.shown;
+  }
+
+  /** Whether the job has run to its end (at the last step). */
+  get ended(): boolean {
+    return this.finished && this.pending.length === 0;
+  }
+
+  step(): Promise<StepView | undefined> {
+    return this.exclusive(async () => {
+      this.checkUsable();
+      const view = await this.advance();
+      return view === undefined ? undefined : this.show(view, this.breakpoints.hit(view));
+    });
+  }
+
+  continue(): Promise<StepView | undefined> {
+    this.pauseRequested = false;
+    return this.exclusive(async () => {
+      this.checkUsable();
+      let lastYield = performance.now();
+      let last: StepView | undefined;
+      for (;;) {
+        if (this.pauseRequested && last !== undefined) return last;
+        const view = await this.advance();
+        if (view === undefined) return undefined;
+        const hit = this.breakpoints.hit(view);
+        last = this.show(view, hit);
+        if (hit !== undefined) return last;
+        const now = performance.now();
+        if (now - lastYield >= YIELD_EVERY_MS) {
+          await yieldToEventLoop();
+          lastYield = performance.now();
+        }
+      }
+    });
+  }
+
+  /** Stops a continue() after the step it is taking. */
+  pause(): void {
+    this.pauseRequested = true;
+  }
+
+  stepBack(): Promise<StepView | undefined> {
+    return this.exclusive(async () => {
+      if (this.closed) throw new Error('the debug session is closed');
+      if (this.shown === 0 && this.failure === undefined) return undefined;
+      return this.goTo(Math.max(0, this.shown - 1));
+    });
+  }
+
+  setBreakpoints(list: readonly Breakpoint[]): BreakpointProblem[] {
+    return this.breakpoints.set(list, this.run.plan);
+  }
+
+  trace(step: number, emitted: number): TraceView {
+    if (!Number.isInteger(step) || step < 1 || step > this.shown) {
+      throw new Error(`there is no step ${step} to trace (the run is at step ${this.shown})`);
+    }
+    return this.records.trace(step, emitted);
+  }
+
+  metrics(): JobMetrics {
+    return this.run.metrics();
+  }
+
+  previewOutput(): SinkPreview[] {
+    return this.preview.list();
+  }
+
+  /** Per edge, the fill of its fullest channel (JobRun.edgeFill). */
+  edgeFill(): Map<string, number> {
+    return this.run.edgeFill();
+  }
+
+  /** A subtask's keyed state store, as the run has it now (JobRun.stateStore). */
+  stateStore(operatorId: string, subtask: number): KvStore | undefined {
+    return this.run.stateStore(operatorId, subtask);
+  }
+
+  close(): Promise<void> {
+    this.pauseRequested = true;
+    return this.exclusive(async () => {
+      if (this.closed) return;
+      this.closed = true;
+      await this.run.close();
+    });
+  }
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(work);
+    this.queue = result.catch(() => {});
+    return result;
+  }
+
+  private checkUsable(): void {
+    if (this.closed) throw new Error('the debug session is closed');
+    if (this.failure !== undefined) {
+      throw new Error(`${this.failure.message} (the run cannot go on from there: step back)`);
+    }
+  }
+
+  private async openRun(): Promise<void> {
+    const { job, jobDir, stateDir, checkpointDir, previewSinks, onCheckpoint } = this.options;
+    const journal = new StateJournal();
+    this.timeTravel = new TimeTravel(journal);
+    const recorder = this.recorder;
+    const firstCheckpointId = this.firstCheckpointId;
+    this.run = await JobRun.open(job, {
+      jobDir,
+      stateDir,
+      ...(checkpointDir === undefined ? {} : { checkpointDir }),
+      ...(previewSinks ? { previewSinks: this.preview.receive } : {}),
+      ...(onCheckpoint === undefined ? {} : { onCheckpoint }),
+      debug: {
+        wrapStore: (store) => new JournaledStore(store, journal),
+        wrapStateApi: (api, state) => recorder.stateApi(api, state),
+        ...(firstCheckpointId === undefined ? {} : { firstCheckpointId }),
+      },
+    });
+    this.firstCheckpointId = this.run.firstCheckpointId;
+    recorder.attach(this.run, (envelope) => this.timeTravel.delivering(envelope));
+    this.executed = 0;
+    this.units = 0;
+    this.pending = [];
+    this.lastCheckpointSeq = 0;
+    this.finished = false;
+    this.failure = undefined;
+    this.preview.truncate(new Map());
+  }
+
+  private marks(): SessionMarks {
+    return { lastCheckpointSeq: this.lastCheckpointSeq, preview: this.preview.totals() };
+  }
+
+  /** One unit of the engine's work, and the steps it made. Undefined once the job has finished. */
+  private async executeUnit(capture: Capture): Promise<RecordedStep[] | undefined> {
+    const run = this.run;
+    this.timeTravel.maybeSave(run, this.units, this.executed, () => this.marks());
+    if (this.checkpointEvery > 0 && this.executed - this.lastCheckpointSeq >= this.checkpointEvery) {
+      if (await run.requestCheckpoint()) this.lastCheckpointSeq = this.executed;
+    }
+    this.recorder.begin(capture, this.executed);
+    let unit: ScheduledUnit | undefined;
+    try {
+      unit = await run.step();
+    } catch (error) {
+      this.failure =
+        error instanceof JobError
+          ? error
+          : new JobError(`internal error: ${(error as Error).stack ?? error}`);
+      throw this.failure;
+    }
+    this.units++;
+    if (unit === undefined) {
+      await run.completeSteps();
+      this.finished = true;
+      return undefined;
+    }
+    const steps = this.recorder.end(unit);
+    this.executed += steps.length;
+    for (const step of steps) this.records.add(step.lineage);
+    return steps;
+  }
+
+  /** The next step, done if it has not been yet. */
+  private async advance(): Promise<StepView | undefined> {
+    while (this.pending.length === 0) {
+      if (this.finished) return undefined;
+      const steps = await this.executeUnit('full');
+      if (steps === undefined) return undefined;
+      this.pending = steps;
+    }
+    const step = this.pending.shift()!;
+    this.shown = step.seq;
+    return step.view!;
+  }
+
+  private show(view: StepView, breakpoint: string | undefined): StepView {
+    const shown = breakpoint === undefined ? view : { ...view, breakpoint };
+    this.views.set(view.seq, shown);
+    return shown;
+  }
+
+  /**
+   * Back to just after step `target`: the nearest saved point before it restored in place, or
+   * the job opened again, then replayed. Returns that step's view as it was shown.
+   */
+  private async goTo(target: number): Promise<StepView | undefined> {
+    const shownBefore = this.views.get(target);
+    const memento = this.timeTravel.before(target);
+    let replayed: { view: StepView | undefined; diverged: boolean };
+    if (memento !== undefined) {
+      await this.timeTravel.restore(this.run, memento, (original, copy) =>
+        this.recorder.relink(original, copy),
+      );
+      this.executed = memento.seq;
+      this.units = memento.unit;
+      this.lastCheckpointSeq = memento.session.lastCheckpointSeq;
+      this.preview.truncate(memento.session.preview);
+      this.pending = [];
+      this.finished = false;
+      this.failure = undefined;
+      replayed = await this.replayTo(target);
+      if (replayed.diverged) {
+        await this.reopen();
+        replayed = await this.replayTo(target);
+      }
+    } else {
+      await this.reopen();
+      replayed = await this.replayTo(target);
+    }
+    this.views.truncateAfter(target);
+    this.records.truncateAfter(this.executed);
+    const view = replayed.view;
+    if (view === undefined) return undefined;
+    return this.show(view, shownBefore?.breakpoint);
+  }
+
+  private async reopen(): Promise<void> {
+    await this.run.close();
+    await this.openRun();
+  }
+
+  /** Does the units up to step `target`, comparing each step replayed with what it showed before. */
+  private async replayTo(target: number): Promise<{ view: StepView | undefined; diverged: boolean }> {
+    let view: StepView | undefined;
+    let diverged = false;
+    while (this.executed < target) {
+      const capture: Capture = target - this.executed <= FULL_CAPTURE_STEPS ? 'full' : 'lineage';
+      const steps = await this.executeUnit(capture);
+      if (steps === undefined) {
+        throw new Error(`internal: the replay ended at step ${this.executed}, before step ${target}`);
+      }
+      for (const step of steps) {
+        if (step.view === undefined || step.seq > target) continue;
+        const before = this.views.get(step.seq);
+        if (before !== undefined && !sameStep(before, step.view)) diverged = true;
+        if (step.seq === target) view = step.view;
+      }
+      if (this.executed >= target) this.pending = steps.filter((step) => step.seq > target);
+    }
+    this.shown = target;
+    return { view, diverged };
+  }
+}

@@ -1,0 +1,265 @@
+// Stepping back in a debug run (real LevelDB in a temp folder): what is shown after a step back
+// equals what the step before showed, the run's counters and state sizes are back where they
+// were, stepping forward again shows the same steps, and a run finished after going back writes
+// what `pipewright run` writes; across checkpoint barriers (also in the middle of a checkpoint),
+// round a feedback edge, with the memory backend, with sinks that write files, with user code
+// that keeps state of its own, and after a step that failed.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  debugSession,
+  fn,
+  generator,
+  jobFolder,
+  makeJob,
+  plainRun,
+  readLines,
+  sink,
+  stepToEnd,
+} from '../../test/debugJobs.js';
+import type { Job } from '../graph/schema.js';
+import { validateJob } from '../graph/validate.js';
+import type { StepView } from '../host/runProtocol.js';
+import type { JobMetrics } from '../metrics/jobMetrics.js';
+import type { DebugSession } from './debugSession.js';
+
+const OWNERS_CODE = `function process(r, ctx) {
+  const count = ctx.state.value("count");
+  const n = (count.get() ?? 0) + 1;
+  count.set(n);
+  const items = ctx.state.map("items");
+  items.set(r.item, { n });
+  if (n % 5 === 0) items.clear();
+  ctx.emit({ owner: r.owner, n });
+}`;
+
+function ownersJob(count: number, settings: Record<string, unknown> = {}, code = OWNERS_CODE): Job {
+  return makeJob(
+    'owners',
+    [
+      generator('gen', 'function generate(i) { return { owner: "o" + (i % 4), item: "i" + i }; }', count),
+      fn('owners', 'process', code, 2),
+      sink('out', 'out.jsonl'),
+    ],
+    [
+      { id: 'e1', from: 'gen', to: 'owners', partition: 'hash', key: 'owner' },
+      { id: 'e2', from: 'owners', to: 'out', partition: 'rebalance' },
+    ],
+    settings,
+  );
+}
+
+async function ownerHasItems(settings: Record<string, unknown> = {}): Promise<{ job: Job; dir: string }> {
+  const example = join(process.cwd(), 'assets', 'examples', 'owner-has-items');
+  const parsed = JSON.parse(await readFile(join(example, 'owner-has-items.job.json'), 'utf8')) as {
+    settings: Record<string, unknown>;
+  };
+  const { job, problems } = validateJob({ ...parsed, settings: { ...parsed.settings, ...settings } });
+  expect(problems).toEqual([]);
+  const dir = await jobFolder({ 'events.jsonl': await readFile(join(example, 'events.jsonl'), 'utf8') });
+  return { job: job!, dir };
+}
+
+/** The counters a step leaves behind (not the time): records in and out, queues, state sizes. */
+function counters(metrics: JobMetrics): unknown {
+  return metrics.operators.map((o) => o.subtasks);
+}
+
+/** Steps forward `count` times; each view and the counters after it. */
+async function forward(
+  session: DebugSession,
+  count: number,
+): Promise<{ views: StepView[]; after: unknown[] }> {
+  const views: StepView[] = [];
+  const after: unknown[] = [];
+  for (let i = 0; i < count; i++) {
+    const view = await session.step();
+    if (view === undefined) break;
+    views.push(view);
+    after.push(counters(session.metrics()));
+  }
+  return { views, after };
+}
+
+/** From step views.length, steps back to the start: each step back shows the step before, as it was. */
+async function backToStart(session: DebugSession, views: StepView[], after: unknown[]): Promise<void> {
+  for (let at = views.length - 1; at >= 1; at--) {
+    const back = await session.stepBack();
+    expect(back, `step back to step ${at}`).toEqual(views[at - 1]);
+    expect(session.position).toBe(at);
+    expect(counters(session.metrics()), `counters at step ${at}`).toEqual(after[at - 1]);
+  }
+  expect(await session.stepBack()).toBeUndefined();
+  expect(session.position).toBe(0);
+  expect(await session.stepBack()).toBeUndefined();
+}
+
+describe('step back', () => {
+  it('shows what the step before showed, all the way back, across checkpoint barriers and cleared maps', async () => {
+    const dir = await jobFolder();
+    const session = await debugSession(ownersJob(60, { checkpointIntervalMs: 1000 }), dir, {
+      checkpointEverySteps: 25,
+    });
+    const { views, after } = await forward(session, 10_000);
+    expect(await session.step()).toBeUndefined();
+    expect(views.filter((v) => v.kind === 'barrier').length).toBeGreaterThan(5);
+    expect(views.some((v) => v.state.some((a) => a.op === 'clear'))).toBe(true);
+    await backToStart(session, views, after);
+    // And forward again: the same steps, the same end.
+    const again = await forward(session, 10_000);
+    expect(again.views).toEqual(views);
+    expect(again.after).toEqual(after);
+    await session.close();
+  });
+
+  it('then step forward: the same view again, at every step', async () => {
+    const job = ownersJob(40, { checkpointIntervalMs: 1000 });
+    const first = await debugSession(job, await jobFolder(), { checkpointEverySteps: 17 });
+    const views = await stepToEnd(first);
+    await first.close();
+    const session = await debugSession(job, await jobFolder(), { checkpointEverySteps: 17 });
+    for (let k = 1; k <= views.length; k++) {
+      expect(await session.step()).toEqual(views[k - 1]);
+      if (k > 1) {
+        expect(await session.stepBack()).toEqual(views[k - 2]);
+        expect(await session.step()).toEqual(views[k - 1]);
+      }
+    }
+    expect(await session.step()).toBeUndefined();
+    await session.close();
+  });
+
+  it('across a checkpoint: the checkpoint is taken again, under the same id, and completes', async () => {
+    const dir = await jobFolder();
+    const job = ownersJob(30, { checkpointIntervalMs: 1000 });
+    const session = await debugSession(job, dir, { checkpointEverySteps: 20 });
+    const { views } = await forward(session, 10_000);
+    const barriers = views.filter((v) => v.kind === 'barrier' && v.checkpointId === 1);
+    const firstBarrier = barriers[0]!.seq;
+    const lastBarrier = barriers.at(-1)!.seq;
+    // Back to the middle of the checkpoint (some barriers arrived, some not) ...
+    while (session.position > Math.floor((firstBarrier + lastBarrier) / 2)) await session.stepBack();
+    // ... on to its end ...
+    for (let seq = session.position + 1; seq <= lastBarrier + 3; seq++)
+      expect(await session.step()).toEqual(views[seq - 1]);
+    // ... and back to before it started.
+    for (let at = session.position - 1; at >= firstBarrier - 2; at--) {
+      expect(await session.stepBack()).toEqual(views[at - 1]);
+    }
+    const rest = await stepToEnd(session);
+    expect(rest).toEqual(views.slice(firstBarrier - 2));
+    await session.close();
+    const metadata = JSON.parse(await readFile(join(dir, 'debug-checkpoints', 'chk-1.json'), 'utf8')) as {
+      id: number;
+    };
+    expect(metadata.id).toBe(1);
+  });
+
+  it('round a feedback edge (owner-has-items: async code, a loop, parallelism 4, its checkpoints)', async () => {
+    const { job, dir } = await ownerHasItems();
+    const session = await debugSession(job, dir);
+    const { views, after } = await forward(session, 1500);
+    expect(views.filter((v) => v.edge?.feedback === true).length).toBeGreaterThan(10);
+    expect(views.some((v) => v.kind === 'barrier')).toBe(true);
+    await backToStart(session, views, after);
+    await session.close();
+  });
+
+  it('to the middle of a run, then to its end: the output is that of `pipewright run`', async () => {
+    const { job, dir } = await ownerHasItems({ checkpointIntervalMs: 0 });
+    await plainRun(job, dir);
+    const expected = await readLines(join(dir, 'out', 'ownership.jsonl'));
+    const session = await debugSession(job, dir);
+    await forward(session, 900);
+    for (let i = 0; i < 300; i++) await session.stepBack();
+    expect(session.position).toBe(600);
+    await stepToEnd(session);
+    expect(session.previewOutput()[0]!.records.map((r) => JSON.stringify(r))).toEqual(expected);
+    await session.close();
+  });
+
+  it('on the memory backend', async () => {
+    const session = await debugSession(
+      ownersJob(40, { stateBackend: 'memory', checkpointIntervalMs: 1000 }),
+      await jobFolder(),
+      {
+        checkpointEverySteps: 30,
+      },
+    );
+    const { views, after } = await forward(session, 10_000);
+    await backToStart(session, views, after);
+    await session.close();
+  });
+
+  it('with sinks that write files (replayed from the start): the file is still what `pipewright run` writes', async () => {
+    const job = ownersJob(50);
+    const plainDir = await jobFolder();
+    await plainRun(job, plainDir);
+    const dir = await jobFolder();
+    const session = await debugSession(job, dir, { previewSinks: false });
+    const { views, after } = await forward(session, 120);
+    for (let at = 119; at >= 100; at--) {
+      expect(await session.stepBack()).toEqual(views[at - 1]);
+      expect(counters(session.metrics())).toEqual(after[at - 1]);
+    }
+    await stepToEnd(session);
+    await session.close();
+    expect(await readLines(join(dir, 'out.jsonl'))).toEqual(await readLines(join(plainDir, 'out.jsonl')));
+  });
+
+  it('with user code that counts in a top-level variable: the replay differs in place, so it starts over', async () => {
+    const code = 'let seen = 0;\nfunction process(r, ctx) { seen++; ctx.emit({ owner: r.owner, seen }); }';
+    const session = await debugSession(ownersJob(200, {}, code), await jobFolder());
+    const { views } = await forward(session, 500);
+    for (let at = 499; at >= 450; at--) expect(await session.stepBack()).toEqual(views[at - 1]);
+    expect(await session.step()).toEqual(views[450]);
+    await session.close();
+  });
+
+  it('after a step that failed: back to the step before, and the failure comes again', async () => {
+    const code = 'function process(r, ctx) { if (r.item === "i9") throw new Error("no i9"); ctx.emit(r); }';
+    const session = await debugSession(ownersJob(20, {}, code), await jobFolder());
+    const views: StepView[] = [];
+    let failure: Error | undefined;
+    for (;;) {
+      try {
+        const view = await session.step();
+        if (view === undefined) break;
+        views.push(view);
+      } catch (error) {
+        failure = error as Error;
+        break;
+      }
+    }
+    expect(failure?.message).toMatch(
+      /operator "owners" \(subtask \d of 2\) failed on the record from generator "gen" record 9: .*no i9/,
+    );
+    await expect(session.step()).rejects.toThrow(/no i9.*step back/);
+    expect(await session.stepBack()).toEqual(views.at(-2));
+    expect(await session.step()).toEqual(views.at(-1));
+    await expect(session.step()).rejects.toThrow(/no i9/);
+    await session.close();
+  });
+});
+
+describe('a debug run', () => {
+  it('keeps no checkpoint of another run from numbering its own', async () => {
+    const dir = await jobFolder();
+    const job = ownersJob(30, { checkpointIntervalMs: 1000 });
+    const first = await debugSession(job, dir, { checkpointEverySteps: 20 });
+    await stepToEnd(first);
+    await first.close();
+    expect(existsSync(join(dir, 'debug-checkpoints', 'chk-1.json'))).toBe(true);
+    // A second run in the same folders goes on numbering, and its replays keep its own numbers.
+    const second = await debugSession(job, dir, { checkpointEverySteps: 20, previewSinks: false });
+    const views = await stepToEnd(second);
+    const ids = [...new Set(views.flatMap((v) => (v.checkpointId === undefined ? [] : [v.checkpointId])))];
+    expect(ids[0]).toBeGreaterThan(1);
+    for (let i = 0; i < 30; i++) await second.stepBack();
+    const again = await stepToEnd(second);
+    expect(again).toEqual(views.slice(views.length - 30));
+    await second.close();
+  });
+});

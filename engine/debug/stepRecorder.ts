@@ -1,0 +1,245 @@
+// What one step of a debug run shows, gathered while the engine does it: the item a subtask took
+// (and the edge and upstream subtask it came on), what it emitted on which port and over which
+// edges, and the state it read and wrote. A source's slice is one unit of the engine's work but
+// one step per record it made. Hooks: the subtasks' delivery observer, the emitters' taps, and
+// ctx.state (stateAccessRecorder.ts), all installed only in debug runs.
+import { isDeepStrictEqual } from 'node:util';
+import type { StateAccess, StepView } from '../host/runProtocol.js';
+import type { Channel } from '../runtime/channel.js';
+import { Barrier, Envelope } from '../runtime/envelope.js';
+import type { JobRun } from '../runtime/jobRun.js';
+import type { ScheduledUnit } from '../runtime/scheduler.js';
+import type { Subtask } from '../runtime/subtask.js';
+import type { KeyedState, StateApi } from '../state/keyedState.js';
+import { jsonCopy } from './jsonCopy.js';
+import type { Origin, StepLineage, TraceInput } from './recordTrace.js';
+import { instrumentStateApi, type StateAccessSink } from './stateAccessRecorder.js';
+
+/**
+ * `full`: everything a view shows, values copied. `lineage`: only what traces and step numbers
+ * need, for replaying far from where the user stands.
+ */
+export type Capture = 'full' | 'lineage';
+
+export interface RecordedStep {
+  readonly seq: number;
+  /** What the Debugger shows; only with full capture. */
+  readonly view: StepView | undefined;
+  readonly lineage: StepLineage;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+type Emitted = Mutable<StepView['emitted'][number]> & { edges: string[] };
+
+interface Building {
+  readonly seq: number;
+  readonly subtask: Subtask;
+  kind: StepView['kind'] | undefined;
+  record?: unknown;
+  key?: unknown;
+  edge?: StepView['edge'];
+  checkpointId?: number;
+  /** At a source: the position of the record being made, which tells its records apart. */
+  position?: number;
+  readonly emitted: Emitted[];
+  emits: number;
+  readonly state: StateAccess[];
+  readonly stateKeys: unknown[];
+  parent?: Origin | undefined;
+  input?: TraceInput | undefined;
+}
+
+function edgeOf(channel: Channel): NonNullable<StepView['edge']> {
+  return { id: channel.edge.id, fromSubtask: channel.fromSubtask, feedback: channel.edge.feedback };
+}
+
+export class StepRecorder implements StateAccessSink {
+  private capture: Capture = 'full';
+  private seq = 0;
+  private steps: Building[] = [];
+  private current: Building | undefined;
+  /** Which emit made each envelope still around: a trace walks back through these. */
+  private readonly origins = new WeakMap<Envelope, Origin>();
+
+  /** `known` gives what an earlier pass recorded of a step (a replay keeps its source records). */
+  constructor(private readonly known: (seq: number) => StepLineage | undefined) {}
+
+  get copying(): boolean {
+    return this.capture === 'full';
+  }
+
+  /** Wraps ctx.state of a keyed subtask (JobRun's DebugHooks). */
+  stateApi(api: StateApi, state: KeyedState): StateApi {
+    return instrumentStateApi(api, state, this);
+  }
+
+  /** Watches the run's subtasks; `delivering` runs first at every delivery. */
+  attach(run: JobRun, delivering: (envelope: Envelope) => void): void {
+    for (const subtask of run.subtasks) {
+      subtask.observer = (_subtask, channel, envelope) => {
+        delivering(envelope);
+        this.delivered(subtask, channel, envelope);
+      };
+      subtask.emitter.tap = {
+        emitting: (port, value) => this.emitting(subtask, port, value),
+        sent: (channel, envelope) => this.sent(channel, envelope),
+      };
+    }
+  }
+
+  /** A copy of a record made since the envelope it stands in for: same origin. */
+  relink(original: Envelope, copy: Envelope): void {
+    const origin = this.origins.get(original);
+    if (origin !== undefined) this.origins.set(copy, origin);
+  }
+
+  /** A unit of the engine's work starts; its steps are numbered from `seqBefore + 1`. */
+  begin(capture: Capture, seqBefore: number): void {
+    this.capture = capture;
+    this.seq = seqBefore;
+    this.steps = [];
+    this.current = undefined;
+  }
+
+  private open(subtask: Subtask, fresh = false): Building {
+    const current = this.current;
+    if (!fresh && current !== undefined && current.subtask === subtask) return current;
+    const step: Building = {
+      seq: ++this.seq,
+      subtask,
+      kind: undefined,
+      emitted: [],
+      emits: 0,
+      state: [],
+      stateKeys: [],
+    };
+    this.steps.push(step);
+    this.current = step;
+    return step;
+  }
+
+  private delivered(subtask: Subtask, channel: Channel, envelope: Envelope): void {
+    const step = this.open(subtask);
+    step.kind = 'record';
+    step.edge = edgeOf(channel);
+    step.parent = this.origins.get(envelope);
+    step.input = step.parent?.input;
+    if (this.capture === 'full') {
+      step.record = jsonCopy(envelope.value);
+      if (envelope.key !== undefined) step.key = jsonCopy(envelope.key);
+    }
+  }
+
+  private emitting(subtask: Subtask, port: string, value: unknown): void {
+    const full = this.capture === 'full';
+    let step: Building;
+    if (subtask.isSource) {
+      const position = subtask.emitter.lineage.position;
+      const current = this.current;
+      if (current !== undefined && current.subtask === subtask && current.position === position) {
+        step = current;
+      } else {
+        step = this.open(subtask, true);
+        step.kind = 'produce';
+        step.position = position;
+        const operator = subtask.operator.id;
+        if (full) {
+          step.record = jsonCopy(value);
+          step.input = { operator, subtask: subtask.subtask, position, record: step.record };
+        } else {
+          step.input = this.known(step.seq)?.input ?? {
+            operator,
+            subtask: subtask.subtask,
+            position,
+            record: undefined,
+          };
+        }
+      }
+    } else {
+      step = this.open(subtask);
+    }
+    step.emits++;
+    if (full) step.emitted.push({ port, record: jsonCopy(value), edges: [] });
+  }
+
+  private sent(channel: Channel, envelope: Envelope): void {
+    const step = this.current;
+    if (step === undefined) return;
+    this.origins.set(envelope, { seq: step.seq, emitted: step.emits - 1, input: step.input });
+    const emitted = step.emitted[step.emits - 1];
+    if (emitted !== undefined && !emitted.edges.includes(channel.edge.id))
+      emitted.edges.push(channel.edge.id);
+  }
+
+  stateAccess(access: StateAccess): void {
+    const step = this.current;
+    if (step === undefined) return;
+    if (this.capture === 'full') step.state.push(access);
+    if (!step.stateKeys.some((key) => isDeepStrictEqual(key, access.key))) step.stateKeys.push(access.key);
+  }
+
+  /** The unit is done: its steps (none, one, or a source's records), in order. */
+  end(unit: ScheduledUnit): RecordedStep[] {
+    switch (unit.kind) {
+      case 'item': {
+        if (unit.item instanceof Envelope) break;
+        const step = this.open(unit.subtask);
+        step.edge = edgeOf(unit.channel);
+        if (unit.item instanceof Barrier) {
+          step.kind = 'barrier';
+          step.checkpointId = unit.item.checkpointId;
+        } else {
+          step.kind = 'end';
+        }
+        break;
+      }
+      case 'snapshot': {
+        const step = this.open(unit.subtask);
+        step.kind = 'barrier';
+        step.checkpointId = unit.checkpointId;
+        break;
+      }
+      case 'end':
+        this.open(unit.subtask).kind = 'end';
+        break;
+      case 'produce':
+        break;
+    }
+    const steps = this.steps.map((step) => this.finish(step));
+    this.steps = [];
+    this.current = undefined;
+    return steps;
+  }
+
+  private finish(step: Building): RecordedStep {
+    const kind = step.kind;
+    if (kind === undefined) {
+      throw new Error(`internal: a step of ${step.subtask.label} has no kind`);
+    }
+    const operator = step.subtask.operator;
+    const lineage: StepLineage = {
+      seq: step.seq,
+      operator: operator.id,
+      subtask: step.subtask.subtask,
+      parent: step.parent,
+      input: step.input,
+      stateKeys: step.stateKeys,
+      emitted: step.emits,
+      sink: operator.operator.kind.startsWith('sink.'),
+    };
+    if (this.capture !== 'full') return { seq: step.seq, view: undefined, lineage };
+    const view: Mutable<StepView> = {
+      seq: step.seq,
+      operator: operator.id,
+      subtask: step.subtask.subtask,
+      kind,
+      emitted: step.emitted,
+      state: step.state,
+    };
+    if ('record' in step) view.record = step.record;
+    if (step.key !== undefined) view.key = step.key;
+    if (step.edge !== undefined) view.edge = step.edge;
+    if (step.checkpointId !== undefined) view.checkpointId = step.checkpointId;
+    return { seq: step.seq, view, lineage };
+  }
+}
