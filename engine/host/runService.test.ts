@@ -626,6 +626,9 @@ describe('refusals', () => {
     expect(message).toMatch(/^run\.start: the job in .*endless\.job\.json is not valid \(\d+ problems?\): /);
     expect(message).toContain('"nowhere"');
     expect(await failure('run.start', { ...valid(), text: '{"format":' })).toMatch(/not valid JSON/);
+    expect(await failure('run.start', { ...valid(), path: join(dir, 'nowhere', 'a.job.json') })).toBe(
+      `run.start: the folder of ${join(dir, 'nowhere', 'a.job.json')} does not exist; save the job first`,
+    );
     expect(await failure('run.stop', { runId: 'nope' })).toBe(
       'run.stop: there is no run nope; no run has started since the host did',
     );

@@ -4,7 +4,7 @@
 // so its state and checkpoints can still be read until the next run starts.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { findCheckpoint } from '../checkpoint/findCheckpoint.js';
 import { keyGroupRange } from '../graph/keyGroups.js';
 import { type Plan, type PlannedOperator, planJob } from '../graph/plan.js';
@@ -191,6 +191,10 @@ export function createRunService(emit: RunEventEmitter): RunService {
           throw new Error(
             `run.start: the job in ${params.path} is not valid (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${problemList(problems)}`,
           );
+        }
+        // A run keeps its state beside the job file: a job not saved where it says must not scatter folders.
+        if (!existsSync(dirname(params.path))) {
+          throw new Error(`run.start: the folder of ${params.path} does not exist; save the job first`);
         }
         if (params.mode === 'debug' && params.restore !== undefined) {
           throw new Error(
