@@ -1,0 +1,119 @@
+// Record traces: an output record names the input record it descends from (source operator,
+// subtask, position, record) and the path it took (operator, subtask, step, state keys touched),
+// also round a feedback loop and after stepping back.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { debugSession, fn, jobFolder, makeJob, sink, stepToEnd } from '../../test/debugJobs.js';
+import { validateJob } from '../graph/validate.js';
+import type { StepView } from '../host/runProtocol.js';
+
+const LINES = [
+  { k: 'a', v: 1 },
+  { k: 'b', v: 2 },
+  { k: 'a', v: 3 },
+  { k: 'c', v: 4 },
+  { k: 'a', v: 5 },
+];
+const TEXT = LINES.map((line) => `${JSON.stringify(line)}\n`).join('');
+const offsetOf = (index: number) =>
+  LINES.slice(0, index).reduce((n, line) => n + JSON.stringify(line).length + 1, 0);
+
+const countJob = () =>
+  makeJob(
+    'count',
+    [
+      { id: 'events', kind: 'source.jsonl', params: { path: 'events.jsonl' } },
+      fn('double', 'map', 'function map(r) { return { k: r.k, v: r.v * 2 }; }', 2),
+      fn(
+        'sum',
+        'process',
+        'function process(r, ctx) { const s = ctx.state.value("sum"); const sum = (s.get() ?? 0) + r.v; s.set(sum); ctx.emit({ k: r.k, sum }); }',
+        2,
+      ),
+      sink('out', 'out.jsonl'),
+    ],
+    [
+      { id: 'e1', from: 'events', to: 'double', partition: 'rebalance' },
+      { id: 'e2', from: 'double', to: 'sum', partition: 'hash', key: 'k' },
+      { id: 'e3', from: 'sum', to: 'out', partition: 'rebalance' },
+    ],
+  );
+
+const find = (views: StepView[], operator: string, test: (record: Record<string, unknown>) => boolean) =>
+  views.find(
+    (v) =>
+      v.operator === operator &&
+      v.kind !== 'barrier' &&
+      v.kind !== 'end' &&
+      test(v.record as Record<string, unknown>),
+  )!;
+
+describe('record trace', () => {
+  it('of an output record: its input line and every hop, with the state keys each touched', async () => {
+    const session = await debugSession(countJob(), await jobFolder({ 'events.jsonl': TEXT }));
+    const views = await stepToEnd(session);
+    // The third line, {k: "a", v: 3}: doubled to 6, summed with the first a (2) to 8.
+    const read = find(views, 'events', (r) => r.v === 3);
+    const doubled = find(views, 'double', (r) => r.v === 3);
+    const summed = find(views, 'sum', (r) => r.v === 6);
+    const written = find(views, 'out', (r) => r.k === 'a' && r.sum === 8);
+    expect(summed.emitted).toEqual([{ port: 'out', record: { k: 'a', sum: 8 }, edges: ['e3'] }]);
+    const input = { operator: 'events', subtask: 0, position: offsetOf(2), record: { k: 'a', v: 3 } };
+    const path = [
+      { operator: 'events', subtask: 0, step: read.seq, stateKeys: [] },
+      { operator: 'double', subtask: doubled.subtask, step: doubled.seq, stateKeys: [] },
+      { operator: 'sum', subtask: summed.subtask, step: summed.seq, stateKeys: ['a'] },
+      { operator: 'out', subtask: 0, step: written.seq, stateKeys: [] },
+    ];
+    expect(session.trace(written.seq, 0)).toEqual({ inputs: [input], path });
+    // The same record as `sum` emitted it, and the input as the source made it.
+    expect(session.trace(summed.seq, 0)).toEqual({ inputs: [input], path: path.slice(0, 3) });
+    expect(session.trace(read.seq, 0)).toEqual({ inputs: [input], path: path.slice(0, 1) });
+    expect(() => session.trace(summed.seq, 1)).toThrow(/emitted 1 record\(s\); there is no output 1/);
+    expect(() => session.trace(views.length + 5, 0)).toThrow(/no step/);
+    await session.close();
+  });
+
+  it('after stepping back, of records the replay made again', async () => {
+    const session = await debugSession(countJob(), await jobFolder({ 'events.jsonl': TEXT }));
+    const views = await stepToEnd(session);
+    const written = find(views, 'out', (r) => r.sum === 18);
+    const before = session.trace(written.seq, 0);
+    expect(before.inputs).toEqual([
+      { operator: 'events', subtask: 0, position: offsetOf(4), record: { k: 'a', v: 5 } },
+    ]);
+    while (session.position > written.seq - 3) await session.stepBack();
+    while (session.position < written.seq) await session.step();
+    expect(session.trace(written.seq, 0)).toEqual(before);
+    await session.close();
+  });
+
+  it('round a feedback edge: the move that sent the item round the loop, and both hops through the operator', async () => {
+    const example = join(process.cwd(), 'assets', 'examples', 'owner-has-items');
+    const parsed = JSON.parse(await readFile(join(example, 'owner-has-items.job.json'), 'utf8')) as object;
+    const { job } = validateJob(parsed);
+    const events = await readFile(join(example, 'events.jsonl'), 'utf8');
+    const session = await debugSession(job!, await jobFolder({ 'events.jsonl': events }));
+    const views = await stepToEnd(session);
+    // An "owned" record with `from` comes of a transfer that went round the feedback edge.
+    const written = views.find(
+      (v) => v.operator === 'out' && (v.record as { from?: string }).from !== undefined,
+    )!;
+    const owned = written.record as { owner: string; item: string; from: string; seq: number };
+    const trace = session.trace(written.seq, 0);
+    const lines = events.split('\n');
+    const line = lines.findIndex((l) => l.length > 0 && (JSON.parse(l) as { seq: number }).seq === owned.seq);
+    const position = lines.slice(0, line).reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
+    expect(trace.inputs).toEqual([
+      { operator: 'events', subtask: 0, position, record: JSON.parse(lines[line]!) },
+    ]);
+    expect(trace.path.map((hop) => hop.operator)).toEqual(['events', 'owners', 'owners', 'out']);
+    const [, move, transfer] = trace.path;
+    expect(move!.stateKeys).toEqual([owned.from]);
+    expect(transfer!.stateKeys).toEqual([owned.owner]);
+    expect(views[transfer!.step - 1]!.edge).toMatchObject({ id: 'transfer', feedback: true });
+    expect(views[move!.step - 1]!.emitted.map((e) => e.port)).toContain('transfer');
+    await session.close();
+  });
+});
