@@ -124,13 +124,25 @@ describe('a debug run', () => {
     expect(back).toEqual(first);
     expect(eventsOf('run.status').at(-1)).toMatchObject({ status: 'paused', step: 1 });
 
-    // The live state of an open debug run is refused with the way to read it.
-    expect(await failure('state.page', { runId, operator: 'count', subtask: 0, limit: 10 })).toBe(
-      `state.page: the state of debug run ${runId} can be read from its checkpoints (checkpointId) while it is open; stop it to read the state it leaves`,
-    );
+    // The live state at the current step: after step 1 nothing is counted yet.
+    const page = (subtask: number) => result('state.page', { runId, operator: 'count', subtask, limit: 10 });
+    expect([...(await page(0)).entries, ...(await page(1)).entries]).toEqual([]);
+    // The source's slice is shown record by record first; then the counting begins.
+    while ((await result('run.step', { runId }))!.operator !== 'count') {}
+    const counted = [...(await page(0)).entries, ...(await page(1)).entries];
+    expect(counted).toHaveLength(1);
+    expect(counted.every((e) => e.state === 'n' && e.value === 1)).toBe(true);
+    // Back to step 1: the state goes back with it.
+    while ((await result('run.stepBack', { runId }))!.seq > 1) {}
+    expect([...(await page(0)).entries, ...(await page(1)).entries]).toEqual([]);
 
     const stopped = await result('run.stop', { runId });
     expect(stopped).toMatchObject({ status: 'stopped', message: 'stopped at step 1' });
+    expect(
+      eventsOf('run.metrics')
+        .at(-1)!
+        .edges.map((e) => e.id),
+    ).toEqual(['e1', 'e2']);
     expect(await failure('run.step', { runId })).toBe(
       `cannot step debug run ${runId} of job "stepper": it is stopped`,
     );

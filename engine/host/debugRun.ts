@@ -130,8 +130,7 @@ export class DebugRun implements DrivenRun {
     }
     this.session = session;
     this.feed = new MetricsFeed(
-      // The debugger does not hand out its channels: no edge fill while debugging.
-      () => ({ ...liveMetrics(runId, this.plan, session.metrics(), new Map()), edges: [] }),
+      () => liveMetrics(runId, this.plan, session.metrics(), session.edgeFill()),
       (event) => {
         events.metrics(event);
         this.sendPreview();
@@ -280,14 +279,17 @@ export class DebugRun implements DrivenRun {
     return this.closing;
   }
 
-  /** The debugger does not hand out its stores: a debug run's state is read from its checkpoints. */
-  liveStore(_operatorId: string, _subtask: number): KvStore | undefined {
-    return undefined;
+  /** The store as the run has it at the current step; a step back puts it back. */
+  liveStore(operatorId: string, subtask: number): KvStore | undefined {
+    if (this.session === undefined || this.closing !== undefined) return undefined;
+    return this.session.stateStore(operatorId, subtask);
   }
 
   liveStateUnavailable(): string | undefined {
-    if (this.isReleased) return undefined;
-    return `the state of debug run ${this.runId} can be read from its checkpoints (checkpointId) while it is open; stop it to read the state it leaves`;
+    if (this.status === 'starting') return `debug run ${this.runId} is still opening its state`;
+    // Closing: the stores are going; once released, the folder can be read.
+    if (this.closing !== undefined && !this.isReleased) return `debug run ${this.runId} is closing its state`;
+    return undefined;
   }
 
   async dispose(): Promise<void> {
