@@ -577,6 +577,50 @@ describe('a run driven from the designer', () => {
   });
 });
 
+describe('stops and restores that cannot be exact', () => {
+  it('stops a run without checkpoints by ending its sources, and refuses a checkpoint the job cannot follow', async () => {
+    const path = join(dir, 'endless.job.json');
+    const plain = endlessJob();
+    plain.settings.checkpointIntervalMs = 0;
+    const first = await result('run.start', {
+      text: JSON.stringify(plain),
+      path,
+      mode: 'run',
+      previewSinks: false,
+    });
+    await until(
+      'some records',
+      () => (eventsOf('run.metrics', first.runId).at(-1)?.operators[2]?.recordsIn ?? 0) > 0,
+    );
+    const stopped = await result('run.stop', { runId: first.runId });
+    expect(stopped.status).toBe('stopped');
+    expect(stopped.message).toMatch(
+      /^stopped after \d+ records from the sources in .* \(no checkpoint: the records in flight were completed\)$/,
+    );
+
+    const checkpointed = await result('run.start', {
+      text: JSON.stringify(endlessJob()),
+      path,
+      mode: 'run',
+      previewSinks: false,
+    });
+    await until('a checkpoint', () => eventsOf('run.checkpoint', checkpointed.runId).length > 0);
+    await result('run.stop', { runId: checkpointed.runId });
+    const rekeyed = endlessJob();
+    rekeyed.edges[0]!.key = 'i';
+    const message = await failure('run.start', {
+      text: JSON.stringify(rekeyed),
+      path,
+      mode: 'run',
+      previewSinks: false,
+      restore: 'latest',
+    });
+    expect(message).toMatch(
+      /^operator "count" is keyed by i now but by k in checkpoint \d+; its state cannot follow a new key$/,
+    );
+  });
+});
+
 describe('refusals', () => {
   const valid = () => ({
     text: JSON.stringify(endlessJob(10)),
