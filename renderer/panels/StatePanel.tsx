@@ -8,6 +8,9 @@ import { formatBytes, formatCount } from '../run/units';
 import { StateBrowser } from './StateBrowser';
 
 function OperatorState({ rows }: { rows: OperatorStateRows }) {
+  // Keys and entries (a map's elements count one each) are shown as far as the engine reports them.
+  const keys = rows.subtasks.some((s) => s.keys !== undefined);
+  const entries = rows.subtasks.some((s) => s.entries !== undefined);
   return (
     <section className="state-operator" aria-label={`State of ${rows.operator}`}>
       <h3>
@@ -24,7 +27,8 @@ function OperatorState({ rows }: { rows: OperatorStateRows }) {
           <tr>
             <th scope="col">Subtask</th>
             <th scope="col">State size</th>
-            <th scope="col">Keys</th>
+            {keys && <th scope="col">Keys</th>}
+            {entries && <th scope="col">Entries</th>}
             <th scope="col">Key groups</th>
             <th scope="col" className="state-bar-col">
               Size
@@ -35,10 +39,11 @@ function OperatorState({ rows }: { rows: OperatorStateRows }) {
           {rows.subtasks.map((s) => (
             <tr key={s.subtask} className={s.skewed ? 'state-skewed' : undefined}>
               <th scope="row">{s.subtask}</th>
-              <td title={`${formatCount(s.bytes)} bytes`} data-bytes={s.bytes}>
+              <td className="state-number" title={`${formatCount(s.bytes)} bytes`} data-bytes={s.bytes}>
                 {formatBytes(s.bytes)}
               </td>
-              <td>{formatCount(s.keys)}</td>
+              {keys && <td className="state-number">{formatCount(s.keys)}</td>}
+              {entries && <td className="state-number">{formatCount(s.entries)}</td>}
               <td>
                 {s.keyGroups[0]}–{s.keyGroups[1]}
               </td>
