@@ -39,7 +39,7 @@ function RestartDialog({
   checkpoints: readonly RunCheckpointEvent[];
   resolve: (choice: RestartChoice | undefined) => void;
 }) {
-  const newest = checkpoints[checkpoints.length - 1];
+  const newest = checkpoints[0];
   const [chosen, setChosen] = useState<number | undefined>(newest?.id);
   const [debug, setDebug] = useState(false);
   const preview = useRun((s) => s.previewSinks);
@@ -55,7 +55,7 @@ function RestartDialog({
       ) : (
         <>
           <fieldset className="restart-list">
-            <legend>Completed checkpoints, newest last</legend>
+            <legend>Completed checkpoints, newest first</legend>
             {checkpoints.map((c) => (
               <label key={c.id} className="restart-item">
                 <input

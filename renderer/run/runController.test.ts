@@ -242,6 +242,17 @@ describe('run controller', () => {
         },
         {
           runId: 'r0',
+          id: 6,
+          status: 'completed',
+          triggeredAt: '2026-01-01T00:00:02Z',
+          durationMs: 3,
+          bytes: 1,
+          fullBytes: 1,
+          inFlightRecords: 0,
+          subtasks: [],
+        },
+        {
+          runId: 'r0',
           id: 5,
           status: 'failed',
           reason: 'x',
@@ -260,7 +271,7 @@ describe('run controller', () => {
     const prompt = t.runs.getState().prompt;
     expect(prompt?.kind).toBe('restart');
     if (prompt?.kind !== 'restart') return;
-    expect(prompt.checkpoints.map((c) => c.id)).toEqual([4]);
+    expect(prompt.checkpoints.map((c) => c.id)).toEqual([6, 4]);
     prompt.resolve({ checkpointId: 4, mode: 'run' });
     await restarting;
     expect(t.methods()).toEqual(['run.start', 'run.checkpoints', 'run.stop', 'run.start']);

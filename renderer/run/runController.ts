@@ -261,7 +261,7 @@ export function createRunController(deps: RunControllerDeps) {
         const path = await savedPath();
         if (path === undefined) return;
         const all = await client.request('run.checkpoints', { path, text: designer.getState().textToSave() });
-        const checkpoints = all.filter((c) => c.status === 'completed');
+        const checkpoints = all.filter((c) => c.status === 'completed').sort((a, b) => b.id - a.id);
         const choice = await new Promise<RestartChoice | undefined>((resolve) =>
           r().setPrompt({
             kind: 'restart',

@@ -37,6 +37,7 @@ export type RunPrompt =
   | { readonly kind: 'saveFirst'; readonly title: string; readonly resolve: (save: boolean) => void }
   | {
       readonly kind: 'restart';
+      /** Completed ones, newest first. */
       readonly checkpoints: readonly RunCheckpointEvent[];
       readonly resolve: (choice: RestartChoice | undefined) => void;
     };
