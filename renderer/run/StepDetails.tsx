@@ -6,9 +6,17 @@ import type { StepView, TraceView } from '../../engine/host/protocol.js';
 import { useRunController } from './runContext';
 import { accessRow, formatValue, inlineValue, stepHeading, stepKindText, stepOrigin } from './stepFormat';
 import { TraceDetails } from './TraceDetails';
+import { useIsSink } from './useIsSink';
+
+/** What is traced: an emitted record by its index, or the record a sink step wrote. */
+type TraceTarget = number | 'output';
+
+function targetName(target: TraceTarget): string {
+  return target === 'output' ? 'the output record' : `emitted record ${target + 1}`;
+}
 
 /** A trace belongs to the step object it was asked for; another step shown hides it. */
-type TraceState = { readonly step: StepView; readonly emitted: number } & (
+type TraceState = { readonly step: StepView; readonly target: TraceTarget } & (
   | { readonly status: 'loading' }
   | { readonly status: 'done'; readonly trace: TraceView }
   | { readonly status: 'failed'; readonly message: string }
@@ -20,17 +28,19 @@ export function StepDetails({ step }: { step: StepView }) {
   const [asked, setTrace] = useState<TraceState | undefined>(undefined);
   const trace = asked?.step === step ? asked : undefined;
 
-  const showTrace = (emitted: number) => {
-    const current = (t: TraceState | undefined) => t?.step === step && t.emitted === emitted;
-    setTrace({ step, emitted, status: 'loading' });
-    controller.trace(step.seq, emitted).then(
-      (view) => setTrace((t) => (current(t) ? { step, emitted, status: 'done', trace: view } : t)),
+  const sink = useIsSink(step.operator);
+
+  const showTrace = (target: TraceTarget) => {
+    const current = (t: TraceState | undefined) => t?.step === step && t.target === target;
+    setTrace({ step, target, status: 'loading' });
+    controller.trace(step.seq, target === 'output' ? 0 : target).then(
+      (view) => setTrace((t) => (current(t) ? { step, target, status: 'done', trace: view } : t)),
       (error: unknown) =>
         setTrace((t) =>
           current(t)
             ? {
                 step,
-                emitted,
+                target,
                 status: 'failed',
                 message: error instanceof Error ? error.message : String(error),
               }
@@ -70,6 +80,17 @@ export function StepDetails({ step }: { step: StepView }) {
         <section aria-labelledby={recordHeading}>
           <h4 id={recordHeading}>Record</h4>
           <pre className="run-json">{formatValue(step.record)}</pre>
+          {sink && step.kind === 'record' && (
+            <button
+              type="button"
+              className="link"
+              aria-label="Trace the output record"
+              aria-pressed={trace?.target === 'output'}
+              onClick={() => (trace?.target === 'output' ? setTrace(undefined) : showTrace('output'))}
+            >
+              Trace this output record
+            </button>
+          )}
         </section>
       )}
       <h4>Emitted</h4>
@@ -103,8 +124,8 @@ export function StepDetails({ step }: { step: StepView }) {
                     type="button"
                     className="link"
                     aria-label={`Trace emitted record ${k + 1}`}
-                    aria-pressed={trace?.emitted === k}
-                    onClick={() => (trace?.emitted === k ? setTrace(undefined) : showTrace(k))}
+                    aria-pressed={trace?.target === k}
+                    onClick={() => (trace?.target === k ? setTrace(undefined) : showTrace(k))}
                   >
                     Trace
                   </button>
@@ -116,13 +137,13 @@ export function StepDetails({ step }: { step: StepView }) {
       )}
       {trace !== undefined &&
         (trace.status === 'loading' ? (
-          <p className="muted">Tracing emitted record {trace.emitted + 1}…</p>
+          <p className="muted">Tracing {targetName(trace.target)}…</p>
         ) : trace.status === 'failed' ? (
           <p className="error" role="alert">
-            Could not trace emitted record {trace.emitted + 1}: {trace.message}
+            Could not trace {targetName(trace.target)}: {trace.message}
           </p>
         ) : (
-          <TraceDetails trace={trace.trace} label={`Trace of emitted record ${trace.emitted + 1}`} />
+          <TraceDetails trace={trace.trace} label={`Trace of ${targetName(trace.target)}`} />
         ))}
       <h4>State</h4>
       {step.state.length === 0 ? (
