@@ -7,7 +7,7 @@
 // replaces the target in one step, so a run that fails before publishing leaves it as it was.
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { type FileHandle, mkdir, open, rename, rm } from 'node:fs/promises';
+import { access, type FileHandle, mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FileRef, SinkCommit } from '../checkpoint/checkpointMetadata.js';
@@ -25,6 +25,24 @@ interface ClosedPart {
   epoch: number | undefined;
   readonly closing: Promise<FileRef>;
   ref?: FileRef;
+}
+
+/** A sink's target between two steps of a debug run (time travel). */
+interface TargetProgress {
+  readonly parts: readonly ClosedPart[];
+  readonly publishedLength: number;
+  readonly subtasksDone: number;
+}
+
+/** A sink subtask between two steps of a debug run: its open part as far as it was written. */
+interface SinkProgress {
+  readonly epoch: number;
+  readonly finished: boolean;
+  readonly pending: string;
+  readonly part:
+    | { readonly location: OpenPart['location']; readonly bytes: number; readonly hash: Hash }
+    | undefined;
+  readonly target: TargetProgress;
 }
 
 /** What the subtasks of one sink operator share: the target and the parts waiting for it. */
@@ -93,6 +111,28 @@ export class SinkTarget {
 
   private resolvePart(ref: FileRef): string {
     return this.storage === undefined ? ref.path : this.storage.absolute(ref);
+  }
+
+  progress(): TargetProgress {
+    return { parts: [...this.parts], publishedLength: this.publishedLength, subtasksDone: this.subtasksDone };
+  }
+
+  /**
+   * Back to what progress() gave. Parts closed since are forgotten once their files are closed
+   * (a replay writes them again). A part whose file is gone (the end of the job published and
+   * removed it) cannot come back: that throws, and the debugger replays from the start.
+   */
+  async restoreProgress(progress: TargetProgress): Promise<void> {
+    const kept = new Set(progress.parts);
+    await Promise.allSettled(this.parts.filter((p) => !kept.has(p)).map((p) => p.closing));
+    for (const part of progress.parts) {
+      const ref = part.ref ?? (await part.closing);
+      await access(this.resolvePart(ref));
+    }
+    this.parts = [...progress.parts];
+    // The next publication cuts the target back to this length before it appends.
+    this.publishedLength = progress.publishedLength;
+    this.subtasksDone = progress.subtasksDone;
   }
 
   /** End of a bounded job: each subtask says so; the last publishes everything left. */
@@ -256,6 +296,50 @@ export class JsonlSinkLogic extends BaseLogic {
 
   override async commit(): Promise<void> {
     await this.target.subtaskDone();
+  }
+
+  /** Time travel in debug runs: how far the open part is written, and its checksum by then. */
+  progress(): SinkProgress {
+    const part = this.part;
+    return {
+      epoch: this.epoch,
+      finished: this.finished,
+      pending: this.pending,
+      part:
+        part === undefined
+          ? undefined
+          : { location: part.location, bytes: part.bytes, hash: part.hash.copy() },
+      target: this.target.progress(),
+    };
+  }
+
+  /**
+   * Back to what progress() gave: the part then open is opened again and cut back to what it
+   * held, a part opened since is removed. (Each subtask puts the shared target back the same way.)
+   */
+  async restoreProgress(progress: unknown): Promise<void> {
+    const p = progress as SinkProgress;
+    await this.writing.catch(() => {});
+    await this.target.restoreProgress(p.target);
+    const current = this.part;
+    this.part = undefined;
+    if (current !== undefined) {
+      await (await current.handle.catch(() => undefined))?.close();
+      if (current.location.absolute !== p.part?.location.absolute)
+        await rm(current.location.absolute, { force: true });
+    }
+    if (p.part !== undefined) {
+      const { location, bytes } = p.part;
+      if (bytes > 0) await access(location.absolute);
+      // Appending: whatever the handle wrote before, the next write goes where the part was cut.
+      const handle = await open(location.absolute, 'a');
+      await handle.truncate(bytes);
+      this.part = { location, handle: Promise.resolve(handle), hash: p.part.hash.copy(), bytes };
+    }
+    this.pending = p.pending;
+    this.epoch = p.epoch;
+    this.finished = p.finished;
+    this.writing = Promise.resolve();
   }
 
   override async abort(): Promise<void> {
