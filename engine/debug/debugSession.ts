@@ -18,6 +18,7 @@
 //   session.previewOutput()           with previewSinks, what the sinks received (nothing is written)
 //   session.edgeFill(), stateStore()  as JobRun's, for the live panels
 //   session.position                  the number of the current step (0 before the first)
+//   session.replaysFromStart          how many step backs replayed the run from its start
 //   await session.close()             ends the run; nothing more is committed
 // step, continue, stepBack and close run one at a time, in the order called. A step that fails
 // (user code threw) rejects with the engine's message; step and continue then refuse to go on,
@@ -33,11 +34,12 @@
 // stands for 10 ms), never by the clock, so a replay takes them at the same steps.
 //
 // Stepping back: see timeTravel.ts. The run is saved in memory every few units of work (state is
-// rolled back by a journal, not copied), restored, and replayed to the step before; the steps
-// replayed are checked against what they showed the first time. Where the run cannot be put back
-// in place (a sink that writes files: previewSinks off), where no saved point is kept that far
-// back, or where the replay differs (user code keeping state in top-level variables), the job is
-// opened again and replayed from its start.
+// rolled back by a journal, not copied; a sink's part files are cut back), restored, and
+// replayed to the step before; the steps replayed, and those stepped through again afterwards,
+// are checked against what they showed the first time. Where no saved point is kept that far
+// back, where the run cannot be put back in place (a sink's published part is gone), or where a
+// step done again differs (user code keeping state in top-level variables, which no save holds),
+// the job is opened again and replayed from its start.
 import { isDeepStrictEqual } from 'node:util';
 import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
 import type { Job } from '../graph/schema.js';
@@ -54,7 +56,7 @@ import { RecordTrace } from './recordTrace.js';
 import { SeqWindow } from './seqWindow.js';
 import { JournaledStore, StateJournal } from './stateJournal.js';
 import { type Capture, type RecordedStep, StepRecorder } from './stepRecorder.js';
-import { type SessionMarks, TimeTravel } from './timeTravel.js';
+import { type Memento, type SessionMarks, TimeTravel } from './timeTravel.js';
 
 export interface DebugSessionOptions {
   readonly job: Job;
@@ -112,6 +114,7 @@ export class DebugSession {
   private closed = false;
   private pauseRequested = false;
   private queue: Promise<unknown> = Promise.resolve();
+  private restarts = 0;
   breakpointProblems: BreakpointProblem[] = [];
 
   private constructor(private readonly options: DebugSessionOptions) {
@@ -133,6 +136,11 @@ export class DebugSession {
   /** The number of the current step: 0 before the first. */
   get position(): number {
     return this.shown;
+  }
+
+  /** How many step backs had to open the job again and replay it from the start (see above). */
+  get replaysFromStart(): number {
+    return this.restarts;
   }
 
   /** Whether the job has run to its end (at the last step). */
@@ -307,7 +315,13 @@ export class DebugSession {
     }
     const step = this.pending.shift()!;
     this.shown = step.seq;
-    return step.view!;
+    const view = step.view!;
+    // A step done again after a step back must show what it showed before. If not, the run put
+    // back in place missed something (a variable user code keeps at its top level): replay it.
+    const before = this.views.get(step.seq);
+    if (before === undefined || sameStep(before, view)) return view;
+    await this.reopen();
+    return (await this.replayTo(step.seq)).view;
   }
 
   private show(view: StepView, breakpoint: string | undefined): StepView {
@@ -324,10 +338,7 @@ export class DebugSession {
     const shownBefore = this.views.get(target);
     const memento = this.timeTravel.before(target);
     let replayed: { view: StepView | undefined; diverged: boolean };
-    if (memento !== undefined) {
-      await this.timeTravel.restore(this.run, memento, (original, copy) =>
-        this.recorder.relink(original, copy),
-      );
+    if (memento !== undefined && (await this.restore(memento))) {
       this.executed = memento.seq;
       this.units = memento.unit;
       this.lastCheckpointSeq = memento.session.lastCheckpointSeq;
@@ -344,15 +355,28 @@ export class DebugSession {
       await this.reopen();
       replayed = await this.replayTo(target);
     }
-    this.views.truncateAfter(target);
+    // The views after `target` stay: stepping forward again is checked against them.
     this.records.truncateAfter(this.executed);
     const view = replayed.view;
     if (view === undefined) return undefined;
     return this.show(view, shownBefore?.breakpoint);
   }
 
+  /** Puts the run back in place; false when that failed (a sink's published part is gone, ...). */
+  private async restore(memento: Memento): Promise<boolean> {
+    try {
+      await this.timeTravel.restore(this.run, memento, (original, copy) =>
+        this.recorder.relink(original, copy),
+      );
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   private async reopen(): Promise<void> {
-    await this.run.close();
+    this.restarts++;
+    await this.run.close().catch(() => {});
     await this.openRun();
   }
 

@@ -2,8 +2,8 @@
 // equals what the step before showed, the run's counters and state sizes are back where they
 // were, stepping forward again shows the same steps, and a run finished after going back writes
 // what `pipewright run` writes; across checkpoint barriers (also in the middle of a checkpoint),
-// round a feedback edge, with the memory backend, with sinks that write files, with user code
-// that keeps state of its own, and after a step that failed.
+// round a feedback edge, with the memory backend, with sinks that write files (and publish them at
+// checkpoints), with user code that keeps state of its own, and after a step that failed.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -35,16 +35,19 @@ const OWNERS_CODE = `function process(r, ctx) {
   ctx.emit({ owner: r.owner, n });
 }`;
 
+/** `tag` changes the record it is handed in place: going back must not hand it the changed one. */
 function ownersJob(count: number, settings: Record<string, unknown> = {}, code = OWNERS_CODE): Job {
   return makeJob(
     'owners',
     [
       generator('gen', 'function generate(i) { return { owner: "o" + (i % 4), item: "i" + i }; }', count),
+      fn('tag', 'map', 'function map(r) { r.tagged = (r.tagged ?? 0) + 1; return r; }'),
       fn('owners', 'process', code, 2),
       sink('out', 'out.jsonl'),
     ],
     [
-      { id: 'e1', from: 'gen', to: 'owners', partition: 'hash', key: 'owner' },
+      { id: 'e0', from: 'gen', to: 'tag', partition: 'forward' },
+      { id: 'e1', from: 'tag', to: 'owners', partition: 'hash', key: 'owner' },
       { id: 'e2', from: 'owners', to: 'out', partition: 'rebalance' },
     ],
     settings,
@@ -94,6 +97,8 @@ async function backToStart(session: DebugSession, views: StepView[], after: unkn
   expect(await session.stepBack()).toBeUndefined();
   expect(session.position).toBe(0);
   expect(await session.stepBack()).toBeUndefined();
+  // All of it in place, from the run saved in memory: never opened again and replayed from the start.
+  expect(session.replaysFromStart).toBe(0);
 }
 
 describe('step back', () => {
@@ -193,28 +198,55 @@ describe('step back', () => {
     await session.close();
   });
 
-  it('with sinks that write files (replayed from the start): the file is still what `pipewright run` writes', async () => {
-    const job = ownersJob(50);
+  it('with sinks that write files: their parts are cut back, and the file is what the run writes without going back', async () => {
+    const job = ownersJob(1000, { checkpointIntervalMs: 1000 });
+    const referenceDir = await jobFolder();
+    const reference = await debugSession(job, referenceDir, {
+      previewSinks: false,
+      checkpointEverySteps: 20,
+    });
+    await stepToEnd(reference);
+    await reference.close();
+    const expected = await readLines(join(referenceDir, 'out.jsonl'));
+    expect(expected.length).toBe(1000);
     const plainDir = await jobFolder();
     await plainRun(job, plainDir);
+    expect([...expected].sort()).toEqual([...(await readLines(join(plainDir, 'out.jsonl')))].sort());
+
     const dir = await jobFolder();
-    const session = await debugSession(job, dir, { previewSinks: false });
-    const { views, after } = await forward(session, 120);
-    for (let at = 119; at >= 100; at--) {
+    const session = await debugSession(job, dir, { previewSinks: false, checkpointEverySteps: 20 });
+    const { views, after } = await forward(session, 10_000);
+    // Checkpoints published parts to the file while the run went.
+    expect(
+      new Set(views.flatMap((v) => (v.checkpointId === undefined ? [] : [v.checkpointId]))).size,
+    ).toBeGreaterThan(2);
+    const lastBarrier = views.findLast((v) => v.kind === 'barrier')!.seq;
+    for (let at = views.length - 1; at >= lastBarrier - 30; at--) {
       expect(await session.stepBack()).toEqual(views[at - 1]);
       expect(counters(session.metrics())).toEqual(after[at - 1]);
     }
-    await stepToEnd(session);
+    expect(await stepToEnd(session)).toEqual(views.slice(lastBarrier - 30));
+    expect(session.replaysFromStart).toBe(0);
+    expect(await readLines(join(dir, 'out.jsonl'))).toEqual(expected);
+    // After the end, when the sinks have published everything (and removed their parts).
+    expect(await session.stepBack()).toEqual(views.at(-2));
+    expect(await stepToEnd(session)).toEqual(views.slice(-1));
     await session.close();
-    expect(await readLines(join(dir, 'out.jsonl'))).toEqual(await readLines(join(plainDir, 'out.jsonl')));
+    expect(await readLines(join(dir, 'out.jsonl'))).toEqual(expected);
   });
 
   it('with user code that counts in a top-level variable: the replay differs in place, so it starts over', async () => {
     const code = 'let seen = 0;\nfunction process(r, ctx) { seen++; ctx.emit({ owner: r.owner, seen }); }';
     const session = await debugSession(ownersJob(200, {}, code), await jobFolder());
-    const { views } = await forward(session, 500);
-    for (let at = 499; at >= 450; at--) expect(await session.stepBack()).toEqual(views[at - 1]);
-    expect(await session.step()).toEqual(views[450]);
+    const { views } = await forward(session, 10_000);
+    // Step back over steps of the operator that counts: a replay in place would count on from
+    // where the counter is now, and show other records.
+    const counting = views.filter((v) => v.operator === 'owners' && v.kind === 'record');
+    const from = counting[150]!.seq;
+    for (let at = views.length - 1; at >= from - 40; at--)
+      expect(await session.stepBack()).toEqual(views[at - 1]);
+    expect(session.replaysFromStart).toBeGreaterThan(10);
+    expect(await stepToEnd(session)).toEqual(views.slice(from - 40));
     await session.close();
   });
 
