@@ -26,7 +26,8 @@
 //
 // What a step is: one item delivered to one subtask (a record, a checkpoint barrier, an
 // end-of-input), or one record a source made, or a checkpoint taken where no barrier comes, or
-// a loop head told that its input has ended. Steps come in exactly the order of a normal run's
+// a loop head told that its input has ended (this version of the engine has no watermarks: they
+// come with windows). Steps come in exactly the order of a normal run's
 // deliveries: the scheduler's slices are the same, only taken one item at a time (a source's
 // slice is made whole and shown record by record: nothing else runs during one). So a debug run
 // to the end gives the same output as `pipewright run`. Checkpoints are taken every
@@ -157,9 +158,9 @@ export class DebugSession {
   }
 
   continue(): Promise<StepView | undefined> {
-    this.pauseRequested = false;
     return this.exclusive(async () => {
       this.checkUsable();
+      this.pauseRequested = false;
       let lastYield = performance.now();
       let last: StepView | undefined;
       for (;;) {
@@ -307,11 +308,17 @@ export class DebugSession {
 
   /** The next step, done if it has not been yet. */
   private async advance(): Promise<StepView | undefined> {
+    let lastYield = performance.now();
     while (this.pending.length === 0) {
       if (this.finished) return undefined;
       const steps = await this.executeUnit('full');
       if (steps === undefined) return undefined;
       this.pending = steps;
+      // A source whose slices make nothing (a generator returning null) can take a while to step.
+      if (performance.now() - lastYield >= YIELD_EVERY_MS) {
+        await yieldToEventLoop();
+        lastYield = performance.now();
+      }
     }
     const step = this.pending.shift()!;
     this.shown = step.seq;
