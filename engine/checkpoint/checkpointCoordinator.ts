@@ -129,9 +129,13 @@ export class CheckpointCoordinator implements CheckpointAcker {
     if (current.acks.size === this.subtasks.length) void this.finish(current);
   }
 
-  /** Time travel: whether progress() can be taken: no checkpoint in flight, or one no subtask has snapshotted yet. */
+  /**
+   * Time travel: whether progress() can be taken: no checkpoint in flight, one no subtask has
+   * snapshotted yet, or one every subtask has (only its files are still being written).
+   */
   get canSaveProgress(): boolean {
-    return this.current === undefined || this.current.acks.size === 0;
+    const acks = this.current?.acks.size ?? 0;
+    return acks === 0 || acks === this.subtasks.length;
   }
 
   /** A checkpoint has started and some subtask has not taken its snapshot yet. */
@@ -160,12 +164,15 @@ export class CheckpointCoordinator implements CheckpointAcker {
 
   progress(): CoordinatorProgress {
     const current = this.current;
+    // Every snapshot taken: the steps are past it, whatever its files do (a restore waits for them).
+    const taken = current !== undefined && current.acks.size === this.subtasks.length;
     return {
       nextId: this.nextId,
       due: this.due,
-      completed: this.completed.length,
+      completed: this.completed.length + (taken ? 1 : 0),
       snapshots: this.snapshots,
-      started: current === undefined ? undefined : { id: current.id, triggeredAt: current.triggeredAt },
+      started:
+        current === undefined || taken ? undefined : { id: current.id, triggeredAt: current.triggeredAt },
     };
   }
 
@@ -177,7 +184,8 @@ export class CheckpointCoordinator implements CheckpointAcker {
     const moved = this.snapshots !== progress.snapshots;
     this.nextId = progress.nextId;
     this.due = progress.due;
-    this.completed.length = progress.completed;
+    // (One counted as completed when its snapshots were all taken may have failed writing its files.)
+    this.completed.length = Math.min(this.completed.length, progress.completed);
     this.snapshots = progress.snapshots;
     this.stopped = false;
     const started = progress.started;

@@ -108,6 +108,8 @@ export class DebugSession {
   private shown = 0;
   private executed = 0;
   private pending: RecordedStep[] = [];
+  /** The steps of the last unit done: going back within it moves nothing in the engine. */
+  private unitSteps: RecordedStep[] = [];
   private units = 0;
   private lastCheckpointSeq = 0;
   private finished = false;
@@ -266,6 +268,7 @@ export class DebugSession {
     this.executed = 0;
     this.units = 0;
     this.pending = [];
+    this.unitSteps = [];
     this.lastCheckpointSeq = 0;
     this.finished = false;
     this.failure = undefined;
@@ -301,6 +304,7 @@ export class DebugSession {
       return undefined;
     }
     const steps = this.recorder.end(unit);
+    this.unitSteps = steps;
     this.executed += steps.length;
     for (const step of steps) this.records.add(step.lineage);
     return steps;
@@ -343,6 +347,13 @@ export class DebugSession {
    */
   private async goTo(target: number): Promise<StepView | undefined> {
     const shownBefore = this.views.get(target);
+    // Within a source's slice the engine has made the whole slice already: only the view moves.
+    const inUnit = this.unitSteps.findIndex((step) => step.seq === target);
+    if (inUnit >= 0 && this.failure === undefined && this.unitSteps[inUnit]!.view !== undefined) {
+      this.pending = this.unitSteps.slice(inUnit + 1);
+      this.shown = target;
+      return this.show(this.unitSteps[inUnit]!.view!, shownBefore?.breakpoint);
+    }
     const memento = this.timeTravel.before(target);
     let replayed: { view: StepView | undefined; diverged: boolean };
     if (memento !== undefined && (await this.restore(memento))) {
@@ -351,6 +362,7 @@ export class DebugSession {
       this.lastCheckpointSeq = memento.session.lastCheckpointSeq;
       this.preview.truncate(memento.session.preview);
       this.pending = [];
+      this.unitSteps = [];
       this.finished = false;
       this.failure = undefined;
       replayed = await this.replayTo(target);
