@@ -185,6 +185,23 @@ describe('step back', () => {
     await session.close();
   });
 
+  it('on a long run (saved points thinned out, the state journal forgetting): in place near the end, then to the end again', async () => {
+    const job = ownersJob(3000);
+    const reference = await debugSession(job, await jobFolder());
+    const views = await stepToEnd(reference);
+    const output = reference.previewOutput();
+    await reference.close();
+    expect(views.length).toBeGreaterThan(9000);
+    const session = await debugSession(job, await jobFolder());
+    expect(await session.continue()).toBeUndefined();
+    for (let at = views.length - 1; at >= views.length - 300; at--)
+      expect(await session.stepBack()).toEqual(views[at - 1]);
+    expect(session.replaysFromStart).toBe(0);
+    expect(await stepToEnd(session)).toEqual(views.slice(views.length - 300));
+    expect(session.previewOutput()).toEqual(output);
+    await session.close();
+  });
+
   it('on the memory backend', async () => {
     const session = await debugSession(
       ownersJob(40, { stateBackend: 'memory', checkpointIntervalMs: 1000 }),

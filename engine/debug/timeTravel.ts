@@ -15,9 +15,13 @@ import type { StateJournal } from './stateJournal.js';
 
 /** A memento is saved every this many units of work (a source's slice, or one item elsewhere). */
 export const MEMENTO_EVERY_UNITS = 32;
-/** At most this many mementos are kept ... */
-const MEMENTOS_KEPT = 2048;
-/** ... and the state journal behind them may hold this much; older ones go first. */
+/**
+ * At most this many mementos are kept: each holds the records then in flight. Past it, every
+ * other one of the older half goes, so they are dense near the present and sparser further back
+ * (a step back far back replays more).
+ */
+const MEMENTOS_KEPT = 128;
+/** The state journal behind them may hold this much; the oldest mementos go first. */
 const JOURNAL_BUDGET_BYTES = 128 * 1024 * 1024;
 
 /** What the session itself must put back with the run. */
@@ -71,8 +75,15 @@ export class TimeTravel {
 
   /** Keeps memory bounded: old mementos go, and the journal forgets what no memento needs. */
   private trim(): void {
+    if (this.mementos.length > MEMENTOS_KEPT) {
+      const older = this.mementos.length - MEMENTOS_KEPT / 2;
+      this.mementos = [
+        ...this.mementos.slice(0, older).filter((_, i) => i % 2 === 1),
+        ...this.mementos.slice(older),
+      ];
+    }
     const mementos = this.mementos;
-    let drop = Math.max(0, mementos.length - MEMENTOS_KEPT);
+    let drop = 0;
     while (
       drop < mementos.length - 1 &&
       this.journal.bytesSince(mementos[drop]!.journalMark) > JOURNAL_BUDGET_BYTES
