@@ -14,7 +14,7 @@ import type { JobRun, RunProgress } from '../runtime/jobRun.js';
 import type { StateJournal } from './stateJournal.js';
 
 /** A memento is saved every this many units of work (a source's slice, or one item elsewhere). */
-export const MEMENTO_EVERY_UNITS = 32;
+const MEMENTO_EVERY_UNITS = 32;
 /**
  * At most this many mementos are kept: each holds the records then in flight. Past it, every
  * other one of the older half goes, so they are dense near the present and sparser further back
@@ -57,7 +57,7 @@ export class TimeTravel {
 
   /**
    * At a unit boundary: saves a memento when one is due and the run can be saved (not while a
-   * checkpoint is in flight; never when an operator cannot be put back in place).
+   * checkpoint is being taken; never when an operator cannot be put back in place).
    */
   maybeSave(run: JobRun, unit: number, seq: number, session: () => SessionMarks): void {
     if (unit - this.lastSavedUnit >= MEMENTO_EVERY_UNITS) {
