@@ -7,6 +7,21 @@ import 'uplot/dist/uPlot.min.css';
 import type { MetricsSeries } from './metricsSeries';
 
 const HEIGHT = 120;
+const AXIS_FONT = '10px system-ui';
+/** Room beside a y axis label: its tick (10 px), the gap (5 px) and a margin. */
+const Y_AXIS_PADDING = 20;
+
+/** The y axis as wide as its widest label, so "10,000" is not cut to "0,000" at the chart's edge. */
+function yAxisSize(self: uPlot, values: string[] | null): number {
+  if (values === null || values.length === 0) return 44;
+  const ctx = self.ctx;
+  ctx.save();
+  ctx.font = AXIS_FONT;
+  const widest = Math.max(...values.map((v) => ctx.measureText(v).width));
+  ctx.restore();
+  return Math.max(44, Math.ceil(widest) + Y_AXIS_PADDING);
+}
+
 /** Canvas strokes cannot use CSS variables; these are app.css's --transform and --source. */
 const IN_COLOUR = '#1565c0';
 const OUT_COLOUR = '#2e7d32';
@@ -20,8 +35,8 @@ function options(width: number): uPlot.Options {
     // Rates are never negative; the y axis starts at 0 so a flat line is not mistaken for a drop.
     scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
     axes: [
-      { size: 24, values: (_u, ticks) => ticks.map((t) => `${t}s`), font: '10px system-ui' },
-      { size: 44, font: '10px system-ui' },
+      { size: 24, values: (_u, ticks) => ticks.map((t) => `${t}s`), font: AXIS_FONT },
+      { size: yAxisSize, font: AXIS_FONT },
     ],
     series: [
       {},

@@ -32,6 +32,7 @@ export function RunDialogs() {
   return <RestartDialog checkpoints={prompt.checkpoints} resolve={prompt.resolve} />;
 }
 
+/** A restart runs in mode "run": a debug run starts at the beginning of the job (the host refuses to restore one). */
 function RestartDialog({
   checkpoints,
   resolve,
@@ -41,7 +42,6 @@ function RestartDialog({
 }) {
   const newest = checkpoints[0];
   const [chosen, setChosen] = useState<number | undefined>(newest?.id);
-  const [debug, setDebug] = useState(false);
   const preview = useRun((s) => s.previewSinks);
   const name = useId();
   return (
@@ -53,30 +53,24 @@ function RestartDialog({
           (see the job’s settings) and keeps the last few.
         </p>
       ) : (
-        <>
-          <fieldset className="restart-list">
-            <legend>Completed checkpoints, newest first</legend>
-            {checkpoints.map((c) => (
-              <label key={c.id} className="restart-item">
-                <input
-                  type="radio"
-                  name={name}
-                  checked={chosen === c.id}
-                  onChange={() => setChosen(c.id)}
-                  aria-label={`Checkpoint ${c.id}`}
-                />
-                <span>
-                  Checkpoint {c.id} — taken {formatTimeOfDay(c.triggeredAt)}, {formatBytes(c.fullBytes)} of
-                  state, {formatMs(c.durationMs)}
-                </span>
-              </label>
-            ))}
-          </fieldset>
-          <label className="restart-debug">
-            <input type="checkbox" checked={debug} onChange={(e) => setDebug(e.target.checked)} /> Debug (stop
-            before the first step after the restore)
-          </label>
-        </>
+        <fieldset className="restart-list">
+          <legend>Completed checkpoints, newest first</legend>
+          {checkpoints.map((c) => (
+            <label key={c.id} className="restart-item">
+              <input
+                type="radio"
+                name={name}
+                checked={chosen === c.id}
+                onChange={() => setChosen(c.id)}
+                aria-label={`Checkpoint ${c.id}`}
+              />
+              <span>
+                Checkpoint {c.id} — taken {formatTimeOfDay(c.triggeredAt)}, {formatBytes(c.fullBytes)} of
+                state, {formatMs(c.durationMs)}
+              </span>
+            </label>
+          ))}
+        </fieldset>
       )}
       {preview && checkpoints.length > 0 && (
         <p className="error">
@@ -89,9 +83,7 @@ function RestartDialog({
           type="button"
           className="primary"
           disabled={chosen === undefined || preview}
-          onClick={() =>
-            chosen !== undefined && resolve({ checkpointId: chosen, mode: debug ? 'debug' : 'run' })
-          }
+          onClick={() => chosen !== undefined && resolve({ checkpointId: chosen, mode: 'run' })}
         >
           Restart
         </button>
