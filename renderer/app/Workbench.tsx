@@ -1,5 +1,6 @@
 // The editing screen: menu bar and toolbar on top, palette left, canvas centre, inspector
 // right, the tabbed panels below.
+import { type CSSProperties, useState } from 'react';
 import type { MenuCommand } from '../../engine/host/desktopApi.js';
 import { Canvas } from '../canvas/Canvas';
 import { Inspector } from '../inspector/Inspector';
@@ -9,6 +10,7 @@ import { RunToolbar } from '../run/RunToolbar';
 import { useDesigner, useHistory } from '../store/designerContext';
 import { documentTitle, isDirty } from '../store/selectors';
 import { MenuBar } from './MenuBar';
+import { PanelSplitter } from './PanelSplitter';
 import { RawTextView } from './RawTextView';
 
 export function Workbench({
@@ -24,6 +26,7 @@ export function Workbench({
   const dirty = useDesigner(isDirty);
   const hasDraft = useDesigner((s) => s.draft !== undefined);
   const panelsVisible = useDesigner((s) => s.panelsVisible);
+  const [panelsHeight, setPanelsHeight] = useState(260);
   const canUndo = useHistory((h) => h.pastStates.length > 0);
   const canRedo = useHistory((h) => h.futureStates.length > 0);
 
@@ -34,7 +37,10 @@ export function Workbench({
   );
 
   return (
-    <div className={`workbench${panelsVisible ? '' : ' panels-hidden'}`}>
+    <div
+      className={`workbench${panelsVisible ? '' : ' panels-hidden'}`}
+      style={{ '--panels-height': `${panelsHeight}px` } as CSSProperties}
+    >
       <header className="topbar">
         {!nativeMenu && <MenuBar run={run} isMac={isMac} />}
         <div className="toolbar" role="toolbar" aria-label="Tools">
@@ -69,6 +75,7 @@ export function Workbench({
       ) : (
         <RawTextView />
       )}
+      {panelsVisible && <PanelSplitter height={panelsHeight} onChange={setPanelsHeight} />}
       {panelsVisible && <BottomPanels />}
     </div>
   );
