@@ -2,7 +2,7 @@
 // Pipewright benchmarks: the engine's CLI against hand-written Node scripts doing the same
 // job, measured in the same run, side by side. See docs/benchmarks.md for the method.
 //
-//   node bench/run.mjs [--only keyed,awaited,large,usercall,checkpoints] [--quick] [--build] [--runs N]
+//   node bench/run.mjs [--only keyed,awaited,large,usercall,checkpoints,stepback,designer] [--quick] [--build] [--runs N]
 //                      [--docs | --no-docs]
 //
 // --only    run only these suites (comma-separated)
@@ -29,6 +29,7 @@ import {
   largeStateData,
   WORK_DIR,
 } from './data.mjs';
+import { designerSuite } from './designer.mjs';
 import {
   clean,
   dirBytes,
@@ -39,8 +40,9 @@ import {
   runTimed,
   writeJob,
 } from './engineRun.mjs';
+import { stepBackSuite } from './stepBack.mjs';
 
-const SUITES = ['keyed', 'awaited', 'large', 'usercall', 'checkpoints'];
+const SUITES = ['keyed', 'awaited', 'large', 'usercall', 'checkpoints', 'stepback', 'designer'];
 const JOBS_DIR = join(WORK_DIR, 'jobs');
 const OUT_DIR = join(WORK_DIR, 'out');
 const STATE_DIR = join(WORK_DIR, 'state');
@@ -786,6 +788,8 @@ function report(results, opt) {
     L.push('');
   }
   if (results.checkpoints) L.push(...checkpointsReport(results.checkpoints));
+  if (results.stepback) L.push(...stepBackReport(results.stepback));
+  if (results.designer) L.push(...designerReport(results.designer));
   return L.join('\n');
 }
 
@@ -805,6 +809,79 @@ function fmtBytes(bytes) {
 function fmtShare(x) {
   const pct = x * 100;
   return `${pct >= 1 ? pct.toFixed(0) : pct.toFixed(1)}%`;
+}
+
+function stepBackReport(rows) {
+  const L = ['### Debugger step back (`DebugSession.stepBack()`, target < 300 ms at 10 MB of state)', ''];
+  if (rows.error) return [...L, `**Not measured:** ${rows.error}`, ''];
+  L.push(
+    '| run | state | step back: median | min / max (runs) | replays from the start | one step forward: median | open the job | open + step to the same place |',
+  );
+  L.push('| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |');
+  for (const r of rows) {
+    if (r.error) {
+      L.push(`| ${r.name ?? '?'} | FAILED: ${String(r.error).replaceAll('|', '\\|')} | | | | | | |`);
+      continue;
+    }
+    const b = r.baseline ?? {};
+    L.push(
+      `| ${r.name} | ${fmtBytes(r.stateBytes)} (${fmtInt(r.stateEntries)} entries) | **${fmtMs(r.stepBackMs.median)}** | ` +
+        `${fmtMs(r.stepBackMs.min)} / ${fmtMs(r.stepBackMs.max)} (${r.stepBackMs.runs}) | ${r.replaysFromStart} | ` +
+        `${fmtMs(b.stepForwardMs?.median)} | ${fmtMs(b.openMs)} | ${fmtMs(b.openAndStepToTheStepBeforeMs)} |`,
+    );
+  }
+  L.push('');
+  L.push(
+    'Each step back is timed from the call to the view of the step before; the baselines are measured in the same child ' +
+      'process: one step forward, opening the job, and opening it and stepping to the same place (what a replay from the ' +
+      'start costs at least). See bench/stepBack.mjs for the job.',
+  );
+  L.push('');
+  return L;
+}
+
+function designerReport(d) {
+  const L = [
+    `### Designer (a generated ${d.operators ?? 500}-operator job; targets: validation < 10 ms, first render < 1 s)`,
+    '',
+  ];
+  if (d.error) return [...L, `**Not measured:** ${d.error}`, ''];
+  const v = d.validation;
+  L.push('| measurement | 500 operators: median | min / p95 | 3 operators: median | ratio |');
+  L.push('| --- | ---: | --- | ---: | ---: |');
+  L.push(
+    `| validateJob (the engine's validator, in Node) | **${fmtMs(v.big.validate.median)}** | ${fmtMs(v.big.validate.min)} / ${fmtMs(v.big.validate.p95)} | ` +
+      `${fmtMs(v.small.validate.median)} | ${(v.big.validate.median / v.small.validate.median).toFixed(0)}× |`,
+  );
+  L.push(
+    `| JSON.parse of the same text (floor) | ${fmtMs(v.big.parse.median)} | ${fmtMs(v.big.parse.min)} / ${fmtMs(v.big.parse.p95)} | ` +
+      `${fmtMs(v.small.parse.median)} | |`,
+  );
+  if (d.render) {
+    const r = d.render;
+    L.push(
+      `| first render in Chromium (navigation start to the job drawn) | **${fmtMs(r.big.firstRenderMs.median)}** | ` +
+        `${fmtMs(r.big.firstRenderMs.min)} / ${fmtMs(r.big.firstRenderMs.max)} | ${fmtMs(r.small.firstRenderMs.median)} | ` +
+        `${(r.big.firstRenderMs.median / r.small.firstRenderMs.median).toFixed(2)}× |`,
+    );
+    L.push(
+      `| panning: 95th percentile frame time (median of runs) | ${fmtMs(r.big.framesP95Ms.median)} | | ${fmtMs(r.small.framesP95Ms.median)} | ` +
+        `${(r.big.framesP95Ms.median / r.small.framesP95Ms.median).toFixed(2)}× |`,
+    );
+    L.push(
+      `| panning: longest frame (median of runs) | ${fmtMs(r.big.framesMaxMs.median)} | | ${fmtMs(r.small.framesMaxMs.median)} | |`,
+    );
+  } else {
+    L.push('| first render in Chromium | not measured: no Chromium found | | | |');
+  }
+  L.push('');
+  L.push(
+    'First render: the browser form opened with the job as its file, in headless Chromium without a GPU ' +
+      '(`--disable-gpu`), so frame times are software rendering and pessimistic; a frame is 16.7 ms at 60 Hz. ' +
+      'Panning: 60 mouse moves dragging the canvas, frame intervals from requestAnimationFrame.',
+  );
+  L.push('');
+  return L;
 }
 
 function checkpointsReport(c) {
@@ -926,6 +1003,8 @@ const SECTION_SUITES = [
   ['### Large state', 'large'],
   ['### User-code call cost', 'usercall'],
   ['### Checkpoints', 'checkpoints'],
+  ['### Debugger step back', 'stepback'],
+  ['### Designer', 'designer'],
 ];
 
 /** The results as their header (the run's line) and their sections, each with its suite. */
@@ -1013,6 +1092,14 @@ async function main() {
   if (opt.only.includes('usercall')) results.usercall = await usercallSuite(sizes.usercallCalls);
   if (opt.only.includes('checkpoints')) {
     results.checkpoints = await checkpointsSuite(sizes.checkpoints, opt, results.engine);
+  }
+  if (opt.only.includes('stepback')) {
+    results.stepback = await stepBackSuite({ engineDist: SNAPSHOT, quick: opt.quick, log }).catch((e) => ({
+      error: e.message,
+    }));
+  }
+  if (opt.only.includes('designer')) {
+    results.designer = await designerSuite({ quick: opt.quick }).catch((e) => ({ error: e.message }));
   }
   results.elapsedS = Math.round((Date.now() - t0) / 1000);
   results.machine.loadAtEnd = os.loadavg()[0].toFixed(2);
