@@ -36,8 +36,6 @@ export interface CoordinatorProgress {
   readonly nextId: number;
   readonly due: boolean;
   readonly completed: number;
-  /** Snapshots subtasks have taken in the run so far. */
-  readonly snapshots: number;
   /** A checkpoint started that no subtask has taken its snapshot of yet. */
   readonly started: { readonly id: number; readonly triggeredAt: Date } | undefined;
 }
@@ -61,8 +59,6 @@ export class CheckpointCoordinator implements CheckpointAcker {
   private current: InFlight | undefined;
   private stopped = false;
   private abandoned = false;
-  /** Snapshots acknowledged in the run (time travel tells with it whether any was taken since). */
-  private snapshots = 0;
   /** Ids of checkpoints that completed in this run. */
   readonly completed: number[] = [];
   onEvent: ((event: CheckpointEvent) => void) | undefined;
@@ -125,7 +121,6 @@ export class CheckpointCoordinator implements CheckpointAcker {
     // handled, so that a file that could not be written fails the checkpoint, not the process.
     ack.catch(() => {});
     current.acks.set(subtask, ack);
-    this.snapshots++;
     if (current.acks.size === this.subtasks.length) void this.finish(current);
   }
 
@@ -170,27 +165,25 @@ export class CheckpointCoordinator implements CheckpointAcker {
       nextId: this.nextId,
       due: this.due,
       completed: this.completed.length + (taken ? 1 : 0),
-      snapshots: this.snapshots,
       started:
         current === undefined || taken ? undefined : { id: current.id, triggeredAt: current.triggeredAt },
     };
   }
 
   /**
-   * Debug runs: back to an earlier point, once the checkpoint in flight has been given up. True
-   * when a subtask has taken a snapshot since then (it will be taken again, under the same id).
+   * Debug runs: back to an earlier point, once the checkpoint in flight has been given up. The
+   * checkpoints completed since are undone: their metadata goes (their ids will be taken again),
+   * so that none of them counts as the newest when old files are let go.
    */
-  rewind(progress: CoordinatorProgress): boolean {
-    const moved = this.snapshots !== progress.snapshots;
+  async rewind(progress: CoordinatorProgress): Promise<void> {
+    // (One counted as completed when its snapshots were all taken may have failed writing its files.)
+    const undone = this.completed.splice(Math.min(this.completed.length, progress.completed));
+    for (const id of undone) await this.storage.forget(id);
     this.nextId = progress.nextId;
     this.due = progress.due;
-    // (One counted as completed when its snapshots were all taken may have failed writing its files.)
-    this.completed.length = Math.min(this.completed.length, progress.completed);
-    this.snapshots = progress.snapshots;
     this.stopped = false;
     const started = progress.started;
     this.current = started === undefined ? undefined : this.inFlight(started.id, started.triggeredAt);
-    return moved;
   }
 
   /** The checkpoint in flight, settled; none may start after this. */

@@ -143,6 +143,11 @@ export class CheckpointStorage {
     }
   }
 
+  /** Removes a checkpoint's metadata (a debug run went back to before it; its files stay for retain). */
+  async forget(id: number): Promise<void> {
+    await rm(join(this.root, `chk-${id}.json`), { force: true });
+  }
+
   /** Ids of checkpoints whose metadata exists, newest first. */
   async completedIds(): Promise<number[]> {
     let names: string[];

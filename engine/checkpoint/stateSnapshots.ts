@@ -44,6 +44,12 @@ export class StateSnapshots {
    * have outgrown the base: the next checkpoint takes a base then, which holds them anyway.
    */
   private logging = false;
+  /**
+   * Names of the files written so far. A debug run that goes back in time takes a checkpoint id
+   * again while its changes chain still names the files written under that id the first time:
+   * a second file of one id gets a suffix instead of writing over the first.
+   */
+  private readonly names = new Set<string>();
   /** Snapshots still writing; one that failed leaves a gap in the changes, so a base follows. */
   private writing = 0;
   private failed = false;
@@ -72,7 +78,7 @@ export class StateSnapshots {
     if (!this.logging) return undefined;
     this.segment ??= new StateFileWriter(
       this.storage,
-      this.storage.dataPath(this.operator, this.subtask, `changes-${this.nextSegmentId}.kv`),
+      this.storage.dataPath(this.operator, this.subtask, this.fileName('changes', this.nextSegmentId)),
     );
     const segment = this.segment;
     let wait: Promise<void> | undefined;
@@ -149,7 +155,7 @@ export class StateSnapshots {
   private async writeBase(checkpointId: number, entries: SnapshotChunks): Promise<FileRef> {
     const writer = new StateFileWriter(
       this.storage,
-      this.storage.dataPath(this.operator, this.subtask, `base-${checkpointId}.kv`),
+      this.storage.dataPath(this.operator, this.subtask, this.fileName('base', checkpointId)),
     );
     for await (const chunk of entries) {
       for (const [key, value] of chunk) {
@@ -168,15 +174,12 @@ export class StateSnapshots {
     return { base, changes, keyGroups: this.keyGroups, entries: size.entries, bytes: size.bytes };
   }
 
-  /**
-   * Debug runs going back to before a checkpoint: the changes logged since its base no longer
-   * lead to the state, so nothing is logged until the next checkpoint, which takes a base.
-   */
-  async restart(): Promise<void> {
-    this.logging = false;
-    const segment = this.segment;
-    this.segment = undefined;
-    await segment?.discard();
+  /** `base-7.kv`, `changes-8.kv`; `changes-8.2.kv` for a second file of the same id (see `names`). */
+  private fileName(kind: 'base' | 'changes', id: number): string {
+    let name = `${kind}-${id}.kv`;
+    for (let n = 2; this.names.has(name); n++) name = `${kind}-${id}.${n}.kv`;
+    this.names.add(name);
+    return name;
   }
 
   async discard(): Promise<void> {

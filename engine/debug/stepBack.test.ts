@@ -19,10 +19,12 @@ import {
   sink,
   stepToEnd,
 } from '../../test/debugJobs.js';
+import { findCheckpoint } from '../checkpoint/findCheckpoint.js';
 import type { Job } from '../graph/schema.js';
 import { validateJob } from '../graph/validate.js';
 import type { StepView } from '../host/runProtocol.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
+import { JobRun } from '../runtime/jobRun.js';
 import type { DebugSession } from './debugSession.js';
 
 const OWNERS_CODE = `function process(r, ctx) {
@@ -294,6 +296,63 @@ describe('step back', () => {
 });
 
 describe('a debug run', () => {
+  it('leaves checkpoints, after stepping back across some, that restore to the output of `pipewright run`', async () => {
+    // Much state loaded first, then few keys changed: checkpoints after the first persist only
+    // changes, so the chain of changes files a checkpoint names grows from one to the next.
+    const job = makeJob(
+      'chain',
+      [
+        generator(
+          'gen',
+          'function generate(i) { return i < 400 ? { k: "k" + i, v: "x".repeat(2000) } : { k: "k" + (i % 7), v: i }; }',
+          1500,
+        ),
+        fn(
+          'keep',
+          'process',
+          'function process(r, ctx) { const s = ctx.state.value("v"); s.set(r.v); ctx.emit({ k: r.k, n: String(r.v).length }); }',
+          2,
+        ),
+        sink('out', 'out.jsonl'),
+      ],
+      [
+        { id: 'e1', from: 'gen', to: 'keep', partition: 'hash', key: 'k' },
+        { id: 'e2', from: 'keep', to: 'out', partition: 'rebalance' },
+      ],
+      { checkpointIntervalMs: 1000, checkpointsRetained: 2 },
+    );
+    const plainDir = await jobFolder();
+    await plainRun(job, plainDir);
+    const expected = (await readLines(join(plainDir, 'out.jsonl'))).sort();
+    const dir = await jobFolder();
+    const session = await debugSession(job, dir, { previewSinks: false, checkpointEverySteps: 60 });
+    const { views } = await forward(session, 3000);
+    // Back to before the start of the last checkpoint the run completed (and past the one before), then on past it.
+    const started = new Map<number, number>();
+    for (const v of views)
+      if (v.checkpointId !== undefined && !started.has(v.checkpointId)) started.set(v.checkpointId, v.seq);
+    const [last, previous] = [...started.keys()].sort((a, b) => b - a).slice(1);
+    expect(previous).toBeDefined();
+    const back = started.get(previous!)! - 10;
+    while (session.position > back) await session.stepBack();
+    const { views: again } = await forward(session, started.get(last!)! + 300 - back);
+    expect(again).toEqual(views.slice(back, back + again.length));
+    await session.close();
+    // As `pipewright run --restore latest` does: the newest complete checkpoint, its files checked.
+    const found = await findCheckpoint(join(dir, 'debug-checkpoints'), 'latest', () => {});
+    expect(found.error).toBeUndefined();
+    // One the run took again after going back (those it went back over were undone, files and all).
+    expect(found.checkpoint!.id).toBeGreaterThanOrEqual(last!);
+    const restored = await JobRun.open(job, {
+      jobDir: dir,
+      stateDir: join(dir, 'restored-state'),
+      checkpointDir: join(dir, 'debug-checkpoints'),
+      restore: found.checkpoint!,
+    });
+    await restored.run();
+    expect((await readLines(join(dir, 'out.jsonl'))).sort()).toEqual(expected);
+  });
+
   it('keeps no checkpoint of another run from numbering its own', async () => {
     const dir = await jobFolder();
     const job = ownersJob(30, { checkpointIntervalMs: 1000 });

@@ -387,13 +387,8 @@ export class JobRun {
    * `item` may stand in a fresh copy for a record a step has handed to user code since.
    */
   async restoreProgress(progress: RunProgress, item: (item: ChannelItem) => ChannelItem): Promise<void> {
-    const coordinator = this.coordinator;
-    if (coordinator !== undefined && progress.coordinator !== undefined) {
-      // A checkpoint taken since that point left each state's changelog past it: start anew with a base.
-      if (coordinator.rewind(progress.coordinator)) {
-        for (const subtask of this.subtasks) await subtask.checkpointing?.state?.restart();
-      }
-    }
+    // Keyed state's changelog goes on: the journal's writes back are changes like any other.
+    if (progress.coordinator !== undefined) await this.coordinator?.rewind(progress.coordinator);
     const channels = this.channels();
     progress.channels.forEach((c, i) => {
       channels[i]!.restore(c.items.map(item), c.delivered, c.ended);
