@@ -26,7 +26,7 @@ export function Workbench({
   const dirty = useDesigner(isDirty);
   const hasDraft = useDesigner((s) => s.draft !== undefined);
   const panelsVisible = useDesigner((s) => s.panelsVisible);
-  const [panelsHeight, setPanelsHeight] = useState(260);
+  const [panelsHeight, setPanelsHeight] = useState(220);
   const canUndo = useHistory((h) => h.pastStates.length > 0);
   const canRedo = useHistory((h) => h.futureStates.length > 0);
 
