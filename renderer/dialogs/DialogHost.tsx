@@ -1,37 +1,8 @@
 // Renders the pending dialog of the dialog service as a modal <dialog>.
-import { useEffect, useRef } from 'react';
 import { useStore } from 'zustand';
 import type { DialogService } from './dialogService';
 import { FileDialog } from './FileDialog';
-
-function Modal({
-  label,
-  onCancel,
-  children,
-}: {
-  label: string;
-  onCancel: () => void;
-  children: React.ReactNode;
-}) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const d = ref.current;
-    if (d !== null && !d.open) d.showModal();
-  }, []);
-  return (
-    <dialog
-      ref={ref}
-      className="modal"
-      aria-label={label}
-      onCancel={(e) => {
-        e.preventDefault();
-        onCancel();
-      }}
-    >
-      {children}
-    </dialog>
-  );
-}
+import { Modal } from './Modal';
 
 export function DialogHost({ dialogs }: { dialogs: DialogService }) {
   const request = useStore(dialogs.store, (s) => s.request);

@@ -2,7 +2,7 @@
 // from its file), and which checkpoint to restart from.
 import { useId, useState } from 'react';
 import type { RunCheckpointEvent } from '../../engine/host/protocol.js';
-import { RunModal } from './RunModal';
+import { Modal } from '../dialogs/Modal';
 import { useRun } from './runContext';
 import type { RestartChoice } from './runStore';
 import { formatBytes, formatMs, formatTimeOfDay } from './units';
@@ -12,7 +12,7 @@ export function RunDialogs() {
   if (prompt === undefined) return null;
   if (prompt.kind === 'saveFirst') {
     return (
-      <RunModal label="Save before running" onCancel={() => prompt.resolve(false)}>
+      <Modal label="Save before running" onCancel={() => prompt.resolve(false)}>
         <h2>Save “{prompt.title}” before running?</h2>
         <p>
           A job runs from its file: relative paths in its parameters resolve against the file’s folder, and
@@ -26,7 +26,7 @@ export function RunDialogs() {
             Cancel
           </button>
         </div>
-      </RunModal>
+      </Modal>
     );
   }
   return <RestartDialog checkpoints={prompt.checkpoints} resolve={prompt.resolve} />;
@@ -45,7 +45,7 @@ function RestartDialog({
   const preview = useRun((s) => s.previewSinks);
   const name = useId();
   return (
-    <RunModal label="Restart from checkpoint" onCancel={() => resolve(undefined)}>
+    <Modal label="Restart from checkpoint" onCancel={() => resolve(undefined)}>
       <h2>Restart from checkpoint</h2>
       {checkpoints.length === 0 ? (
         <p>
@@ -91,6 +91,6 @@ function RestartDialog({
           Cancel
         </button>
       </div>
-    </RunModal>
+    </Modal>
   );
 }

@@ -1,8 +1,8 @@
-// A modal <dialog> for the run commands' questions (the app's dialog service knows only its own
-// kinds). Escape answers like Cancel.
+// A modal <dialog>, shown as soon as it mounts; Escape answers like Cancel. Used by the dialog
+// service's prompts and by the run commands' own questions.
 import { type ReactNode, useEffect, useRef } from 'react';
 
-export function RunModal({
+export function Modal({
   label,
   onCancel,
   children,
