@@ -2,8 +2,8 @@
 // an accessible name as Chromium's accessibility tree computes it; the bottom panels are tabs
 // named Problems, Debugger, State, Checkpoints and Metrics, worked with the arrow keys; the menus
 // work from the keyboard. And the browser form's host answers only a page that has this start's token.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type AppSession, closeBrowser, openApp } from './appHarness.js';
+import { describe, expect, test } from 'vitest';
+import type { AppSession } from './appHarness.js';
 import {
   accessibleControls,
   clickEdge,
@@ -14,24 +14,16 @@ import {
   isFocused,
   MOD,
   operator,
-  reportFailures,
+  sessionPerFile,
   toolbar,
   unnamedControls,
 } from './helpers.js';
 
 let session: AppSession;
 
-beforeAll(async () => {
-  session = await openApp();
-  session.page.setDefaultTimeout(10_000);
+sessionPerFile((opened) => {
+  session = opened;
 });
-
-afterAll(async () => {
-  await session?.close();
-  await closeBrowser();
-});
-
-reportFailures(() => session);
 
 describe('every control has an accessible name', () => {
   test('on the start screen', async () => {

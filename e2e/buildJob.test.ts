@@ -2,9 +2,9 @@
 // operators from the palette, two edges drawn between handles, parallelism, a hash key and code
 // typed into the inspector; then saves it, reopens it and saves it again.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { validateJob } from '../engine/graph/index.js';
-import { type AppSession, closeBrowser, openApp } from './appHarness.js';
+import type { AppSession } from './appHarness.js';
 import {
   canvas,
   clickEdge,
@@ -27,8 +27,8 @@ import {
   problemList,
   problemMessages,
   readText,
-  reportFailures,
   saveWithShortcut,
+  sessionPerFile,
   typeInto,
 } from './helpers.js';
 
@@ -38,17 +38,9 @@ const CODE =
 
 let session: AppSession;
 
-beforeAll(async () => {
-  session = await openApp();
-  session.page.setDefaultTimeout(10_000);
+sessionPerFile((opened) => {
+  session = opened;
 });
-
-afterAll(async () => {
-  await session?.close();
-  await closeBrowser();
-});
-
-reportFailures(() => session);
 
 describe('a job built from an empty canvas', () => {
   const file = () => join(session.workDir, 'clicks.job.json');

@@ -2,8 +2,8 @@
 // operators and edges, the canvas marks them, a click on a problem selects and centres what it
 // names, and making one edge of the cycle a feedback edge (from the panel, from the edge itself,
 // or with the inspector's checkbox) makes the problem go, each in one undo step.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type AppSession, closeBrowser, openApp } from './appHarness.js';
+import { describe, expect, test } from 'vitest';
+import type { AppSession } from './appHarness.js';
 import {
   canvas,
   clickEdge,
@@ -22,23 +22,15 @@ import {
   paletteItem,
   problemList,
   problemMessages,
-  reportFailures,
+  sessionPerFile,
   typeInto,
 } from './helpers.js';
 
 let session: AppSession;
 
-beforeAll(async () => {
-  session = await openApp();
-  session.page.setDefaultTimeout(10_000);
+sessionPerFile((opened) => {
+  session = opened;
 });
-
-afterAll(async () => {
-  await session?.close();
-  await closeBrowser();
-});
-
-reportFailures(() => session);
 
 /** Centre of an element's box, in screen coordinates. */
 async function centre(locator: ReturnType<typeof operator>) {

@@ -4,8 +4,8 @@
 // each opened with its problems shown and saved back without losing anything.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type AppSession, closeBrowser, openApp } from './appHarness.js';
+import { describe, expect, test } from 'vitest';
+import { type AppSession, openApp } from './appHarness.js';
 import {
   answerFileDialog,
   canvas,
@@ -25,8 +25,8 @@ import {
   problemList,
   problemMessages,
   readText,
-  reportFailures,
   saveWithShortcut,
+  sessionPerFile,
   toolbar,
 } from './helpers.js';
 
@@ -35,17 +35,9 @@ const TEMPLATE_TEXT = readFileSync(TEMPLATE, 'utf8');
 
 let session: AppSession;
 
-beforeAll(async () => {
-  session = await openApp();
-  session.page.setDefaultTimeout(10_000);
+sessionPerFile((opened) => {
+  session = opened;
 });
-
-afterAll(async () => {
-  await session?.close();
-  await closeBrowser();
-});
-
-reportFailures(() => session);
 
 const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 

@@ -3,8 +3,8 @@
 // the app's own file dialog for files on disk.
 import { readFileSync, statSync } from 'node:fs';
 import type { Locator, Page } from 'playwright-core';
-import { beforeEach, expect } from 'vitest';
-import type { AppSession } from './appHarness.js';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { type AppSession, closeBrowser, openApp } from './appHarness.js';
 
 /** Ctrl on Linux and Windows; the app reads Cmd on macOS, where Chromium reports it as Meta. */
 export const MOD = process.platform === 'darwin' ? 'Meta' : 'Control';
@@ -318,7 +318,25 @@ export async function isFocused(locator: Locator): Promise<boolean> {
  * On a failed test, a screenshot (e2e/artifacts/failed-NAME.png) and what the page said, so a
  * failure in CI can be understood without running it again.
  */
-export function reportFailures(session: () => AppSession | undefined): void {
+/**
+ * The one app session of a test file: opened before its tests, closed with the browser after
+ * them, and a failed test leaves a screenshot and the page's errors (reportFailures).
+ */
+export function sessionPerFile(opened: (session: AppSession) => void): void {
+  let session: AppSession | undefined;
+  beforeAll(async () => {
+    session = await openApp();
+    session.page.setDefaultTimeout(10_000);
+    opened(session);
+  });
+  afterAll(async () => {
+    await session?.close();
+    await closeBrowser();
+  });
+  reportFailures(() => session);
+}
+
+function reportFailures(session: () => AppSession | undefined): void {
   beforeEach(({ task, onTestFailed }) => {
     onTestFailed(async () => {
       const s = session();

@@ -6,9 +6,9 @@
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type AppSession, closeBrowser, openApp } from './appHarness.js';
-import { eventually, expectNoPageErrors, operator, readText, reportFailures } from './helpers.js';
+import { describe, expect, test } from 'vitest';
+import type { AppSession } from './appHarness.js';
+import { eventually, expectNoPageErrors, operator, readText, sessionPerFile } from './helpers.js';
 import {
   type CanvasMarks,
   canvasMarks,
@@ -43,17 +43,9 @@ let session: AppSession;
 const jobFile = () => join(session.workDir, 'owner-has-items.job.json');
 const outputFile = () => join(session.workDir, 'out', 'ownership.jsonl');
 
-beforeAll(async () => {
-  session = await openApp();
-  session.page.setDefaultTimeout(10_000);
+sessionPerFile((opened) => {
+  session = opened;
 });
-
-afterAll(async () => {
-  await session?.close();
-  await closeBrowser();
-});
-
-reportFailures(() => session);
 
 const debuggerPanel = () => session.page.getByRole('tabpanel', { name: 'Debugger' });
 const currentStep = () => debuggerPanel().getByRole('article', { name: 'Current step' });

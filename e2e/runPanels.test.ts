@@ -4,9 +4,9 @@
 // prefix; and Stop, of a debug run paused at a step and of one running to its end.
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type AppSession, closeBrowser, openApp } from './appHarness.js';
-import { eventually, expectNoPageErrors, operator, readText, reportFailures } from './helpers.js';
+import { describe, expect, test } from 'vitest';
+import type { AppSession } from './appHarness.js';
+import { eventually, expectNoPageErrors, operator, readText, sessionPerFile } from './helpers.js';
 import {
   canvasMarks,
   enabledRunButtons,
@@ -52,17 +52,9 @@ const ownersOn = (subtask: number) => ALL_OWNERS.filter((o) => subtaskOf(o) === 
 let session: AppSession;
 const jobFile = () => join(session.workDir, 'owner-has-items.job.json');
 
-beforeAll(async () => {
-  session = await openApp();
-  session.page.setDefaultTimeout(10_000);
+sessionPerFile((opened) => {
+  session = opened;
 });
-
-afterAll(async () => {
-  await session?.close();
-  await closeBrowser();
-});
-
-reportFailures(() => session);
 
 describe('running owner-has-items on a bigger input', () => {
   test('Run saves the job first and runs it to the end; the output says who owns what', async () => {

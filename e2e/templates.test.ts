@@ -3,9 +3,9 @@
 // with no problems, as a new unsaved job that is never saved over the example.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { KINDS, type OperatorKind, validateJob } from '../engine/graph/index.js';
-import { type AppSession, closeBrowser, openApp } from './appHarness.js';
+import type { AppSession } from './appHarness.js';
 import {
   canvasSnapshot,
   eventually,
@@ -15,7 +15,7 @@ import {
   inspector,
   isMarkedUnsaved,
   MOD,
-  reportFailures,
+  sessionPerFile,
 } from './helpers.js';
 
 const EXAMPLES = join(import.meta.dirname, '..', 'assets', 'examples');
@@ -64,17 +64,9 @@ function edgeName(e: TemplateFile['job']['edges'][number]): string {
 let session: AppSession;
 let opened = false;
 
-beforeAll(async () => {
-  session = await openApp();
-  session.page.setDefaultTimeout(10_000);
+sessionPerFile((opened) => {
+  session = opened;
 });
-
-afterAll(async () => {
-  await session?.close();
-  await closeBrowser();
-});
-
-reportFailures(() => session);
 
 /** Back to the start screen: the page reloaded, confirming the browser's leave prompt if it asks. */
 async function backToStart(): Promise<string | undefined> {

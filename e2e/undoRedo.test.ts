@@ -2,8 +2,8 @@
 // and the unsaved-changes mark and prompt, all through the keyboard shortcuts and the toolbar.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type AppSession, closeBrowser, openApp } from './appHarness.js';
+import { describe, expect, test } from 'vitest';
+import type { AppSession } from './appHarness.js';
 import {
   answerFileDialog,
   type CanvasSnapshot,
@@ -23,25 +23,17 @@ import {
   paletteItem,
   positionOf,
   readText,
-  reportFailures,
   saveWithShortcut,
+  sessionPerFile,
   toolbar,
   typeInto,
 } from './helpers.js';
 
 let session: AppSession;
 
-beforeAll(async () => {
-  session = await openApp();
-  session.page.setDefaultTimeout(10_000);
+sessionPerFile((opened) => {
+  session = opened;
 });
-
-afterAll(async () => {
-  await session?.close();
-  await closeBrowser();
-});
-
-reportFailures(() => session);
 
 const undoButton = () => toolbar(session.page).getByRole('button', { name: 'Undo' });
 const redoButton = () => toolbar(session.page).getByRole('button', { name: 'Redo' });
