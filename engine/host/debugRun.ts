@@ -6,30 +6,16 @@
 // run is stopped or another one starts.
 import { DebugSession } from '../debug/debugSession.js';
 import { type Plan, planJob } from '../graph/plan.js';
-import type { Job } from '../graph/schema.js';
-import type { RunDirs } from '../runtime/runDirs.js';
 import type { KvStore } from '../state/kvStore.js';
-import { checkpointEventOf, type DrivenRun, isEnded, type RunEventSink } from './drivenRun.js';
+import { checkpointEventOf, type DrivenRun, type RunBasics, StatusReportingRun } from './drivenRun.js';
 import { PREVIEW_BATCH } from './previewOutput.js';
 import { liveMetrics, MetricsFeed } from './runMetricsFeed.js';
-import type {
-  Breakpoint,
-  BreakpointProblem,
-  RunInfo,
-  RunStatus,
-  StepView,
-  TraceView,
-} from './runProtocol.js';
+import type { Breakpoint, BreakpointProblem, RunInfo, StepView, TraceView } from './runProtocol.js';
 
-export interface DebugRunOptions {
-  readonly runId: string;
-  readonly job: Job;
-  readonly dirs: RunDirs;
+export interface DebugRunOptions extends RunBasics {
   /** Sinks show their records and write nothing; such a run takes no checkpoints (see HostRun). */
   readonly previewSinks: boolean;
   readonly breakpoints: readonly Breakpoint[];
-  readonly note?: string;
-  readonly events: RunEventSink;
 }
 
 function describeProblems(problems: readonly BreakpointProblem[]): string | undefined {
@@ -37,10 +23,8 @@ function describeProblems(problems: readonly BreakpointProblem[]): string | unde
   return problems.map((p) => `breakpoint ${p.id} left out: ${p.message}`).join('; ');
 }
 
-export class DebugRun implements DrivenRun {
+export class DebugRun extends StatusReportingRun implements DrivenRun {
   readonly mode = 'debug' as const;
-  private status: RunStatus = 'starting';
-  private message: string | undefined;
   private session: DebugSession | undefined;
   private feed: MetricsFeed | undefined;
   /** The continue() under way after a resume; pause and stop wait for it. */
@@ -54,7 +38,7 @@ export class DebugRun implements DrivenRun {
   private readonly plan: Plan;
 
   private constructor(private readonly options: DebugRunOptions) {
-    this.message = options.note;
+    super(options);
     this.plan = planJob(options.job);
     this.released = new Promise((resolve) => {
       this.release = () => {
@@ -62,22 +46,6 @@ export class DebugRun implements DrivenRun {
         resolve();
       };
     });
-  }
-
-  get runId(): string {
-    return this.options.runId;
-  }
-
-  get job(): Job {
-    return this.options.job;
-  }
-
-  get dirs(): RunDirs {
-    return this.options.dirs;
-  }
-
-  get active(): boolean {
-    return !isEnded(this.status);
   }
 
   /** Opens the job held before its first step; rejects with the engine's message if it cannot. */
@@ -88,26 +56,8 @@ export class DebugRun implements DrivenRun {
     return run;
   }
 
-  info(): RunInfo {
-    return {
-      runId: this.options.runId,
-      status: this.status,
-      mode: this.mode,
-      step: this.session?.position ?? 0,
-      ...(this.message === undefined ? {} : { message: this.message }),
-      stateDir: this.options.dirs.stateDir,
-      checkpointDir: this.options.dirs.checkpointDir,
-    };
-  }
-
-  private emitStatus(): void {
-    this.options.events.status(this.info());
-  }
-
-  private setStatus(status: RunStatus, message?: string): void {
-    this.status = status;
-    this.message = message;
-    this.emitStatus();
+  protected stepsTaken(): number {
+    return this.session?.position ?? 0;
   }
 
   private async open(): Promise<void> {

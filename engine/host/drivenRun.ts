@@ -44,6 +44,68 @@ export interface DrivenRun {
   dispose(): Promise<void>;
 }
 
+/** What a run is given whatever its mode. */
+export interface RunBasics {
+  readonly runId: string;
+  readonly job: Job;
+  readonly dirs: RunDirs;
+  /** Shown with the first status (e.g. which checkpoint was chosen). */
+  readonly note?: string;
+  readonly events: RunEventSink;
+}
+
+/** Who a run is and the status it reports, the same for both modes. */
+export abstract class StatusReportingRun {
+  abstract readonly mode: RunMode;
+  protected status: RunStatus = 'starting';
+  protected message: string | undefined;
+
+  protected constructor(private readonly basics: RunBasics) {
+    this.message = basics.note;
+  }
+
+  get runId(): string {
+    return this.basics.runId;
+  }
+
+  get job(): Job {
+    return this.basics.job;
+  }
+
+  get dirs(): RunDirs {
+    return this.basics.dirs;
+  }
+
+  get active(): boolean {
+    return !isEnded(this.status);
+  }
+
+  /** Steps taken so far; a run that does not step reports 0. */
+  protected abstract stepsTaken(): number;
+
+  info(): RunInfo {
+    return {
+      runId: this.basics.runId,
+      status: this.status,
+      mode: this.mode,
+      step: this.stepsTaken(),
+      ...(this.message === undefined ? {} : { message: this.message }),
+      stateDir: this.basics.dirs.stateDir,
+      checkpointDir: this.basics.dirs.checkpointDir,
+    };
+  }
+
+  protected emitStatus(): void {
+    this.basics.events.status(this.info());
+  }
+
+  protected setStatus(status: RunStatus, message?: string): void {
+    this.status = status;
+    this.message = message;
+    this.emitStatus();
+  }
+}
+
 /** Statuses after which the run does not go on by itself. */
 export function isEnded(status: RunStatus): boolean {
   return status === 'finished' || status === 'failed' || status === 'stopped';

@@ -2,30 +2,22 @@
 // with its status, live metrics and checkpoints sent as host events. Pause holds the scheduler
 // at a slice boundary; stop is the CLI's clean stop (a final checkpoint where checkpoints are on).
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
-import type { Job } from '../graph/schema.js';
 import type { RunSummary } from '../runtime/jobRun.js';
 import { JobRun } from '../runtime/jobRun.js';
-import type { RunDirs } from '../runtime/runDirs.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
 import type { KvStore } from '../state/kvStore.js';
-import { checkpointEventOf, type DrivenRun, isEnded, type RunEventSink } from './drivenRun.js';
+import { checkpointEventOf, type DrivenRun, type RunBasics, StatusReportingRun } from './drivenRun.js';
 import { PreviewOutput } from './previewOutput.js';
 import { liveMetrics, MetricsFeed } from './runMetricsFeed.js';
 import type { RunInfo, RunStatus } from './runProtocol.js';
 
-export interface HostRunOptions {
-  readonly runId: string;
-  readonly job: Job;
-  readonly dirs: RunDirs;
+export interface HostRunOptions extends RunBasics {
   readonly restore?: CheckpointMetadata;
   /**
    * Sinks show their records and write nothing. Such a run takes no checkpoints either: one
    * without its sinks' output would make a later restore lose that output.
    */
   readonly previewSinks: boolean;
-  /** What the choice of checkpoint said (which one, which were skipped); shown while running. */
-  readonly note?: string;
-  readonly events: RunEventSink;
 }
 
 function summaryMessage(summary: RunSummary): string {
@@ -39,10 +31,8 @@ function summaryMessage(summary: RunSummary): string {
     : `stopped at checkpoint ${last} after ${read} records from the sources in ${seconds} s; a restart from it goes on from there`;
 }
 
-export class HostRun implements DrivenRun {
+export class HostRun extends StatusReportingRun implements DrivenRun {
   readonly mode = 'run' as const;
-  private status: RunStatus = 'starting';
-  private message: string | undefined;
   private jobRun: JobRun | undefined;
   private feed: MetricsFeed | undefined;
   private preview: PreviewOutput | undefined;
@@ -52,26 +42,10 @@ export class HostRun implements DrivenRun {
   private end!: () => void;
 
   private constructor(private readonly options: HostRunOptions) {
-    this.message = options.note;
+    super(options);
     this.released = new Promise((resolve) => {
       this.end = resolve;
     });
-  }
-
-  get runId(): string {
-    return this.options.runId;
-  }
-
-  get job(): Job {
-    return this.options.job;
-  }
-
-  get dirs(): RunDirs {
-    return this.options.dirs;
-  }
-
-  get active(): boolean {
-    return !isEnded(this.status);
   }
 
   /**
@@ -85,26 +59,8 @@ export class HostRun implements DrivenRun {
     return run;
   }
 
-  info(): RunInfo {
-    return {
-      runId: this.options.runId,
-      status: this.status,
-      mode: this.mode,
-      step: 0,
-      ...(this.message === undefined ? {} : { message: this.message }),
-      stateDir: this.options.dirs.stateDir,
-      checkpointDir: this.options.dirs.checkpointDir,
-    };
-  }
-
-  private emitStatus(): void {
-    this.options.events.status(this.info());
-  }
-
-  private setStatus(status: RunStatus, message?: string): void {
-    this.status = status;
-    this.message = message;
-    this.emitStatus();
+  protected stepsTaken(): number {
+    return 0;
   }
 
   private async open(): Promise<void> {
