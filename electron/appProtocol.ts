@@ -4,8 +4,8 @@
 // header with each of them.
 import { pathToFileURL } from 'node:url';
 import { net, protocol } from 'electron';
-import { CONTENT_SECURITY_POLICY_HEADER } from './contentSecurityPolicy.js';
-import { rendererFile } from './rendererPath.js';
+import { CONTENT_SECURITY_POLICY_HEADER } from '../engine/host/contentSecurityPolicy.js';
+import { resolveStaticPath } from '../engine/host/staticFiles.js';
 
 export const APP_SCHEME = 'pipewright';
 export const APP_HOST = 'app';
@@ -39,7 +39,7 @@ export function serveRenderer(rendererDir: string): void {
   protocol.handle(APP_SCHEME, async (request) => {
     const url = new URL(request.url);
     if (url.host !== APP_HOST || (request.method !== 'GET' && request.method !== 'HEAD')) return notFound();
-    const file = rendererFile(rendererDir, url.pathname);
+    const file = resolveStaticPath(rendererDir, url.pathname);
     if (file === undefined) return notFound();
     let response: Response;
     try {

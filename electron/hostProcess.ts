@@ -3,7 +3,7 @@
 // dies it is started again (the pages see their port close and ask for a new one); if it dies
 // again right after starting, it is left stopped and the failure reported once.
 import { MessageChannelMain, type MessagePortMain, type UtilityProcess, utilityProcess } from 'electron';
-import type { HostToShellMessage, ShellToHostMessage } from './hostMessages.js';
+import type { HostToShellMessage, ShellToHostMessage } from '../engine/host/shellMessages.js';
 
 export interface HostProcessOptions {
   /** dist/engine/host/utilityMain.js */

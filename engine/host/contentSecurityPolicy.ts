@@ -1,9 +1,9 @@
 // The designer page's Content-Security-Policy, sent with the browser form's HTTP responses.
 // Scripts only from the page's own origin (no inline script, no eval); inline styles allowed,
 // because React Flow and CodeMirror set style attributes and <style> elements; the only
-// connection besides the page's origin is the browser form's WebSocket. The same policy is in
-// electron/contentSecurityPolicy.ts (electron/ may not import this module) and in the <meta>
-// tag of renderer/index.html; test/contentSecurityPolicy.test.ts keeps the three equal.
+// connection besides the page's origin is the browser form's WebSocket. The desktop shell sends
+// the same header (electron/appProtocol.ts imports it); renderer/index.html repeats it in a
+// <meta> tag, and test/shellAgreement.test.ts keeps that tag equal to it.
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",

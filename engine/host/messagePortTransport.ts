@@ -1,7 +1,7 @@
 // The host protocol over an Electron MessagePortMain, inside the utilityProcess the desktop shell
 // forks: messages are structured-cloned objects, one per protocol message. The engine may not
 // import 'electron', so the port is described by the shape it is used through;
-// test/shellCopies.test.ts checks at compile time that Electron's own types still fit it.
+// test/shellAgreement.test.ts checks at compile time that Electron's own types still fit it.
 import { serveConnection } from './hostConnection.js';
 import type { HostService } from './hostService.js';
 import type { HostMessage, MessageChannelLike } from './protocol.js';

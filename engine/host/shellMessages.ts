@@ -1,6 +1,5 @@
 // Messages between the desktop shell's main process and the engine host in its utilityProcess
-// (over process.parentPort), not seen by the renderer. Types only. electron/hostMessages.ts
-// repeats them (electron/ may not import the engine); test/shellCopies.test.ts keeps the two equal.
+// (over process.parentPort), not seen by the renderer. Types only; both sides import them.
 
 export type ShellToHostMessage =
   /** Carries one MessagePort in the event's ports: serve a page over it. */

@@ -1,7 +1,6 @@
 // Serving the built renderer's files: which file a URL path names (never one outside the
 // renderer's folder, however the path is encoded) and the content type to send it with. The
-// desktop shell resolves its pipewright:// URLs with a copy (electron/rendererPath.ts);
-// test/shellCopies.test.ts runs the same paths through both.
+// desktop shell resolves its pipewright:// URLs with the same function (electron/appProtocol.ts).
 import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
