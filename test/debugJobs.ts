@@ -1,68 +1,15 @@
-// Helpers for the debugger's tests (engine/debug/*.test.ts): jobs built as objects and checked by
-// the validator, temporary job folders, debug sessions over them, and a plain run of the same job
+// Helpers for the debugger's tests (engine/debug/*.test.ts): the job builders of jobBuilders.ts,
+// temporary job folders, debug sessions over them, and a plain run of the same job
 // (what `pipewright run` does) to compare with.
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
 import { DebugSession, type DebugSessionOptions } from '../engine/debug/debugSession.js';
 import type { Job } from '../engine/graph/schema.js';
-import { validateJob } from '../engine/graph/validate.js';
 import type { StepView } from '../engine/host/runProtocol.js';
 import { JobRun } from '../engine/runtime/jobRun.js';
 
-export type OperatorInput = {
-  id: string;
-  kind: string;
-  parallelism?: number;
-  params: Record<string, unknown>;
-};
-export type EdgeInput = {
-  id: string;
-  from: string;
-  to: string;
-  partition: string;
-  key?: string | string[];
-  fromPort?: string;
-  feedback?: boolean;
-};
-
-/** A job through the validator, which must find nothing wrong with it. */
-export function makeJob(
-  name: string,
-  operators: OperatorInput[],
-  edges: EdgeInput[],
-  settings: Record<string, unknown> = {},
-): Job {
-  const { job, problems } = validateJob({
-    format: 'pipewright.job/1',
-    name,
-    settings: { checkpointIntervalMs: 0, ...settings },
-    operators,
-    edges,
-  });
-  expect(problems).toEqual([]);
-  return job!;
-}
-
-export const generator = (id: string, code: string, count: number, parallelism = 1): OperatorInput => ({
-  id,
-  kind: 'source.generator',
-  parallelism,
-  params: { code, count },
-});
-export const fn = (id: string, kind: string, code: string, parallelism = 1): OperatorInput => ({
-  id,
-  kind,
-  parallelism,
-  params: { code },
-});
-export const sink = (id: string, path: string, parallelism = 1): OperatorInput => ({
-  id,
-  kind: 'sink.jsonl',
-  parallelism,
-  params: { path },
-});
+export { type EdgeInput, fn, generator, makeJob, type OperatorInput, sink } from './jobBuilders.js';
 
 /** A fresh folder (under the OS's temp folder) holding `files`. */
 export async function jobFolder(files: Record<string, string> = {}): Promise<string> {

@@ -7,9 +7,9 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fn, makeJob, sink, generator as source } from '../../test/jobBuilders.js';
 import { keyGroupOf, subtaskOfKeyGroup } from '../graph/keyGroups.js';
 import type { Job } from '../graph/schema.js';
-import { validateJob } from '../graph/validate.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
 import { JobError } from './jobError.js';
 import { CHANNEL_CAPACITY, JobRun } from './jobRun.js';
@@ -23,55 +23,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
-});
-
-type OperatorInput = { id: string; kind: string; parallelism?: number; params: Record<string, unknown> };
-type EdgeInput = {
-  id: string;
-  from: string;
-  to: string;
-  partition: string;
-  key?: string | string[];
-  fromPort?: string;
-  feedback?: boolean;
-};
-
-/** A job through the validator, which must find nothing wrong with it. */
-function makeJob(
-  name: string,
-  operators: OperatorInput[],
-  edges: EdgeInput[],
-  settings: Record<string, unknown> = {},
-): Job {
-  const { job, problems } = validateJob({
-    format: 'pipewright.job/1',
-    name,
-    settings: { checkpointIntervalMs: 0, ...settings },
-    operators,
-    edges,
-  });
-  expect(problems).toEqual([]);
-  expect(job).toBeDefined();
-  return job!;
-}
-
-const source = (id: string, code: string, count: number, parallelism = 1, seed?: number): OperatorInput => ({
-  id,
-  kind: 'source.generator',
-  parallelism,
-  params: { code, count, ...(seed === undefined ? {} : { seed }) },
-});
-const fn = (id: string, kind: string, code: string, parallelism = 1): OperatorInput => ({
-  id,
-  kind,
-  parallelism,
-  params: { code },
-});
-const sink = (id: string, path: string, parallelism = 1): OperatorInput => ({
-  id,
-  kind: 'sink.jsonl',
-  parallelism,
-  params: { path },
 });
 
 async function jobDir(files: Record<string, string> = {}): Promise<string> {
