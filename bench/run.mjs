@@ -877,7 +877,9 @@ function designerReport(d) {
   L.push('');
   L.push(
     'First render: the browser form opened with the job as its file, in headless Chromium without a GPU ' +
-      '(`--disable-gpu`), so frame times are software rendering and pessimistic; a frame is 16.7 ms at 60 Hz. ' +
+      '(`--disable-gpu`), each run in a fresh browser context, timed from navigation start to the first ' +
+      'animation frame at which every operator is visible and every edge drawn (noted by a script in the ' +
+      'page itself, not by Playwright polling). Frame times are software rendering and pessimistic; a frame is 16.7 ms at 60 Hz. ' +
       'Panning: 60 mouse moves dragging the canvas, frame intervals from requestAnimationFrame.',
   );
   L.push('');
