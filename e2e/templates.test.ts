@@ -3,11 +3,13 @@
 // with no problems, as a new unsaved job that is never saved over the example.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import { KINDS, type OperatorKind, validateJob } from '../engine/graph/index.js';
 import type { AppSession } from './appHarness.js';
 import {
   canvasSnapshot,
+  edge,
   eventually,
   expectNoPageErrors,
   expectNoProblems,
@@ -35,6 +37,7 @@ interface TemplateFile {
       partition: string;
       key?: string | string[];
       feedback?: boolean;
+      fromPort?: string;
     }[];
     editor: { positions: Record<string, { x: number; y: number }> };
   };
@@ -59,6 +62,45 @@ function edgeName(e: TemplateFile['job']['edges'][number]): string {
   const partition =
     e.partition === 'hash' ? `hash(${Array.isArray(e.key) ? e.key.join(', ') : e.key})` : e.partition;
   return `Edge ${e.id} from ${e.from} to ${e.to}, ${partition}${e.feedback === true ? ', feedback' : ''}`;
+}
+
+/**
+ * From now on, notes each edge's path as it is first put in the page (a mutation observer runs
+ * right after React commits, before React Flow measures anything). The canvas tells React Flow
+ * where cards and handles are before drawing them (renderer/canvas/cardGeometry.ts); React Flow
+ * then measures the real ones, and any difference would make edges jump once the job is shown.
+ */
+async function noteFirstEdgePaths(page: Page): Promise<void> {
+  await page.evaluate(`(() => {
+    window.__edgeObserver?.disconnect();
+    const first = (window.__firstEdgePaths = {});
+    window.__edgeObserver = new MutationObserver(() => {
+      for (const path of document.querySelectorAll('.react-flow__edge .react-flow__edge-path')) {
+        const id = path.closest('.react-flow__edge').dataset.id;
+        first[id] ??= path.getAttribute('d');
+      }
+    });
+    window.__edgeObserver.observe(document.body, { childList: true, subtree: true });
+  })()`);
+}
+
+/** A path's coordinates to a tenth of a pixel: measured ones carry float noise (77.99999). */
+function pathPoints(d: string): number[] {
+  return (d.match(/-?\d+(\.\d+)?/g) ?? []).map((n) => Math.round(Number(n) * 10) / 10);
+}
+
+/** Each edge's path as first drawn and as drawn now, by edge id. */
+async function edgePaths(page: Page, job: TemplateFile['job']) {
+  const noted = (await page.evaluate('window.__firstEdgePaths')) as Record<string, string>;
+  const first: Record<string, number[]> = {};
+  const now: Record<string, number[]> = {};
+  for (const e of job.edges) {
+    first[e.id] = pathPoints(noted[e.id] ?? '');
+    now[e.id] = pathPoints(
+      (await edge(page, e.id).locator('.react-flow__edge-path').getAttribute('d')) ?? '',
+    );
+  }
+  return { first, now };
 }
 
 let session: AppSession;
@@ -113,6 +155,7 @@ describe('templates', () => {
       const { page } = session;
       // From the second template on, back to the start screen: leaving an unsaved job asks first.
       if (opened) expect(await backToStart()).toBe('beforeunload');
+      await noteFirstEdgePaths(page);
       await page.getByRole('button', { name: `Open template ${template.job.name}` }).click();
       await page.getByRole('region', { name: 'Canvas' }).waitFor();
       const { job } = template;
@@ -125,6 +168,9 @@ describe('templates', () => {
       };
       await eventually(async () => expect(await canvasSnapshot(page)).toEqual(expected));
       await expectNoProblems(page);
+      // Edges are drawn where they stay: the cards' known geometry is the measured one.
+      const paths = await edgePaths(page, job);
+      expect(paths.first).toEqual(paths.now);
       // A template is a new job: unsaved, named after the template, and its job form shows it.
       expect(await page.title()).toBe(`● ${job.name} (unsaved) — Pipewright`);
       expect(await isMarkedUnsaved(page)).toBe(true);
@@ -152,4 +198,28 @@ describe('templates', () => {
       expectNoPageErrors(session);
     });
   }
+
+  test('zoomed far out, the last template’s cards are blocks without text, its edges unmoved and unlabelled', async () => {
+    const { page } = session;
+    const job = TEMPLATES.at(-1)!.job;
+    const before = await edgePaths(page, job);
+    expect(await page.locator('.op-far').count()).toBe(0);
+    expect(await page.locator('.edge-label').count()).toBe(job.edges.length);
+    const zoomOut = page.getByRole('button', { name: 'Zoom Out' });
+    await eventually(async () => {
+      await zoomOut.click();
+      expect(await page.locator('.op-far').count()).toBe(job.operators.length);
+    });
+    expect(await page.locator('.op-card .op-id').count()).toBe(0);
+    expect(await page.locator('.edge-label').count()).toBe(0);
+    // Blocks keep their cards' size and handles, so the edges are drawn exactly where they were.
+    expect((await edgePaths(page, job)).now).toEqual(before.now);
+    // Still named for assistive technology, and back to cards once fitted again.
+    expect((await canvasSnapshot(page)).operators).toHaveLength(job.operators.length);
+    await page.keyboard.press('f');
+    await eventually(async () =>
+      expect(await page.locator('.op-card .op-id').count()).toBe(job.operators.length),
+    );
+    expectNoPageErrors(session);
+  });
 });

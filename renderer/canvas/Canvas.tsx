@@ -14,25 +14,23 @@ import {
   ReactFlowProvider,
   useReactFlow,
   useStore,
+  type Viewport,
 } from '@xyflow/react';
-import { type DragEvent, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type DragEvent, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { autoLayout, NODE_HEIGHT, NODE_WIDTH } from '../document/autoLayout';
 import { draftPositions, type JobDraft, newJobDraft, type XY } from '../document/jobDraft';
 import { carriesKind, draggedKind } from '../palette/paletteDrag';
 import { useDesigner, useDesignerStore } from '../store/designerContext';
 import { problemsOf } from '../store/selectors';
 import { CycleConnectionLine } from './CycleConnectionLine';
+import type { Size } from './cardGeometry';
 import { displayPositions } from './displayPositions';
-import {
-  buildEdges,
-  buildNodes,
-  type OperatorFlowNode,
-  type PartitionFlowEdge,
-  type Size,
-} from './flowElements';
+import { FAR_ZOOM, FarZoomContext } from './farZoom';
+import { buildEdges, buildNodes, type OperatorFlowNode, type PartitionFlowEdge } from './flowElements';
 import { type FlowModel, flowModelOf } from './flowModel';
 import { GRID, snap } from './grid';
 import { OperatorNode } from './OperatorNode';
+import { openingViewport } from './openingViewport';
 import { portOf } from './operatorPorts';
 import { FeedbackEdge, PartitionEdge } from './PartitionEdge';
 import { problemMarks } from './problemMarks';
@@ -47,8 +45,6 @@ const FIT_OPTIONS = { padding: 0.15, maxZoom: 1.25 };
 const ZOOM_DURATION = 150;
 /** Zoomed out far enough that a 500-operator job fits on a laptop screen. */
 const MIN_ZOOM = 0.05;
-/** Below this zoom operators are drawn as blocks without text (see canvas.css). */
-const FAR_ZOOM = 0.35;
 /**
  * Above this many operators only what is on screen is rendered: measured on 500 operators,
  * dragging one at zoom 0.6 had p95 frames of ~200 ms with everything rendered, ~30 ms without.
@@ -118,8 +114,20 @@ function CanvasFlow() {
   }, [model, selectedEdges, marks]);
 
   // Callbacks read the latest derived state through refs, so they never change identity.
-  const latest = useRef<{ model: FlowModel; positions: ReadonlyMap<string, XY> }>({ model, positions });
-  latest.current = { model, positions };
+  const latest = useRef<{
+    model: FlowModel;
+    positions: ReadonlyMap<string, XY>;
+    nodes: readonly OperatorFlowNode[];
+  }>({ model, positions, nodes });
+  latest.current = { model, positions, nodes };
+
+  // React Flow mounts once the canvas's size is known, already fitted to the job.
+  const [opening, setOpening] = useState<Viewport>();
+  useLayoutEffect(() => {
+    const box = wrapper.current?.getBoundingClientRect();
+    const canvas = { width: box?.width ?? 0, height: box?.height ?? 0 };
+    setOpening(openingViewport(latest.current.nodes, canvas, { ...FIT_OPTIONS, minZoom: MIN_ZOOM }));
+  }, []);
 
   const onNodesChange = useCallback(
     (changes: NodeChange<OperatorFlowNode>[]) => {
@@ -217,7 +225,7 @@ function CanvasFlow() {
     [flow],
   );
 
-  // The first fit is React Flow's own `fitView` on mount; later requests come from the store.
+  // The job opens fitted (see `opening`); later requests come from the store.
   const fitted = useRef(fitRequest);
   useEffect(() => {
     if (fitted.current === fitRequest) return;
@@ -255,41 +263,44 @@ function CanvasFlow() {
   const empty = model.operators.length === 0;
   return (
     <div className={far ? 'canvas canvas-far' : 'canvas'} ref={wrapper}>
-      <ReactFlow<OperatorFlowNode, PartitionFlowEdge>
-        aria-label="Job graph"
-        nodes={nodes}
-        edges={edges}
-        nodeTypes={NODE_TYPES}
-        edgeTypes={EDGE_TYPES}
-        onNodesChange={onNodesChange}
-        onEdgesChange={onEdgesChange}
-        onConnect={onConnect}
-        onDragOver={onDragOver}
-        onDrop={onDrop}
-        onNodeDragStart={beginMove}
-        onNodeDragStop={endMove}
-        onSelectionDragStart={beginMove}
-        onSelectionDragStop={endMove}
-        connectionLineComponent={CycleConnectionLine}
-        deleteKeyCode={null}
-        snapToGrid
-        snapGrid={SNAP_GRID}
-        minZoom={MIN_ZOOM}
-        fitView
-        fitViewOptions={FIT_OPTIONS}
-        onlyRenderVisibleElements={model.operators.length > VISIBLE_ONLY_ABOVE}
-      >
-        <Background variant={BackgroundVariant.Dots} gap={20} size={1.2} color="#c3c9d1" />
-        <MiniMap<OperatorFlowNode>
-          pannable
-          zoomable
-          ariaLabel="Minimap"
-          nodeColor={minimapColour}
-          nodeStrokeWidth={0}
-          maskColor="rgba(29, 35, 43, 0.08)"
-        />
-        <Controls showInteractive={false} fitViewOptions={FIT_OPTIONS} />
-      </ReactFlow>
+      <FarZoomContext value={far}>
+        {opening !== undefined && (
+          <ReactFlow<OperatorFlowNode, PartitionFlowEdge>
+            aria-label="Job graph"
+            nodes={nodes}
+            edges={edges}
+            nodeTypes={NODE_TYPES}
+            edgeTypes={EDGE_TYPES}
+            onNodesChange={onNodesChange}
+            onEdgesChange={onEdgesChange}
+            onConnect={onConnect}
+            onDragOver={onDragOver}
+            onDrop={onDrop}
+            onNodeDragStart={beginMove}
+            onNodeDragStop={endMove}
+            onSelectionDragStart={beginMove}
+            onSelectionDragStop={endMove}
+            connectionLineComponent={CycleConnectionLine}
+            deleteKeyCode={null}
+            snapToGrid
+            snapGrid={SNAP_GRID}
+            minZoom={MIN_ZOOM}
+            defaultViewport={opening}
+            onlyRenderVisibleElements={model.operators.length > VISIBLE_ONLY_ABOVE}
+          >
+            <Background variant={BackgroundVariant.Dots} gap={20} size={1.2} color="#c3c9d1" />
+            <MiniMap<OperatorFlowNode>
+              pannable
+              zoomable
+              ariaLabel="Minimap"
+              nodeColor={minimapColour}
+              nodeStrokeWidth={0}
+              maskColor="rgba(29, 35, 43, 0.08)"
+            />
+            <Controls showInteractive={false} fitViewOptions={FIT_OPTIONS} />
+          </ReactFlow>
+        )}
+      </FarZoomContext>
       {empty && (
         <p className="canvas-empty">
           Drag an operator here from the palette, or click one to add it to the middle of the canvas.

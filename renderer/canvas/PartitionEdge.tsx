@@ -15,6 +15,7 @@ import { fillColour, fillText } from '../run/edgeFill';
 import { useRun } from '../run/runContext';
 import { markedStep } from '../run/runStore';
 import { useDesignerStore } from '../store/designerContext';
+import { useFarZoom } from './farZoom';
 import type { PartitionFlowEdge } from './flowElements';
 import { type Box, loopRoute, needsLoop, type Route } from './loopPath';
 
@@ -58,6 +59,7 @@ function EdgeBody({ data, selected, markerEnd, feedback, route }: Props & { rout
   // Narrow selectors: a metrics event re-renders only the edges whose fill level changed.
   const fill = useRun((s) => (data?.docId === undefined ? undefined : s.edgeFill.get(data.docId)));
   const active = useRun((s) => data?.docId !== undefined && markedStep(s)?.edge?.id === data.docId);
+  const far = useFarZoom();
   if (data === undefined) return null;
   const classes = ['pw-edge'];
   if (feedback) classes.push('pw-edge-feedback');
@@ -79,17 +81,19 @@ function EdgeBody({ data, selected, markerEnd, feedback, route }: Props & { rout
         interactionWidth={16}
         style={style}
       />
-      <g
-        className={`edge-label ${classes.join(' ')}`}
-        transform={`translate(${route.labelX} ${route.labelY})`}
-        data-fill-level={fill}
-      >
-        {tip.length > 0 && <title>{tip.join('\n')}</title>}
-        <rect x={-width / 2} y={-LABEL_HEIGHT / 2} width={width} height={LABEL_HEIGHT} rx={4} />
-        <text textAnchor="middle" dominantBaseline="central">
-          {text}
-        </text>
-      </g>
+      {!far && (
+        <g
+          className={`edge-label ${classes.join(' ')}`}
+          transform={`translate(${route.labelX} ${route.labelY})`}
+          data-fill-level={fill}
+        >
+          {tip.length > 0 && <title>{tip.join('\n')}</title>}
+          <rect x={-width / 2} y={-LABEL_HEIGHT / 2} width={width} height={LABEL_HEIGHT} rx={4} />
+          <text textAnchor="middle" dominantBaseline="central">
+            {text}
+          </text>
+        </g>
+      )}
       {data.offerFeedback && docId !== undefined && (
         // The one interactive label: HTML, for a real button. Only the selected edge has it.
         <EdgeLabelRenderer>

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { validateJob } from '../../engine/graph/index.js';
 import { connect, moveOperators, updateOperator } from '../document/draftEdits';
 import { draftPositions, type JobDraft } from '../document/jobDraft';
-import { buildEdges, buildNodes, type Size } from './flowElements';
+import { cardSize, PORT_ROW, type Size } from './cardGeometry';
+import { buildEdges, buildNodes } from './flowElements';
 import { flowModelOf } from './flowModel';
 import { generatedJob } from './generatedJob';
 import { problemMarks } from './problemMarks';
@@ -51,6 +52,15 @@ describe('flow elements', () => {
     const after = nodesOf(edited, before);
     expect(after.get('p0_map0')!.data.ports.outputs.map((p) => p.port)).toEqual(['out', 'odd']);
     expect(after.get('p0_map1')).toBe(before.get('p0_map1'));
+  });
+
+  it('gives each node its card size until React Flow measures another', () => {
+    const nodes = nodesOf(job);
+    const source = nodes.get('src0')!;
+    expect(source.measured).toEqual(cardSize(source.data.ports));
+    const code = 'function map(r, ctx) { ctx.emit(r, "odd"); return r; }';
+    const twoRows = nodesOf(updateOperator(job, 'p0_map0', { params: { code } }), nodes).get('p0_map0')!;
+    expect(twoRows.measured).toEqual({ width: 180, height: cardSize(source.data.ports).height + PORT_ROW });
   });
 
   it('names each node for assistive technology and marks the invalid ones', () => {

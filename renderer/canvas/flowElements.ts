@@ -4,6 +4,7 @@
 import { type Edge, MarkerType, type Node } from '@xyflow/react';
 import { KINDS, type OperatorKind, type OperatorRole } from '../../engine/graph/index.js';
 import { type DraftOperator, operatorKind, operatorParallelism, type XY } from '../document/jobDraft';
+import { cardHandles, cardSize, type Size } from './cardGeometry';
 import { edgeAriaLabel, edgeLabelText } from './edgeLabel';
 import type { EdgeEntry, FlowModel, OperatorEntry } from './flowModel';
 import type { OperatorPorts } from './operatorPorts';
@@ -35,11 +36,6 @@ export interface PartitionEdgeData extends Record<string, unknown> {
 }
 
 export type PartitionFlowEdge = Edge<PartitionEdgeData, 'partition' | 'feedback'>;
-
-export interface Size {
-  readonly width: number;
-  readonly height: number;
-}
 
 /** Marker colours are literal because React Flow builds marker ids from them; they match app.css. */
 export const MARKER_COLOURS = {
@@ -96,6 +92,7 @@ export interface NodeInputs {
   readonly positions: ReadonlyMap<string, XY>;
   readonly selected: ReadonlySet<string>;
   readonly marks: ProblemMarks;
+  /** What React Flow measured, where it differs from the card's known size. */
   readonly measured: ReadonlyMap<string, Size>;
 }
 
@@ -111,15 +108,16 @@ export function buildNodes(
     const data = before !== undefined && sameData(before.data, fresh) ? before.data : fresh;
     const position = inputs.positions.get(entry.nodeId) ?? { x: 0, y: 0 };
     const selected = entry.opId !== undefined && inputs.selected.has(entry.opId);
-    const measured = inputs.measured.get(entry.nodeId);
+    // Given from the start, so React Flow shows, culls and fits the node before measuring it.
+    const measured = inputs.measured.get(entry.nodeId) ?? cardSize(entry.ports);
     if (
       before !== undefined &&
       before.data === data &&
       before.position.x === position.x &&
       before.position.y === position.y &&
       before.selected === selected &&
-      before.measured?.width === measured?.width &&
-      before.measured?.height === measured?.height
+      before.measured?.width === measured.width &&
+      before.measured?.height === measured.height
     ) {
       out.set(entry.nodeId, before);
       continue;
@@ -134,7 +132,8 @@ export function buildNodes(
       connectable: !entry.pinned,
       ariaLabel: operatorAriaLabel(data),
       domAttributes: data.problem === undefined ? undefined : { 'aria-invalid': true },
-      ...(measured === undefined ? {} : { measured }),
+      measured,
+      handles: before?.data === data ? before.handles : cardHandles(entry.ports),
     });
   }
   return out;
