@@ -3,6 +3,7 @@
 // runService.ts's; the transports and the connection code do not change for them.
 import os from 'node:os';
 import { sep } from 'node:path';
+import { appDataRunDirs } from '../runtime/runDirs.js';
 import { listFolder, readTextFile, writeTextFileAtomic } from './hostFiles.js';
 import type {
   EventMessage,
@@ -46,6 +47,11 @@ export interface HostServiceOptions {
   readonly examplesDir: string;
   /** A file named on the command line; absolute. */
   readonly initialFile?: string;
+  /**
+   * Where runs keep their state and checkpoints, one folder per job file: the desktop app's
+   * `DATA/runs`. Without it they go beside the job file, as the CLI's do.
+   */
+  readonly runsDir?: string;
   /** Told after every change of the recent list, e.g. so the desktop shell can rebuild Open Recent. */
   readonly onRecentChanged?: (list: readonly string[]) => void;
 }
@@ -82,7 +88,10 @@ export function createHostService(options: HostServiceOptions): HostService {
     for (const listener of listeners) listener(message);
   }
   // Every run event is a host event: HostEvents extends RunEvents.
-  const runs = createRunService((event, data) => emit(event, data as HostEvents[typeof event]));
+  const runs = createRunService(
+    (event, data) => emit(event, data as HostEvents[typeof event]),
+    options.runsDir === undefined ? undefined : appDataRunDirs(options.runsDir),
+  );
 
   const methods: MethodTable = {
     ...runs.methods,

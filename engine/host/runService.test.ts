@@ -2,9 +2,9 @@
 // answerMessage) against the real engine: LevelDB state and checkpoints in a temporary folder,
 // SES user code, events as the host sends them to every client.
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { answerMessage } from './hostConnection.js';
 import { createHostService, type HostService } from './hostService.js';
@@ -554,6 +554,52 @@ describe('a run driven from the designer', () => {
     expect(
       await failure('run.start', { text, path, mode: 'run', previewSinks: false, restore: 999 }),
     ).toMatch(/^run\.start: cannot restore: checkpoint 999: its metadata cannot be read/);
+  });
+
+  it('keeps runs in the app data folder when the host is told to (the desktop app), one folder per job file', async () => {
+    await host.close();
+    const runsDir = join(dir, 'data', 'runs');
+    host = createHostService({
+      transport: 'messageport',
+      version: '0.0.0',
+      dataDir: join(dir, 'data'),
+      runsDir,
+      examplesDir: dir,
+    });
+    host.subscribe((message) => events.push(message));
+    const text = JSON.stringify(endlessJob());
+    const path = join(dir, 'a', 'endless.job.json');
+    const other = join(dir, 'b', 'endless.job.json');
+    await mkdir(dirname(path));
+    await mkdir(dirname(other));
+
+    const info = await result('run.start', { text, path, mode: 'run', previewSinks: false });
+    await until('a checkpoint', () => eventsOf('run.checkpoint', info.runId).length >= 1);
+    await result('run.stop', { runId: info.runId });
+    const home = dirname(info.stateDir);
+    expect(dirname(home)).toBe(runsDir);
+    expect(basename(home)).toMatch(/^endless-[0-9a-f]{12}$/);
+    expect(info.checkpointDir).toBe(join(home, 'checkpoints'));
+    // The job's own folder gets its output and nothing else.
+    expect((await readdir(dirname(path))).sort()).toEqual(['out.jsonl']);
+    // The same file finds its checkpoints again; another file of the same name has its own.
+    const listed = await result('run.checkpoints', { path, text });
+    expect(listed[0]).toEqual(eventsOf('run.checkpoint', info.runId).at(-1));
+    expect(await result('run.checkpoints', { path: other, text })).toEqual([]);
+    const again = await result('run.start', {
+      text,
+      path,
+      mode: 'run',
+      previewSinks: false,
+      restore: 'latest',
+    });
+    expect(again.message).toMatch(/^restoring checkpoint \d+ from /);
+    expect(again.checkpointDir).toBe(info.checkpointDir);
+    await result('run.stop', { runId: again.runId });
+    const elsewhere = await result('run.start', { text, path: other, mode: 'run', previewSinks: false });
+    expect(dirname(dirname(elsewhere.stateDir))).toBe(runsDir);
+    expect(elsewhere.stateDir).not.toBe(info.stateDir);
+    await result('run.stop', { runId: elsewhere.runId });
   });
 
   it('sends metrics at least once a second, and a stop from pause still ends at a checkpoint', async () => {

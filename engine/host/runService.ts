@@ -11,7 +11,7 @@ import { type Plan, type PlannedOperator, planJob } from '../graph/plan.js';
 import type { Problem } from '../graph/problem.js';
 import { parseJobText, validateJobText } from '../graph/validate.js';
 import { hasKeyedState } from '../runtime/jobRun.js';
-import { defaultRunDirs } from '../runtime/runDirs.js';
+import { defaultRunDirs, type RunDirsOf } from '../runtime/runDirs.js';
 import { LevelKvStore } from '../state/levelKvStore.js';
 import type { StoreBrowser } from '../state/storeBrowser.js';
 import { CheckpointTimings, listCheckpoints } from './checkpointHistory.js';
@@ -68,7 +68,11 @@ function jobNameOf(text: string, path: string): string {
   );
 }
 
-export function createRunService(emit: RunEventEmitter): RunService {
+/**
+ * `runDirs` says where a job's runs keep their state and checkpoints: beside the job file (the
+ * CLI's default, and the browser form's) unless the host is told otherwise.
+ */
+export function createRunService(emit: RunEventEmitter, runDirs: RunDirsOf = defaultRunDirs): RunService {
   let current: Current | undefined;
   let starting = false;
   const views = new CheckpointViews();
@@ -192,7 +196,7 @@ export function createRunService(emit: RunEventEmitter): RunService {
             `run.start: the job in ${params.path} is not valid (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${problemList(problems)}`,
           );
         }
-        // A run keeps its state beside the job file: a job not saved where it says must not scatter folders.
+        // Relative paths in the job resolve against its folder, and runs may be kept beside it.
         if (!existsSync(dirname(params.path))) {
           throw new Error(`run.start: the folder of ${params.path} does not exist; save the job first`);
         }
@@ -208,7 +212,7 @@ export function createRunService(emit: RunEventEmitter): RunService {
         }
         starting = true;
         try {
-          const dirs = defaultRunDirs(params.path, job.name);
+          const dirs = runDirs(params.path, job.name);
           const notes: string[] = params.previewSinks
             ? ['preview: sinks write nothing and no checkpoints are taken']
             : [];
@@ -276,8 +280,7 @@ export function createRunService(emit: RunEventEmitter): RunService {
     },
     'run.checkpoints': {
       params: checkpointsParams,
-      run: ({ path, text }) =>
-        listCheckpoints(defaultRunDirs(path, jobNameOf(text, path)).checkpointDir, timings),
+      run: ({ path, text }) => listCheckpoints(runDirs(path, jobNameOf(text, path)).checkpointDir, timings),
     },
     'state.page': {
       params: statePageParams,

@@ -2,6 +2,7 @@
 // `--data-dir DIR [--initial-file FILE]`, then hands it one MessagePort per page over
 // process.parentPort. Keeping the engine out of the main process keeps a long job or a crash in
 // user code from freezing the window and its menus.
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createHostService } from './hostService.js';
 import { type ParentPortLike, serveMessagePort } from './messagePortTransport.js';
@@ -34,6 +35,7 @@ const host = createHostService({
   transport: 'messageport',
   version: packageVersion(root),
   dataDir,
+  runsDir: join(dataDir, 'runs'),
   examplesDir: examplesDir(root),
   ...(values['initial-file'] === undefined ? {} : { initialFile: values['initial-file'] }),
   onRecentChanged: (list) => tellShell({ type: 'recentChanged', list }),
