@@ -49,7 +49,6 @@ sessionPerFile((opened) => {
 
 const debuggerPanel = () => session.page.getByRole('tabpanel', { name: 'Debugger' });
 const currentStep = () => debuggerPanel().getByRole('article', { name: 'Current step' });
-// biome-ignore lint/performance/useDomNodeTextContent: the text as a user reads it, line breaks included
 const shownText = () => currentStep().innerText();
 
 interface ShownStep {
@@ -358,8 +357,10 @@ describe('debugging owner-has-items', () => {
       );
     completed = rows.filter((r) => r[2] === 'completed').map((r) => Number(r[1]));
     expect(completed.length).toBeGreaterThan(0);
+    // The browser form keeps a run's checkpoints beside the job file, as the CLI does.
+    const folder = join(session.workDir, '.pipewright', 'owner-has-items', 'checkpoints');
     expect(await panel.locator('p').first().textContent()).toBe(
-      `${completed.length} completed, ${rows.length - completed.length} failed.`,
+      `${completed.length} completed, ${rows.length - completed.length} failed. Kept in ${folder}`,
     );
     // Newest first.
     expect(rows.map((r) => Number(r[1]))).toEqual(rows.map((r) => Number(r[1])).sort((a, b) => b - a));

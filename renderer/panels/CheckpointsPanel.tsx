@@ -52,6 +52,7 @@ function SubtaskDetail({ checkpoint }: { checkpoint: RunCheckpointEvent }) {
 export function CheckpointsPanel() {
   const checkpoints = useRun((s) => s.checkpoints);
   const status = useRun((s) => s.status);
+  const folder = useRun((s) => s.checkpointDir);
   const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
   if (checkpoints.length === 0) {
     return (
@@ -73,6 +74,12 @@ export function CheckpointsPanel() {
     <div className="checkpoints-panel">
       <p className="muted">
         {completed} completed, {checkpoints.length - completed} failed.
+        {folder !== undefined && (
+          <>
+            {' '}
+            Kept in <code className="checkpoint-folder">{folder}</code>
+          </>
+        )}
       </p>
       <table className="run-table checkpoint-table" aria-label="Checkpoint history">
         <thead>
