@@ -19,7 +19,6 @@ import {
   isMarkedUnsaved,
   MOD,
   menu,
-  openWithShortcut,
   operator,
   operatorNames,
   problemList,
