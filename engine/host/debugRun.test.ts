@@ -193,9 +193,36 @@ describe('a debug run', () => {
     const runId = info.runId;
     await result('run.resume', { runId });
     await until('the end', () => eventsOf('run.status').at(-1)?.status === 'finished');
-    const output = eventsOf('run.output').filter((o) => o.runId === runId);
-    expect(output.flatMap((o) => o.records)).toHaveLength(40);
+    /** Each record the sink shows, by its number among the sink's records (see 'run.output'). */
+    const shownBy = (events: HostEvents['run.output'][]) => {
+      const shown = new Map<number, unknown>();
+      for (const e of events) {
+        for (const [index] of shown) if (index > e.total - e.records.length) shown.delete(index);
+        e.records.forEach((record, k) => shown.set(e.total - e.records.length + k + 1, record));
+      }
+      return shown;
+    };
+    const outputs = () => eventsOf('run.output').filter((o) => o.runId === runId);
+    await until('all the output', () => outputs().at(-1)?.total === 40);
+    const before = shownBy(outputs());
+    expect([...before.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, k) => k + 1));
     expect(existsSync(join(dir, 'out.jsonl'))).toBe(false);
+    // Stepping back takes records out of the sink; the next event says so with a lower total.
+    const sent = outputs().length;
+    for (let i = 0; i < 12; i++) await result('run.stepBack', { runId });
+    await until('a lower total', () =>
+      outputs()
+        .slice(sent)
+        .some((o) => o.total < 40),
+    );
+    const at = outputs().findIndex((o, k) => k >= sent && o.total < 40);
+    const lowered = outputs()[at]!;
+    expect(lowered.records).toEqual([]);
+    expect(shownBy(outputs().slice(0, at + 1)).size).toBe(lowered.total);
+    // Resumed to the end again, the sink shows exactly what it showed the first time.
+    await result('run.resume', { runId });
+    await until('all the output again', () => outputs().at(-1)?.total === 40);
+    expect(shownBy(outputs())).toEqual(before);
     await result('run.stop', { runId });
     const counts = new Map<unknown, unknown>();
     for (const subtask of [0, 1]) {

@@ -96,17 +96,20 @@ export class DebugRun extends StatusReportingRun implements DrivenRun {
     if (!this.options.previewSinks || this.session === undefined) return;
     for (const sink of this.session.previewOutput()) {
       const sent = this.previewSent.get(sink.operator) ?? 0;
-      // After a step back a sink has received fewer: what is shown from there on starts again.
-      const fresh = Math.min(sink.total - Math.min(sent, sink.total), sink.records.length);
+      if (sink.total === sent) continue;
       this.previewSent.set(sink.operator, sink.total);
-      if (fresh <= 0) continue;
-      const records = sink.records.slice(sink.records.length - fresh);
-      const shown = records.slice(0, PREVIEW_BATCH);
+      // After a step back a sink has received fewer: the designer drops what it showed beyond
+      // the new total, and what is sent from there on starts again.
+      const since = Math.min(sent, sink.total);
+      const count = Math.min(sink.total - since, PREVIEW_BATCH, sink.records.length);
+      const shown = count === 0 ? [] : sink.records.slice(-count);
+      const dropped = sink.total - since - shown.length;
       this.options.events.output({
         runId: this.runId,
         operator: sink.operator,
         records: shown,
-        ...(sink.total - sent - shown.length > 0 ? { dropped: sink.total - sent - shown.length } : {}),
+        ...(dropped > 0 ? { dropped } : {}),
+        total: sink.total,
       });
     }
   }

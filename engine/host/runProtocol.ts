@@ -198,8 +198,18 @@ export interface RunEvents {
   'run.metrics': RunMetricsEvent;
   'run.checkpoint': RunCheckpointEvent;
   /**
-   * Records a preview sink received, in batches; `dropped` counts records of the batch's interval
-   * beyond what one batch carries, which were not sent.
+   * Records a preview sink received, in batches. `total` is how many the sink has received in
+   * the run; `records` are the last of them, so the first is number `total - records.length + 1`,
+   * and `dropped` counts those of the batch's interval before them that were not sent (a batch
+   * carries at most PREVIEW_BATCH). After a step back `total` is lower than before: whatever the
+   * designer showed of this sink beyond it is no longer in the run (such an event may carry no
+   * records at all).
    */
-  'run.output': { runId: string; operator: string; records: readonly unknown[]; dropped?: number };
+  'run.output': {
+    runId: string;
+    operator: string;
+    records: readonly unknown[];
+    dropped?: number;
+    total: number;
+  };
 }

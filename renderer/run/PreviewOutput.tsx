@@ -22,14 +22,16 @@ export function PreviewOutput() {
       ) : (
         <>
           {count > output.length && <p className="muted">The last {output.length} of them:</p>}
-          <ol className="run-output-list" aria-label="Preview records">
+          <ul className="run-output-list" aria-label="Preview records">
             {output.map((o) => (
-              <li key={o.n} value={o.n}>
-                <span className="run-output-sink">{o.operator}</span>{' '}
+              <li key={`${o.operator}#${o.index}`}>
+                <span className="run-output-sink">
+                  {o.operator} #{o.index}
+                </span>{' '}
                 <code>{inlineValue(o.record, 200)}</code>
               </li>
             ))}
-          </ol>
+          </ul>
         </>
       )}
     </section>

@@ -96,8 +96,8 @@ export function createRunController(deps: RunControllerDeps) {
     client.on('run.step', ({ runId, step }) => forRun(runId, () => r().applyStep(step))),
     client.on('run.metrics', (event) => forRun(event.runId, () => r().applyMetrics(event))),
     client.on('run.checkpoint', (event) => forRun(event.runId, () => r().applyCheckpoint(event))),
-    client.on('run.output', ({ runId, operator, records, dropped }) =>
-      forRun(runId, () => r().applyOutput(operator, records, dropped)),
+    client.on('run.output', ({ runId, operator, records, total }) =>
+      forRun(runId, () => r().applyOutput(operator, records, total)),
     ),
   ];
 

@@ -135,20 +135,43 @@ describe('run store', () => {
     ]);
   });
 
-  it('keeps the newest preview records and counts them all', () => {
+  it('keeps the newest preview records and counts them all, per sink', () => {
     const store = createRunStore();
     store.getState().applyOutput(
       'out',
       Array.from({ length: OUTPUT_LIMIT }, (_, k) => k),
+      OUTPUT_LIMIT,
     );
-    store.getState().applyOutput('out', ['last']);
+    store.getState().applyOutput('out', ['last'], OUTPUT_LIMIT + 1);
     const { output, outputCount } = store.getState();
     expect(outputCount).toBe(OUTPUT_LIMIT + 1);
     expect(output).toHaveLength(OUTPUT_LIMIT);
-    expect(output[output.length - 1]).toEqual({ n: OUTPUT_LIMIT + 1, operator: 'out', record: 'last' });
-    store.getState().applyOutput('out', ['after'], 10);
+    expect(output[output.length - 1]).toEqual({ operator: 'out', index: OUTPUT_LIMIT + 1, record: 'last' });
+    // Ten the host did not send came before 'after'.
+    store.getState().applyOutput('out', ['after'], OUTPUT_LIMIT + 12);
     expect(store.getState().outputCount).toBe(OUTPUT_LIMIT + 12);
-    expect(store.getState().output.at(-1)).toEqual({ n: OUTPUT_LIMIT + 2, operator: 'out', record: 'after' });
+    expect(store.getState().output.at(-1)).toEqual({
+      operator: 'out',
+      index: OUTPUT_LIMIT + 12,
+      record: 'after',
+    });
+    store.getState().applyOutput('side', ['s1'], 1);
+    expect(store.getState().outputCount).toBe(OUTPUT_LIMIT + 13);
+  });
+
+  it('drops what a sink showed beyond its new total after a step back, and no other sink’s', () => {
+    const store = createRunStore();
+    store.getState().applyOutput('a', ['a1', 'a2', 'a3'], 3);
+    store.getState().applyOutput('b', ['b1', 'b2'], 2);
+    // Stepped back: sink a has received one record, b still two.
+    store.getState().applyOutput('a', [], 1);
+    const shown = () => store.getState().output.map((o) => `${o.operator}#${o.index}=${o.record}`);
+    expect(shown()).toEqual(['a#1=a1', 'b#1=b1', 'b#2=b2']);
+    expect(store.getState().outputCount).toBe(3);
+    // Going on again, a's second record is the one the run makes now.
+    store.getState().applyOutput('a', ['a2 again'], 2);
+    expect(shown()).toEqual(['a#1=a1', 'b#1=b1', 'b#2=b2', 'a#2=a2 again']);
+    expect(store.getState().outputCount).toBe(4);
   });
 
   it('keeps breakpoints per document, following a document saved under a path', () => {

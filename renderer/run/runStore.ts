@@ -24,9 +24,9 @@ export const HISTORY_LIMIT = 500;
 export const OUTPUT_LIMIT = 500;
 
 export interface OutputRecord {
-  /** 1-based number of the record among all the run's preview output. */
-  readonly n: number;
   readonly operator: string;
+  /** 1-based number of the record among those its sink received in the run. */
+  readonly index: number;
   readonly record: unknown;
 }
 
@@ -68,6 +68,8 @@ export interface RunState {
   edgeFill: ReadonlyMap<string, number>;
   checkpoints: readonly RunCheckpointEvent[];
   output: readonly OutputRecord[];
+  /** How many records each preview sink has received in the run, shown or not. */
+  outputTotals: ReadonlyMap<string, number>;
   /** Every record preview sinks received, shown or not. */
   outputCount: number;
   prompt: RunPrompt | undefined;
@@ -85,7 +87,8 @@ export interface RunActions {
   applyMetrics(event: RunMetricsEvent): void;
   applyCheckpoint(event: RunCheckpointEvent): void;
   /** Records a preview sink received; `dropped` more came that the host did not send. */
-  applyOutput(operator: string, records: readonly unknown[], dropped?: number): void;
+  /** A batch of a preview sink's records: the last `records.length` of its first `total` (see 'run.output'). */
+  applyOutput(operator: string, records: readonly unknown[], total: number): void;
   /** Shows a step of the history, or the current one again (undefined). */
   view(seq: number | undefined): void;
   setBreakpoints(list: readonly Breakpoint[]): void;
@@ -123,6 +126,7 @@ function cleared(): Omit<
     edgeFill: new Map(),
     checkpoints: [],
     output: [],
+    outputTotals: new Map(),
     outputCount: 0,
     notice: undefined,
   };
@@ -181,14 +185,19 @@ export function createRunStore(documentKey = UNSAVED) {
       const others = get().checkpoints.filter((c) => c.id !== event.id);
       set({ checkpoints: [...others, event].sort((a, b) => a.id - b.id) });
     },
-    applyOutput(operator, records, dropped = 0) {
-      const { output, outputCount } = get();
-      // Records the host dropped come after the batch's own, and are counted, not shown.
-      const added = records.map((record, k) => ({ n: outputCount + k + 1, operator, record }));
-      const all = [...output, ...added];
+    applyOutput(operator, records, total) {
+      const first = total - records.length + 1;
+      // What this sink showed from `first` on is replaced, or gone from the run (a step back).
+      const kept = get().output.filter((o) => o.operator !== operator || o.index < first);
+      const added = records.map((record, k) => ({ operator, index: first + k, record }));
+      const all = [...kept, ...added];
+      const outputTotals = new Map(get().outputTotals).set(operator, total);
+      let outputCount = 0;
+      for (const n of outputTotals.values()) outputCount += n;
       set({
         output: all.length > OUTPUT_LIMIT ? all.slice(all.length - OUTPUT_LIMIT) : all,
-        outputCount: outputCount + records.length + dropped,
+        outputTotals,
+        outputCount,
       });
     },
     view(seq) {
