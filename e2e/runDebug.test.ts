@@ -388,12 +388,15 @@ describe('debugging owner-has-items', () => {
       trs.map((tr) => ({
         subtask: tr.querySelector('th')?.textContent,
         bytes: Number(tr.querySelector('td[data-bytes]')?.getAttribute('data-bytes')),
+        keys: Number(tr.querySelector('td[data-keys]')?.getAttribute('data-keys')),
         cells: [...tr.querySelectorAll('td')].map((td) => td.textContent),
       })),
     );
     expect(rows.map((r) => r.subtask)).toEqual(['0', '1', '2', '3']);
     for (const row of rows) {
       expect(row.bytes).toBeGreaterThan(0);
+      // Owners with items: every subtask holds some.
+      expect(row.keys).toBeGreaterThan(0);
       expect(row.cells).toContain(keyGroupsText(Number(row.subtask)));
     }
     expect(await panel.getByText('Without keyed state: events, out.').count()).toBe(1);

@@ -27,7 +27,6 @@ export function liveMetrics(
         recordsOut: op.recordsOut,
         subtasks: op.subtasks.map((s): SubtaskLive => {
           const range = keyGroupRange(s.subtask, parallelism, plan.maxParallelism);
-          // Keys are not counted by the engine (a key may hold several states); the panel shows entries.
           return {
             subtask: s.subtask,
             recordsIn: s.recordsIn,
@@ -35,6 +34,7 @@ export function liveMetrics(
             queued: s.queued,
             ...(s.stateEntries === undefined ? {} : { stateEntries: s.stateEntries }),
             ...(s.stateBytes === undefined ? {} : { stateBytes: s.stateBytes }),
+            ...(s.stateKeys === undefined ? {} : { keys: s.stateKeys }),
             keyGroups: [range.start, range.end],
           };
         }),

@@ -88,7 +88,7 @@ export interface SubtaskLive {
   readonly queued: number;
   readonly stateEntries?: number;
   readonly stateBytes?: number;
-  /** Number of keys with state (value, map or list) in this subtask. */
+  /** Keys holding state in this subtask, once per state they hold (see StateSize.keys). */
   readonly keys?: number;
   /** Inclusive key-group range this subtask owns. */
   readonly keyGroups: readonly [number, number];

@@ -10,6 +10,8 @@ export interface SubtaskMetrics {
   /** State entries (a value, or one map or list element) and their encoded size; keyed operators only. */
   readonly stateEntries?: number;
   readonly stateBytes?: number;
+  /** Keys holding state, once per state they hold (a key with a value and a map counts twice). */
+  readonly stateKeys?: number;
 }
 
 export interface OperatorMetrics {
@@ -20,6 +22,7 @@ export interface OperatorMetrics {
   readonly recordsOut: number;
   readonly stateEntries?: number;
   readonly stateBytes?: number;
+  readonly stateKeys?: number;
   readonly subtasks: readonly SubtaskMetrics[];
 }
 
@@ -35,11 +38,13 @@ export function operatorTotals(subtasks: readonly SubtaskMetrics[]) {
   let recordsOut = 0;
   let stateEntries: number | undefined;
   let stateBytes: number | undefined;
+  let stateKeys: number | undefined;
   for (const s of subtasks) {
     recordsIn += s.recordsIn;
     recordsOut += s.recordsOut;
     if (s.stateEntries !== undefined) stateEntries = (stateEntries ?? 0) + s.stateEntries;
     if (s.stateBytes !== undefined) stateBytes = (stateBytes ?? 0) + s.stateBytes;
+    if (s.stateKeys !== undefined) stateKeys = (stateKeys ?? 0) + s.stateKeys;
   }
-  return { recordsIn, recordsOut, stateEntries, stateBytes };
+  return { recordsIn, recordsOut, stateEntries, stateBytes, stateKeys };
 }

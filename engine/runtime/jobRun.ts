@@ -429,7 +429,9 @@ export class JobRun {
               recordsIn: s.recordsIn,
               recordsOut: s.emitter.recordsOut,
               queued: s.inputCounter.queued,
-              ...(size === undefined ? {} : { stateEntries: size.entries, stateBytes: size.bytes }),
+              ...(size === undefined
+                ? {}
+                : { stateEntries: size.entries, stateBytes: size.bytes, stateKeys: size.keys }),
             };
           });
         const totals = operatorTotals(subtasks);
@@ -441,7 +443,11 @@ export class JobRun {
           recordsOut: totals.recordsOut,
           ...(totals.stateEntries === undefined
             ? {}
-            : { stateEntries: totals.stateEntries, stateBytes: totals.stateBytes }),
+            : {
+                stateEntries: totals.stateEntries,
+                stateBytes: totals.stateBytes,
+                stateKeys: totals.stateKeys,
+              }),
           subtasks,
         };
       }),

@@ -392,7 +392,7 @@ export class Subtask implements SubtaskEnvironment {
     } catch (error) {
       throw this.failure(error);
     }
-    const size = this.state?.stateSize() ?? { entries: 0, bytes: 0 };
+    const size = this.state?.stateSize() ?? { entries: 0, bytes: 0, keys: 0 };
     const statePart = participation.state?.snapshot(checkpointId, size);
     const loopHead = this.operator.loopHead && this.phase !== 'finished';
     this.aligner.release(checkpointId, loopHead);

@@ -277,7 +277,7 @@ describe.each(backends)('keyed state on the $name backend', (backend) => {
       expect(state.stateSize().entries).toBe(added.length);
       l.clear();
       expect(await collect(l.values())).toEqual([]);
-      expect(state.stateSize()).toEqual({ entries: 0, bytes: 0 });
+      expect(state.stateSize()).toEqual({ entries: 0, bytes: 0, keys: 0 });
       l.add('after');
       l.add('clear');
       expect(await collect(l.values())).toEqual(['after', 'clear']);
@@ -326,65 +326,93 @@ describe.each(backends)('keyed state on the $name backend', (backend) => {
       expect(m.has({ id: 'b' })).toBe(false);
     }));
 
-  it('stateSize() counts entries and encoded bytes exactly, back to zero after clearing everything', () =>
+  it('stateSize() counts entries, encoded bytes and keys exactly, back to zero after clearing everything', () =>
     withState(backend, async (state) => {
       // Layout (stateKeys.ts): value "<kg 4 hex>v<name>\0<key>", element
       // "<kg>m<name>\0<key>\0<generation>\0<element>", list positions 11 base-36 digits.
-      // bytes = key length + JSON length, in UTF-16 code units.
-      expect(state.stateSize()).toEqual({ entries: 0, bytes: 0 });
+      // bytes = key length + JSON length, in UTF-16 code units. keys: a set value, a map or list
+      // that is not empty, each of one key.
+      expect(state.stateSize()).toEqual({ entries: 0, bytes: 0, keys: 0 });
       state.setKey(0x1a, 'key');
       const v = state.api.value('count');
       v.set(12345);
       const valueBytes = '001avcount\0key'.length + '12345'.length;
-      expect(state.stateSize()).toEqual({ entries: 1, bytes: valueBytes });
+      expect(state.stateSize()).toEqual({ entries: 1, bytes: valueBytes, keys: 1 });
       v.set(7);
-      expect(state.stateSize()).toEqual({ entries: 1, bytes: valueBytes - 4 });
+      expect(state.stateSize()).toEqual({ entries: 1, bytes: valueBytes - 4, keys: 1 });
       v.set(7);
-      expect(state.stateSize()).toEqual({ entries: 1, bytes: valueBytes - 4 });
+      expect(state.stateSize()).toEqual({ entries: 1, bytes: valueBytes - 4, keys: 1 });
 
       const m = state.api.map('mm');
       m.set('a', 'xyz');
       m.set('bb', [1, 2]);
       const container = '001ammm\0key\x000\0';
       const mapBytes = container.length + 'a'.length + '"xyz"'.length + container.length + 'bb'.length + 5;
-      expect(state.stateSize()).toEqual({ entries: 3, bytes: valueBytes - 4 + mapBytes });
+      expect(state.stateSize()).toEqual({ entries: 3, bytes: valueBytes - 4 + mapBytes, keys: 2 });
       m.set('a', 'xy'); // one byte shorter
-      expect(state.stateSize()).toEqual({ entries: 3, bytes: valueBytes - 4 + mapBytes - 1 });
+      expect(state.stateSize()).toEqual({ entries: 3, bytes: valueBytes - 4 + mapBytes - 1, keys: 2 });
       expect(m.delete('bb')).toBe(true);
       const afterDelete = valueBytes - 4 + container.length + 1 + '"xy"'.length;
-      expect(state.stateSize()).toEqual({ entries: 2, bytes: afterDelete });
+      expect(state.stateSize()).toEqual({ entries: 2, bytes: afterDelete, keys: 2 });
       // A non-string map key is written as \x01 + canonical JSON.
       m.set(5, true);
       const numericElement = container.length + '\x015'.length + 'true'.length;
-      expect(state.stateSize()).toEqual({ entries: 3, bytes: afterDelete + numericElement });
+      expect(state.stateSize()).toEqual({ entries: 3, bytes: afterDelete + numericElement, keys: 2 });
 
       state.setKey(0x1a, 'other');
       const l = state.api.list('l');
       l.add('x');
       const listElement = '001all\0other\x000\0'.length + 11 + '"x"'.length;
-      expect(state.stateSize()).toEqual({ entries: 4, bytes: afterDelete + numericElement + listElement });
+      expect(state.stateSize()).toEqual({
+        entries: 4,
+        bytes: afterDelete + numericElement + listElement,
+        keys: 3,
+      });
 
       // Rejected writes change nothing.
       expect(() => m.set('bad', undefined)).toThrow(TypeError);
       expect(() => v.set(1n)).toThrow(TypeError);
-      expect(state.stateSize()).toEqual({ entries: 4, bytes: afterDelete + numericElement + listElement });
+      expect(state.stateSize()).toEqual({
+        entries: 4,
+        bytes: afterDelete + numericElement + listElement,
+        keys: 3,
+      });
 
       l.clear();
       state.setKey(0x1a, 'key');
       m.clear();
-      expect(state.stateSize()).toEqual({ entries: 1, bytes: valueBytes - 4 });
+      expect(state.stateSize()).toEqual({ entries: 1, bytes: valueBytes - 4, keys: 1 });
       // Clearing twice changes nothing more.
       m.clear();
       v.clear();
-      expect(state.stateSize()).toEqual({ entries: 0, bytes: 0 });
+      expect(state.stateSize()).toEqual({ entries: 0, bytes: 0, keys: 0 });
       v.clear();
-      expect(state.stateSize()).toEqual({ entries: 0, bytes: 0 });
+      expect(state.stateSize()).toEqual({ entries: 0, bytes: 0, keys: 0 });
       // A new generation after clear: "1" instead of "0", the same length.
       m.set('a', 'xyz');
-      expect(state.stateSize()).toEqual({ entries: 1, bytes: container.length + 1 + 5 });
+      expect(state.stateSize()).toEqual({ entries: 1, bytes: container.length + 1 + 5, keys: 1 });
       m.delete('a');
-      expect(state.stateSize()).toEqual({ entries: 0, bytes: 0 });
+      expect(state.stateSize()).toEqual({ entries: 0, bytes: 0, keys: 0 });
       expect(await collect(m.entries())).toEqual([]);
+    }));
+
+  it('recount() after a restore finds the sizes kept while writing', () =>
+    withState(backend, async (state) => {
+      for (let k = 0; k < 30; k++) {
+        state.setKey(k % 7, `k${k}`);
+        if (k % 2 === 0) state.api.value('v').set({ k });
+        if (k % 3 === 0) state.api.map('m').set(`e${k}`, k);
+        if (k % 5 === 0) state.api.list('l').add(k);
+        if (k % 9 === 0) state.api.map('m').clear();
+      }
+      state.setKey(1, 'emptied');
+      state.api.map('m').set('x', 1);
+      state.api.map('m').delete('x');
+      const kept = state.stateSize();
+      expect(kept.keys).toBe(15 + 10 - 4 + 6);
+      state.resetSize({ entries: 0, bytes: 0, keys: 0 });
+      await state.recount();
+      expect(state.stateSize()).toEqual(kept);
     }));
 
   it('rejects values that are not JSON with a clear TypeError', () =>
@@ -415,7 +443,7 @@ describe.each(backends)('keyed state on the $name backend', (backend) => {
       expect(v.get()).toBeUndefined();
       expect(m.has('k')).toBe(false);
       expect(await collect(l.values())).toEqual([]);
-      expect(state.stateSize()).toEqual({ entries: 0, bytes: 0 });
+      expect(state.stateSize()).toEqual({ entries: 0, bytes: 0, keys: 0 });
       // Bad state names are refused.
       expect(() => state.api.value('')).toThrow(TypeError);
       expect(() => state.api.map('a\0b')).toThrow(TypeError);

@@ -1,7 +1,7 @@
 // ctx.state: value, map and list state scoped to the key of the record being processed.
 // Map and list state keep one store entry per element, so no state is ever loaded whole; each
 // keeps a small meta entry (generation, element count, bytes) so that clear() is O(1) and the
-// state size is known exactly while running.
+// state size (entries, bytes and keys) is known exactly while running.
 import type { KvSpace, KvStore, Stored } from './kvStore.js';
 import {
   checkStateName,
@@ -19,6 +19,12 @@ export interface StateSize {
   entries: number;
   /** Encoded keys plus values of those entries, in UTF-16 code units (bytes for ASCII). */
   bytes: number;
+  /**
+   * Keys holding state, counted once per state they hold: a value that is set, a map or list
+   * that is not empty. (A key with a value and a map counts twice; telling that apart would take
+   * a look-up per write.)
+   */
+  keys: number;
 }
 
 export interface ValueStateApi {
@@ -64,7 +70,7 @@ export class KeyedState {
   private keyGroup = 0;
   private key: unknown;
   private currentKeyText: string | undefined;
-  private readonly size: StateSize = { entries: 0, bytes: 0 };
+  private readonly size: StateSize = { entries: 0, bytes: 0, keys: 0 };
   private readonly values = new Map<string, ValueStateApi>();
   private readonly maps = new Map<string, MapStateApi>();
   private readonly lists = new Map<string, ListStateApi>();
@@ -100,25 +106,31 @@ export class KeyedState {
   async recount(): Promise<void> {
     let entries = 0;
     let bytes = 0;
+    let keys = 0;
     for await (const chunk of await this.store.snapshotEntries()) {
       for (const [key, value] of chunk) {
+        const tag = key.charAt(4);
+        if (tag === StateTag.Value) keys++;
+        else if (tag === StateTag.MapMeta || tag === StateTag.ListMeta) {
+          if ((JSON.parse(value) as ContainerMeta).n > 0) keys++;
+        }
         if (!isUserEntry(key)) continue;
         entries++;
         bytes += key.length + value.length;
       }
     }
-    this.size.entries = entries;
-    this.size.bytes = bytes;
+    this.resetSize({ entries, bytes, keys });
   }
 
   /** Time travel in debug runs: the sizes at an earlier point, to which the store has been rolled back. */
   resetSize(size: StateSize): void {
     this.size.entries = size.entries;
     this.size.bytes = size.bytes;
+    this.size.keys = size.keys;
   }
 
   stateSize(): StateSize {
-    return { entries: this.size.entries, bytes: this.size.bytes };
+    return { ...this.size };
   }
 
   private keyText(): string {
@@ -165,7 +177,8 @@ export class KeyedState {
     const what = `value state "${name}"`;
     const write = (stored: Stored | undefined) => {
       const { space, handle } = spaces(this.keyGroup);
-      this.write(space, handle, this.keyText(), stored);
+      const old = this.write(space, handle, this.keyText(), stored);
+      this.size.keys += (stored === undefined ? 0 : 1) - (old === undefined ? 0 : 1);
     };
     api = {
       get: () => {
@@ -203,8 +216,10 @@ export class KeyedState {
       put: (m: ContainerMeta, element: string, stored: Stored | undefined) => {
         const elementSpace = space(m);
         const before = this.size.bytes;
+        const held = m.n > 0;
         const old = this.write(elementSpace, undefined, element, stored);
         m.n += (stored === undefined ? 0 : 1) - (old === undefined ? 0 : 1);
+        this.size.keys += (m.n > 0 ? 1 : 0) - (held ? 1 : 0);
         m.b += this.size.bytes - before;
         saveMeta(m);
         return old;
@@ -212,6 +227,7 @@ export class KeyedState {
       clear: () => {
         const m = meta();
         if (m.n === 0 && m.p === undefined) return;
+        if (m.n > 0) this.size.keys -= 1;
         this.size.entries -= m.n;
         this.size.bytes -= m.b;
         this.store.dropSpace(space(m));

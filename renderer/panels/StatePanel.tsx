@@ -27,8 +27,16 @@ function OperatorState({ rows }: { rows: OperatorStateRows }) {
           <tr>
             <th scope="col">Subtask</th>
             <th scope="col">State size</th>
-            {keys && <th scope="col">Keys</th>}
-            {entries && <th scope="col">Entries</th>}
+            {keys && (
+              <th scope="col" title="Keys holding state, once per state they hold">
+                Keys
+              </th>
+            )}
+            {entries && (
+              <th scope="col" title="A value, or one element of a map or list">
+                Entries
+              </th>
+            )}
             <th scope="col">Key groups</th>
             <th scope="col" className="state-bar-col">
               Size
@@ -42,7 +50,11 @@ function OperatorState({ rows }: { rows: OperatorStateRows }) {
               <td className="state-number" title={`${formatCount(s.bytes)} bytes`} data-bytes={s.bytes}>
                 {formatBytes(s.bytes)}
               </td>
-              {keys && <td className="state-number">{formatCount(s.keys)}</td>}
+              {keys && (
+                <td className="state-number" data-keys={s.keys}>
+                  {formatCount(s.keys)}
+                </td>
+              )}
               {entries && <td className="state-number">{formatCount(s.entries)}</td>}
               <td>
                 {s.keyGroups[0]}–{s.keyGroups[1]}
