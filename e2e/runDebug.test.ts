@@ -440,8 +440,9 @@ describe('debugging owner-has-items', () => {
     // The job keeps its newest few on disk: those are offered, newest first and chosen.
     expect(listed).toEqual(completed.slice(0, JOB.settings.checkpointsRetained));
     expect(await dialog.getByRole('radio', { name: `Checkpoint ${listed[0]}` }).isChecked()).toBe(true);
-    // A restart runs in mode "run" (the host refuses to restore a debug run): nothing else is asked.
-    expect(await dialog.getByRole('checkbox').count()).toBe(0);
+    // It goes on at full speed unless Debug is chosen.
+    expect(await dialog.getByRole('radio', { name: /^Run/ }).isChecked()).toBe(true);
+    expect(await dialog.getByRole('radio', { name: /^Debug/ }).isChecked()).toBe(false);
     const oldest = listed.at(-1)!;
     await dialog.getByRole('radio', { name: `Checkpoint ${oldest}` }).check();
     await session.screenshot('restart-dialog');
@@ -456,6 +457,34 @@ describe('debugging owner-has-items', () => {
     const reread = Number(/done: (\d+) records/.exec(status)?.[1]);
     expect(reread).toBeLessThan(EVENTS.length);
     // Records after the checkpoint were written again in place of the ones the restore cut off.
+    expectOwnershipOutput(readText(outputFile()), EVENTS);
+    expect(readText(outputFile()).split('\n').length).toBe(before.split('\n').length);
+    expectNoPageErrors(session);
+  });
+
+  test('Restart from checkpoint… in Debug holds the run just after it, to step from there and on to the same end', async () => {
+    const { page } = session;
+    const before = readText(outputFile());
+    await runButton(page, 'Restart from checkpoint…').click();
+    const dialog = page.getByRole('dialog', { name: 'Restart from checkpoint' });
+    await dialog.waitFor();
+    // The newest is chosen.
+    const newest =
+      (await dialog
+        .getByRole('radio', { name: /^Checkpoint \d+$/ })
+        .first()
+        .getAttribute('aria-label')) ?? '';
+    await dialog.getByRole('radio', { name: /^Debug/ }).check();
+    await dialog.getByRole('button', { name: 'Restart', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await expectStatus(page, `Paused just after ${newest.toLowerCase()}`);
+    await runButton(page, 'Step').click();
+    await expectStatus(page, 'Paused at step 1');
+    await openTab(page, 'Debugger');
+    expect(await shownText()).toMatch(/^Step 1\b/);
+    await page.keyboard.press('F5');
+    await expectStatus(page, /^Finished — done: the job ended at step \d+$/, 40_000);
+    // From the checkpoint on, the same records in place of the ones the restore cut off.
     expectOwnershipOutput(readText(outputFile()), EVENTS);
     expect(readText(outputFile()).split('\n').length).toBe(before.split('\n').length);
     expectNoPageErrors(session);

@@ -63,6 +63,8 @@ export class CheckpointCoordinator implements CheckpointAcker {
   readonly completed: number[] = [];
   onEvent: ((event: CheckpointEvent) => void) | undefined;
   onComplete: ((id: number) => void) | undefined;
+  /** A checkpoint retention must keep whatever comes after it (see JobRun.open). */
+  pinned: number | undefined;
 
   constructor(
     private readonly storage: CheckpointStorage,
@@ -234,7 +236,7 @@ export class CheckpointCoordinator implements CheckpointAcker {
       await this.storage.writeMetadata(metadata);
       for (let i = 0; i < sinks.length; i++) await this.sinks[i]!.publish(sinks[i]!);
       this.completed.push(checkpoint.id);
-      await this.storage.retain(this.job.settings.checkpointsRetained, checkpoint.id);
+      await this.storage.retain(this.job.settings.checkpointsRetained, checkpoint.id, this.pinned);
       this.onEvent?.({
         ...base,
         status: 'completed',

@@ -211,13 +211,13 @@ export class CheckpointStorage {
   }
 
   /**
-   * Keeps the newest `retained` checkpoints; deletes older metadata and every data file that no
-   * retained checkpoint names and that belongs to a checkpoint not newer than `upTo` (newer
-   * files may belong to a checkpoint still being taken).
+   * Keeps the newest `retained` checkpoints, and `pinned` if given; deletes other metadata and
+   * every data file that no kept checkpoint names and that belongs to a checkpoint not newer than
+   * `upTo` (newer files may belong to a checkpoint still being taken).
    */
-  async retain(retained: number, upTo: number): Promise<void> {
+  async retain(retained: number, upTo: number, pinned?: number): Promise<void> {
     const ids = await this.completedIds();
-    const keep = ids.slice(0, retained);
+    const keep = ids.filter((id, k) => k < retained || id === pinned);
     const referenced = new Set<string>();
     for (const id of keep) {
       try {
@@ -229,7 +229,9 @@ export class CheckpointStorage {
         // An unreadable checkpoint protects nothing; restore skips it too.
       }
     }
-    for (const id of ids.slice(retained)) await rm(join(this.root, `chk-${id}.json`), { force: true });
+    for (const id of ids) {
+      if (!keep.includes(id)) await rm(join(this.root, `chk-${id}.json`), { force: true });
+    }
     let folders: string[];
     try {
       folders = await readdir(join(this.root, 'data'));

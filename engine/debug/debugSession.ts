@@ -31,8 +31,10 @@
 // deliveries: the scheduler's slices are the same, only taken one item at a time (a source's
 // slice is made whole and shown record by record: nothing else runs during one). So a debug run
 // to the end gives the same output as `pipewright run`. Checkpoints are taken every
-// `checkpointEverySteps` steps (by default one per checkpointIntervalMs / 10 ms, i.e. a step
-// stands for 10 ms), never by the clock, so a replay takes them at the same steps.
+// `checkpointEverySteps` steps that move a record (by default one per checkpointIntervalMs /
+// 10 ms, i.e. such a step stands for 10 ms), never by the clock, so a replay takes them at the
+// same steps. Barrier and checkpoint steps do not count: a checkpoint whose barriers take more
+// steps than that would otherwise make the next one due at once, and no record would move.
 //
 // Stepping back: see timeTravel.ts. The run is saved in memory every few units of work (state is
 // rolled back by a journal, not copied; a sink's part files are cut back), restored, and
@@ -43,9 +45,11 @@
 // the job is opened again and replayed from its start.
 import { isDeepStrictEqual } from 'node:util';
 import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
+import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import type { Job } from '../graph/schema.js';
 import type { Breakpoint, BreakpointProblem, StepView, TraceView } from '../host/runProtocol.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
+import { Envelope } from '../runtime/envelope.js';
 import { JobError } from '../runtime/jobError.js';
 import { JobRun } from '../runtime/jobRun.js';
 import type { ScheduledUnit } from '../runtime/scheduler.js';
@@ -74,6 +78,11 @@ export interface DebugSessionOptions {
   readonly checkpointEverySteps?: number;
   /** Sees each checkpoint as it completes or fails (again when a step back made it be taken again). */
   readonly onCheckpoint?: (event: CheckpointEvent) => void;
+  /**
+   * Starts from this checkpoint instead of the beginning (in `checkpointDir`): step 1 is the first
+   * after it, and stepping back goes no further back than it.
+   */
+  readonly restore?: CheckpointMetadata;
 }
 
 /** How much of a normal run's time one step stands for, to space checkpoints by steps. */
@@ -111,7 +120,9 @@ export class DebugSession {
   /** The steps of the last unit done: going back within it moves nothing in the engine. */
   private unitSteps: RecordedStep[] = [];
   private units = 0;
-  private lastCheckpointSeq = 0;
+  /** Steps that moved records (see checkpointEvery), and their count at the last checkpoint asked for. */
+  private work = 0;
+  private lastCheckpointWork = 0;
   private finished = false;
   private failure: Error | undefined;
   private closed = false;
@@ -246,7 +257,7 @@ export class DebugSession {
   }
 
   private async openRun(): Promise<void> {
-    const { job, jobDir, stateDir, checkpointDir, previewSinks, onCheckpoint } = this.options;
+    const { job, jobDir, stateDir, checkpointDir, previewSinks, onCheckpoint, restore } = this.options;
     const journal = new StateJournal();
     this.timeTravel = new TimeTravel(journal);
     const recorder = this.recorder;
@@ -257,6 +268,7 @@ export class DebugSession {
       ...(checkpointDir === undefined ? {} : { checkpointDir }),
       ...(previewSinks ? { previewSinks: this.preview.receive } : {}),
       ...(onCheckpoint === undefined ? {} : { onCheckpoint }),
+      ...(restore === undefined ? {} : { restore }),
       debug: {
         wrapStore: (store) => new JournaledStore(store, journal),
         wrapStateApi: (api, state) => recorder.stateApi(api, state),
@@ -269,22 +281,23 @@ export class DebugSession {
     this.units = 0;
     this.pending = [];
     this.unitSteps = [];
-    this.lastCheckpointSeq = 0;
+    this.work = 0;
+    this.lastCheckpointWork = 0;
     this.finished = false;
     this.failure = undefined;
     this.preview.truncate(new Map());
   }
 
   private marks(): SessionMarks {
-    return { lastCheckpointSeq: this.lastCheckpointSeq, preview: this.preview.totals() };
+    return { work: this.work, lastCheckpointWork: this.lastCheckpointWork, preview: this.preview.totals() };
   }
 
   /** One unit of the engine's work, and the steps it made. Undefined once the job has finished. */
   private async executeUnit(capture: Capture): Promise<RecordedStep[] | undefined> {
     const run = this.run;
     this.timeTravel.maybeSave(run, this.units, this.executed, () => this.marks());
-    if (this.checkpointEvery > 0 && this.executed - this.lastCheckpointSeq >= this.checkpointEvery) {
-      if (await run.requestCheckpoint()) this.lastCheckpointSeq = this.executed;
+    if (this.checkpointEvery > 0 && this.work - this.lastCheckpointWork >= this.checkpointEvery) {
+      if (await run.requestCheckpoint()) this.lastCheckpointWork = this.work;
     }
     this.recorder.begin(capture, this.executed);
     let unit: ScheduledUnit | undefined;
@@ -306,6 +319,8 @@ export class DebugSession {
     const steps = this.recorder.end(unit);
     this.unitSteps = steps;
     this.executed += steps.length;
+    if (unit.kind === 'produce') this.work += steps.length;
+    else if (unit.kind === 'item' && unit.item instanceof Envelope) this.work += 1;
     for (const step of steps) this.records.add(step.lineage);
     return steps;
   }
@@ -359,7 +374,8 @@ export class DebugSession {
     if (memento !== undefined && (await this.restore(memento))) {
       this.executed = memento.seq;
       this.units = memento.unit;
-      this.lastCheckpointSeq = memento.session.lastCheckpointSeq;
+      this.work = memento.session.work;
+      this.lastCheckpointWork = memento.session.lastCheckpointWork;
       this.preview.truncate(memento.session.preview);
       this.pending = [];
       this.unitSteps = [];

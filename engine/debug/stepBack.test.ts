@@ -121,6 +121,21 @@ describe('step back', () => {
     await session.close();
   });
 
+  it('checkpoints as often as every record step still let records move, and each completes', async () => {
+    // A barrier takes more steps than one to go round; counted as steps, each checkpoint's
+    // barriers would make the next one due at once, and the run would only ever checkpoint.
+    const session = await debugSession(ownersJob(30, { checkpointIntervalMs: 1000 }), await jobFolder(), {
+      checkpointEverySteps: 1,
+    });
+    const views = await stepToEnd(session);
+    const records = views.filter((v) => v.kind === 'record' || v.kind === 'produce').length;
+    const checkpoints = new Set(views.flatMap((v) => (v.kind === 'barrier' ? [v.checkpointId] : [])));
+    expect(records).toBeGreaterThan(30);
+    expect(checkpoints.size).toBeGreaterThan(1);
+    expect(views.length).toBeLessThan(100 * records);
+    await session.close();
+  });
+
   it('then step forward: the same view again, at every step', async () => {
     const job = ownersJob(40, { checkpointIntervalMs: 1000 });
     const first = await debugSession(job, await jobFolder(), { checkpointEverySteps: 17 });

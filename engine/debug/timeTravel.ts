@@ -26,7 +26,9 @@ const JOURNAL_BUDGET_BYTES = 128 * 1024 * 1024;
 
 /** What the session itself must put back with the run. */
 export interface SessionMarks {
-  readonly lastCheckpointSeq: number;
+  /** Record steps done, and how many had been when the last checkpoint was asked for. */
+  readonly work: number;
+  readonly lastCheckpointWork: number;
   readonly preview: ReadonlyMap<string, number>;
 }
 

@@ -2,7 +2,7 @@
 // breakpoints hit by resume and sent as 'run.step', traces, preview output, checkpoints, stop,
 // and the state a debug run leaves behind. The real debugger (engine/debug) on the real engine.
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -52,8 +52,12 @@ async function failure(method: string, params: unknown): Promise<string> {
   return response.error!.message;
 }
 
-function eventsOf<E extends HostEvent>(event: E): HostEvents[E][] {
-  return events.filter((m) => m.event === event).map((m) => m.data as HostEvents[E]);
+/** The events of a kind, of one run if `runId` is given. */
+function eventsOf<E extends HostEvent>(event: E, runId?: string): HostEvents[E][] {
+  return events
+    .filter((m) => m.event === event)
+    .map((m) => m.data as HostEvents[E])
+    .filter((d) => runId === undefined || (d as { runId?: string }).runId === runId);
 }
 
 async function until<T>(what: string, probe: () => T | undefined | false): Promise<T> {
@@ -252,16 +256,13 @@ describe('a debug run', () => {
     expect(page.entries.every((e) => e.state === 'n' && typeof e.value === 'number')).toBe(true);
   });
 
-  it('refuses a restart from a checkpoint, and a step while it runs on to a breakpoint', async () => {
+  it('refuses a step while it runs on to a breakpoint', async () => {
     const params = {
       text: JSON.stringify(job()),
       path: join(dir, 'stepper.job.json'),
       mode: 'debug',
       previewSinks: false,
     };
-    expect(await failure('run.start', { ...params, restore: 'latest' })).toBe(
-      'run.start: a debug run starts at the beginning of the job; restart from a checkpoint in mode "run"',
-    );
     const long = job();
     long.operators[0]!.params = {
       code: 'function generate(i) { return { k: "k" + (i % 4), i }; }',
@@ -283,5 +284,54 @@ describe('a debug run', () => {
     expect(await failure('run.start', { ...params })).toBe(
       `run.start: run ${runId} of job "stepper" is still paused; stop it before starting another (one run at a time)`,
     );
+  });
+
+  it('restarts from a checkpoint held just after it, keeps that checkpoint, and ends as an uninterrupted run', async () => {
+    const path = join(dir, 'stepper.job.json');
+    const output = () => readFile(join(dir, 'out.jsonl'), 'utf8');
+    // 400 records: plenty of steps after any checkpoint.
+    const longer = (settings: Record<string, unknown> = {}) => {
+      const j = job(settings);
+      Object.assign(j.operators[0]!.params, { count: 400 });
+      return JSON.stringify(j);
+    };
+    const whole = await result('run.start', {
+      text: longer(),
+      path,
+      mode: 'run',
+      previewSinks: false,
+    });
+    await until('the whole run', () => eventsOf('run.status', whole.runId).at(-1)?.status === 'finished');
+    const expected = await output();
+
+    // A debug run taking a checkpoint every 50 steps and keeping one, stopped a few steps after one.
+    const text = longer({ checkpointIntervalMs: 500, checkpointsRetained: 1 });
+    const first = await start({ text });
+    const completed = () => eventsOf('run.checkpoint', first.runId).filter((c) => c.status === 'completed');
+    while (completed().length === 0) {
+      expect(await result('run.step', { runId: first.runId })).toBeDefined();
+    }
+    for (let i = 0; i < 5; i++) await result('run.step', { runId: first.runId });
+    await result('run.stop', { runId: first.runId });
+
+    // The newest completed, which may be one the stop took.
+    const from = completed().at(-1)!.id;
+    const info = await start({ text, restore: 'latest' });
+    expect(info).toMatchObject({ status: 'paused', mode: 'debug', step: 0 });
+    expect(info.message).toBe(`restoring checkpoint ${from} from ${info.checkpointDir}`);
+    const runId = info.runId;
+    expect((await result('run.step', { runId }))?.seq).toBe(1);
+    // Stepping back stops at the checkpoint: step 0 of this run.
+    expect(await result('run.stepBack', { runId })).toBeUndefined();
+    expect(eventsOf('run.status', runId).at(-1)).toMatchObject({ status: 'paused', step: 0 });
+    await result('run.resume', { runId });
+    await until('the end', () => eventsOf('run.status', runId).at(-1)?.status === 'finished');
+    const after = eventsOf('run.checkpoint', runId).filter((c) => c.status === 'completed');
+    expect(after.length).toBeGreaterThan(1);
+    // Only one is retained, but the one this run started from stays, to replay from.
+    const listed = await result('run.checkpoints', { path, text });
+    expect(listed.map((c) => c.id)).toEqual([after.at(-1)!.id, from]);
+    await result('run.stop', { runId });
+    expect(await output()).toBe(expected);
   });
 });

@@ -4,6 +4,8 @@
 // resume continues to the next breakpoint, and the step it stops at goes out as 'run.step'. At
 // the end of the job the session stays open, so the designer can still step back, until the
 // run is stopped or another one starts.
+
+import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import { DebugSession } from '../debug/debugSession.js';
 import { type Plan, planJob } from '../graph/plan.js';
 import type { KvStore } from '../state/kvStore.js';
@@ -16,6 +18,8 @@ export interface DebugRunOptions extends RunBasics {
   /** Sinks show their records and write nothing; such a run takes no checkpoints (see HostRun). */
   readonly previewSinks: boolean;
   readonly breakpoints: readonly Breakpoint[];
+  /** Starts held just after this checkpoint instead of before the job's first step. */
+  readonly restore?: CheckpointMetadata;
 }
 
 function describeProblems(problems: readonly BreakpointProblem[]): string | undefined {
@@ -61,7 +65,7 @@ export class DebugRun extends StatusReportingRun implements DrivenRun {
   }
 
   private async open(): Promise<void> {
-    const { runId, job, dirs, previewSinks, breakpoints, events } = this.options;
+    const { runId, job, dirs, previewSinks, breakpoints, events, restore } = this.options;
     let session: DebugSession;
     try {
       session = await DebugSession.open({
@@ -71,6 +75,7 @@ export class DebugRun extends StatusReportingRun implements DrivenRun {
         ...(previewSinks ? {} : { checkpointDir: dirs.checkpointDir }),
         previewSinks,
         breakpoints,
+        ...(restore === undefined ? {} : { restore }),
         onCheckpoint: (event) => events.checkpoint(checkpointEventOf(runId, event)),
       });
     } catch (error) {

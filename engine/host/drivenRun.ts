@@ -51,6 +51,8 @@ export interface RunBasics {
   readonly dirs: RunDirs;
   /** Shown with the first status (e.g. which checkpoint was chosen). */
   readonly note?: string;
+  /** The checkpoint the run goes on from, if it does not start at the beginning. */
+  readonly restoredFrom?: number;
   readonly events: RunEventSink;
 }
 
@@ -90,6 +92,7 @@ export abstract class StatusReportingRun {
       mode: this.mode,
       step: this.stepsTaken(),
       ...(this.message === undefined ? {} : { message: this.message }),
+      ...(this.basics.restoredFrom === undefined ? {} : { restoredFrom: this.basics.restoredFrom }),
       stateDir: this.basics.dirs.stateDir,
       checkpointDir: this.basics.dirs.checkpointDir,
     };

@@ -42,6 +42,8 @@ export interface RunInfo {
   /** Steps taken so far (debug mode). */
   readonly step: number;
   readonly message?: string;
+  /** The checkpoint the run went on from; absent for a run from the beginning. */
+  readonly restoredFrom?: number;
   /** Where this run keeps its state and checkpoints. */
   readonly stateDir: string;
   readonly checkpointDir: string;

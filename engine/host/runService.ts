@@ -200,11 +200,6 @@ export function createRunService(emit: RunEventEmitter, runDirs: RunDirsOf = def
         if (!existsSync(dirname(params.path))) {
           throw new Error(`run.start: the folder of ${params.path} does not exist; save the job first`);
         }
-        if (params.mode === 'debug' && params.restore !== undefined) {
-          throw new Error(
-            'run.start: a debug run starts at the beginning of the job; restart from a checkpoint in mode "run"',
-          );
-        }
         if (params.previewSinks && params.restore !== undefined) {
           throw new Error(
             'run.start: a run with preview sinks writes nothing, checkpoints included, so it cannot restart from one; turn preview off to restart from a checkpoint',
@@ -237,10 +232,15 @@ export function createRunService(emit: RunEventEmitter, runDirs: RunDirsOf = def
             previewSinks: params.previewSinks,
             events: eventsFor(dirs.checkpointDir),
             ...(notes.length === 0 ? {} : { note: notes.join('; ') }),
+            ...(restore === undefined ? {} : { restoredFrom: restore.id }),
           };
           const run: DrivenRun =
             params.mode === 'debug'
-              ? await DebugRun.start({ ...common, breakpoints: params.breakpoints ?? [] })
+              ? await DebugRun.start({
+                  ...common,
+                  breakpoints: params.breakpoints ?? [],
+                  ...(restore === undefined ? {} : { restore }),
+                })
               : await HostRun.start({ ...common, ...(restore === undefined ? {} : { restore }) });
           current = { run, plan };
           return run.info();

@@ -226,6 +226,9 @@ export class JobRun {
       const sinks = [...prepared.values()].flatMap((p) => (p.sink === undefined ? [] : [p.sink]));
       coordinator = new CheckpointCoordinator(storage, job, plan, subtasks, sinks, firstId);
       coordinator.onEvent = options.onCheckpoint;
+      // A debug run may open again from the checkpoint it started from (to replay from its
+      // start), so that one stays however many are taken after it.
+      if (debug !== undefined) coordinator.pinned = restore?.id;
       coordinatorRef.current = coordinator;
     }
     return new JobRun(job, plan, subtasks, coordinator, firstId);

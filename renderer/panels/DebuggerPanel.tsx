@@ -13,6 +13,7 @@ function CurrentStep() {
   const status = useRun((s) => s.status);
   const mode = useRun((s) => s.mode);
   const view = useRun((s) => s.view);
+  const restoredFrom = useRun((s) => s.restoredFrom);
   if (shown === undefined) {
     return (
       <div className="run-step run-empty">
@@ -20,7 +21,9 @@ function CurrentStep() {
           {status === 'idle'
             ? 'Stepping through a run record by record: start it with Debug; each Step (F10) delivers one record, barrier or end of input to one subtask and shows here what it did.'
             : mode === 'debug' && status === 'paused'
-              ? 'Paused before the first step. Step (F10) delivers the first record.'
+              ? restoredFrom === undefined
+                ? 'Paused before the first step. Step (F10) delivers the first record.'
+                : `Paused just after checkpoint ${restoredFrom}. Step (F10) delivers what comes next.`
               : mode === 'run'
                 ? 'A run started with Run does not stop at steps; start it with Debug to step through it.'
                 : 'No step yet: the run stops at the first breakpoint hit and shows it here.'}

@@ -1,7 +1,7 @@
 // The questions Run, Debug and Restart from checkpoint… ask: save an unsaved job first (it runs
 // from its file), and which checkpoint to restart from.
 import { useId, useState } from 'react';
-import type { RunCheckpointEvent } from '../../engine/host/protocol.js';
+import type { RunCheckpointEvent, RunMode } from '../../engine/host/protocol.js';
 import { Modal } from '../dialogs/Modal';
 import { useRun } from './runContext';
 import type { RestartChoice } from './runStore';
@@ -32,7 +32,7 @@ export function RunDialogs() {
   return <RestartDialog checkpoints={prompt.checkpoints} resolve={prompt.resolve} />;
 }
 
-/** A restart runs in mode "run": a debug run starts at the beginning of the job (the host refuses to restore one). */
+/** Which checkpoint to go on from, and whether at full speed or held in the debugger just after it. */
 function RestartDialog({
   checkpoints,
   resolve,
@@ -42,8 +42,10 @@ function RestartDialog({
 }) {
   const newest = checkpoints[0];
   const [chosen, setChosen] = useState<number | undefined>(newest?.id);
+  const [mode, setMode] = useState<RunMode>('run');
   const preview = useRun((s) => s.previewSinks);
   const name = useId();
+  const modeName = useId();
   return (
     <Modal label="Restart from checkpoint" onCancel={() => resolve(undefined)}>
       <h2>Restart from checkpoint</h2>
@@ -72,6 +74,24 @@ function RestartDialog({
           ))}
         </fieldset>
       )}
+      {checkpoints.length > 0 && (
+        <fieldset className="restart-mode">
+          <legend>Go on</legend>
+          <label>
+            <input type="radio" name={modeName} checked={mode === 'run'} onChange={() => setMode('run')} />{' '}
+            Run: at full speed
+          </label>
+          <label>
+            <input
+              type="radio"
+              name={modeName}
+              checked={mode === 'debug'}
+              onChange={() => setMode('debug')}
+            />{' '}
+            Debug: held just after the checkpoint, to step from there
+          </label>
+        </fieldset>
+      )}
       {preview && checkpoints.length > 0 && (
         <p className="error">
           “Preview sinks” is on: a preview run writes nothing, checkpoints included, so it cannot go on from
@@ -83,7 +103,7 @@ function RestartDialog({
           type="button"
           className="primary"
           disabled={chosen === undefined || preview}
-          onClick={() => chosen !== undefined && resolve({ checkpointId: chosen, mode: 'run' })}
+          onClick={() => chosen !== undefined && resolve({ checkpointId: chosen, mode })}
         >
           Restart
         </button>

@@ -12,10 +12,11 @@ export function RunToolbar({ run }: { run: (command: MenuCommand) => void }) {
   const stepSeq = useRun((s) => s.step?.seq);
   const breakpoint = useRun((s) => s.step?.breakpoint);
   const message = useRun((s) => s.message);
+  const restoredFrom = useRun((s) => s.restoredFrom);
   const notice = useRun((s) => s.notice);
   const previewSinks = useRun((s) => s.previewSinks);
   const setPreviewSinks = useRun((s) => s.setPreviewSinks);
-  const state = { status, mode, hasStep: stepSeq !== undefined, stepSeq, breakpoint, message };
+  const state = { status, mode, hasStep: stepSeq !== undefined, stepSeq, breakpoint, message, restoredFrom };
   const enabled = controlsEnabled(state);
 
   const tool = (command: MenuCommand, label: string, on: boolean, title: string) => (

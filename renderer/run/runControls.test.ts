@@ -46,6 +46,9 @@ describe('run controls', () => {
 describe('statusText', () => {
   it('says where a paused debug run stands', () => {
     expect(statusText({ ...idle, status: 'paused', mode: 'debug' })).toBe('Paused before the first step');
+    expect(statusText({ ...idle, status: 'paused', mode: 'debug', restoredFrom: 7 })).toBe(
+      'Paused just after checkpoint 7',
+    );
     expect(statusText({ ...idle, status: 'paused', mode: 'debug', stepSeq: 4 })).toBe('Paused at step 4');
     expect(statusText({ ...idle, status: 'paused', mode: 'debug', stepSeq: 4, breakpoint: 'bp1' })).toBe(
       'Paused at step 4 (breakpoint bp1)',

@@ -12,6 +12,8 @@ export interface RunControlState {
   readonly stepSeq?: number;
   readonly breakpoint?: string;
   readonly message?: string;
+  /** The checkpoint the run went on from. */
+  readonly restoredFrom?: number;
 }
 
 export function isActive(status: RunPhase): boolean {
@@ -68,7 +70,12 @@ function phaseText(s: RunControlState): string {
     case 'running':
       return s.mode === 'debug' ? 'Debugging: running to the next breakpoint' : 'Running';
     case 'paused': {
-      if (s.stepSeq === undefined) return s.mode === 'debug' ? 'Paused before the first step' : 'Paused';
+      if (s.stepSeq === undefined) {
+        if (s.mode === 'run') return 'Paused';
+        return s.restoredFrom === undefined
+          ? 'Paused before the first step'
+          : `Paused just after checkpoint ${s.restoredFrom}`;
+      }
       const at = `Paused at step ${s.stepSeq}`;
       return s.breakpoint === undefined ? at : `${at} (breakpoint ${s.breakpoint})`;
     }

@@ -48,6 +48,8 @@ export interface RunState {
   mode: RunMode;
   /** The host's word on the run: why it failed, for one. */
   message: string | undefined;
+  /** The checkpoint the run went on from, if it did not start at the beginning. */
+  restoredFrom: number | undefined;
   stateDir: string | undefined;
   checkpointDir: string | undefined;
   previewSinks: boolean;
@@ -114,6 +116,7 @@ function cleared(): Omit<
     runId: undefined,
     status: 'idle',
     message: undefined,
+    restoredFrom: undefined,
     stateDir: undefined,
     checkpointDir: undefined,
     step: undefined,
@@ -151,6 +154,7 @@ export function createRunStore(documentKey = UNSAVED) {
         status: info.status,
         mode: info.mode,
         message: info.message,
+        restoredFrom: info.restoredFrom,
         stateDir: info.stateDir,
         checkpointDir: info.checkpointDir,
         // Channel fill is a live reading; a finished run's channels say nothing.
