@@ -47,7 +47,8 @@ describe('a job built from an empty canvas', () => {
 
   test('the start screen offers a new job, and New job opens an empty canvas', async () => {
     const { page } = session;
-    await expect(page.getByRole('heading', { name: 'Pipewright', level: 1 }).isVisible()).resolves.toBe(true);
+    // Waited for: the start screen comes once the page has reached the host.
+    await page.getByRole('heading', { name: 'Pipewright', level: 1 }).waitFor();
     await page.getByRole('heading', { name: 'Templates' }).waitFor();
     await page
       .getByRole('button', { name: /^Open template / })

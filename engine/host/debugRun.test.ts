@@ -202,7 +202,9 @@ describe('a debug run', () => {
       const shown = new Map<number, unknown>();
       for (const e of events) {
         for (const [index] of shown) if (index > e.total - e.records.length) shown.delete(index);
-        e.records.forEach((record, k) => shown.set(e.total - e.records.length + k + 1, record));
+        e.records.forEach((record, k) => {
+          shown.set(e.total - e.records.length + k + 1, record);
+        });
       }
       return shown;
     };
