@@ -5,7 +5,7 @@
 // resume to the end and read the Checkpoints and State tabs, and restart from a checkpoint.
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Locator } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import type { AppSession } from './appHarness.js';
 import { eventually, expectNoPageErrors, operator, readText, sessionPerFile } from './helpers.js';
@@ -50,6 +50,14 @@ sessionPerFile((opened) => {
 const debuggerPanel = () => session.page.getByRole('tabpanel', { name: 'Debugger' });
 const currentStep = () => debuggerPanel().getByRole('article', { name: 'Current step' });
 const shownText = () => currentStep().innerText();
+
+/** Restart from checkpoint… from the Run toolbar, and its dialog once it is there. */
+async function openRestartDialog(page: Page) {
+  await runButton(page, 'Restart from checkpoint…').click();
+  const dialog = page.getByRole('dialog', { name: 'Restart from checkpoint' });
+  await dialog.waitFor();
+  return dialog;
+}
 
 interface ShownStep {
   /** Everything the "Current step" article says, as a user reads it. */
@@ -430,9 +438,7 @@ describe('debugging owner-has-items', () => {
   test('Restart from checkpoint… lists the retained checkpoints and restarts from the one chosen', async () => {
     const { page } = session;
     const before = readText(outputFile());
-    await runButton(page, 'Restart from checkpoint…').click();
-    const dialog = page.getByRole('dialog', { name: 'Restart from checkpoint' });
-    await dialog.waitFor();
+    const dialog = await openRestartDialog(page);
     const radios = dialog.getByRole('radio', { name: /^Checkpoint \d+$/ });
     const listed = (
       await radios.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''))
@@ -465,9 +471,7 @@ describe('debugging owner-has-items', () => {
   test('Restart from checkpoint… in Debug holds the run just after it, to step from there and on to the same end', async () => {
     const { page } = session;
     const before = readText(outputFile());
-    await runButton(page, 'Restart from checkpoint…').click();
-    const dialog = page.getByRole('dialog', { name: 'Restart from checkpoint' });
-    await dialog.waitFor();
+    const dialog = await openRestartDialog(page);
     // The newest is chosen.
     const newest =
       (await dialog
