@@ -265,18 +265,30 @@ describe('debugging owner-has-items', () => {
     await currentStep().getByRole('button', { name: 'Trace emitted record 2' }).click();
     const trace = currentStep().getByRole('region', { name: 'Trace of emitted record 2' });
     await trace.waitFor();
-    const offset =
-      Buffer.byteLength(
-        EVENTS_TEXT.split('\n')
-          .slice(0, HIT.seq - 1)
-          .join('\n'),
-      ) + 1;
+    /** Where the line of an event starts in events.jsonl (events are numbered by line from 1). */
+    const offsetOf = (seq: number) =>
+      EVENTS_TEXT.split('\n')
+        .slice(0, seq - 1)
+        .reduce((n, line) => n + Buffer.byteLength(line) + 1, 0);
     expect(await rowsOf(trace.getByRole('table', { name: 'Trace inputs' }))).toEqual([
-      ['events#0', String(offset), JSON.stringify(HIT)],
+      ['events#0', String(offsetOf(HIT.seq)), JSON.stringify(HIT)],
     ]);
-    const path = await trace.getByRole('list', { name: 'Trace path' }).getByRole('listitem').allInnerTexts();
+    const hops = trace.getByRole('list', { name: 'Trace path' }).locator(':scope > li');
+    const path = (await hops.allInnerTexts()).map((text) => text.split('\n')[0]);
     expect(path[0]).toMatch(/^step \d+: events#0$/);
     expect(path.at(-1)).toBe(`step ${hit.seq}: owners#${hit.subtask} — state keys "o7"`);
+    // The move found the item in o7's map: the step that put it there, and the event it came of.
+    const read = await trace
+      .getByRole('list', { name: `State read at step ${hit.seq}` })
+      .getByRole('listitem')
+      .allInnerTexts();
+    expect(read).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^read items of "o7" ▸ "${HIT.item}", written at step \\d+ by owners#${hit.subtask} from events#0 @${offsetOf(HIT_GAIN.seq)} ${JSON.stringify(HIT_GAIN).replace(/[{}[\]()*+?.^$|\\]/g, '\\$&')}$`,
+        ),
+      ),
+    );
     await session.screenshot('debugger-trace');
     // A second click hides it again.
     await currentStep().getByRole('button', { name: 'Trace emitted record 2' }).click();

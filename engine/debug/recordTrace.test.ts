@@ -50,7 +50,7 @@ const find = (views: StepView[], operator: string, test: (record: Record<string,
   )!;
 
 describe('record trace', () => {
-  it('of an output record: its input line and every hop, with the state keys each touched', async () => {
+  it('of an output record: its input line and every hop, with the state keys each touched and who wrote what it read', async () => {
     const session = await debugSession(countJob(), await jobFolder({ 'events.jsonl': TEXT }));
     const views = await stepToEnd(session);
     // The third line, {k: "a", v: 3}: doubled to 6, summed with the first a (2) to 8.
@@ -60,10 +60,22 @@ describe('record trace', () => {
     const written = find(views, 'out', (r) => r.k === 'a' && r.sum === 8);
     expect(summed.emitted).toEqual([{ port: 'out', record: { k: 'a', sum: 8 }, edges: ['e3'] }]);
     const input = { operator: 'events', subtask: 0, position: offsetOf(2), record: { k: 'a', v: 3 } };
+    // The 2 it added 6 to was written by the first line's record, {k: "a", v: 1}.
+    const firstSum = find(views, 'sum', (r) => r.v === 2);
+    const stateFrom = [
+      {
+        state: 'sum',
+        key: 'a',
+        step: firstSum.seq,
+        operator: 'sum',
+        subtask: firstSum.subtask,
+        input: { operator: 'events', subtask: 0, position: 0, record: { k: 'a', v: 1 } },
+      },
+    ];
     const path = [
       { operator: 'events', subtask: 0, step: read.seq, stateKeys: [] },
       { operator: 'double', subtask: doubled.subtask, step: doubled.seq, stateKeys: [] },
-      { operator: 'sum', subtask: summed.subtask, step: summed.seq, stateKeys: ['a'] },
+      { operator: 'sum', subtask: summed.subtask, step: summed.seq, stateKeys: ['a'], stateFrom },
       { operator: 'out', subtask: 0, step: written.seq, stateKeys: [] },
     ];
     expect(session.trace(written.seq, 0)).toEqual({ inputs: [input], path });
@@ -114,6 +126,14 @@ describe('record trace', () => {
     expect(transfer!.stateKeys).toEqual([owned.owner]);
     expect(views[transfer!.step - 1]!.edge).toMatchObject({ id: 'transfer', feedback: true });
     expect(views[move!.step - 1]!.emitted.map((e) => e.port)).toContain('transfer');
+    // The move found the item in the old owner's map: the step that put it there is named, with
+    // the event it came of (the item added to that owner, or moved to it).
+    const put = move!.stateFrom?.find((s) => s.state === 'items' && s.element === owned.item);
+    expect(put).toMatchObject({ key: owned.from, operator: 'owners' });
+    expect(put!.step).toBeLessThan(move!.step);
+    const cause = put!.input!.record as { type: string; item: string; owner: string; to?: string };
+    expect(cause.item).toBe(owned.item);
+    expect(cause.type === 'add' ? cause.owner : cause.to).toBe(owned.from);
     await session.close();
   });
 });

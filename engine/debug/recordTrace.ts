@@ -1,9 +1,11 @@
 // Record traces: which input records an output record descends from, and the path it took. Every
 // step keeps a small lineage entry (the step that emitted the record it took, the source record
-// at the root, the state keys it touched) for the last TRACE_STEPS steps; a trace walks those
-// entries back from the output to the source.
-import type { TraceView } from '../host/runProtocol.js';
+// at the root, the state keys it touched, the state cells it read and wrote) for the last
+// TRACE_STEPS steps; a trace walks those entries back from the output to the source, and names
+// for each hop the steps that last wrote the state it read.
+import type { StateSourceView, TraceView } from '../host/runProtocol.js';
 import { SeqWindow } from './seqWindow.js';
+import type { StateRead } from './stateCells.js';
 
 /** Lineage is kept for this many of the last steps. */
 export const TRACE_STEPS = 100_000;
@@ -27,6 +29,9 @@ export interface StepLineage {
   /** The source record at the root, shared by every step that descends from it. */
   readonly input: TraceInput | undefined;
   readonly stateKeys: readonly unknown[];
+  /** State read before the step wrote it, and the cells it wrote (stateCells.ts). */
+  readonly reads: readonly StateRead[];
+  readonly writes: readonly string[];
   readonly emitted: number;
   /** A sink's step: its record is an output of the job. */
   readonly sink: boolean;
@@ -34,9 +39,24 @@ export interface StepLineage {
 
 export class RecordTrace {
   private readonly steps = new SeqWindow<StepLineage>(TRACE_STEPS);
+  /** The steps that wrote each state cell, oldest first, as far back as steps are kept. */
+  private readonly writers = new Map<string, number[]>();
+  /** Every write in step order, so that truncating and forgetting old steps touch only what they drop. */
+  private writes: [seq: number, cell: string][] = [];
+  private writesStart = 0;
 
   add(lineage: StepLineage): void {
     this.steps.set(lineage.seq, lineage);
+    for (const cell of lineage.writes) {
+      let seqs = this.writers.get(cell);
+      if (seqs === undefined) {
+        seqs = [];
+        this.writers.set(cell, seqs);
+      }
+      seqs.push(lineage.seq);
+      this.writes.push([lineage.seq, cell]);
+    }
+    this.forgetBefore(this.steps.oldest);
   }
 
   get(seq: number): StepLineage | undefined {
@@ -45,6 +65,62 @@ export class RecordTrace {
 
   truncateAfter(seq: number): void {
     this.steps.truncateAfter(seq);
+    while (this.writes.length > this.writesStart && this.writes.at(-1)![0] > seq) {
+      const [, cell] = this.writes.pop()!;
+      const seqs = this.writers.get(cell)!;
+      seqs.pop();
+      if (seqs.length === 0) this.writers.delete(cell);
+    }
+    this.forgetBefore(this.steps.oldest);
+  }
+
+  private forgetBefore(oldest: number): void {
+    while (this.writesStart < this.writes.length && this.writes[this.writesStart]![0] < oldest) {
+      const [, cell] = this.writes[this.writesStart++]!;
+      const seqs = this.writers.get(cell)!;
+      seqs.shift();
+      if (seqs.length === 0) this.writers.delete(cell);
+    }
+    if (this.writesStart > 4096 && this.writesStart * 2 > this.writes.length) {
+      this.writes = this.writes.slice(this.writesStart);
+      this.writesStart = 0;
+    }
+  }
+
+  /** The last step before `seq` that wrote any of the read's cells. */
+  private writerOf(read: StateRead, seq: number): number | undefined {
+    let last: number | undefined;
+    for (const cell of read.cells) {
+      const seqs = this.writers.get(cell);
+      if (seqs === undefined) continue;
+      for (let i = seqs.length - 1; i >= 0; i--) {
+        const at = seqs[i]!;
+        if (at < seq) {
+          if (last === undefined || at > last) last = at;
+          break;
+        }
+      }
+    }
+    return last;
+  }
+
+  private stateFrom(step: StepLineage): StateSourceView[] {
+    const sources: StateSourceView[] = [];
+    for (const read of step.reads) {
+      const seq = this.writerOf(read, step.seq);
+      const writer = seq === undefined ? undefined : this.steps.get(seq);
+      if (writer === undefined) continue;
+      sources.push({
+        state: read.state,
+        key: read.key,
+        ...('element' in read ? { element: read.element } : {}),
+        step: writer.seq,
+        operator: writer.operator,
+        subtask: writer.subtask,
+        ...(writer.input === undefined ? {} : { input: writer.input }),
+      });
+    }
+    return sources;
   }
 
   /**
@@ -69,7 +145,14 @@ export class RecordTrace {
     }
     const path: TraceView['path'][number][] = [];
     for (let at: StepLineage | undefined = step; at !== undefined; ) {
-      path.push({ operator: at.operator, subtask: at.subtask, step: at.seq, stateKeys: at.stateKeys });
+      const stateFrom = this.stateFrom(at);
+      path.push({
+        operator: at.operator,
+        subtask: at.subtask,
+        step: at.seq,
+        stateKeys: at.stateKeys,
+        ...(stateFrom.length === 0 ? {} : { stateFrom }),
+      });
       at = at.parent === undefined ? undefined : this.steps.get(at.parent.seq);
     }
     path.reverse();

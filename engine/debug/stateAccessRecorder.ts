@@ -63,8 +63,9 @@ export function instrumentStateApi(api: StateApi, state: KeyedState, sink: State
     let handle = maps.get(name);
     if (handle !== undefined) return handle;
     const plain = api.map(name);
+    // The element is named even when values are not copied: record traces need it (stateCells.ts).
     const element = (key: unknown, extra: { before?: unknown; after?: unknown } = {}) =>
-      sink.copying ? { element: key, ...extra } : {};
+      sink.copying ? { element: key, ...extra } : { element: key };
     handle = {
       get: (key) => {
         const value = plain.get(key);

@@ -14,6 +14,7 @@ import type { KeyedState, StateApi } from '../state/keyedState.js';
 import { jsonCopy } from './jsonCopy.js';
 import type { Origin, StepLineage, TraceInput } from './recordTrace.js';
 import { instrumentStateApi, type StateAccessSink } from './stateAccessRecorder.js';
+import { type StateRead, stateCells } from './stateCells.js';
 
 /**
  * `full`: everything a view shows, values copied. `lineage`: only what traces and step numbers
@@ -45,6 +46,8 @@ interface Building {
   emits: number;
   readonly state: StateAccess[];
   readonly stateKeys: unknown[];
+  readonly reads: StateRead[];
+  readonly writes: string[];
   parent?: Origin | undefined;
   input?: TraceInput | undefined;
 }
@@ -112,6 +115,8 @@ export class StepRecorder implements StateAccessSink {
       emits: 0,
       state: [],
       stateKeys: [],
+      reads: [],
+      writes: [],
     };
     this.steps.push(step);
     this.current = step;
@@ -176,6 +181,15 @@ export class StepRecorder implements StateAccessSink {
     if (step === undefined) return;
     if (this.capture === 'full') step.state.push(access);
     if (!step.stateKeys.some((key) => isDeepStrictEqual(key, access.key))) step.stateKeys.push(access.key);
+    const { read, writes } = stateCells(step.subtask.operator.id, access);
+    // A read of a value or element the step itself wrote before depends on nothing earlier (a
+    // scan of a map still does, on the elements the step did not write).
+    const scan = access.type === 'map' && !('element' in access);
+    const own = read !== undefined && !scan && step.writes.includes(read.cells[0]!);
+    if (read !== undefined && !own && !step.reads.some((r) => r.cells[0] === read.cells[0])) {
+      step.reads.push(read);
+    }
+    for (const cell of writes) if (!step.writes.includes(cell)) step.writes.push(cell);
   }
 
   /** The unit is done: its steps (none, one, or a source's records), in order. */
@@ -224,6 +238,8 @@ export class StepRecorder implements StateAccessSink {
       parent: step.parent,
       input: step.input,
       stateKeys: step.stateKeys,
+      reads: step.reads,
+      writes: step.writes,
       emitted: step.emits,
       sink: operator.operator.kind.startsWith('sink.'),
     };

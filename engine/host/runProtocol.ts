@@ -147,20 +147,41 @@ export interface StatePage {
   readonly next?: string;
 }
 
+/** A record as a source read or made it: the source operator, subtask and position. */
+export interface TraceInputView {
+  readonly operator: string;
+  readonly subtask: number;
+  readonly position: number;
+  readonly record: unknown;
+}
+
+/** State a hop read, and the step that had written it last before. */
+export interface StateSourceView {
+  readonly state: string;
+  readonly key: unknown;
+  /** The map element read, when the hop read one element. */
+  readonly element?: unknown;
+  readonly step: number;
+  readonly operator: string;
+  readonly subtask: number;
+  /** The input record that step's record descends from, if it is still kept. */
+  readonly input?: TraceInputView;
+}
+
 export interface TraceView {
   /** The input records (source operator, subtask and position) the output descends from. */
-  readonly inputs: readonly {
-    readonly operator: string;
-    readonly subtask: number;
-    readonly position: number;
-    readonly record: unknown;
-  }[];
+  readonly inputs: readonly TraceInputView[];
   /** The path: each hop's operator, subtask and the state keys it touched. */
   readonly path: readonly {
     readonly operator: string;
     readonly subtask: number;
     readonly step: number;
     readonly stateKeys: readonly unknown[];
+    /**
+     * What of the state the hop read had been written by an earlier step still kept for traces
+     * (absent when none): the records whose effects the output also depends on.
+     */
+    readonly stateFrom?: readonly StateSourceView[];
   }[];
 }
 

@@ -1,7 +1,24 @@
 // Where an emitted record came from: the input records it descends from and the path through
-// operators, subtasks and state keys that produced it, as the engine's trace tells it.
-import type { TraceView } from '../../engine/host/protocol.js';
+// operators, subtasks and state keys that produced it, as the engine's trace tells it, with the
+// steps (and their input records) that last wrote the state each hop read.
+import type { StateSourceView, TraceView } from '../../engine/host/protocol.js';
 import { inlineValue, subtaskName } from './stepFormat';
+
+function StateSource({ source }: { source: StateSourceView }) {
+  const what = `${source.state} of ${inlineValue(source.key)}${'element' in source ? ` ▸ ${inlineValue(source.element)}` : ''}`;
+  return (
+    <li>
+      read {what}, written at step {source.step} by {subtaskName(source.operator, source.subtask)}
+      {source.input !== undefined && (
+        <>
+          {' '}
+          from {subtaskName(source.input.operator, source.input.subtask)} @{source.input.position}{' '}
+          <code>{inlineValue(source.input.record)}</code>
+        </>
+      )}
+    </li>
+  );
+}
 
 export function TraceDetails({ trace, label }: { trace: TraceView; label: string }) {
   return (
@@ -41,6 +58,16 @@ export function TraceDetails({ trace, label }: { trace: TraceView; label: string
                 {' '}
                 — state keys {hop.stateKeys.map((k) => inlineValue(k)).join(', ')}
               </span>
+            )}
+            {hop.stateFrom !== undefined && (
+              <ul className="run-trace-state" aria-label={`State read at step ${hop.step}`}>
+                {hop.stateFrom.map((source) => (
+                  <StateSource
+                    key={`${source.state}|${inlineValue(source.key)}|${inlineValue(source.element)}`}
+                    source={source}
+                  />
+                ))}
+              </ul>
             )}
           </li>
         ))}
