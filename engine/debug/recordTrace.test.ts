@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { debugSession, fn, jobFolder, makeJob, sink, stepToEnd } from '../../test/debugJobs.js';
 import { validateJob } from '../graph/validate.js';
 import type { StepView } from '../host/runProtocol.js';
+import { RecordTrace, type StepLineage, TRACE_STEPS } from './recordTrace.js';
 
 const LINES = [
   { k: 'a', v: 1 },
@@ -135,5 +136,54 @@ describe('record trace', () => {
     expect(cause.item).toBe(owned.item);
     expect(cause.type === 'add' ? cause.owner : cause.to).toBe(owned.from);
     await session.close();
+  });
+});
+
+describe('the writers of state, as traces keep them', () => {
+  const input = (position: number) => ({ operator: 'src', subtask: 0, position, record: { position } });
+  /** Step `seq` of operator "op": reads cell "c" (as state "s" of key "k") and writes `writes`. */
+  const step = (seq: number, writes: string[], reads = true): StepLineage => ({
+    seq,
+    operator: 'op',
+    subtask: 0,
+    parent: undefined,
+    input: input(seq),
+    stateKeys: ['k'],
+    reads: reads ? [{ state: 's', key: 'k', cells: ['c'] }] : [],
+    writes,
+    emitted: 1,
+    sink: false,
+  });
+  const writerOf = (trace: RecordTrace, seq: number) => trace.trace(seq, 0).path[0]!.stateFrom?.[0]?.step;
+
+  it('name the last earlier writer, forget steps stepped back over, and learn the replayed ones', () => {
+    const trace = new RecordTrace();
+    for (let seq = 1; seq <= 10; seq++) trace.add(step(seq, seq % 3 === 0 ? ['c'] : []));
+    expect(writerOf(trace, 10)).toBe(9);
+    expect(writerOf(trace, 9)).toBe(6);
+    expect(writerOf(trace, 2)).toBeUndefined();
+    expect(trace.trace(7, 0).path[0]!.stateFrom).toEqual([
+      { state: 's', key: 'k', step: 6, operator: 'op', subtask: 0, input: input(6) },
+    ]);
+    // Back to step 7: the write at 9 is gone; replayed differently, step 8 writes now.
+    trace.truncateAfter(7);
+    trace.add(step(8, ['c']));
+    trace.add(step(9, []));
+    expect(writerOf(trace, 9)).toBe(8);
+  });
+
+  it('forget writers older than the steps kept', () => {
+    const trace = new RecordTrace();
+    const kept = Math.floor(TRACE_STEPS / 2);
+    trace.add(step(1, ['c']));
+    for (let seq = 2; seq <= TRACE_STEPS * 1.3; seq++) trace.add(step(seq, seq === kept ? ['c'] : [], false));
+    const last = Math.floor(TRACE_STEPS * 1.3) + 1;
+    trace.add(step(last, []));
+    // Step 1 fell out of the window, and its write with it; the later write is still known.
+    expect(trace.get(1)).toBeUndefined();
+    expect(writerOf(trace, last)).toBe(kept);
+    trace.add(step(last + 1, ['c']));
+    trace.add(step(last + 2, []));
+    expect(writerOf(trace, last + 2)).toBe(last + 1);
   });
 });
