@@ -2,72 +2,18 @@
 // breakpoints hit by resume and sent as 'run.step', traces, preview output, checkpoints, stop,
 // and the state a debug run leaves behind. The real debugger (engine/debug) on the real engine.
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { answerMessage } from './hostConnection.js';
-import { createHostService, type HostService } from './hostService.js';
-import type { EventMessage, HostEvent, HostEvents, HostMethod, ParamsOf, ResultOf } from './protocol.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { hostSessionPerTest } from '../../test/hostSession.js';
+import type { HostEvents, ParamsOf } from './protocol.js';
 
-let root: string;
-let dir: string;
-let host: HostService;
-let events: EventMessage[];
-let nextId = 1;
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'pipewright-debug-host-'));
+const session = hostSessionPerTest('pipewright-debug-host-');
+const { result, failure, eventsOf, until } = session;
+let dir = '';
+beforeEach(() => {
+  dir = session.dir;
 });
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-beforeEach(async () => {
-  dir = await mkdtemp(join(root, 'job-'));
-  events = [];
-  host = createHostService({
-    transport: 'websocket',
-    version: '0',
-    dataDir: join(dir, 'data'),
-    examplesDir: dir,
-  });
-  host.subscribe((message) => events.push(message));
-});
-
-afterEach(async () => {
-  await host.close();
-});
-
-async function result<M extends HostMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
-  const response = await answerMessage(host, { type: 'request', id: nextId++, method, params });
-  expect(response.error?.message).toBeUndefined();
-  return response.result as ResultOf<M>;
-}
-
-async function failure(method: string, params: unknown): Promise<string> {
-  const response = await answerMessage(host, { type: 'request', id: nextId++, method, params });
-  expect(response.error).toBeDefined();
-  return response.error!.message;
-}
-
-/** The events of a kind, of one run if `runId` is given. */
-function eventsOf<E extends HostEvent>(event: E, runId?: string): HostEvents[E][] {
-  return events
-    .filter((m) => m.event === event)
-    .map((m) => m.data as HostEvents[E])
-    .filter((d) => runId === undefined || (d as { runId?: string }).runId === runId);
-}
-
-async function until<T>(what: string, probe: () => T | undefined | false): Promise<T> {
-  for (let i = 0; i < 3000; i++) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting for ${what}: ${JSON.stringify(eventsOf('run.status').slice(-3))}`);
-}
 
 /** 40 records keyed by k0..k3, a count per key; record 25 is the one a condition picks. */
 const job = (settings: Record<string, unknown> = {}) => ({

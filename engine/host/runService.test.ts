@@ -2,19 +2,14 @@
 // answerMessage) against the real engine: LevelDB state and checkpoints in a temporary folder,
 // SES user code, events as the host sends them to every client.
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { hostSessionPerTest } from '../../test/hostSession.js';
 import { answerMessage } from './hostConnection.js';
-import { createHostService, type HostService } from './hostService.js';
+import { createHostService } from './hostService.js';
 import type {
-  EventMessage,
-  HostEvent,
-  HostEvents,
-  HostMethod,
   ParamsOf,
-  ResultOf,
   RunCheckpointEvent,
   RunInfo,
   RunMetricsEvent,
@@ -22,70 +17,12 @@ import type {
   StatePage,
 } from './protocol.js';
 
-let root: string;
-let dir: string;
-let host: HostService;
-let events: EventMessage[];
-let nextId = 1;
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'pipewright-runs-'));
+const session = hostSessionPerTest('pipewright-runs-');
+const { result, failure, eventsOf, until } = session;
+let dir = '';
+beforeEach(() => {
+  dir = session.dir;
 });
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-beforeEach(async () => {
-  dir = await mkdtemp(join(root, 'job-'));
-  events = [];
-  host = createHostService({
-    transport: 'websocket',
-    version: '0.0.0',
-    dataDir: join(dir, 'data'),
-    examplesDir: dir,
-  });
-  host.subscribe((message) => events.push(message));
-});
-
-afterEach(async () => {
-  await host.close();
-});
-
-async function call<M extends HostMethod>(method: M, params: ParamsOf<M>) {
-  return answerMessage(host, { type: 'request', id: nextId++, method, params });
-}
-
-async function result<M extends HostMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
-  const response = await call(method, params);
-  expect(response.error?.message).toBeUndefined();
-  return response.result as ResultOf<M>;
-}
-
-/** The error message of a call that must fail; params may be anything a peer could send. */
-async function failure(method: string, params: unknown): Promise<string> {
-  const response = await answerMessage(host, { type: 'request', id: nextId++, method, params });
-  expect(response.result).toBeUndefined();
-  expect(response.error).toBeDefined();
-  return response.error!.message;
-}
-
-function eventsOf<E extends HostEvent>(event: E, runId?: string): HostEvents[E][] {
-  return events
-    .filter((m) => m.event === event)
-    .map((m) => m.data as HostEvents[E])
-    .filter((d) => runId === undefined || (d as { runId?: string }).runId === runId);
-}
-
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 const statusOf = (runId: string) => eventsOf('run.status', runId).at(-1);
 const ended = (runId: string) =>
@@ -560,16 +497,8 @@ describe('a run driven from the designer', () => {
   });
 
   it('keeps runs in the app data folder when the host is told to (the desktop app), one folder per job file', async () => {
-    await host.close();
     const runsDir = join(dir, 'data', 'runs');
-    host = createHostService({
-      transport: 'messageport',
-      version: '0.0.0',
-      dataDir: join(dir, 'data'),
-      runsDir,
-      examplesDir: dir,
-    });
-    host.subscribe((message) => events.push(message));
+    await session.reopen({ transport: 'messageport', runsDir });
     const text = JSON.stringify(endlessJob());
     const path = join(dir, 'a', 'endless.job.json');
     const other = join(dir, 'b', 'endless.job.json');
