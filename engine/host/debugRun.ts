@@ -4,7 +4,6 @@
 // resume continues to the next breakpoint, and the step it stops at goes out as 'run.step'. At
 // the end of the job the session stays open, so the designer can still step back, until the
 // run is stopped or another one starts.
-
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import { DebugSession } from '../debug/debugSession.js';
 import { type Plan, planJob } from '../graph/plan.js';
