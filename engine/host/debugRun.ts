@@ -1,9 +1,10 @@
 // A run of a job in mode "debug", driven by the designer: the debugger's DebugSession (one step at
 // a time, breakpoints, step back, record traces) with its status, steps, live metrics, checkpoints
 // and preview output sent as host events. It opens held before its first step (paused, step 0),
-// which comes just after the checkpoint it restores if it was started from one; resume continues to the next breakpoint, and the step it stops at goes out as 'run.step'. At
-// the end of the job the session stays open, so the designer can still step back, until the
-// run is stopped or another one starts.
+// which comes just after the checkpoint it restores if it was started from one; resume continues
+// to the next breakpoint, and the step it stops at goes out as 'run.step'. At the end of the job
+// the session stays open, so the designer can still step back, until the run is stopped or
+// another one starts.
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import { DebugSession } from '../debug/debugSession.js';
 import { type Plan, planJob } from '../graph/plan.js';
