@@ -46,12 +46,14 @@ const ZOOM_DURATION = 150;
 /** Zoomed out far enough that a 500-operator job fits on a laptop screen. */
 const MIN_ZOOM = 0.05;
 /**
- * Above this many operators only what is on screen is rendered, unless zoomed far out: measured
+ * Above this many operators only what is on screen is rendered, from CULL_FROM_ZOOM in: measured
  * on 500 operators, dragging one at zoom 0.6 had p95 frames of ~200 ms with everything rendered,
- * ~30 ms without. Far out, the blocks are cheap and mostly all on screen, and culling them again
- * on every frame of a pan cost more than it saved (p95 frame 33 -> 17 ms without it).
+ * ~30 ms without. Further out the cards are cheap blocks, mostly all on screen, and culling them
+ * again on every frame of a pan cost more than it saved (p95 frame 33 -> 17 ms without it). The
+ * threshold is below FAR_ZOOM so that zooming in does not switch both in one frame.
  */
 const VISIBLE_ONLY_ABOVE = 150;
+const CULL_FROM_ZOOM = 0.2;
 const EMPTY_DRAFT: JobDraft = newJobDraft();
 
 function minimapColour(node: OperatorFlowNode): string {
@@ -82,6 +84,7 @@ function CanvasFlow() {
   const flow = useReactFlow<OperatorFlowNode, PartitionFlowEdge>();
   const wrapper = useRef<HTMLDivElement>(null);
   const far = useStore((s) => s.transform[2] < FAR_ZOOM);
+  const culling = useStore((s) => s.transform[2] >= CULL_FROM_ZOOM);
 
   const model = flowModelOf(draft);
   const marks = problemMarks(problems);
@@ -288,7 +291,7 @@ function CanvasFlow() {
             snapGrid={SNAP_GRID}
             minZoom={MIN_ZOOM}
             defaultViewport={opening}
-            onlyRenderVisibleElements={model.operators.length > VISIBLE_ONLY_ABOVE && !far}
+            onlyRenderVisibleElements={model.operators.length > VISIBLE_ONLY_ABOVE && culling}
           >
             <Background variant={BackgroundVariant.Dots} gap={20} size={1.2} color="#c3c9d1" />
             <MiniMap<OperatorFlowNode>
