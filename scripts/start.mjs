@@ -3,43 +3,15 @@
 // form (`npm run web`) with one line saying why. Machines without a display or without the
 // Electron binary (it is downloaded on first use) still get a working designer.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { electronBinary, whyNoDesktop } from './electronBinary.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const shellMain = join(root, 'dist', 'electron', 'main.js');
 const webMain = join(root, 'dist', 'engine', 'host', 'webMain.js');
 const args = process.argv.slice(2);
-
-/**
- * The Electron executable if it is on disk. require('electron') is not asked: when the binary
- * is missing it tries to download it, which hangs or fails on a machine without the internet.
- */
-function electronBinary() {
-  let packageDir;
-  try {
-    packageDir = dirname(createRequire(import.meta.url).resolve('electron/package.json'));
-  } catch {
-    return undefined;
-  }
-  let relativePath;
-  try {
-    relativePath = readFileSync(join(packageDir, 'path.txt'), 'utf8').trim();
-  } catch {
-    relativePath = undefined;
-  }
-  const override = process.env.ELECTRON_OVERRIDE_DIST_PATH;
-  let binary;
-  if (override) binary = join(override, relativePath || 'electron');
-  else if (relativePath) binary = join(packageDir, 'dist', relativePath);
-  return binary !== undefined && existsSync(binary) ? binary : undefined;
-}
-
-function hasDisplay() {
-  return process.platform !== 'linux' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
-}
 
 async function startBrowserForm(reason) {
   if (!existsSync(webMain)) {
@@ -72,10 +44,9 @@ function startDesktop(binary) {
 }
 
 const binary = electronBinary();
-if (binary === undefined) {
-  await startBrowserForm('No Electron binary (it downloads on first use and this machine cannot reach it)');
-} else if (!hasDisplay()) {
-  await startBrowserForm('No display (neither DISPLAY nor WAYLAND_DISPLAY is set), so no desktop window');
+const noDesktop = whyNoDesktop();
+if (binary === undefined || noDesktop !== undefined) {
+  await startBrowserForm(noDesktop ?? 'No Electron binary');
 } else if (!existsSync(shellMain)) {
   await startBrowserForm(
     'The desktop shell is not built (dist/electron/main.js is missing; run `npm run build`)',
