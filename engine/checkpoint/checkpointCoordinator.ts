@@ -4,31 +4,15 @@
 // the job goes on and the next one starts afresh.
 import type { Plan } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
+import type { CheckpointFigures } from '../metrics/checkpointFigures.js';
 import type { SinkTarget } from '../operators/sinkJsonl.js';
 import type { CheckpointAcker, Subtask, SubtaskAck } from '../runtime/subtask.js';
 import { CHECKPOINT_FORMAT, type CheckpointMetadata, type OperatorRecord } from './checkpointMetadata.js';
 import type { CheckpointStorage } from './checkpointStorage.js';
 
-/** One line of `--metrics` per checkpoint, the figures Flink's checkpoint UI shows. */
-export interface CheckpointEvent {
+/** One line of `--metrics` per checkpoint. */
+export interface CheckpointEvent extends CheckpointFigures {
   readonly type: 'checkpoint';
-  readonly id: number;
-  readonly status: 'completed' | 'failed';
-  readonly reason?: string;
-  readonly triggeredAt: string;
-  readonly durationMs: number;
-  readonly bytes: number;
-  readonly fullBytes: number;
-  readonly inFlightRecords: number;
-  readonly subtasks: readonly {
-    operator: string;
-    subtask: number;
-    bytes: number;
-    fullBytes: number;
-    syncMs: number;
-    asyncMs: number;
-    alignmentMs: number;
-  }[];
 }
 
 /** The coordinator between two steps of a debug run (time travel). */

@@ -27,16 +27,7 @@ export function liveMetrics(
         recordsOut: op.recordsOut,
         subtasks: op.subtasks.map((s): SubtaskLive => {
           const range = keyGroupRange(s.subtask, parallelism, plan.maxParallelism);
-          return {
-            subtask: s.subtask,
-            recordsIn: s.recordsIn,
-            recordsOut: s.recordsOut,
-            queued: s.queued,
-            ...(s.stateEntries === undefined ? {} : { stateEntries: s.stateEntries }),
-            ...(s.stateBytes === undefined ? {} : { stateBytes: s.stateBytes }),
-            ...(s.stateKeys === undefined ? {} : { keys: s.stateKeys }),
-            keyGroups: [range.start, range.end],
-          };
+          return { ...s, keyGroups: [range.start, range.end] };
         }),
       };
     }),

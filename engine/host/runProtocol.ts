@@ -1,5 +1,7 @@
 // The run-and-debug part of the host protocol: types only (the renderer imports them). The host
 // runs the job on the same engine as the CLI; the designer drives it and listens to its events.
+import type { CheckpointFigures } from '../metrics/checkpointFigures.js';
+import type { SubtaskMetrics } from '../metrics/jobMetrics.js';
 
 export type RunMode = 'run' | 'debug';
 
@@ -8,7 +10,10 @@ export type RunStatus = 'starting' | 'running' | 'paused' | 'finished' | 'failed
 export interface RunStartParams {
   /** The job file text as the designer has it (edits need not be saved). */
   readonly text: string;
-  /** Where the job file is: relative paths resolve against its folder, and state and checkpoints go beside it. */
+  /**
+   * Where the job file is: relative paths resolve against its folder, and state and checkpoints
+   * go beside it (in the desktop app, under its data folder, one folder per job file).
+   */
   readonly path: string;
   readonly mode: RunMode;
   /** Sinks show their records in the Debugger panel and write nothing. */
@@ -83,15 +88,8 @@ export interface StateAccess {
   readonly after?: unknown;
 }
 
-export interface SubtaskLive {
-  readonly subtask: number;
-  readonly recordsIn: number;
-  readonly recordsOut: number;
-  readonly queued: number;
-  readonly stateEntries?: number;
-  readonly stateBytes?: number;
-  /** Keys holding state in this subtask, once per state they hold (see StateSize.keys). */
-  readonly keys?: number;
+/** A subtask's counters as the run keeps them (JobRun.metrics()), and the key groups it owns. */
+export interface SubtaskLive extends SubtaskMetrics {
   /** Inclusive key-group range this subtask owns. */
   readonly keyGroups: readonly [number, number];
 }
@@ -109,25 +107,9 @@ export interface RunMetricsEvent {
   readonly edges: readonly { readonly id: string; readonly fill: number }[];
 }
 
-export interface RunCheckpointEvent {
+/** A checkpoint of a run, as the Checkpoints panel lists it. */
+export interface RunCheckpointEvent extends CheckpointFigures {
   readonly runId: string;
-  readonly id: number;
-  readonly status: 'completed' | 'failed';
-  readonly reason?: string;
-  readonly triggeredAt: string;
-  readonly durationMs: number;
-  readonly bytes: number;
-  readonly fullBytes: number;
-  readonly inFlightRecords: number;
-  readonly subtasks: readonly {
-    readonly operator: string;
-    readonly subtask: number;
-    readonly bytes: number;
-    readonly fullBytes: number;
-    readonly syncMs: number;
-    readonly asyncMs: number;
-    readonly alignmentMs: number;
-  }[];
 }
 
 export interface StateEntryView {

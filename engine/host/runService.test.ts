@@ -141,8 +141,8 @@ describe('a run to its end', () => {
     ]);
     expect(perUser.subtasks.every((s) => (s.stateEntries ?? 0) > 0 && (s.stateBytes ?? 0) > 0)).toBe(true);
     // Keys: every user (u0..u36, "big" and 42) holds a count and a map of items, once per state.
-    expect(perUser.subtasks.every((s) => (s.keys ?? 0) > 0)).toBe(true);
-    expect(perUser.subtasks.reduce((sum, s) => sum + (s.keys ?? 0), 0)).toBe(2 * (USERS + 2));
+    expect(perUser.subtasks.every((s) => (s.stateKeys ?? 0) > 0)).toBe(true);
+    expect(perUser.subtasks.reduce((sum, s) => sum + (s.stateKeys ?? 0), 0)).toBe(2 * (USERS + 2));
     expect(final.operators.find((o) => o.id === 'events')!.subtasks[0]!.stateEntries).toBeUndefined();
     expect(final.edges.map((e) => e.id)).toEqual(['e1', 'e2']);
     expect(final.edges.every((e) => e.fill >= 0 && e.fill <= 1)).toBe(true);

@@ -8,7 +8,7 @@ const sub = (subtask: number, stateBytes?: number, keys?: number): SubtaskLive =
   recordsOut: 0,
   queued: 0,
   keyGroups: [subtask * 32, subtask * 32 + 31],
-  ...(stateBytes === undefined ? {} : { stateBytes, keys, stateEntries: keys }),
+  ...(stateBytes === undefined ? {} : { stateBytes, stateKeys: keys, stateEntries: keys }),
 });
 
 const metrics: RunMetricsEvent = {

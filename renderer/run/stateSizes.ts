@@ -22,7 +22,7 @@ export interface OperatorStateRows {
 }
 
 function hasState(s: SubtaskLive): boolean {
-  return s.stateBytes !== undefined || s.keys !== undefined || s.stateEntries !== undefined;
+  return s.stateBytes !== undefined || s.stateKeys !== undefined || s.stateEntries !== undefined;
 }
 
 /** Operators that keep keyed state, in the order the event lists them; the rest by id. */
@@ -47,7 +47,7 @@ export function stateRows(metrics: RunMetricsEvent): {
       subtasks: subtasks.map((s, k) => ({
         subtask: s.subtask,
         bytes: bytes[k]!,
-        keys: s.keys,
+        keys: s.stateKeys,
         entries: s.stateEntries,
         keyGroups: s.keyGroups,
         share: max > 0 ? bytes[k]! / max : 0,
