@@ -8,7 +8,7 @@ import { useDesigner, useDesignerStore } from '../store/designerContext';
 import { problemsOf } from '../store/selectors';
 import { CheckboxField } from './CheckboxField';
 import { ElementLink } from './ElementLink';
-import { ProblemNotes } from './ProblemNotes';
+import { OtherProblems, ProblemNotes } from './ProblemNotes';
 import { elementPath, inlineMessage, otherProblems, problemsAt } from './problemPaths';
 import { SelectField } from './SelectField';
 import { describeFields, type FieldDescriptor, splitList } from './schemaFields';
@@ -137,12 +137,7 @@ export function EdgeForm({ id }: { id: string }) {
         />
       </section>
 
-      {rest.length > 0 && (
-        <section className="inspector-section" aria-label="Other problems">
-          <h3>Other problems</h3>
-          <ProblemNotes messages={rest.map((p) => p.message)} />
-        </section>
-      )}
+      <OtherProblems messages={rest.map((p) => p.message)} />
     </>
   );
 }

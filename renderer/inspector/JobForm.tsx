@@ -6,7 +6,7 @@ import { formatJsonPath, jobSchema, type Problem, settingsSchema } from '../../e
 import { draftEdges, draftOperators, isObject, type JobDraft, type JsonObject } from '../document/jobDraft';
 import { useDesigner, useDesignerStore } from '../store/designerContext';
 import { problemsOf } from '../store/selectors';
-import { ProblemNotes } from './ProblemNotes';
+import { OtherProblems } from './ProblemNotes';
 import { inlineMessage, isUnder, problemsAt } from './problemPaths';
 import { SchemaField } from './SchemaField';
 import { describeField, describeFields } from './schemaFields';
@@ -111,12 +111,7 @@ export function JobForm({ draft, selected }: { draft: JobDraft; selected: number
         )}
       </section>
 
-      {rest.length > 0 && (
-        <section className="inspector-section" aria-label="Other problems">
-          <h3>Other problems</h3>
-          <ProblemNotes messages={rest.map((p) => p.message)} />
-        </section>
-      )}
+      <OtherProblems messages={rest.map((p) => p.message)} />
     </>
   );
 }

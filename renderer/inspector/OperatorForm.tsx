@@ -16,7 +16,7 @@ import { isObject, type JsonObject, operatorIds, operatorKind } from '../documen
 import { useDesigner, useDesignerStore } from '../store/designerContext';
 import { problemsOf } from '../store/selectors';
 import { PortList } from './PortList';
-import { ProblemNotes } from './ProblemNotes';
+import { OtherProblems, ProblemNotes } from './ProblemNotes';
 import { elementPath, inlineMessage, otherProblems, problemsAt } from './problemPaths';
 import { SchemaField } from './SchemaField';
 import {
@@ -202,12 +202,7 @@ export function OperatorForm({ id, renamedTo }: OperatorFormProps) {
 
       <PortList draft={draft} id={id} />
 
-      {rest.length > 0 && (
-        <section className="inspector-section" aria-label="Other problems">
-          <h3>Other problems</h3>
-          <ProblemNotes messages={rest.map((p) => p.message)} />
-        </section>
-      )}
+      <OtherProblems messages={rest.map((p) => p.message)} />
     </>
   );
 }
