@@ -1,6 +1,6 @@
 // A true/false value of the draft: the label sits beside the box, as people expect of a checkbox.
 import { useId } from 'react';
-import { describedBy } from './FieldRow';
+import { describedBy, FieldKey, FieldNotes } from './FieldRow';
 
 export interface CheckboxFieldProps {
   readonly label: string;
@@ -34,20 +34,9 @@ export function CheckboxField({
         <label className="field-label" htmlFor={id}>
           {label}
         </label>
-        {jsonKey !== undefined && (
-          <code className="field-key" title={jsonKey}>
-            {jsonKey}
-          </code>
-        )}
+        <FieldKey jsonKey={jsonKey} />
       </div>
-      <div id={describedBy(id)} className="field-notes">
-        {problems.map((message) => (
-          <p key={message} className="field-problem">
-            {message}
-          </p>
-        ))}
-        {help !== undefined && <p className="field-help">{help}</p>}
-      </div>
+      <FieldNotes id={id} problems={problems} help={help} />
     </div>
   );
 }

@@ -25,6 +25,45 @@ export function describedBy(id: string): string {
   return `${id}-desc`;
 }
 
+/** The key in the job file, beside a field's label. */
+export function FieldKey({ jsonKey }: { jsonKey: string | undefined }) {
+  if (jsonKey === undefined) return null;
+  return (
+    <code className="field-key" title={jsonKey}>
+      {jsonKey}
+    </code>
+  );
+}
+
+/** What is wrong with a field and its help, under it; the input names it with aria-describedby. */
+export function FieldNotes({
+  id,
+  error,
+  problems,
+  help,
+}: {
+  id: string;
+  error?: string | undefined;
+  problems: readonly string[];
+  help: string | undefined;
+}) {
+  return (
+    <div id={describedBy(id)} className="field-notes">
+      {error !== undefined && (
+        <p className="field-error" role="alert">
+          {error}
+        </p>
+      )}
+      {problems.map((message) => (
+        <p key={message} className="field-problem">
+          {message}
+        </p>
+      ))}
+      {help !== undefined && <p className="field-help">{help}</p>}
+    </div>
+  );
+}
+
 export function FieldRow({
   id,
   label,
@@ -51,26 +90,10 @@ export function FieldRow({
             {required ? 'required' : 'optional'}
           </span>
         )}
-        {jsonKey !== undefined && (
-          <code className="field-key" title={jsonKey}>
-            {jsonKey}
-          </code>
-        )}
+        <FieldKey jsonKey={jsonKey} />
       </div>
       {children}
-      <div id={describedBy(id)} className="field-notes">
-        {error !== undefined && (
-          <p className="field-error" role="alert">
-            {error}
-          </p>
-        )}
-        {problems.map((message) => (
-          <p key={message} className="field-problem">
-            {message}
-          </p>
-        ))}
-        {help !== undefined && <p className="field-help">{help}</p>}
-      </div>
+      <FieldNotes id={id} error={error} problems={problems} help={help} />
     </div>
   );
 }
