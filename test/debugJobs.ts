@@ -1,11 +1,12 @@
 // Helpers for the debugger's tests (engine/debug/*.test.ts): the job builders of jobBuilders.ts,
 // temporary job folders, debug sessions over them, and a plain run of the same job
 // (what `pipewright run` does) to compare with.
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DebugSession, type DebugSessionOptions } from '../engine/debug/debugSession.js';
 import type { Job } from '../engine/graph/schema.js';
+import { validateJob } from '../engine/graph/validate.js';
 import type { StepView } from '../engine/host/runProtocol.js';
 import { JobRun } from '../engine/runtime/jobRun.js';
 
@@ -16,6 +17,34 @@ export async function jobFolder(files: Record<string, string> = {}): Promise<str
   const dir = await mkdtemp(join(tmpdir(), 'pipewright-debug-'));
   for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
   return dir;
+}
+
+const EXAMPLES = join(import.meta.dirname, '..', 'assets', 'examples');
+
+/** The input files of an example of assets/examples (its .jsonl files beside the job), by name. */
+export async function exampleInputs(name: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  for (const entry of await readdir(join(EXAMPLES, name), { withFileTypes: true })) {
+    if (entry.isFile() && entry.name.endsWith('.jsonl')) {
+      files[entry.name] = await readFile(join(EXAMPLES, name, entry.name), 'utf8');
+    }
+  }
+  return files;
+}
+
+/**
+ * An example's job with `settings` laid over its own (checked valid), in a fresh folder holding
+ * copies of its inputs, so that what it writes stays out of assets/.
+ */
+export async function exampleJob(
+  name: string,
+  settings: Record<string, unknown> = {},
+): Promise<{ job: Job; dir: string }> {
+  const text = await readFile(join(EXAMPLES, name, `${name}.job.json`), 'utf8');
+  const parsed = JSON.parse(text) as { settings?: Record<string, unknown> };
+  const { job, problems } = validateJob({ ...parsed, settings: { ...parsed.settings, ...settings } });
+  if (job === undefined) throw new Error(`example ${name}: ${problems.map((p) => p.message).join('; ')}`);
+  return { job, dir: await jobFolder(await exampleInputs(name)) };
 }
 
 export function debugSession(

@@ -4,8 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { debugSession, fn, jobFolder, makeJob, sink, stepToEnd } from '../../test/debugJobs.js';
-import { validateJob } from '../graph/validate.js';
+import { debugSession, exampleJob, fn, jobFolder, makeJob, sink, stepToEnd } from '../../test/debugJobs.js';
 import type { StepView } from '../host/runProtocol.js';
 import { RecordTrace, type StepLineage, TRACE_STEPS } from './recordTrace.js';
 
@@ -103,11 +102,9 @@ describe('record trace', () => {
   });
 
   it('round a feedback edge: the move that sent the item round the loop, and both hops through the operator', async () => {
-    const example = join(process.cwd(), 'assets', 'examples', 'owner-has-items');
-    const parsed = JSON.parse(await readFile(join(example, 'owner-has-items.job.json'), 'utf8')) as object;
-    const { job } = validateJob(parsed);
-    const events = await readFile(join(example, 'events.jsonl'), 'utf8');
-    const session = await debugSession(job!, await jobFolder({ 'events.jsonl': events }));
+    const { job, dir } = await exampleJob('owner-has-items');
+    const events = await readFile(join(dir, 'events.jsonl'), 'utf8');
+    const session = await debugSession(job, dir);
     const views = await stepToEnd(session);
     // An "owned" record with `from` comes of a transfer that went round the feedback edge.
     const written = views.find(

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   debugSession,
+  exampleJob,
   fn,
   generator,
   jobFolder,
@@ -21,7 +22,6 @@ import {
 } from '../../test/debugJobs.js';
 import { findCheckpoint } from '../checkpoint/findCheckpoint.js';
 import type { Job } from '../graph/schema.js';
-import { validateJob } from '../graph/validate.js';
 import type { StepView } from '../host/runProtocol.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
 import { JobRun } from '../runtime/jobRun.js';
@@ -54,17 +54,6 @@ function ownersJob(count: number, settings: Record<string, unknown> = {}, code =
     ],
     settings,
   );
-}
-
-async function ownerHasItems(settings: Record<string, unknown> = {}): Promise<{ job: Job; dir: string }> {
-  const example = join(process.cwd(), 'assets', 'examples', 'owner-has-items');
-  const parsed = JSON.parse(await readFile(join(example, 'owner-has-items.job.json'), 'utf8')) as {
-    settings: Record<string, unknown>;
-  };
-  const { job, problems } = validateJob({ ...parsed, settings: { ...parsed.settings, ...settings } });
-  expect(problems).toEqual([]);
-  const dir = await jobFolder({ 'events.jsonl': await readFile(join(example, 'events.jsonl'), 'utf8') });
-  return { job: job!, dir };
 }
 
 /** The counters a step leaves behind (not the time): records in and out, queues, state sizes. */
@@ -180,7 +169,7 @@ describe('step back', () => {
   });
 
   it('round a feedback edge (owner-has-items: async code, a loop, parallelism 4, its checkpoints)', async () => {
-    const { job, dir } = await ownerHasItems();
+    const { job, dir } = await exampleJob('owner-has-items');
     const session = await debugSession(job, dir);
     const { views, after } = await forward(session, 1500);
     expect(views.filter((v) => v.edge?.feedback === true).length).toBeGreaterThan(10);
@@ -190,7 +179,7 @@ describe('step back', () => {
   });
 
   it('to the middle of a run, then to its end: the output is that of `pipewright run`', async () => {
-    const { job, dir } = await ownerHasItems({ checkpointIntervalMs: 0 });
+    const { job, dir } = await exampleJob('owner-has-items', { checkpointIntervalMs: 0 });
     await plainRun(job, dir);
     const expected = await readLines(join(dir, 'out', 'ownership.jsonl'));
     const session = await debugSession(job, dir);

@@ -3,11 +3,13 @@
 // reads and writes with before -> after), a source's records and its end, checkpoint barriers as
 // steps, and a debug run to the end giving the same output as `pipewright run`.
 import { existsSync } from 'node:fs';
-import { readFile, rename } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   debugSession,
+  exampleInputs,
+  exampleJob,
   fn,
   generator,
   jobFolder,
@@ -19,7 +21,6 @@ import {
 } from '../../test/debugJobs.js';
 import { keyGroupOf, subtaskOfKeyGroup } from '../graph/keyGroups.js';
 import type { Job } from '../graph/schema.js';
-import { validateJob } from '../graph/validate.js';
 import type { StepView } from '../host/runProtocol.js';
 
 const OWNERS_CODE = `function process(r, ctx) {
@@ -52,18 +53,6 @@ function ownersJob(count: number, settings: Record<string, unknown> = {}): Job {
 
 const subtaskOf = (key: string, parallelism: number) =>
   subtaskOfKeyGroup(keyGroupOf(key, 128), parallelism, 128);
-
-async function exampleJob(
-  name: string,
-  settings: Record<string, unknown>,
-): Promise<{ job: Job; dir: string }> {
-  const source = join(process.cwd(), 'assets', 'examples', name);
-  const text = await readFile(join(source, `${name}.job.json`), 'utf8');
-  const parsed = JSON.parse(text) as { settings: Record<string, unknown> };
-  const { job, problems } = validateJob({ ...parsed, settings: { ...parsed.settings, ...settings } });
-  expect(problems).toEqual([]);
-  return { job: job!, dir: source };
-}
 
 describe('a step', () => {
   it('shows the record, its key, the edge and upstream subtask, the emits by port and the state read and written', async () => {
@@ -200,8 +189,7 @@ describe('a step', () => {
 
 describe('a debug run to the end', () => {
   it('writes the same output as `pipewright run` of the same job (a loop, parallelism 4, async code)', async () => {
-    const { job, dir: exampleDir } = await exampleJob('owner-has-items', { checkpointIntervalMs: 0 });
-    const dir = await jobFolder({ 'events.jsonl': await readFile(join(exampleDir, 'events.jsonl'), 'utf8') });
+    const { job, dir } = await exampleJob('owner-has-items', { checkpointIntervalMs: 0 });
     await plainRun(job, dir);
     const expected = await readLines(join(dir, 'out', 'ownership.jsonl'));
     expect(expected.length).toBeGreaterThan(368);
@@ -214,9 +202,7 @@ describe('a debug run to the end', () => {
     expect(await readLines(join(dir, 'out', 'ownership.jsonl'))).toEqual(expected);
 
     // With preview sinks nothing is written, and the sink received the same records in the same order.
-    const previewDir = await jobFolder({
-      'events.jsonl': await readFile(join(exampleDir, 'events.jsonl'), 'utf8'),
-    });
+    const previewDir = await jobFolder(await exampleInputs('owner-has-items'));
     const preview = await debugSession(job, previewDir);
     const previewViews = await stepToEnd(preview);
     expect(previewViews).toEqual(views);
@@ -228,12 +214,10 @@ describe('a debug run to the end', () => {
   });
 
   it('with checkpoints on, writes what `pipewright run` writes', async () => {
-    const { job, dir: exampleDir } = await exampleJob('word-count', {});
-    const lines = await readFile(join(exampleDir, 'lines.jsonl'), 'utf8');
-    const dir = await jobFolder({ 'lines.jsonl': lines });
+    const { job, dir } = await exampleJob('word-count');
     await plainRun(job, dir);
     const expected = await readLines(join(dir, 'out', 'word-counts.jsonl'));
-    const debugDir = await jobFolder({ 'lines.jsonl': lines });
+    const debugDir = await jobFolder(await exampleInputs('word-count'));
     const session = await debugSession(job, debugDir, { previewSinks: false, checkpointEverySteps: 50 });
     const views = await stepToEnd(session);
     await session.close();
