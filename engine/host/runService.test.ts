@@ -182,17 +182,22 @@ describe('a run to its end', () => {
       previewSinks: false,
     });
     await ended(info.runId);
-    const found = [];
-    for (const subtask of [0, 1]) {
-      const page = await result('state.page', {
-        runId: info.runId,
-        operator: 'per-user',
-        subtask,
-        limit: 10,
-        prefix: 'bi',
-      });
-      found.push(...page.entries);
-    }
+    /** The first page of 10 of each subtask of "per-user", with `prefix`. */
+    const firstPages = async (prefix: string) => {
+      const entries: StateEntryView[] = [];
+      for (const subtask of [0, 1]) {
+        const page = await result('state.page', {
+          runId: info.runId,
+          operator: 'per-user',
+          subtask,
+          limit: 10,
+          prefix,
+        });
+        entries.push(...page.entries);
+      }
+      return entries;
+    };
+    const found = await firstPages('bi');
     expect(found.map((e) => [e.key, e.state, e.type])).toEqual([
       ['big', 'count', 'value'],
       ['big', 'items', 'map'],
@@ -204,17 +209,7 @@ describe('a run to its end', () => {
     expect(map.bytes).toBeGreaterThan(BIG_MAP * 10);
 
     // A key that is not a string is found by its JSON text.
-    const numeric = [];
-    for (const subtask of [0, 1]) {
-      const page = await result('state.page', {
-        runId: info.runId,
-        operator: 'per-user',
-        subtask,
-        limit: 10,
-        prefix: '4',
-      });
-      numeric.push(...page.entries.map((e) => [e.key, e.state, e.value]));
-    }
+    const numeric = (await firstPages('4')).map((e) => [e.key, e.state, e.value]);
     expect(numeric).toEqual([
       [42, 'count', 1],
       [42, 'items', [['x', -1]]],
