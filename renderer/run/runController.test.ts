@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunEvents, RunInfo, RunMethods, StepView } from '../../engine/host/protocol.js';
+import type { RunEvents, RunMethods } from '../../engine/host/protocol.js';
 import { createDesignerStore } from '../store/designerStore';
 import type { RunClient } from './runClient';
 import { createRunController } from './runController';
+import { checkpointEvent, runInfo as info, stepView as step } from './runFixtures';
 import { breakpointsOf, createRunStore } from './runStore';
 
 const TEMPLATE = join(import.meta.dirname, '../../assets/examples/owner-has-items/owner-has-items.job.json');
@@ -34,25 +35,6 @@ function fakeClient(handlers: Handlers) {
   };
   return { client, calls, emit, methods: () => calls.map((c) => c.method) };
 }
-
-const info = (status: RunInfo['status'], mode: RunInfo['mode'] = 'debug'): RunInfo => ({
-  runId: 'r1',
-  status,
-  mode,
-  step: 0,
-  stateDir: '/s',
-  checkpointDir: '/c',
-});
-
-const step = (seq: number): StepView => ({
-  seq,
-  operator: 'owners',
-  subtask: 1,
-  kind: 'record',
-  record: { seq },
-  emitted: [],
-  state: [],
-});
 
 /** Lets queued commands (a resume after a start) run. */
 const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -165,17 +147,7 @@ describe('run controller', () => {
       },
     });
     emitEarly = () => {
-      t.emit('run.checkpoint', {
-        runId: 'r1',
-        id: 1,
-        status: 'completed',
-        triggeredAt: '2026-01-01T00:00:00Z',
-        durationMs: 3,
-        bytes: 1,
-        fullBytes: 1,
-        inFlightRecords: 0,
-        subtasks: [],
-      });
+      t.emit('run.checkpoint', checkpointEvent(1));
       t.emit('run.status', { ...info('finished', 'run'), runId: 'r0' });
     };
     await t.controller.run();
@@ -229,40 +201,9 @@ describe('run controller', () => {
       'run.start': () => info('running', 'run'),
       'run.stop': () => info('stopped', 'run'),
       'run.checkpoints': () => [
-        {
-          runId: 'r0',
-          id: 4,
-          status: 'completed',
-          triggeredAt: '2026-01-01T00:00:00Z',
-          durationMs: 3,
-          bytes: 1,
-          fullBytes: 1,
-          inFlightRecords: 0,
-          subtasks: [],
-        },
-        {
-          runId: 'r0',
-          id: 6,
-          status: 'completed',
-          triggeredAt: '2026-01-01T00:00:02Z',
-          durationMs: 3,
-          bytes: 1,
-          fullBytes: 1,
-          inFlightRecords: 0,
-          subtasks: [],
-        },
-        {
-          runId: 'r0',
-          id: 5,
-          status: 'failed',
-          reason: 'x',
-          triggeredAt: '2026-01-01T00:00:01Z',
-          durationMs: 3,
-          bytes: 1,
-          fullBytes: 1,
-          inFlightRecords: 0,
-          subtasks: [],
-        },
+        checkpointEvent(4, 'completed', { runId: 'r0' }),
+        checkpointEvent(6, 'completed', { runId: 'r0' }),
+        checkpointEvent(5, 'failed', { runId: 'r0', reason: 'x' }),
       ],
     });
     await t.controller.run();

@@ -1,38 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RunCheckpointEvent, RunInfo, StepView } from '../../engine/host/protocol.js';
+import { checkpointEvent as checkpoint, runInfo as info, stepView as step } from './runFixtures';
 import { breakpointsOf, createRunStore, markedStep, OUTPUT_LIMIT } from './runStore';
-
-const info = (status: RunInfo['status'], mode: RunInfo['mode'] = 'debug'): RunInfo => ({
-  runId: 'r1',
-  status,
-  mode,
-  step: 0,
-  stateDir: '/s',
-  checkpointDir: '/c',
-});
-
-const step = (seq: number, extra: Partial<StepView> = {}): StepView => ({
-  seq,
-  operator: 'owners',
-  subtask: seq % 4,
-  kind: 'record',
-  record: { seq },
-  emitted: [],
-  state: [],
-  ...extra,
-});
-
-const checkpoint = (id: number, status: RunCheckpointEvent['status'] = 'completed'): RunCheckpointEvent => ({
-  runId: 'r1',
-  id,
-  status,
-  triggeredAt: '2026-01-01T00:00:00Z',
-  durationMs: 5,
-  bytes: 10,
-  fullBytes: 20,
-  inFlightRecords: 0,
-  subtasks: [],
-});
 
 describe('run store', () => {
   it('keeps the shown steps in order and shows the newest', () => {
