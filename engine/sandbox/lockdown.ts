@@ -3,6 +3,7 @@
 // undone and runs at most once per process (vitest therefore runs each test file in its
 // own forked process).
 import 'ses';
+import { userStackTrace } from './userCodeError.js';
 
 let lockedDown = false;
 
@@ -17,7 +18,8 @@ export function ensureLockdown(): void {
     lockdown({
       // 'unsafe' keeps `error.stack` readable, which is how a user's throw is traced to a
       // line of their code. The stack text is not a capability: SES still denies user code
-      // Error.prepareStackTrace and the V8 call sites it would hand out.
+      // Error.prepareStackTrace and the V8 call sites it would hand out. Its frames are
+      // userStackTrace's (set below): only the user's own where the error passed their code.
       errorTaming: 'unsafe',
       stackFiltering: 'verbose',
       // Lets code (ours, libraries', users') assign properties such as `toString` or
@@ -35,6 +37,7 @@ export function ensureLockdown(): void {
     // Another copy of this module (or of ses) locked down first; the realm is locked either way.
     if (!/SES_ALREADY_LOCKED_DOWN|SES_MULTIPLE_INSTANCES/.test(String(err))) throw err;
   }
+  Error.prepareStackTrace = userStackTrace;
   lockedDown = true;
 }
 

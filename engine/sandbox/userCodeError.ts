@@ -128,16 +128,63 @@ export function formatMessage(
   }
 }
 
-/** The innermost frame of the operator's code in a V8 stack, as a line and column of the user's code. */
+/**
+ * The innermost frame of the operator's code in a stack as userStackTrace writes it
+ * (`    at helper (owners:3:11)`), as a line and column of the user's code.
+ */
 export function findUserFrame(
   stack: string,
   operatorId: string,
 ): { line: number; column: number } | undefined {
-  const m = new RegExp(`${escapeRegExp(sourceUrlOf(operatorId))}:(\\d+):(\\d+)`).exec(stack);
-  if (m === null) return undefined;
-  const line = Number(m[1]) - USER_CODE_FIRST_LINE + 1;
-  // A frame on the wrapper's own line is not the user's code.
-  return line >= 1 ? { line, column: Number(m[2]) } : undefined;
+  const m = new RegExp(`^ {4}at (?:.* \\()?${escapeRegExp(operatorId)}:(\\d+):(\\d+)\\)?$`, 'm').exec(stack);
+  return m === null ? undefined : { line: Number(m[1]), column: Number(m[2]) };
+}
+
+/** The methods of a V8 call site that SES hands Error.prepareStackTrace, as far as they are used here. */
+export interface CallSiteFacet {
+  getScriptNameOrSourceURL(): unknown;
+  getFunctionName(): unknown;
+  getLineNumber(): unknown;
+  getColumnNumber(): unknown;
+  isAsync(): unknown;
+  toString(): string;
+}
+
+const OPERATOR_URL = sourceUrlOf('');
+
+/**
+ * The stack text of every error in the process, installed as Error.prepareStackTrace once it
+ * is locked down. An error that passed through an operator's code lists only the frames of
+ * that code, at the user's own lines (`    at helper (owners:3:11)`): user code can read
+ * `error.stack` (of its own errors and of those ctx throws at it) and log, throw or emit it,
+ * and the engine's frames there are install paths (file:///…/dist/engine/runtime/subtask.js)
+ * nobody who wrote a `process` function can act on. Other errors keep every frame.
+ */
+export function userStackTrace(error: unknown, callSites: readonly CallSiteFacet[]): string {
+  const head = safe(
+    () => String(error),
+    () => 'Error',
+  );
+  const frames = callSites.map(userFrame);
+  if (frames.every((frame) => frame === undefined)) {
+    return head + callSites.map((site) => `\n    at ${safe(() => String(site), '?')}`).join('');
+  }
+  return head + frames.map((frame) => (frame === undefined ? '' : `\n    at ${frame}`)).join('');
+}
+
+/** `helper (owners:3:11)` for a frame of an operator's code, else undefined (a wrapper frame too). */
+function userFrame(site: CallSiteFacet): string | undefined {
+  return safe(() => {
+    const url = site.getScriptNameOrSourceURL();
+    if (typeof url !== 'string' || !url.startsWith(OPERATOR_URL)) return undefined;
+    const line = Number(site.getLineNumber()) - USER_CODE_FIRST_LINE + 1;
+    if (!(line >= 1)) return undefined;
+    const where = `${decodeURIComponent(url.slice(OPERATOR_URL.length))}:${line}:${Number(site.getColumnNumber())}`;
+    // V8 names the anonymous functions of evaluated code "eval" (strict code cannot use the name).
+    const name = site.getFunctionName();
+    const named = typeof name === 'string' && name !== '' && name !== 'eval';
+    return `${site.isAsync() === true ? 'async ' : ''}${named ? `${name} (${where})` : where}`;
+  }, undefined);
 }
 
 const NO_AUTHORITY = 'no ambient authority: only ctx and standard JavaScript built-ins';
