@@ -5,6 +5,7 @@ import os from 'node:os';
 import { sep } from 'node:path';
 import { appDataRunDirs } from '../runtime/runDirs.js';
 import { listFolder, readTextFile, writeTextFileAtomic } from './hostFiles.js';
+import { checkInputFiles } from './inputFileCheck.js';
 import type {
   EventMessage,
   HostEvent,
@@ -111,6 +112,10 @@ export function createHostService(options: HostServiceOptions): HostService {
         options.onRecentChanged?.(list);
         return list;
       },
+    },
+    'job.checkFiles': {
+      params: stringParams('job.checkFiles', 'path', 'text'),
+      run: async ({ path, text }) => ({ problems: await checkInputFiles(path, text) }),
     },
   };
 

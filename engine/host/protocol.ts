@@ -3,6 +3,7 @@
 // the renderer imports this file. Every request gets exactly one response with the same id;
 // events flow from host to client without an id.
 
+import type { Problem } from '../graph/problem.js';
 import type { RunEvents, RunMethods } from './runProtocol.js';
 
 export type * from './runProtocol.js';
@@ -41,6 +42,18 @@ export interface OpenedFile {
   readonly text: string;
 }
 
+/**
+ * A problem the host finds outside the job's text, which the pure validator cannot see: an input
+ * file that is not there. The designer lists it with the validator's problems, as a warning.
+ */
+export interface FileProblem extends Problem {
+  readonly severity: 'warning';
+  /** The operator whose parameter names the file, that parameter, and its value as checked. */
+  readonly operator: string;
+  readonly param: string;
+  readonly file: string;
+}
+
 /** Method name -> [params, result]. Adding a method here is how the host's API grows. */
 export interface HostMethods extends RunMethods {
   'host.info': [Record<string, never>, HostInfo];
@@ -53,6 +66,11 @@ export interface HostMethods extends RunMethods {
   'recent.list': [Record<string, never>, string[]];
   /** Moves a path to the front of the recent list (kept to ten); returns the new list. */
   'recent.add': [{ path: string }, string[]];
+  /**
+   * Checks the files the job reads (a source's input), relative to the job file's folder, for
+   * the job's text as the designer has it: a problem for each one missing or unreadable.
+   */
+  'job.checkFiles': [{ path: string; text: string }, { problems: FileProblem[] }];
 }
 
 export type HostMethod = keyof HostMethods;
@@ -106,6 +124,7 @@ const METHOD_NAMES: { readonly [M in HostMethod]: true } = {
   'file.list': true,
   'recent.list': true,
   'recent.add': true,
+  'job.checkFiles': true,
   'run.start': true,
   'run.pause': true,
   'run.resume': true,
