@@ -75,6 +75,55 @@ function nextMessage(socket: WebSocket): Promise<HostMessage> {
   return new Promise((resolve) => socket.once('message', (data) => resolve(JSON.parse(String(data)))));
 }
 
+/**
+ * Sends `text` as it is on a fresh connection and resolves with the status of the answer (0 when
+ * the server closes without one): for requests no well-behaved client would send.
+ */
+function raw(text: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port: server.port });
+    let answer = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      answer += chunk;
+      // The status line is all these tests need; an upgrade that was accepted would never end.
+      if (answer.includes('\r\n')) socket.destroy();
+    });
+    socket.once('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3}) /.exec(answer)?.[1] ?? 0)));
+    socket.once('error', reject);
+    socket.write(text, 'latin1');
+  });
+}
+
+/** A WebSocket handshake for `target` with these headers (`Host` and `Origin` those of this server unless given). */
+function upgrade(target: string, headers: Record<string, string | undefined> = {}): Promise<number> {
+  const all: Record<string, string | undefined> = {
+    Host: `127.0.0.1:${server.port}`,
+    Origin: origin,
+    Upgrade: 'websocket',
+    Connection: 'Upgrade',
+    'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+    'Sec-WebSocket-Version': '13',
+    ...headers,
+  };
+  const lines = Object.entries(all)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${name}: ${value}\r\n`);
+  return raw(`GET ${target} HTTP/1.1\r\n${lines.join('')}\r\n`);
+}
+
+/** The server is still up and serving its page. */
+async function expectStillServing(): Promise<void> {
+  expect((await get('/')).status).toBe(200);
+  const socket = await openSocket(hostUrl(server.token));
+  expect(socket).toBeInstanceOf(WebSocket);
+  const ws = socket as WebSocket;
+  const answer = nextMessage(ws);
+  ws.send(JSON.stringify({ type: 'request', id: 7, method: 'host.info', params: {} }));
+  expect(await answer).toMatchObject({ type: 'response', id: 7, result: { transport: 'websocket' } });
+  ws.close();
+}
+
 const hostUrl = (token: string) => `ws://127.0.0.1:${server.port}${HOST_PATH}?token=${token}`;
 
 describe('startWebServer', () => {
@@ -132,6 +181,21 @@ describe('static files', () => {
     expect(head.status).toBe(200);
     expect(head.body).toBe('');
     expect((await get('/', 'POST')).status).toBe(405);
+  });
+
+  it('refuses with 403 a request naming another host (DNS rebinding) or coming from another origin', async () => {
+    for (const host of ['evil.example', `evil.example:${server.port}`, `localhost:${server.port}`, '']) {
+      expect(await raw(`GET / HTTP/1.1\r\nHost: ${host}\r\n\r\n`), host).toBe(403);
+      expect(await raw(`GET /assets/app.js HTTP/1.1\r\nHost: ${host}\r\n\r\n`), host).toBe(403);
+    }
+    expect(
+      await raw(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nOrigin: http://evil.example\r\n\r\n`),
+    ).toBe(403);
+    expect(await raw(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nOrigin: ${origin}\r\n\r\n`)).toBe(
+      200,
+    );
+    expect(await raw(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`)).toBe(200);
+    expect(await raw(`GET / HTTP/1.1\r\n\r\n`)).toBe(400);
   });
 
   it('has nothing outside the renderer folder, however the path is spelt', async () => {
@@ -192,6 +256,66 @@ describe('the engine host over WebSocket', () => {
     expect(await openSocket(hostUrl(server.token), { origin: 'http://evil.example' })).toBe(403);
     expect(await openSocket(hostUrl(server.token), { origin: `http://localhost:${server.port}` })).toBe(403);
     expect(await openSocket(hostUrl(server.token), {})).toBe(403);
+  });
+
+  it('survives a token whose UTF-8 is longer than its characters, and refuses it', async () => {
+    // 64 characters like the real token, 65 bytes: a length check in characters let the byte compare throw.
+    expect(await openSocket(hostUrl(`é${'a'.repeat(63)}`))).toBe(403);
+    expect(await openSocket(hostUrl('é'.repeat(64)))).toBe(403);
+    expect(await openSocket(hostUrl(`${server.token.slice(0, 62)}é`))).toBe(403);
+    expect(
+      await upgrade(`${HOST_PATH}?token=%C3%A9${'a'.repeat(63)}`, { Origin: 'http://evil.example' }),
+    ).toBe(403);
+    await expectStillServing();
+  });
+
+  it('refuses with 403, before looking at the token, a handshake naming another host (DNS rebinding)', async () => {
+    const withToken = `${HOST_PATH}?token=${server.token}`;
+    for (const host of [
+      'evil.example',
+      `evil.example:${server.port}`,
+      `localhost:${server.port}`,
+      '127.0.0.1',
+      `127.0.0.1:${server.port + 1}`,
+      `127.0.0.1:${server.port}.evil.example`,
+      '',
+    ]) {
+      expect(await upgrade(withToken, { Host: host }), host).toBe(403);
+      expect(await upgrade(`${HOST_PATH}?token=${'%C3%A9'.repeat(64)}`, { Host: host }), host).toBe(403);
+    }
+    expect(await upgrade(withToken, { Host: undefined })).toBe(403);
+    expect(await upgrade(withToken)).toBe(101);
+    await expectStillServing();
+  });
+
+  it('refuses with 403 a handshake from another origin or none, whatever its token', async () => {
+    for (const token of [server.token, `é${'a'.repeat(63)}`, '']) {
+      const target = `${HOST_PATH}?token=${encodeURIComponent(token)}`;
+      expect(await upgrade(target, { Origin: 'http://evil.example' }), token).toBe(403);
+      expect(await upgrade(target, { Origin: 'null' }), token).toBe(403);
+      expect(await upgrade(target, { Origin: undefined }), token).toBe(403);
+    }
+    await expectStillServing();
+  });
+
+  it('answers malformed handshakes and garbage with a 4xx and keeps serving', async () => {
+    const withToken = `${HOST_PATH}?token=${server.token}`;
+    expect(await upgrade(withToken, { 'Sec-WebSocket-Key': 'short' })).toBe(400);
+    expect(await upgrade(withToken, { 'Sec-WebSocket-Version': '99' })).toBe(400);
+    expect(await upgrade(`${HOST_PATH}?token=%E0%A4%A`)).toBe(403);
+    expect(await upgrade(`${HOST_PATH}?token=${'%FF'.repeat(64)}`)).toBe(403);
+    expect(await upgrade(`/%E0%A4%A?token=${server.token}`)).toBe(404);
+    expect(
+      await raw(`GET ${withToken} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nUpgrade websocket\r\n\r\n`),
+    ).toBe(400);
+    expect(await raw('\u0000\u0001\u00ff garbage\r\n\r\n')).toBe(400);
+    expect(
+      await raw(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nX: ${'a'.repeat(100_000)}\r\n\r\n`),
+    ).toBe(431);
+    expect(await raw(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nX: \u00e9\u0000\r\n\r\n`)).toBe(
+      400,
+    );
+    await expectStillServing();
   });
 
   it('has no WebSocket anywhere but /host', async () => {

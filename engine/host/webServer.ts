@@ -1,8 +1,11 @@
 // The browser form of the designer: the built renderer over HTTP and the engine host over a
 // WebSocket at /host, on 127.0.0.1 only. Any page the user has open can reach 127.0.0.1, so the
 // host answers only a WebSocket that presents this start's random token and comes from this
-// server's own origin; the token is only in the URL printed to the user's terminal.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+// server's own origin; the token is only in the URL printed to the user's terminal. A page of a
+// name that resolves to 127.0.0.1 (DNS rebinding) is this server's origin as far as the browser
+// knows, so every request must also name this server in its Host header, as Jupyter requires.
+// Whatever a request holds, the answer is a status: nothing it sends may end the process.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
@@ -49,9 +52,36 @@ export interface WebServer {
 /** Thrown when there is no renderer build to serve. */
 export class RendererNotBuiltError extends Error {}
 
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+/**
+ * Compares digests: they have one length whatever was given, so timingSafeEqual cannot throw on
+ * a given text of another byte length and the time taken tells nothing about the token.
+ */
 function sameSecret(given: string | null, token: string): boolean {
-  if (given === null || given.length !== token.length) return false;
-  return timingSafeEqual(Buffer.from(given), Buffer.from(token));
+  return given !== null && timingSafeEqual(digest(given), digest(token));
+}
+
+interface Refusal {
+  readonly status: number;
+  readonly text: string;
+}
+
+/**
+ * Why a request does not come from this server's own page, if it does not: checked before
+ * anything else. A browser sends no Origin with a page load or a same-origin GET, so only a
+ * WebSocket must carry one; any request that carries another is refused.
+ */
+function refusalOf(request: IncomingMessage, origin: string, websocket: boolean): Refusal | undefined {
+  const expectedHost = origin.slice('http://'.length);
+  if (request.headers.host !== expectedHost) {
+    return { status: 403, text: `Wrong host: this server answers only at ${origin}/` };
+  }
+  const from = request.headers.origin;
+  if (from === undefined ? websocket : from !== origin) return { status: 403, text: 'Foreign origin' };
+  return undefined;
 }
 
 function refuseUpgrade(socket: Duplex, status: number, text: string): void {
@@ -65,6 +95,11 @@ function refuseUpgrade(socket: Duplex, status: number, text: string): void {
 function sendText(response: ServerResponse, status: number, text: string): void {
   response.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
   response.end(`${text}\n`);
+}
+
+function failResponse(response: ServerResponse): void {
+  if (!response.headersSent) sendText(response, 500, 'Internal error');
+  else response.destroy();
 }
 
 async function serveStatic(root: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -116,32 +151,60 @@ export async function startWebServer(options: WebServerOptions = {}): Promise<We
     ...(options.initialFile === undefined ? {} : { initialFile: resolve(options.initialFile) }),
   });
 
+  let origin = '';
   const server = createServer((request, response) => {
-    serveStatic(staticRoot, request, response).catch(() => {
-      if (!response.headersSent) sendText(response, 500, 'Internal error');
-      else response.destroy();
-    });
+    try {
+      const refused = refusalOf(request, origin, false);
+      if (refused !== undefined) sendText(response, refused.status, refused.text);
+      else serveStatic(staticRoot, request, response).catch(() => failResponse(response));
+    } catch {
+      failResponse(response);
+    }
   });
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
-  let origin = '';
 
-  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    socket.on('error', () => socket.destroy());
+  /** Why a handshake is refused, if it is: who sends it first, then where to and with which token. */
+  function upgradeRefusal(request: IncomingMessage): Refusal | undefined {
+    const refused = refusalOf(request, origin, true);
+    if (refused !== undefined) return refused;
     let url: URL;
     try {
       url = new URL(request.url ?? '/', origin);
     } catch {
-      return refuseUpgrade(socket, 400, 'Bad request');
+      return { status: 400, text: 'Bad request' };
     }
-    if (url.pathname !== HOST_PATH) return refuseUpgrade(socket, 404, 'Not found');
+    if (url.pathname !== HOST_PATH) return { status: 404, text: 'Not found' };
     if (!sameSecret(url.searchParams.get('token'), token))
-      return refuseUpgrade(socket, 403, 'Wrong or missing token');
-    if (request.headers.origin !== origin) return refuseUpgrade(socket, 403, 'Foreign origin');
+      return { status: 403, text: 'Wrong or missing token' };
+    return undefined;
+  }
+
+  function acceptUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const refused = upgradeRefusal(request);
+    if (refused !== undefined) {
+      refuseUpgrade(socket, refused.status, refused.text);
+      return;
+    }
     sockets.handleUpgrade(request, socket, head, (client) => {
       // A client that vanishes mid-frame must not take the server down; its close event ends the connection.
       client.on('error', () => client.terminate());
-      serveConnection(webSocketChannel(client), host);
+      try {
+        serveConnection(webSocketChannel(client), host);
+      } catch {
+        client.terminate();
+      }
     });
+  }
+
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    try {
+      acceptUpgrade(request, socket, head);
+    } catch {
+      // Nothing was written yet: handleUpgrade writes the 101 last, and its callback catches its own.
+      if (socket.writable) refuseUpgrade(socket, 500, 'Internal error');
+      else socket.destroy();
+    }
   });
 
   await new Promise<void>((resolveListen, rejectListen) => {
@@ -153,6 +216,8 @@ export async function startWebServer(options: WebServerOptions = {}): Promise<We
   });
   const port = (server.address() as AddressInfo).port;
   origin = `http://${LOOPBACK}:${port}`;
+  // A connection the system cannot accept (too many open files) is lost alone; the server goes on.
+  server.on('error', () => {});
 
   let closing: Promise<void> | undefined;
   return {
