@@ -5,6 +5,7 @@
 import { Handle, type NodeProps, Position } from '@xyflow/react';
 import { memo } from 'react';
 import { useRun } from '../run/runContext';
+import { failedOperator } from '../run/runFailure';
 import { markedStep } from '../run/runStore';
 import { cardSize, portRows } from './cardGeometry';
 import { useFarZoom } from './farZoom';
@@ -53,17 +54,19 @@ function OperatorNodeView({ data, selected }: NodeProps<OperatorFlowNode>) {
     const step = markedStep(s);
     return data.opId !== undefined && step?.operator === data.opId ? step.subtask : undefined;
   });
+  const failed = useRun((s) => data.opId !== undefined && failedOperator(s) === data.opId);
   const far = useFarZoom();
   const classes = ['op-card', `op-role-${data.role ?? 'unknown'}`];
   if (far) classes.push('op-far');
   if (data.problem !== undefined) classes.push('op-invalid');
   if (selected) classes.push('op-selected');
   if (activeSubtask !== undefined) classes.push('op-active');
+  if (failed) classes.push('op-failed');
   return (
     <div
       className={classes.join(' ')}
       style={cardSize(ports)}
-      title={data.problem}
+      title={failed ? 'The last run failed here (see the Problems panel)' : data.problem}
       data-id={data.opId}
       data-testid={data.opId === undefined ? undefined : `operator-${data.opId}`}
       data-active-subtask={activeSubtask}

@@ -13,10 +13,20 @@ export function RunToolbar({ run }: { run: (command: MenuCommand) => void }) {
   const breakpoint = useRun((s) => s.step?.breakpoint);
   const message = useRun((s) => s.message);
   const restoredFrom = useRun((s) => s.restoredFrom);
+  const outdated = useRun((s) => s.outdated);
   const notice = useRun((s) => s.notice);
   const previewSinks = useRun((s) => s.previewSinks);
   const setPreviewSinks = useRun((s) => s.setPreviewSinks);
-  const state = { status, mode, hasStep: stepSeq !== undefined, stepSeq, breakpoint, message, restoredFrom };
+  const state = {
+    status,
+    mode,
+    hasStep: stepSeq !== undefined,
+    stepSeq,
+    breakpoint,
+    message,
+    restoredFrom,
+    outdated,
+  };
   const enabled = controlsEnabled(state);
 
   const tool = (command: MenuCommand, label: string, on: boolean, title: string) => (
@@ -64,7 +74,7 @@ export function RunToolbar({ run }: { run: (command: MenuCommand) => void }) {
           Preview sinks
         </label>
         <span
-          className={`run-status run-status-${status}`}
+          className={`run-status run-status-${outdated ? 'outdated' : status}`}
           role="status"
           aria-label="Run status"
           title={statusText(state)}

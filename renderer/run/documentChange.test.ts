@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { newJobDraft } from '../document/jobDraft';
-import { type DocumentFields, documentChange, documentKey } from './documentChange';
+import { type DocumentFields, documentChange, documentKey, jobEdited } from './documentChange';
 
 const draft = newJobDraft('a');
 const base: DocumentFields = { open: true, draft, filePath: '/jobs/a.job.json', savedText: 'A' };
@@ -35,5 +35,13 @@ describe('documentChange', () => {
   it('keys a document by its path', () => {
     expect(documentKey(base)).toBe('/jobs/a.job.json');
     expect(documentKey({ filePath: undefined })).toBe('(unsaved)');
+  });
+
+  it('tells an edit of the job from a move of its operators on the canvas', () => {
+    expect(jobEdited({ draft }, { draft: { ...draft, name: 'b' } })).toBe(true);
+    expect(jobEdited({ draft }, { draft: { ...draft, operators: [] } })).toBe(true);
+    expect(jobEdited({ draft }, { draft: { ...draft, editor: { positions: {} } } })).toBe(false);
+    expect(jobEdited({ draft }, { draft })).toBe(false);
+    expect(jobEdited({ draft: undefined }, { draft })).toBe(false);
   });
 });

@@ -16,6 +16,22 @@ export function documentChange(previous: DocumentFields, next: DocumentFields): 
   return previous.filePath === next.filePath ? 'same' : 'saved';
 }
 
+/**
+ * Whether the job itself changed from one state of the same document to the next: what a run
+ * would do differently. Moving operators on the canvas changes only `editor`, which no run reads.
+ */
+export function jobEdited(
+  previous: Pick<DesignerState, 'draft'>,
+  next: Pick<DesignerState, 'draft'>,
+): boolean {
+  const [a, b] = [previous.draft, next.draft];
+  if (a === b || a === undefined || b === undefined) return false;
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  keys.delete('editor');
+  for (const key of keys) if (a[key] !== b[key]) return true;
+  return false;
+}
+
 export const UNSAVED = '(unsaved)';
 
 /** The key breakpoints are kept under: the file, or one slot for the unsaved document. */

@@ -40,6 +40,7 @@ function fakeClient(handlers: Handlers) {
 const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 function setup(handlers: Handlers, options: { path?: string } = { path: PATH }) {
+  const fileChecks: number[] = [];
   const designer = createDesignerStore();
   designer
     .getState()
@@ -60,8 +61,9 @@ function setup(handlers: Handlers, options: { path?: string } = { path: PATH }) 
     message: async (title) => {
       messages.push(title);
     },
+    checkInputFiles: () => fileChecks.push(1),
   });
-  return { designer, runs, controller, saves, messages, ...fake };
+  return { designer, runs, controller, saves, messages, fileChecks, ...fake };
 }
 
 describe('run controller', () => {
@@ -225,5 +227,23 @@ describe('run controller', () => {
     t.designer.getState().newDocument();
     expect(t.methods()).toEqual(['run.start', 'run.stop']);
     expect(t.runs.getState().status).toBe('idle');
+  });
+
+  it('has the host check the input files as a run starts, once the job has a file', async () => {
+    const t = setup({ 'run.start': () => info('running', 'run') });
+    await t.controller.run();
+    expect(t.fileChecks).toHaveLength(1);
+  });
+
+  it('stops saying why the last run failed once the job is edited, but not for a move on the canvas', async () => {
+    const t = setup({
+      'run.start': () => ({ ...info('failed', 'run'), message: 'operator "owners": boom' }),
+    });
+    await t.controller.run();
+    expect(t.runs.getState()).toMatchObject({ status: 'failed', outdated: false });
+    t.designer.getState().moveOperators({ owners: { x: 5, y: 5 } });
+    expect(t.runs.getState().outdated).toBe(false);
+    t.designer.getState().updateOperator('owners', { parallelism: 2 });
+    expect(t.runs.getState().outdated).toBe(true);
   });
 });

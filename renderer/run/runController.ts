@@ -13,7 +13,7 @@ import type {
 import type { DesignerStore } from '../store/designerStore';
 import { problemsOf } from '../store/selectors';
 import { addBreakpoint, type BreakpointDraft, removeBreakpoint } from './breakpoints';
-import { type DocumentFields, documentChange, documentKey } from './documentChange';
+import { type DocumentFields, documentChange, documentKey, jobEdited } from './documentChange';
 import type { RunClient } from './runClient';
 import { controlsEnabled, isActive } from './runControls';
 import { breakpointsOf, type RestartChoice, type RunStore } from './runStore';
@@ -25,6 +25,8 @@ export interface RunControllerDeps {
   /** Saves the document (asking where when it has no file yet); false when it was not saved. */
   readonly save: () => Promise<boolean>;
   readonly message: (title: string, text: string) => Promise<void>;
+  /** Asks the host whether the job's input files are there (see job.checkFiles), as a run starts. */
+  readonly checkInputFiles?: () => void;
 }
 
 /** A page of one subtask's state, of the live run or of one of its checkpoints. */
@@ -106,7 +108,9 @@ export function createRunController(deps: RunControllerDeps) {
   offs.push(
     designer.subscribe((state) => {
       const change = documentChange(fields, state);
+      const edited = change !== 'switched' && jobEdited(fields, state);
       fields = state;
+      if (edited) r().jobChanged();
       if (change === 'saved') r().renameDocument(documentKey(state));
       else if (change === 'switched') {
         const { runId, status } = r();
@@ -154,6 +158,7 @@ export function createRunController(deps: RunControllerDeps) {
     if (isActive(r().status) || !(await runnable())) return;
     const path = await savedPath();
     if (path === undefined) return;
+    deps.checkInputFiles?.();
     const breakpoints = breakpointsOf(r());
     r().begin(mode);
     early = [];

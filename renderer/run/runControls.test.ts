@@ -66,4 +66,10 @@ describe('statusText', () => {
       'Failed: owners#2: boom',
     );
   });
+
+  it('stops saying why the last run failed once the job has changed since', () => {
+    expect(statusText({ ...idle, status: 'failed', message: 'operator "p1": boom', outdated: true })).toBe(
+      'Not running (the last run failed; the job has changed since)',
+    );
+  });
 });

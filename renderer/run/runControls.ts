@@ -14,6 +14,8 @@ export interface RunControlState {
   readonly message?: string;
   /** The checkpoint the run went on from. */
   readonly restoredFrom?: number;
+  /** The job has been edited since the run ended (see RunState.outdated). */
+  readonly outdated?: boolean;
 }
 
 export function isActive(status: RunPhase): boolean {
@@ -84,6 +86,8 @@ function phaseText(s: RunControlState): string {
     case 'stopped':
       return 'Stopped';
     case 'failed':
+      // Once the job is edited, the failure may be fixed: its reason would only mislead.
+      if (s.outdated === true) return 'Not running (the last run failed; the job has changed since)';
       return s.message === undefined ? 'Failed' : `Failed: ${s.message}`;
   }
 }

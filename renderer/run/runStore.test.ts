@@ -170,4 +170,19 @@ describe('run store', () => {
     expect(s.checkpoints).toEqual([]);
     expect(breakpointsOf(s)).toHaveLength(1);
   });
+
+  it('marks an ended run’s word outdated when the job is edited, not a live run’s, and a new run starts afresh', () => {
+    const store = createRunStore();
+    store.getState().jobChanged();
+    expect(store.getState().outdated).toBe(false);
+    store.getState().begin('run');
+    store.getState().applyInfo(info('running', 'run'));
+    store.getState().jobChanged();
+    expect(store.getState().outdated).toBe(false);
+    store.getState().applyInfo({ ...info('failed', 'run'), message: 'operator "p1": boom' });
+    store.getState().jobChanged();
+    expect(store.getState()).toMatchObject({ status: 'failed', outdated: true });
+    store.getState().begin('run');
+    expect(store.getState().outdated).toBe(false);
+  });
 });

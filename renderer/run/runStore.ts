@@ -48,6 +48,11 @@ export interface RunState {
   mode: RunMode;
   /** The host's word on the run: why it failed, for one. */
   message: string | undefined;
+  /**
+   * The job was edited after the run ended: what the run said (why it failed) is about a job
+   * that is no longer the one shown, so the status line and the Problems panel stop saying it.
+   */
+  outdated: boolean;
   /** The checkpoint the run went on from, if it did not start at the beginning. */
   restoredFrom: number | undefined;
   stateDir: string | undefined;
@@ -102,6 +107,8 @@ export interface RunActions {
   setPreviewSinks(on: boolean): void;
   setPrompt(prompt: RunPrompt | undefined): void;
   setNotice(notice: string | undefined): void;
+  /** The job was edited: an ended run's word is outdated (a live run's is not yet said). */
+  jobChanged(): void;
 }
 
 export type RunStoreState = RunState & RunActions;
@@ -116,6 +123,7 @@ function cleared(): Omit<
     runId: undefined,
     status: 'idle',
     message: undefined,
+    outdated: false,
     restoredFrom: undefined,
     stateDir: undefined,
     checkpointDir: undefined,
@@ -237,6 +245,10 @@ export function createRunStore(documentKey = UNSAVED) {
     },
     setNotice(notice) {
       set({ notice });
+    },
+    jobChanged() {
+      const { status, outdated } = get();
+      if (!outdated && status !== 'idle' && !isActive(status)) set({ outdated: true });
     },
   }));
 }
