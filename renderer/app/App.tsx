@@ -16,7 +16,9 @@ import type { DesignerStore } from '../store/designerStore';
 import { documentTitle, isDirty } from '../store/selectors';
 import { ServicesProvider } from './appServices';
 import { createCommands, installShortcuts } from './commands';
+import { DocumentNotice } from './DocumentNotice';
 import { createFileCommands } from './fileCommands';
+import { createInputFileChecks } from './inputFileChecks';
 import { StartScreen } from './StartScreen';
 import { Workbench } from './Workbench';
 
@@ -44,6 +46,8 @@ export function App({ host, desktop, info, store }: AppProps) {
       }),
     [store, host, desktop, info, dialogs],
   );
+  const inputFiles = useMemo(() => createInputFileChecks(store, host), [store, host]);
+  useEffect(() => () => inputFiles.dispose(), [inputFiles]);
   const runs = useMemo(() => {
     const runStore = createRunStore();
     const controller = createRunController({
@@ -52,9 +56,10 @@ export function App({ host, desktop, info, store }: AppProps) {
       client: runClient(host),
       save: files.save,
       message: dialogs.message,
+      checkInputFiles: () => void inputFiles.check(),
     });
     return { store: runStore, controller };
-  }, [store, host, files, dialogs]);
+  }, [store, host, files, dialogs, inputFiles]);
   useEffect(() => () => runs.controller.dispose(), [runs]);
   const commands = useMemo(
     () =>
@@ -151,7 +156,10 @@ function Screen({
 }) {
   const open = useDesigner((s) => s.open);
   return open ? (
-    <Workbench run={run} isMac={IS_MAC} nativeMenu={nativeMenu} />
+    <>
+      <Workbench run={run} isMac={IS_MAC} nativeMenu={nativeMenu} />
+      <DocumentNotice />
+    </>
   ) : (
     <StartScreen files={files} />
   );

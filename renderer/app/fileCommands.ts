@@ -9,6 +9,7 @@ import { parseJobFile, serializeDraft } from '../document/jobFileText';
 import type { HostClient } from '../host/hostClient';
 import type { DesignerStore } from '../store/designerStore';
 import { isDirty, problemsOf } from '../store/selectors';
+import { savedWithoutNotice } from '../store/unappliedFields';
 
 const JOB_FILTERS: readonly FileFilter[] = [
   { name: 'Job files', extensions: ['job.json', 'json'] },
@@ -61,13 +62,19 @@ export function createFileCommands(deps: FileCommandDeps) {
     await host.request('file.write', { path, text });
   };
 
+  /** Marks the document saved, and says so when inputs held changes the file could not get. */
+  const saved = (path: string, text: string) => {
+    store.getState().markSaved(path, text);
+    store.getState().setNotice(savedWithoutNotice(store.getState().unappliedFields));
+  };
+
   const saveAs = async (): Promise<boolean> => {
     const path = await pickSave('Save job as');
     if (path === undefined) return false;
     try {
       const text = store.getState().textToSave();
       await write(path, text);
-      store.getState().markSaved(path, text);
+      saved(path, text);
       await host.request('recent.add', { path });
       return true;
     } catch (error) {
@@ -82,7 +89,7 @@ export function createFileCommands(deps: FileCommandDeps) {
     try {
       const text = store.getState().textToSave();
       await write(filePath, text);
-      store.getState().markSaved(filePath, text);
+      saved(filePath, text);
       return true;
     } catch (error) {
       deps.report('Could not save', error);

@@ -8,6 +8,7 @@ import { useDesigner, useDesignerStore } from '../store/designerContext';
 import { problemsOf } from '../store/selectors';
 import { CheckboxField } from './CheckboxField';
 import { ElementLink } from './ElementLink';
+import { FieldPlaceContext } from './fieldOwner';
 import { OtherProblems, ProblemNotes } from './ProblemNotes';
 import { elementPath, inlineMessage, otherProblems, problemsAt } from './problemPaths';
 import { SelectField } from './SelectField';
@@ -67,7 +68,7 @@ export function EdgeForm({ id }: { id: string }) {
   const update = store.getState().updateEdge;
 
   return (
-    <>
+    <FieldPlaceContext.Provider value={{ owner: { kind: 'edge', id }, path }}>
       <header className="inspector-header">
         <h2>
           <span className="inspector-what">Edge</span> {id}
@@ -138,6 +139,6 @@ export function EdgeForm({ id }: { id: string }) {
       </section>
 
       <OtherProblems messages={rest.map((p) => p.message)} />
-    </>
+    </FieldPlaceContext.Provider>
   );
 }

@@ -6,6 +6,7 @@ import { formatJsonPath, jobSchema, type Problem, settingsSchema } from '../../e
 import { draftEdges, draftOperators, isObject, type JobDraft, type JsonObject } from '../document/jobDraft';
 import { useDesigner, useDesignerStore } from '../store/designerContext';
 import { problemsOf } from '../store/selectors';
+import { type FieldPlace, FieldPlaceContext } from './fieldOwner';
 import { OtherProblems } from './ProblemNotes';
 import { inlineMessage, isUnder, problemsAt } from './problemPaths';
 import { SchemaField } from './SchemaField';
@@ -15,6 +16,7 @@ import { TextField } from './TextField';
 const nameField = describeField('name', jobSchema.shape.name);
 const descriptionField = describeField('description', jobSchema.shape.description);
 const settingFields = describeFields(settingsSchema);
+const JOB_PLACE: FieldPlace = { owner: { kind: 'job' }, path: [] };
 
 const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -44,7 +46,7 @@ export function JobForm({ draft, selected }: { draft: JobDraft; selected: number
   const rest = jobProblems(problems, shown);
 
   return (
-    <>
+    <FieldPlaceContext.Provider value={JOB_PLACE}>
       <header className="inspector-header">
         <h2>
           <span className="inspector-what">Job</span>
@@ -95,6 +97,7 @@ export function JobForm({ draft, selected }: { draft: JobDraft; selected: number
             <SchemaField
               key={field.name}
               field={field}
+              at={['settings', field.name]}
               value={settings[field.name]}
               problems={settingProblems.get(field.name)}
               onChange={(value) =>
@@ -112,6 +115,6 @@ export function JobForm({ draft, selected }: { draft: JobDraft; selected: number
       </section>
 
       <OtherProblems messages={rest.map((p) => p.message)} />
-    </>
+    </FieldPlaceContext.Provider>
   );
 }

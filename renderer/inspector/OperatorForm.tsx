@@ -15,6 +15,7 @@ import { findOperator } from '../document/draftEdits';
 import { isObject, type JsonObject, operatorIds, operatorKind } from '../document/jobDraft';
 import { useDesigner, useDesignerStore } from '../store/designerContext';
 import { problemsOf } from '../store/selectors';
+import { FieldPlaceContext } from './fieldOwner';
 import { PortList } from './PortList';
 import { OtherProblems, ProblemNotes } from './ProblemNotes';
 import { elementPath, inlineMessage, otherProblems, problemsAt } from './problemPaths';
@@ -116,7 +117,7 @@ export function OperatorForm({ id, renamedTo }: OperatorFormProps) {
   const info = kind === undefined ? undefined : KINDS[kind];
 
   return (
-    <>
+    <FieldPlaceContext.Provider value={{ owner: { kind: 'operator', id }, path }}>
       <header className="inspector-header">
         <h2>
           <span className="inspector-what">Operator</span> {id}
@@ -135,6 +136,7 @@ export function OperatorForm({ id, renamedTo }: OperatorFormProps) {
             if (how === 'enter') renamedTo.current = String(value);
             store.getState().updateOperator(id, { id: String(value) });
           }}
+          at={['id']}
           autoFocus={focusId}
           help="Letters, digits, _ and -. Enter renames (edges follow); Escape goes back."
           problems={idProblems}
@@ -151,6 +153,7 @@ export function OperatorForm({ id, renamedTo }: OperatorFormProps) {
         {kindProblems.length > 0 && <ProblemNotes messages={kindProblems} />}
         <TextField
           label="Parallelism"
+          at={['parallelism']}
           value={op.parallelism}
           format={(v) => formatFieldValue(parallelismField, v)}
           parse={parseParallelism}
@@ -191,6 +194,7 @@ export function OperatorForm({ id, renamedTo }: OperatorFormProps) {
               <SchemaField
                 key={field.name}
                 field={field}
+                at={['params', field.name]}
                 value={params[field.name]}
                 onChange={(value) => setParam(field.name, value)}
                 problems={fieldProblems.get(field.name)}
@@ -203,6 +207,6 @@ export function OperatorForm({ id, renamedTo }: OperatorFormProps) {
       <PortList draft={draft} id={id} />
 
       <OtherProblems messages={rest.map((p) => p.message)} />
-    </>
+    </FieldPlaceContext.Provider>
   );
 }

@@ -2,6 +2,7 @@
 // the zod type, the help text is the schema's description, "required" follows optional/default.
 import type { JsonValue } from '../document/jobDraft';
 import { CheckboxField } from './CheckboxField';
+import type { PathSegments } from './problemPaths';
 import { SelectField } from './SelectField';
 import { type FieldDescriptor, formatFieldValue, numberWords, parseFieldText } from './schemaFields';
 import { TextField } from './TextField';
@@ -11,6 +12,8 @@ export interface SchemaFieldProps {
   readonly value: JsonValue | undefined;
   readonly onChange: (value: JsonValue | undefined) => void;
   readonly problems?: readonly string[];
+  /** Where the value is inside the form's place (see fieldOwner.ts). */
+  readonly at?: PathSegments;
 }
 
 function sentence(text: string): string {
@@ -26,7 +29,7 @@ function helpOf(field: SchemaFieldProps['field']): string | undefined {
   return parts.length === 0 ? undefined : parts.join(' ');
 }
 
-export function SchemaField({ field, value, onChange, problems }: SchemaFieldProps) {
+export function SchemaField({ field, value, onChange, problems, at }: SchemaFieldProps) {
   const common = { label: field.label, jsonKey: field.name, help: helpOf(field), problems };
   switch (field.type) {
     case 'enum':
@@ -61,6 +64,7 @@ export function SchemaField({ field, value, onChange, problems }: SchemaFieldPro
       return (
         <TextField
           {...common}
+          at={at}
           required={field.required}
           value={value}
           format={(v) => formatFieldValue(field, v)}

@@ -4,7 +4,9 @@
 import { useId, useState } from 'react';
 import type { JsonValue } from '../document/jobDraft';
 import { describedBy, FieldRow } from './FieldRow';
+import type { PathSegments } from './problemPaths';
 import { type Parsed, sameJson } from './schemaFields';
+import { useUnappliedField } from './useUnappliedField';
 
 export interface TextFieldProps {
   readonly label: string;
@@ -21,6 +23,8 @@ export interface TextFieldProps {
   readonly commitOn?: 'input' | 'enter';
   readonly required?: boolean;
   readonly jsonKey?: string;
+  /** Where the value is inside the form's place (see fieldOwner.ts); `[jsonKey]` unless given. */
+  readonly at?: PathSegments;
   readonly help?: string;
   readonly problems?: readonly string[];
   readonly placeholder?: string;
@@ -35,6 +39,14 @@ export function TextField(props: TextFieldProps) {
   const [text, setText] = useState(() => format(value));
   const [error, setError] = useState<string | undefined>(undefined);
   const [seen, setSeen] = useState(value);
+  useUnappliedField({
+    key: id,
+    label: props.label,
+    at: props.at ?? (props.jsonKey === undefined ? [] : [props.jsonKey]),
+    text,
+    error,
+    kept: format(value),
+  });
 
   // The store's value changed under us: show it, unless it is what the text already says (the
   // change was our own, or "1." was typed and 1 written).

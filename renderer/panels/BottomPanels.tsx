@@ -3,12 +3,12 @@
 import { type KeyboardEvent, useId, useRef } from 'react';
 import { useDesigner } from '../store/designerContext';
 import type { BottomTab } from '../store/designerStore';
-import { problemsOf } from '../store/selectors';
 import { CheckpointsPanel } from './CheckpointsPanel';
 import { DebuggerPanel } from './DebuggerPanel';
 import { MetricsPanel } from './MetricsPanel';
 import { ProblemsPanel } from './ProblemsPanel';
 import { StatePanel } from './StatePanel';
+import { useListedProblems } from './useListedProblems';
 import './panels.css';
 
 const TABS: readonly BottomTab[] = ['Problems', 'Debugger', 'State', 'Checkpoints', 'Metrics'];
@@ -24,7 +24,9 @@ const PANELS: Readonly<Record<BottomTab, () => React.ReactNode>> = {
 export function BottomPanels() {
   const selected = useDesigner((s) => s.bottomTab);
   const setBottomTab = useDesigner((s) => s.setBottomTab);
-  const problemCount = useDesigner((s) => problemsOf(s).length);
+  const problems = useListedProblems();
+  const problemCount = problems.length;
+  const onlyWarnings = problems.every((p) => p.severity === 'warning');
   const base = useId();
   const tabs = useRef(new Map<BottomTab, HTMLButtonElement>());
   const tabId = (tab: BottomTab) => `${base}-tab-${tab}`;
@@ -71,7 +73,7 @@ export function BottomPanels() {
             {tab === 'Problems' && problemCount > 0 && (
               <>
                 {' '}
-                <span className="tab-badge">{problemCount}</span>
+                <span className={`tab-badge${onlyWarnings ? ' tab-badge-warning' : ''}`}>{problemCount}</span>
               </>
             )}
           </button>

@@ -1,21 +1,26 @@
-// Every problem the engine's validator finds in the draft, as the user edits it. A row names
-// the operator or edge concerned and the JSON path; clicking it selects and centres that
-// element. A cycle offers to make one of its edges a feedback edge, in one undo step.
-import type { Problem } from '../../engine/graph/index.js';
+// Every problem the engine's validator finds in the draft, as the user edits it, and what else
+// the designer knows (see listedProblems.ts): why the last run failed, inputs whose text is not
+// applied, input files the host did not find. A row names the operator or edge concerned and
+// the JSON path; clicking it selects and centres that element. A cycle offers to make one of
+// its edges a feedback edge, in one undo step.
 import type { JobDraft } from '../document/jobDraft';
 import { useDesigner, useDesignerStore } from '../store/designerContext';
-import { problemsOf } from '../store/selectors';
+import type { ListedProblem } from '../store/listedProblems';
 import { feedbackCandidates, messageWithoutPosition, problemTarget, textPosition } from './problemTargets';
+import { useListedProblems } from './useListedProblems';
 
-function ProblemRow({ problem, draft }: { problem: Problem; draft: JobDraft | undefined }) {
+const SEVERITY_WORDS = { error: 'Error', warning: 'Warning' } as const;
+
+function ProblemRow({ problem, draft }: { problem: ListedProblem; draft: JobDraft | undefined }) {
   const store = useDesignerStore();
   const target = problemTarget(draft, problem);
   const position = textPosition(problem);
   const fixes = feedbackCandidates(draft, problem);
   const content = (
     <>
-      <span className="problem-icon" aria-hidden="true">
-        ●
+      <span className="problem-icon" title={SEVERITY_WORDS[problem.severity]}>
+        <span aria-hidden="true">{problem.severity === 'warning' ? '▲' : '●'}</span>
+        <span className="visually-hidden">{SEVERITY_WORDS[problem.severity]}:</span>
       </span>
       <span className="problem-message">{messageWithoutPosition(problem)}</span>
       <span className="problem-where">
@@ -25,12 +30,12 @@ function ProblemRow({ problem, draft }: { problem: Problem; draft: JobDraft | un
           </span>
         )}
         {position !== undefined && <span className="problem-position">{position}</span>}
-        <code className="problem-path">{problem.path}</code>
+        {problem.path !== '' && <code className="problem-path">{problem.path}</code>}
       </span>
     </>
   );
   return (
-    <li className="problem">
+    <li className={`problem problem-${problem.severity} problem-code-${problem.code}`}>
       {target === undefined ? (
         <div className="problem-main">{content}</div>
       ) : (
@@ -62,7 +67,7 @@ function ProblemRow({ problem, draft }: { problem: Problem; draft: JobDraft | un
 }
 
 export function ProblemsPanel() {
-  const problems = useDesigner(problemsOf);
+  const problems = useListedProblems();
   const draft = useDesigner((s) => s.draft);
   if (problems.length === 0) {
     return (

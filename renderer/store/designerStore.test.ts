@@ -166,4 +166,52 @@ describe('designer store', () => {
     s().undo();
     expect(draftPositions(s().draft!)[a]).toEqual({ x: 500, y: 500 });
   });
+
+  it('keeps one entry per input whose text is not applied, none of it in the undo history', () => {
+    const store = started();
+    const s = store.getState;
+    const field = {
+      key: 'x',
+      owner: { kind: 'operator', id: 'p1' },
+      label: 'Parallelism',
+      path: '$.operators[0].parallelism',
+      text: 'f',
+      reason: '"f" is not a number',
+      kept: '1',
+    } as const;
+    s().setUnappliedField('in1', field);
+    s().setUnappliedField('in1', { ...field, text: 'fo' });
+    s().setUnappliedField('in2', { ...field, label: 'Id' });
+    expect(s().unappliedFields.map((f) => [f.key, f.text, f.label])).toEqual([
+      ['in1', 'fo', 'Parallelism'],
+      ['in2', 'f', 'Id'],
+    ]);
+    s().setUnappliedField('in1', undefined);
+    expect(s().unappliedFields.map((f) => f.key)).toEqual(['in2']);
+    expect(store.temporal.getState().pastStates).toHaveLength(0);
+  });
+
+  it('drops the host’s file warnings and the notice with the document they were about', () => {
+    const store = started();
+    const s = store.getState;
+    s().setFileProblems([
+      {
+        code: 'input-file-missing',
+        severity: 'warning',
+        message: 'm',
+        path: '$.operators[0].params.path',
+        ids: ['s'],
+        operator: 's',
+        param: 'path',
+        file: 'a.jsonl',
+      },
+    ]);
+    s().setNotice('Saved without your change');
+    s().loadText(
+      '/tmp/other.job.json',
+      JSON.stringify({ format: 'pipewright.job/1', name: 'o', operators: [] }),
+    );
+    expect(s().fileProblems).toEqual([]);
+    expect(s().notice).toBeUndefined();
+  });
 });

@@ -5,6 +5,7 @@
 import { temporal } from 'zundo';
 import { createStore } from 'zustand/vanilla';
 import type { OperatorKind, Problem } from '../../engine/graph/index.js';
+import type { FileProblem } from '../../engine/host/protocol.js';
 import { autoLayout } from '../document/autoLayout';
 import { copyFragment, type Fragment, parseFragment, pasteFragment } from '../document/clipboard';
 import * as edits from '../document/draftEdits';
@@ -17,6 +18,7 @@ import {
   type XY,
 } from '../document/jobDraft';
 import { parseJobFile, serializeDraft } from '../document/jobFileText';
+import type { UnappliedField } from './unappliedFields';
 
 export interface Selection {
   readonly operators: readonly string[];
@@ -44,6 +46,12 @@ export interface DesignerState {
   focusRequest: { id: string; kind: 'operator' | 'edge'; seq: number } | undefined;
   fitRequest: number;
   clipboard: string | undefined;
+  /** What the host found wrong with the files the job reads, when it last checked (job.checkFiles). */
+  fileProblems: readonly FileProblem[];
+  /** Inputs of the inspector holding text that is no value, so the job keeps its old one. */
+  unappliedFields: readonly UnappliedField[];
+  /** A word to the user about the document, e.g. that a save left out a field's change. */
+  notice: string | undefined;
 }
 
 export interface DesignerActions {
@@ -83,6 +91,11 @@ export interface DesignerActions {
   togglePanels(): void;
   focus(kind: 'operator' | 'edge', id: string): void;
   requestFit(): void;
+
+  setFileProblems(problems: readonly FileProblem[]): void;
+  /** An input's text was refused (a field), or taken or given up (undefined); `key` names the input. */
+  setUnappliedField(key: string, field: UnappliedField | undefined): void;
+  setNotice(notice: string | undefined): void;
 }
 
 export type Designer = DesignerState & DesignerActions;
@@ -91,6 +104,8 @@ const EMPTY_SELECTION: Selection = { operators: [], edges: [] };
 /** Keystrokes in one field within this long of each other are one undo step. */
 const COALESCE_MS = 1000;
 const PASTE_OFFSET: XY = { x: 40, y: 40 };
+/** What belongs to the document shown and goes with it (the inputs of the inspector go themselves). */
+const ANOTHER_DOCUMENT = { fileProblems: [], notice: undefined } as const;
 
 export function createDesignerStore() {
   let moveStart: JobDraft | undefined;
@@ -133,6 +148,9 @@ export function createDesignerStore() {
           focusRequest: undefined,
           fitRequest: 0,
           clipboard: undefined,
+          fileProblems: [],
+          unappliedFields: [],
+          notice: undefined,
 
           newDocument(name) {
             const draft = newJobDraft(name);
@@ -144,6 +162,7 @@ export function createDesignerStore() {
               savedText: serializeDraft(draft),
               open: true,
               selection: EMPTY_SELECTION,
+              ...ANOTHER_DOCUMENT,
             });
             resetHistory();
           },
@@ -153,6 +172,7 @@ export function createDesignerStore() {
               filePath: options?.asNew ? undefined : path,
               open: true,
               selection: EMPTY_SELECTION,
+              ...ANOTHER_DOCUMENT,
             };
             if (parsed.kind === 'text') {
               set({
@@ -189,6 +209,7 @@ export function createDesignerStore() {
               rawText: undefined,
               filePath: undefined,
               selection: EMPTY_SELECTION,
+              ...ANOTHER_DOCUMENT,
             });
             resetHistory();
           },
@@ -339,6 +360,18 @@ export function createDesignerStore() {
           },
           requestFit() {
             set({ fitRequest: get().fitRequest + 1 });
+          },
+
+          setFileProblems(problems) {
+            set({ fileProblems: problems });
+          },
+          setUnappliedField(key, field) {
+            const others = get().unappliedFields.filter((f) => f.key !== key);
+            if (field === undefined && others.length === get().unappliedFields.length) return;
+            set({ unappliedFields: field === undefined ? others : [...others, { ...field, key }] });
+          },
+          setNotice(notice) {
+            set({ notice });
           },
         };
       },

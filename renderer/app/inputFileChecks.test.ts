@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import type { FileProblem } from '../../engine/host/protocol.js';
+import { createDesignerStore } from '../store/designerStore';
+import { createInputFileChecks } from './inputFileChecks';
+
+const JOB = JSON.stringify({
+  format: 'pipewright.job/1',
+  name: 'j',
+  operators: [{ id: 'src', kind: 'source.jsonl', params: { path: 'missing.jsonl' } }],
+  edges: [],
+});
+
+const missing: FileProblem = {
+  code: 'input-file-missing',
+  severity: 'warning',
+  message: 'operator "src": input file missing.jsonl not found next to the job file',
+  path: '$.operators[0].params.path',
+  ids: ['src'],
+  operator: 'src',
+  param: 'path',
+  file: 'missing.jsonl',
+};
+
+function fakeHost() {
+  const asked: { path: string; text: string }[] = [];
+  const answers: ((problems: FileProblem[]) => void)[] = [];
+  const host = {
+    request: (method: string, params: unknown) => {
+      expect(method).toBe('job.checkFiles');
+      asked.push(params as { path: string; text: string });
+      return new Promise<{ problems: FileProblem[] }>((resolve) =>
+        answers.push((problems) => resolve({ problems })),
+      );
+    },
+  };
+  return { host: host as never, asked, answers };
+}
+
+const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe('input file checks', () => {
+  it('asks the host about a job opened from a file, and lists what it answers', async () => {
+    const store = createDesignerStore();
+    const fake = fakeHost();
+    createInputFileChecks(store, fake.host);
+    store.getState().loadText('/jobs/j.job.json', JOB);
+    expect(fake.asked).toEqual([{ path: '/jobs/j.job.json', text: store.getState().textToSave() }]);
+    fake.answers[0]!([missing]);
+    await settled();
+    expect(store.getState().fileProblems).toEqual([missing]);
+  });
+
+  it('asks again on a save, with the text saved, and not on an edit', async () => {
+    const store = createDesignerStore();
+    const fake = fakeHost();
+    store.getState().loadText('/jobs/j.job.json', JOB);
+    const opened = store.getState().textToSave();
+    createInputFileChecks(store, fake.host);
+    expect(fake.asked).toHaveLength(1);
+    store.getState().setJobField('name', 'renamed');
+    expect(fake.asked).toHaveLength(1);
+    const text = store.getState().textToSave();
+    store.getState().markSaved('/jobs/j.job.json', text);
+    expect(fake.asked.map((a) => a.text)).toEqual([opened, text]);
+  });
+
+  it('keeps only the latest answer, and asks nothing of a job that has no file', async () => {
+    const store = createDesignerStore();
+    const fake = fakeHost();
+    const checks = createInputFileChecks(store, fake.host);
+    store.getState().loadText('/jobs/j.job.json', JOB);
+    void checks.check();
+    fake.answers[1]!([]);
+    fake.answers[0]!([missing]);
+    await settled();
+    expect(store.getState().fileProblems).toEqual([]);
+    store.getState().setFileProblems([missing]);
+    store.getState().loadText(undefined, JOB, { asNew: true });
+    expect(fake.asked).toHaveLength(2);
+    expect(store.getState().fileProblems).toEqual([]);
+  });
+});
