@@ -11,4 +11,10 @@ export interface Problem {
   /** 1-based position in the file, for malformed JSON. */
   readonly line?: number;
   readonly column?: number;
+  /**
+   * 1-based position inside an operator's code (the string at `path`, `$.operators[i].params.code`),
+   * for a problem in that code: a syntax error, or something the sandbox refuses.
+   */
+  readonly codeLine?: number;
+  readonly codeColumn?: number;
 }

@@ -3,8 +3,9 @@
 // in words for people, each pinned to a JSON path and to the ids the designer can highlight.
 import type { core } from 'zod';
 import { z } from 'zod';
+import { type CodeFault, type EmittedPorts, readCode } from './codeParse.js';
 import { describeCycle, findCycles } from './cycles.js';
-import { codeUsesKeyedState, KINDS } from './operatorKinds.js';
+import { KINDS } from './operatorKinds.js';
 import type { Problem } from './problem.js';
 import {
   edgeSchema,
@@ -33,6 +34,8 @@ export const PROBLEM_CODES = [
   'unknown-kind',
   'not-yet-available',
   'missing-function',
+  'syntax-error',
+  'forbidden-in-code',
   'parallelism-above-max',
   'duplicate-operator-id',
   'duplicate-edge-id',
@@ -57,6 +60,8 @@ interface Finding {
   readonly message: string;
   readonly path: readonly Segment[];
   readonly ids: readonly string[];
+  readonly codeLine?: number;
+  readonly codeColumn?: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -131,6 +136,9 @@ function toProblems(root: unknown, findings: readonly Finding[]): Problem[] {
       message: finding.message,
       path: formatJsonPath(finding.path),
       ids: finding.ids,
+      ...(finding.codeLine === undefined
+        ? {}
+        : { codeLine: finding.codeLine, codeColumn: finding.codeColumn ?? 1 }),
     }));
 }
 
@@ -420,256 +428,36 @@ export function parseJobText(text: string): { value?: unknown; problems: Problem
 }
 
 // ---------------------------------------------------------------------------------------------
-// User code: a cheap look at the text. The runtime compiles the code for real; here we only
-// catch what the designer can point at before a run.
+// User code: parsed, never run, by codeParse.ts, so that what the runtime would refuse is found
+// before a run and pointed at where the user wrote it.
 
-type Token =
-  | { readonly type: 'name'; readonly value: string }
-  | { readonly type: 'string'; readonly value: string }
-  | { readonly type: 'punct'; readonly value: string }
-  | { readonly type: 'other' };
+export type { EmittedPorts } from './codeParse.js';
 
-const KEYWORDS_BEFORE_EXPRESSION = new Set([
-  'return',
-  'typeof',
-  'instanceof',
-  'in',
-  'of',
-  'new',
-  'delete',
-  'void',
-  'throw',
-  'case',
-  'do',
-  'else',
-  'yield',
-  'await',
-]);
-
-function unescapeString(raw: string): string {
-  return raw.replace(
-    /\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|\r\n|[\s\S])/g,
-    (_, escaped: string) => {
-      if (escaped.startsWith('u{')) return String.fromCodePoint(Number.parseInt(escaped.slice(2, -1), 16));
-      if (escaped[0] === 'u' || escaped[0] === 'x') {
-        if (escaped.length > 1) return String.fromCharCode(Number.parseInt(escaped.slice(1), 16));
-      }
-      const simple: Record<string, string> = {
-        n: '\n',
-        t: '\t',
-        r: '\r',
-        b: '\b',
-        f: '\f',
-        v: '\v',
-        '0': '\0',
-      };
-      if (escaped === '\n' || escaped === '\r\n' || escaped === '\r') return '';
-      return simple[escaped] ?? escaped;
-    },
-  );
-}
-
-// Character classes by comparison, not by regular expression: the designer validates on every
-// edit, and a 500-operator job has a lot of code to scan.
-function isDigit(c: string): boolean {
-  return c >= '0' && c <= '9';
-}
-function isNameStart(c: string): boolean {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_' || c === '$';
-}
-function isNamePart(c: string): boolean {
-  return isNameStart(c) || isDigit(c);
-}
-function isSpace(c: string): boolean {
-  return (
-    c === ' ' ||
-    c === '\n' ||
-    c === '\t' ||
-    c === '\r' ||
-    (c > '\x7f' && /\s/.test(c)) ||
-    c === '\v' ||
-    c === '\f'
-  );
-}
-
-// A JavaScript tokenizer good enough to find calls and their arguments: it skips comments,
-// reads strings, regular expressions and template literals as single tokens, and marks the
-// `${ ... }` of a template as brackets so that commas inside it do not split arguments.
-function tokenize(code: string): Token[] {
-  const tokens: Token[] = [];
-  const substitutions: number[] = [];
-  let depth = 0;
-  let i = 0;
-  const n = code.length;
-
-  // Reads template text from i; true when the template ends, false when a `${` opens.
-  const templateText = (): { ended: boolean; raw: string } => {
-    const start = i;
-    while (i < n) {
-      const c = code[i];
-      if (c === '\\') i += 2;
-      else if (c === '`') {
-        i++;
-        return { ended: true, raw: code.slice(start, i - 1) };
-      } else if (c === '$' && code[i + 1] === '{') {
-        i += 2;
-        return { ended: false, raw: code.slice(start, i - 2) };
-      } else i++;
-    }
-    return { ended: true, raw: code.slice(start) };
-  };
-  const openSubstitution = (): void => {
-    tokens.push({ type: 'other' }, { type: 'punct', value: '${' });
-    depth++;
-    substitutions.push(depth);
-  };
-
-  while (i < n) {
-    const c = code[i]!;
-    if (isSpace(c)) {
-      i++;
-    } else if (c === '/' && code[i + 1] === '/') {
-      while (i < n && code[i] !== '\n') i++;
-    } else if (c === '/' && code[i + 1] === '*') {
-      const end = code.indexOf('*/', i + 2);
-      i = end === -1 ? n : end + 2;
-    } else if (isNameStart(c)) {
-      const start = i;
-      while (i < n && isNamePart(code[i]!)) i++;
-      tokens.push({ type: 'name', value: code.slice(start, i) });
-    } else if (isDigit(c) || (c === '.' && isDigit(code[i + 1] ?? ''))) {
-      while (i < n && (isNamePart(code[i]!) || code[i] === '.')) i++;
-      tokens.push({ type: 'other' });
-    } else if (c === '"' || c === "'") {
-      const start = ++i;
-      while (i < n && code[i] !== c && code[i] !== '\n') i += code[i] === '\\' ? 2 : 1;
-      tokens.push({ type: 'string', value: unescapeString(code.slice(start, Math.min(i, n))) });
-      i++;
-    } else if (c === '`') {
-      i++;
-      const part = templateText();
-      if (part.ended) tokens.push({ type: 'string', value: unescapeString(part.raw) });
-      else openSubstitution();
-    } else if (c === '}' && substitutions.length > 0 && substitutions[substitutions.length - 1] === depth) {
-      i++;
-      substitutions.pop();
-      depth--;
-      tokens.push({ type: 'punct', value: '}$' });
-      const part = templateText();
-      if (part.ended) tokens.push({ type: 'other' });
-      else openSubstitution();
-    } else if (c === '/' && startsExpression(tokens[tokens.length - 1])) {
-      i++;
-      let inClass = false;
-      while (i < n && code[i] !== '\n') {
-        const r = code[i];
-        if (r === '\\') i++;
-        else if (r === '[') inClass = true;
-        else if (r === ']') inClass = false;
-        else if (r === '/' && !inClass) break;
-        i++;
-      }
-      i++;
-      while (i < n && /[a-z]/.test(code[i]!)) i++;
-      tokens.push({ type: 'other' });
-    } else {
-      if (c === '{') depth++;
-      else if (c === '}') depth--;
-      tokens.push({ type: 'punct', value: c });
-      i++;
-    }
-  }
-  return tokens;
-}
-
-// Whether a `/` after this token begins a regular expression rather than a division.
-function startsExpression(previous: Token | undefined): boolean {
-  if (previous === undefined) return true;
-  if (previous.type === 'punct') return ![')', ']', '}', '}$'].includes(previous.value);
-  if (previous.type === 'name') return KEYWORDS_BEFORE_EXPRESSION.has(previous.value);
-  return false;
-}
-
-const isPunct = (token: Token | undefined, value: string): boolean =>
-  token?.type === 'punct' && token.value === value;
-const isName = (token: Token | undefined, value: string): boolean =>
-  token?.type === 'name' && token.value === value;
-
-/** The arguments of the call whose `(` is at `open`, as token lists. */
-function callArguments(tokens: readonly Token[], open: number): Token[][] {
-  const args: Token[][] = [[]];
-  let depth = 0;
-  for (let k = open + 1; k < tokens.length; k++) {
-    const token = tokens[k]!;
-    if (token.type === 'punct') {
-      if (['(', '[', '{', '${'].includes(token.value)) depth++;
-      else if ([')', ']', '}', '}$'].includes(token.value)) {
-        if (depth === 0) break;
-        depth--;
-      } else if (token.value === ',' && depth === 0) {
-        args.push([]);
-        continue;
-      }
-    }
-    args[args.length - 1]!.push(token);
-  }
-  return args;
-}
-
-export interface EmittedPorts {
-  /** The ports named as string literals in `emit(record, "port")` calls, plus "out". */
-  readonly ports: ReadonlySet<string>;
-  /** True when some emit names its port with an expression, so any port may be used. */
-  readonly dynamic: boolean;
-}
+const UNKNOWN_PORTS: EmittedPorts = { ports: new Set(['out']), dynamic: true };
 
 /**
  * The output ports user code emits to, found by reading `ctx.emit(record, "port")` and
- * `tx.emit(...)` calls in its text. When the code passes `emit` around or names a port with an
- * expression, `dynamic` is true: the port cannot be known before the code runs.
+ * `tx.emit(...)` calls in its syntax tree. When the code passes `emit` around or names a port
+ * with an expression, `dynamic` is true: the port cannot be known before the code runs. The
+ * same holds while the code does not parse.
  */
 export function scanEmittedPorts(code: string): EmittedPorts {
-  const tokens = tokenize(code);
-  const ports = new Set(['out']);
-  let dynamic = false;
-  tokens.forEach((token, k) => {
-    const previous = tokens[k - 1];
-    if (token.type === 'string' && token.value === 'emit' && isPunct(previous, '[')) dynamic = true;
-    if (!isName(token, 'emit') || isName(previous, 'function')) return;
-    let next = k + 1;
-    if (isPunct(tokens[next], '?') && isPunct(tokens[next + 1], '.')) next += 2;
-    const after = tokens[next];
-    if (isPunct(after, '(')) {
-      const args = callArguments(tokens, next);
-      const spread = args.some((arg) => isPunct(arg[0], '.') && isPunct(arg[1], '.') && isPunct(arg[2], '.'));
-      const port = args[1];
-      if (spread) dynamic = true;
-      else if (port === undefined || port.length === 0) return;
-      else if (port.length === 1 && port[0]!.type === 'string') ports.add(port[0]!.value);
-      else dynamic = true;
-      return;
-    }
-    // `const { emit } = ctx`: the calls that follow are found by name.
-    const shorthand =
-      (isPunct(previous, '{') || isPunct(previous, ',')) && (isPunct(after, '}') || isPunct(after, ','));
-    if (!shorthand) dynamic = true;
-  });
-  return { ports, dynamic };
+  return readCode(code).tree?.ports ?? UNKNOWN_PORTS;
 }
 
-/** Whether code declares or assigns a top-level binding with this name. */
-function definesFunction(tokens: readonly Token[], name: string): boolean {
-  return tokens.some((token, k) => {
-    if (!isName(token, name)) return false;
-    const previous = tokens[k - 1];
-    if (isPunct(previous, '.')) return false;
-    if (isName(previous, 'function')) return true;
-    if (isPunct(previous, '*') && isName(tokens[k - 2], 'function')) return true;
-    if (previous?.type === 'name' && ['const', 'let', 'var'].includes(previous.value)) return true;
-    const next = tokens[k + 1];
-    const afterNext = tokens[k + 2];
-    return isPunct(next, '=') && !isPunct(afterNext, '=') && !isPunct(afterNext, '>');
-  });
+function codeFinding(op: OperatorFacts, fault: CodeFault): Finding {
+  const where = `line ${fault.line}, column ${fault.column} of its code`;
+  return {
+    code: fault.kind === 'syntax' ? 'syntax-error' : 'forbidden-in-code',
+    message:
+      fault.kind === 'syntax'
+        ? `${operatorLabel(op)}: syntax error at ${where}: ${fault.reason}`
+        : `${operatorLabel(op)}: ${where}: ${fault.reason}`,
+    path: ['operators', op.index, 'params', 'code'],
+    ids: [op.id],
+    codeLine: fault.line,
+    codeColumn: fault.column,
+  };
 }
 
 // The contract names two functions for a transaction; the kind table records the one it calls.
@@ -995,9 +783,11 @@ function graphFindings(root: Record<string, unknown>): Finding[] {
       });
     }
     if (op.kind !== undefined && op.code !== undefined) {
-      const tokens = tokenize(op.code);
-      for (const name of requiredFunctions(op.kind)) {
-        if (!definesFunction(tokens, name)) {
+      const facts = readCode(op.code);
+      for (const fault of facts.faults) findings.push(codeFinding(op, fault));
+      // Code that does not parse defines nothing anyone can know of: the syntax error says enough.
+      for (const name of facts.tree === undefined ? [] : requiredFunctions(op.kind)) {
+        if (!facts.tree!.defines.has(name)) {
           findings.push({
             code: 'missing-function',
             message: `${operatorLabel(op)}: params.code must define a function named ${name}`,
@@ -1015,10 +805,12 @@ function graphFindings(root: Record<string, unknown>): Finding[] {
       const info = KINDS[op.kind];
       const fixed = new Set(['out', ...info.fixedPorts]);
       if (info.functionName === undefined) portsCache.set(op, { ports: fixed, dynamic: false });
-      else if (op.code === undefined) portsCache.set(op, undefined);
       else {
-        const scanned = scanEmittedPorts(op.code);
-        portsCache.set(op, { ports: new Set([...fixed, ...scanned.ports]), dynamic: scanned.dynamic });
+        const scanned = op.code === undefined ? undefined : readCode(op.code).tree?.ports;
+        portsCache.set(
+          op,
+          scanned && { ports: new Set([...fixed, ...scanned.ports]), dynamic: scanned.dynamic },
+        );
       }
     }
     return portsCache.get(op);
@@ -1131,7 +923,7 @@ function graphFindings(root: Record<string, unknown>): Finding[] {
     ) {
       const why = KINDS[to.kind].alwaysKeyed
         ? `is a ${to.kind}, a keyed operator`
-        : to.kind === 'process' && to.code !== undefined && codeUsesKeyedState(to.code)
+        : to.kind === 'process' && to.code !== undefined && readCode(to.code).tree?.usesKeyedState
           ? 'uses keyed state or timers'
           : undefined;
       if (why !== undefined) {
