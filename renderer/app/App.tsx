@@ -33,6 +33,7 @@ const IS_MAC = typeof navigator !== 'undefined' && /Mac/.test(navigator.platform
 
 export function App({ host, desktop, info, store }: AppProps) {
   const dialogs = useMemo(() => createDialogService(), []);
+  const inputFiles = useMemo(() => createInputFileChecks(store, host), [store, host]);
   const files = useMemo(
     () =>
       createFileCommands({
@@ -43,11 +44,10 @@ export function App({ host, desktop, info, store }: AppProps) {
         dialogs,
         report: (title, error) =>
           void dialogs.message(title, error instanceof Error ? error.message : String(error)),
+        checkInputFiles: () => void inputFiles.check(),
       }),
-    [store, host, desktop, info, dialogs],
+    [store, host, desktop, info, dialogs, inputFiles],
   );
-  const inputFiles = useMemo(() => createInputFileChecks(store, host), [store, host]);
-  useEffect(() => () => inputFiles.dispose(), [inputFiles]);
   const runs = useMemo(() => {
     const runStore = createRunStore();
     const controller = createRunController({
@@ -107,10 +107,12 @@ export function App({ host, desktop, info, store }: AppProps) {
   );
 
   useEffect(() => {
-    // main.tsx opens the initial file before the first render; this reports why it could not.
+    // main.tsx opens the initial file before the first render; this reports why it could not,
+    // or has its input files checked, as opening does.
     if (info.initialFile !== undefined && !store.getState().open) void files.openPath(info.initialFile);
+    else void inputFiles.check();
     return host.on('file.openRequested', ({ path }) => void files.openRecent(path));
-  }, [host, files, info, store]);
+  }, [host, files, info, store, inputFiles]);
 
   useEffect(() => {
     if (desktop === undefined) {

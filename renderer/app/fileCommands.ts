@@ -33,6 +33,8 @@ export interface FileCommandDeps {
   readonly dialogs: DialogService;
   /** Reports a failure to the user (a host error names the file). */
   readonly report: (title: string, error: unknown) => void;
+  /** Asks the host whether the job's input files are there (see inputFileChecks.ts). */
+  readonly checkInputFiles?: () => void;
 }
 
 export function createFileCommands(deps: FileCommandDeps) {
@@ -62,10 +64,14 @@ export function createFileCommands(deps: FileCommandDeps) {
     await host.request('file.write', { path, text });
   };
 
-  /** Marks the document saved, and says so when inputs held changes the file could not get. */
+  /**
+   * Marks the document saved, says so when inputs held changes the file could not get, and has
+   * the input files checked again (they may have come or gone since).
+   */
   const saved = (path: string, text: string) => {
     store.getState().markSaved(path, text);
     store.getState().setNotice(savedWithoutNotice(store.getState().unappliedFields));
+    deps.checkInputFiles?.();
   };
 
   const saveAs = async (): Promise<boolean> => {
@@ -111,6 +117,7 @@ export function createFileCommands(deps: FileCommandDeps) {
     try {
       const file = await host.request('file.read', { path });
       store.getState().loadText(file.path, file.text);
+      deps.checkInputFiles?.();
       await host.request('recent.add', { path: file.path });
     } catch (error) {
       deps.report('Could not open', error);

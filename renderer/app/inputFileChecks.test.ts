@@ -39,44 +39,45 @@ function fakeHost() {
 const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe('input file checks', () => {
-  it('asks the host about a job opened from a file, and lists what it answers', async () => {
+  it('asks the host about the job’s file with the job as the designer has it, and lists the answer', async () => {
     const store = createDesignerStore();
     const fake = fakeHost();
-    createInputFileChecks(store, fake.host);
+    const checks = createInputFileChecks(store, fake.host);
     store.getState().loadText('/jobs/j.job.json', JOB);
+    store.getState().setJobField('name', 'renamed');
+    void checks.check();
     expect(fake.asked).toEqual([{ path: '/jobs/j.job.json', text: store.getState().textToSave() }]);
     fake.answers[0]!([missing]);
     await settled();
     expect(store.getState().fileProblems).toEqual([missing]);
   });
 
-  it('asks again on a save, with the text saved, and not on an edit', async () => {
-    const store = createDesignerStore();
-    const fake = fakeHost();
-    store.getState().loadText('/jobs/j.job.json', JOB);
-    const opened = store.getState().textToSave();
-    createInputFileChecks(store, fake.host);
-    expect(fake.asked).toHaveLength(1);
-    store.getState().setJobField('name', 'renamed');
-    expect(fake.asked).toHaveLength(1);
-    const text = store.getState().textToSave();
-    store.getState().markSaved('/jobs/j.job.json', text);
-    expect(fake.asked.map((a) => a.text)).toEqual([opened, text]);
-  });
-
-  it('keeps only the latest answer, and asks nothing of a job that has no file', async () => {
+  it('keeps only the latest answer', async () => {
     const store = createDesignerStore();
     const fake = fakeHost();
     const checks = createInputFileChecks(store, fake.host);
     store.getState().loadText('/jobs/j.job.json', JOB);
     void checks.check();
+    void checks.check();
     fake.answers[1]!([]);
     fake.answers[0]!([missing]);
     await settled();
     expect(store.getState().fileProblems).toEqual([]);
-    store.getState().setFileProblems([missing]);
+  });
+
+  it('drops an answer about a file no longer open, and asks nothing of a job that has no file', async () => {
+    const store = createDesignerStore();
+    const fake = fakeHost();
+    const checks = createInputFileChecks(store, fake.host);
+    store.getState().loadText('/jobs/j.job.json', JOB);
+    void checks.check();
     store.getState().loadText(undefined, JOB, { asNew: true });
-    expect(fake.asked).toHaveLength(2);
+    fake.answers[0]!([missing]);
+    await settled();
+    expect(store.getState().fileProblems).toEqual([]);
+    store.getState().setFileProblems([missing]);
+    await checks.check();
+    expect(fake.asked).toHaveLength(1);
     expect(store.getState().fileProblems).toEqual([]);
   });
 });

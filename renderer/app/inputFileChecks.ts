@@ -1,10 +1,10 @@
-// The host's check of the files the job reads (job.checkFiles), asked whenever a job is opened
-// or saved (its file or its saved text changes) and by a run as it starts; the answer goes to
-// the store and so to the Problems panel. A job without a file has no folder to look in.
+// The host's check of the files the job reads (job.checkFiles), asked when a job is opened or
+// saved and by a run as it starts; the answer goes to the store and so to the Problems panel.
+// Asked by those commands rather than on a change of the store: saving a job unchanged, or
+// opening the same file again, changes nothing in the store, yet its files may have come or gone.
+// A job without a file has no folder to look in.
 import type { HostClient } from '../host/hostClient';
-import type { DesignerState, DesignerStore } from '../store/designerStore';
-
-type Checked = Pick<DesignerState, 'open' | 'filePath' | 'savedText'>;
+import type { DesignerStore } from '../store/designerStore';
 
 export function createInputFileChecks(store: DesignerStore, host: Pick<HostClient, 'request'>) {
   let asked = 0;
@@ -26,17 +26,7 @@ export function createInputFileChecks(store: DesignerStore, host: Pick<HostClien
     }
   };
 
-  let last: Checked = store.getState();
-  const off = store.subscribe((state) => {
-    if (state.open === last.open && state.filePath === last.filePath && state.savedText === last.savedText)
-      return;
-    last = state;
-    void check();
-  });
-  // A job given on the command line was opened before the app, and so before this, started.
-  void check();
-
-  return { check, dispose: off };
+  return { check };
 }
 
 export type InputFileChecks = ReturnType<typeof createInputFileChecks>;
