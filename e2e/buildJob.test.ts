@@ -1,6 +1,7 @@
 // A new user builds a job from an empty canvas with the mouse and the keyboard only: three
 // operators from the palette, two edges drawn between handles, parallelism, a hash key and code
 // typed into the inspector; then saves it, reopens it and saves it again.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { validateJob } from '../engine/graph/index.js';
@@ -303,6 +304,8 @@ describe('a job built from an empty canvas', () => {
     const saved = readText(file());
     const before = { ops: await operatorNames(page), edges: await edgeNames(page) };
     const positions = await Promise.all(['clicks', 'counter', 'out'].map((id) => positionOf(page, id)));
+    // Its input is there, or the Problems panel would warn that it is missing.
+    writeFileSync(join(session.workDir, 'clicks.jsonl'), '');
 
     // Start over, then open the file again.
     await page.getByRole('toolbar', { name: 'Tools' }).getByRole('button', { name: 'New' }).click();

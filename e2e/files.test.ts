@@ -220,6 +220,8 @@ describe('files the designer did not write', () => {
   test('a valid job in another formatting opens, and saving keeps every value in the stable layout', async () => {
     const { page } = session;
     const path = join(session.workDir, 'handwritten.job.json');
+    // Its input is there, or the Problems panel would warn that it is missing.
+    writeFileSync(join(session.workDir, 'in.jsonl'), '');
     // Keys in another order, four-space indentation, no final newline: as someone typed it.
     const text = [
       '{',
