@@ -29,6 +29,8 @@ import { Channel } from './channel.js';
 import { Emitter } from './emitter.js';
 import type { ChannelItem } from './envelope.js';
 import { JobError } from './jobError.js';
+import { type HeldRunLocks, takeRunLocks } from './runLock.js';
+import { runLockTargets } from './runLockTargets.js';
 import { type ScheduledUnit, Scheduler, type SchedulerProgress } from './scheduler.js';
 import { type CheckpointAcker, type DeliveryObserver, Subtask, type SubtaskProgress } from './subtask.js';
 
@@ -98,6 +100,7 @@ export class JobRun {
   private finishedAt: number | undefined;
   private readonly scheduler: Scheduler;
   private stopping = false;
+  private locks: HeldRunLocks | undefined;
 
   private constructor(
     readonly job: Job,
@@ -112,8 +115,31 @@ export class JobRun {
     );
   }
 
-  /** Builds and opens everything; a failure here has opened nothing that stays open. */
+  /**
+   * Builds and opens everything; a failure here has opened nothing that stays open. First of all
+   * it locks what the run writes: a second run of the same folders is refused, naming this one.
+   */
   static async open(job: Job, options: RunOptions): Promise<JobRun> {
+    const locks = takeRunLocks(
+      runLockTargets(job, {
+        jobDir: options.jobDir,
+        stateDir: options.stateDir,
+        ...(options.checkpointDir === undefined ? {} : { checkpointDir: options.checkpointDir }),
+        previewSinks: options.previewSinks !== undefined,
+      }),
+      { job: job.name },
+    );
+    try {
+      const run = await JobRun.openLocked(job, options);
+      run.locks = locks;
+      return run;
+    } catch (error) {
+      locks.release();
+      throw error;
+    }
+  }
+
+  private static async openLocked(job: Job, options: RunOptions): Promise<JobRun> {
     const plan = planJob(job);
     const restore = options.restore;
     if (restore !== undefined) checkRestorable(plan, restore);
@@ -253,6 +279,7 @@ export class JobRun {
       await Promise.allSettled(this.subtasks.map((s) => s.logic.abort()));
       await Promise.allSettled(this.subtasks.map((s) => s.checkpointing?.state?.discard()));
       await this.closeStores();
+      this.locks?.release();
       this.finishedAt = performance.now();
       throw error instanceof JobError
         ? error
@@ -260,6 +287,7 @@ export class JobRun {
     }
     await Promise.allSettled(this.subtasks.map((s) => s.checkpointing?.state?.discard()));
     await this.closeStores();
+    this.locks?.release();
     this.finishedAt = performance.now();
     return {
       stopped: this.stopping,
@@ -409,6 +437,7 @@ export class JobRun {
     await Promise.allSettled(this.subtasks.map((s) => s.logic.abort()));
     await Promise.allSettled(this.subtasks.map((s) => s.checkpointing?.state?.discard()));
     await this.closeStores();
+    this.locks?.release();
     this.finishedAt ??= performance.now();
   }
 
