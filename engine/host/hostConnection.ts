@@ -24,14 +24,29 @@ function whyInvalid(message: unknown): string {
   const m = message as Record<string, unknown>;
   if (m.type !== 'request') return 'Invalid message: type must be "request"';
   if (!Number.isSafeInteger(m.id)) return 'Invalid request: id must be an integer';
-  if (typeof m.method !== 'string' || !(HOST_METHODS as readonly string[]).includes(m.method)) {
-    return `Unknown method: ${String(m.method).slice(0, 80)}`;
+  // Not String(m.method): an object from JSON may have a `toString` that is no function.
+  if (typeof m.method !== 'string') return 'Invalid request: method must be a string';
+  if (!(HOST_METHODS as readonly string[]).includes(m.method)) {
+    return `Unknown method: ${m.method.slice(0, 80)}`;
   }
   return `Invalid request to ${m.method}: params must be an object`;
 }
 
+/**
+ * An error is read by a person, on one line: past this length it is echoing a huge value the
+ * client sent (a path of megabytes), so the middle goes and the start and the reason stay.
+ */
+export const MAX_ERROR_CHARS = 2000;
+
+function bounded(text: string): string {
+  if (text.length <= MAX_ERROR_CHARS) return text;
+  const head = text.slice(0, MAX_ERROR_CHARS / 2);
+  const tail = text.slice(-MAX_ERROR_CHARS / 4);
+  return `${head} … (${text.length - head.length - tail.length} characters left out) … ${tail}`;
+}
+
 function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return bounded(error instanceof Error ? error.message : String(error));
 }
 
 /** Never rejects: whatever goes wrong becomes the response's error. */
