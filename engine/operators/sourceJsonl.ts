@@ -1,6 +1,10 @@
 // source.jsonl: one JSON record a line. Subtask s of p reads the lines that start in the s-th
 // p-th of the file's bytes, so parallel readers split a file without reading it twice; every
 // record carries its byte offset, from which a restore can resume and an error names its line.
+// The input must be UTF-8: a byte order mark at the start of the file is skipped (as in a job
+// file), and bytes that are not UTF-8 stop the job naming their line, rather than turning into
+// U+FFFD unseen, as Flink's JSON format fails on input it cannot read.
+import { isUtf8 } from 'node:buffer';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
@@ -12,6 +16,14 @@ import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../ru
 
 const CHUNK = 1 << 20;
 const NEWLINE = 10;
+const REPLACEMENT = '\uFFFD';
+
+/** True when the bytes from `start` are a UTF-8 byte order mark. */
+function bomAt(buffer: Buffer, start: number, end: number): boolean {
+  return (
+    end - start >= 3 && buffer[start] === 0xef && buffer[start + 1] === 0xbb && buffer[start + 2] === 0xbf
+  );
+}
 
 /** Counts lines up to a byte offset: only needed for messages, so only done then. */
 function lineAt(file: string, offset: number): number {
@@ -229,9 +241,20 @@ export class JsonlSourceLogic extends BaseLogic {
       }
       let lineEnd = newline;
       if (lineEnd > this.position && buffer[lineEnd - 1] === 13) lineEnd--;
-      const text = buffer.toString('utf8', this.position, lineEnd);
+      // Only the file's first byte may start a mark to skip; its offsets stay the file's.
+      const lineStart =
+        lineOffset === 0 && bomAt(buffer, this.position, lineEnd) ? this.position + 3 : this.position;
+      const text = buffer.toString('utf8', lineStart, lineEnd);
       this.position = newline + 1;
       if (text.length === 0 || (text.charCodeAt(0) <= 32 && text.trim().length === 0)) continue;
+      // Decoding turns bytes that are not UTF-8 into U+FFFD, so only a line that has one needs
+      // its bytes checked (V8 answers at once for a line of one-byte characters). Reading 1M
+      // lines of ~80 bytes cost the same CPU with this check as without, within the noise of
+      // ±4% (~1.1 s all ASCII, ~1.2 s with é and an emoji on every line); isUtf8 on every
+      // line's bytes instead cost ~22% more.
+      if (text.includes(REPLACEMENT) && !isUtf8(buffer.subarray(lineStart, lineEnd))) {
+        throw new JobError(`${this.source.describe(lineOffset)} is not valid UTF-8 (save the file as UTF-8)`);
+      }
       let record: unknown;
       try {
         record = JSON.parse(text);

@@ -1,0 +1,195 @@
+// source.jsonl at the edges of its input's encoding: a byte order mark at the start of the
+// file, and bytes that are not UTF-8. Run on the logic itself with a stand-in emitter, so
+// the byte offsets it keeps for checkpoints and the lines it names can be checked exactly.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SourceSplit } from '../checkpoint/checkpointMetadata.js';
+import type { PlannedOperator } from '../graph/plan.js';
+import type { Emitter } from '../runtime/emitter.js';
+import type { RecordSource } from '../runtime/envelope.js';
+import { JobError } from '../runtime/jobError.js';
+import type { SubtaskEnvironment } from '../runtime/operatorLogic.js';
+import { JsonlSourceLogic } from './sourceJsonl.js';
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'pipewright-source-jsonl-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+interface Read {
+  value: unknown;
+  /** The record's byte offset and the FILE:LINE it names. */
+  position: number;
+  at: string;
+}
+
+class CollectingEmitter {
+  readonly lineage: { timestamp: number | undefined; source: RecordSource | undefined; position: number } = {
+    timestamp: undefined,
+    source: undefined,
+    position: 0,
+  };
+  readonly blocked = false;
+  readonly read: Read[] = [];
+  emit(value: unknown): void {
+    const { source, position } = this.lineage;
+    this.read.push({ value, position, at: source!.describe(position) });
+  }
+}
+
+function sourceLogic(
+  file: string,
+  subtask = 0,
+  parallelism = 1,
+  restoredSplits?: readonly SourceSplit[],
+): { logic: JsonlSourceLogic; emitter: CollectingEmitter } {
+  const emitter = new CollectingEmitter();
+  const env = {
+    operator: { id: 'src' } as PlannedOperator,
+    subtask,
+    parallelism,
+    jobDir: dir,
+    emitter: emitter as unknown as Emitter,
+    state: undefined,
+    current: undefined,
+    checkpoints: undefined,
+    restoredSplits,
+  } satisfies SubtaskEnvironment;
+  return { logic: new JsonlSourceLogic(env, { path: file }), emitter };
+}
+
+/** Produces until the source is exhausted, `batch` records at a time. */
+async function drain(logic: JsonlSourceLogic, batch = 1000): Promise<void> {
+  while ((await logic.produce(batch)) >= 0);
+}
+
+async function readAll(file: string, parallelism = 1): Promise<Read[]> {
+  const all: Read[] = [];
+  for (let s = 0; s < parallelism; s++) {
+    const { logic, emitter } = sourceLogic(file, s, parallelism);
+    await logic.open();
+    await drain(logic);
+    await logic.endInput();
+    all.push(...emitter.read);
+  }
+  return all;
+}
+
+async function failure(file: string): Promise<JobError> {
+  const { logic } = sourceLogic(file);
+  await logic.open();
+  try {
+    await drain(logic);
+  } catch (error) {
+    expect(error).toBeInstanceOf(JobError);
+    return error as JobError;
+  } finally {
+    await logic.abort();
+  }
+  throw new Error('expected the source to fail');
+}
+
+const lines = ['{"i":0}', '{"i":1}', '', '{"i":2}', '{"i":3}'];
+
+describe('a byte order mark at the start of the file', () => {
+  it('is skipped; offsets stay byte offsets of the file and lines stay its lines', async () => {
+    const file = join(dir, 'bom.jsonl');
+    await writeFile(file, Buffer.concat([BOM, Buffer.from(`${lines.join('\n')}\n`)]));
+    const read = await readAll('bom.jsonl');
+    expect(read).toEqual([
+      { value: { i: 0 }, position: 0, at: 'bom.jsonl:1' },
+      { value: { i: 1 }, position: 11, at: 'bom.jsonl:2' },
+      { value: { i: 2 }, position: 20, at: 'bom.jsonl:4' },
+      { value: { i: 3 }, position: 28, at: 'bom.jsonl:5' },
+    ]);
+  });
+
+  it('is skipped by subtask 0 only, whatever the split', async () => {
+    const file = join(dir, 'bom-split.jsonl');
+    const many = Array.from({ length: 50 }, (_, i) => `{"i":${i}}`);
+    await writeFile(file, Buffer.concat([BOM, Buffer.from(`${many.join('\r\n')}\r\n`)]));
+    for (const parallelism of [1, 2, 3, 7]) {
+      const read = await readAll('bom-split.jsonl', parallelism);
+      expect(read.map((r) => r.value)).toEqual(many.map((line) => JSON.parse(line)));
+    }
+  });
+
+  it('a restore from the very start skips it again; from a later offset reads on exactly', async () => {
+    const file = join(dir, 'bom-restore.jsonl');
+    await writeFile(file, Buffer.concat([BOM, Buffer.from(`${lines.join('\n')}\n`)]));
+    const first = sourceLogic('bom-restore.jsonl');
+    await first.logic.open();
+    const atStart = first.logic.snapshot().splits!;
+    expect(await first.logic.produce(2)).toBe(2);
+    const later = first.logic.snapshot().splits!;
+    await first.logic.abort();
+    expect(atStart).toEqual([{ kind: 'file', file, start: 0, end: 36 }]);
+    expect(later).toEqual([{ kind: 'file', file, start: 19, end: 36 }]);
+
+    for (const [splits, from] of [
+      [atStart, 0],
+      [later, 2],
+    ] as const) {
+      const again = sourceLogic('bom-restore.jsonl', 0, 1, splits);
+      await again.logic.open();
+      await drain(again.logic);
+      await again.logic.endInput();
+      expect(again.emitter.read.map((r) => r.value)).toEqual([0, 1, 2, 3].slice(from).map((i) => ({ i })));
+    }
+  });
+
+  it('a line that is only a byte order mark is blank; a mark after the start is not skipped', async () => {
+    await writeFile(join(dir, 'only-bom.jsonl'), Buffer.concat([BOM, Buffer.from('\n{"i":0}\n')]));
+    expect((await readAll('only-bom.jsonl')).map((r) => r.at)).toEqual(['only-bom.jsonl:2']);
+
+    await writeFile(
+      join(dir, 'inner-bom.jsonl'),
+      Buffer.concat([Buffer.from('{"i":0}\n'), BOM, Buffer.from('{}\n')]),
+    );
+    expect((await failure('inner-bom.jsonl')).message).toMatch(/^inner-bom\.jsonl:2 is not valid JSON/);
+  });
+
+  it('a bad line after it is named by its line', async () => {
+    await writeFile(
+      join(dir, 'bom-bad.jsonl'),
+      Buffer.concat([BOM, Buffer.from('{"i":0}\n{"i":1}\nnope\n')]),
+    );
+    expect((await failure('bom-bad.jsonl')).message).toMatch(/^bom-bad\.jsonl:3 is not valid JSON/);
+  });
+});
+
+describe('bytes that are not UTF-8', () => {
+  it('stop the source, naming the file and line', async () => {
+    const bad = Buffer.concat([
+      Buffer.from('{"name":"ok"}\n{"name":"caf'),
+      Buffer.from([0xe9]), // Latin-1 é
+      Buffer.from('"}\n'),
+    ]);
+    await writeFile(join(dir, 'latin1.jsonl'), bad);
+    expect((await failure('latin1.jsonl')).message).toBe(
+      'latin1.jsonl:2 is not valid UTF-8 (save the file as UTF-8)',
+    );
+  });
+
+  it('a replacement character written as UTF-8 is data like any other', async () => {
+    await writeFile(join(dir, 'fffd.jsonl'), '{"name":"\uFFFD and é and 😀"}\n');
+    expect((await readAll('fffd.jsonl')).map((r) => r.value)).toEqual([{ name: '\uFFFD and é and 😀' }]);
+  });
+
+  it('a character cut by the end of the file is not UTF-8 either', async () => {
+    await writeFile(
+      join(dir, 'cut.jsonl'),
+      Buffer.concat([Buffer.from('{}\n"'), Buffer.from('😀').subarray(0, 2)]),
+    );
+    expect((await failure('cut.jsonl')).message).toBe(
+      'cut.jsonl:2 is not valid UTF-8 (save the file as UTF-8)',
+    );
+  });
+});
