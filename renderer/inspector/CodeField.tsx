@@ -2,17 +2,20 @@
 // function signature above it. The store, not CodeMirror, owns the text and its history: every
 // change is written as the user types (folded into one undo step per pause), undo and redo in
 // the editor are the document's, and the editor follows the store when the text changes
-// elsewhere, applying only the part that changed so that the cursor stays put.
+// elsewhere, applying only the part that changed so that the cursor stays put. Where the
+// validator found a problem inside the code (a syntax error, a require), the line is marked.
 import { javascript } from '@codemirror/lang-javascript';
 import { Annotation, EditorState, Prec } from '@codemirror/state';
 import { EditorView, keymap } from '@codemirror/view';
 import { basicSetup } from 'codemirror';
 import { useEffect, useId, useLayoutEffect, useRef } from 'react';
-import type { OperatorKind } from '../../engine/graph/index.js';
+import type { OperatorKind, Problem } from '../../engine/graph/index.js';
 import { KINDS } from '../../engine/graph/index.js';
 import { findOperator } from '../document/draftEdits';
 import { isObject, type JsonValue } from '../document/jobDraft';
 import { useDesignerStore } from '../store/designerContext';
+import { problemsOf } from '../store/selectors';
+import { codeMarks, codeProblemMarks, setCodeMarks } from './codeProblemMarks';
 import { describedBy, FieldRow } from './FieldRow';
 import { textChange } from './textDiff';
 
@@ -74,6 +77,7 @@ export function CodeField({ operatorId, kind, value, required, help, problems = 
           javascript(),
           EditorView.lineWrapping,
           theme,
+          codeProblemMarks,
           // Ahead of basicSetup's own history, which would undo behind the document's back.
           Prec.highest(
             keymap.of([
@@ -112,17 +116,44 @@ export function CodeField({ operatorId, kind, value, required, help, problems = 
         ],
       }),
     });
+    // The validator's problems are of the store's text: they are shown once the editor holds
+    // that same text, after the update that wrote it (an editor may not be dispatched to while it
+    // updates, and the store is written from inside the editor's update listener).
+    let shownProblems: readonly Problem[] | undefined;
+    let markPending = false;
+    let live = true;
+    const showMarks = () => {
+      markPending = false;
+      const state = store.getState();
+      if (!live || state.draft === undefined) return;
+      const problems = problemsOf(state);
+      if (problems === shownProblems) return;
+      const { operatorId: current } = latest.current;
+      const op = findOperator(state.draft, current);
+      const code = op !== undefined && isObject(op.params) ? op.params.code : undefined;
+      if (code !== editor.state.doc.toString()) return;
+      shownProblems = problems;
+      editor.dispatch({ effects: setCodeMarks.of(codeMarks(problems, current)) });
+    };
+    const scheduleMarks = () => {
+      if (markPending) return;
+      markPending = true;
+      queueMicrotask(showMarks);
+    };
+    showMarks();
     // Follow the store directly rather than through React's render: a render that lags behind
     // fast typing would otherwise "restore" a text the user has already typed past.
     const unsubscribe = store.subscribe((state, previous) => {
       if (state.draft === previous.draft || state.draft === undefined) return;
       const op = findOperator(state.draft, latest.current.operatorId);
       const code = op !== undefined && isObject(op.params) ? op.params.code : undefined;
+      scheduleMarks();
       if (typeof code !== 'string') return;
       const change = textChange(editor.state.doc.toString(), code);
       if (change !== undefined) editor.dispatch({ changes: change, annotations: fromStore.of(true) });
     });
     return () => {
+      live = false;
       unsubscribe();
       editor.destroy();
     };
