@@ -9,6 +9,7 @@ import { createReadStream } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { cannotWrite } from '../runtime/fileFault.js';
 import { CHECKPOINT_FORMAT, type CheckpointMetadata, type FileRef } from './checkpointMetadata.js';
 import { crc32, crc32Hex } from './crc32.js';
 
@@ -31,6 +32,8 @@ export class DataFileWriter {
   constructor(
     readonly path: string,
     private readonly absolute: string,
+    /** The checkpoint folder, which a failure names. */
+    private readonly root: string,
   ) {}
 
   /** Bytes handed to the writer so far (written or queued). */
@@ -49,7 +52,12 @@ export class DataFileWriter {
     const previous = this.writing;
     const next = previous.then(async () => {
       const file = await handle;
-      for (let at = 0; at < data.length; ) at += (await file.write(data, at, data.length - at)).bytesWritten;
+      try {
+        for (let at = 0; at < data.length; )
+          at += (await file.write(data, at, data.length - at)).bytesWritten;
+      } catch (error) {
+        throw cannotWrite('checkpoint', this.root, error, { file: this.absolute });
+      }
     });
     // A failure is reported where `writing` is awaited (close, or the next caller); this only marks it handled.
     next.catch(() => {});
@@ -75,9 +83,15 @@ export class DataFileWriter {
 
   private opened(): Promise<FileHandle> {
     this.handle ??= (async () => {
-      await mkdir(dirname(this.absolute), { recursive: true });
-      return open(this.absolute, 'w');
+      try {
+        await mkdir(dirname(this.absolute), { recursive: true });
+        return await open(this.absolute, 'w');
+      } catch (error) {
+        throw cannotWrite('checkpoint', this.root, error);
+      }
     })();
+    // A failure is reported where the handle is awaited; this only marks it handled.
+    this.handle.catch(() => {});
     return this.handle;
   }
 
@@ -87,8 +101,12 @@ export class DataFileWriter {
     const bytes = this.written;
     await this.writing;
     const handle = await this.opened();
-    await handle.sync();
-    await handle.close();
+    try {
+      await handle.sync();
+      await handle.close();
+    } catch (error) {
+      throw cannotWrite('checkpoint', this.root, error, { file: this.absolute });
+    }
     return { path: this.path, bytes, crc32: crc };
   }
 
@@ -111,7 +129,7 @@ export class CheckpointStorage {
   }
 
   createDataFile(path: string): DataFileWriter {
-    return new DataFileWriter(path, this.absolute(path));
+    return new DataFileWriter(path, this.absolute(path), this.root);
   }
 
   /** Parsed lines of a data file of JSON lines, streamed. */
@@ -124,6 +142,14 @@ export class CheckpointStorage {
   }
 
   async writeMetadata(metadata: CheckpointMetadata): Promise<void> {
+    try {
+      await this.writeMetadataFile(metadata);
+    } catch (error) {
+      throw cannotWrite('checkpoint', this.root, error);
+    }
+  }
+
+  private async writeMetadataFile(metadata: CheckpointMetadata): Promise<void> {
     await mkdir(this.root, { recursive: true });
     const final = join(this.root, `chk-${metadata.id}.json`);
     const temporary = `${final}.tmp`;

@@ -28,6 +28,7 @@ import { MemoryKvStore } from '../state/memoryKvStore.js';
 import { Channel } from './channel.js';
 import { Emitter } from './emitter.js';
 import type { ChannelItem } from './envelope.js';
+import { cannotWrite } from './fileFault.js';
 import { JobError } from './jobError.js';
 import { type HeldRunLocks, takeRunLocks } from './runLock.js';
 import { runLockTargets } from './runLockTargets.js';
@@ -166,8 +167,12 @@ export class JobRun {
     try {
       const stateRoot = join(options.stateDir, 'subtasks');
       if (job.settings.stateBackend === 'level') {
-        await rm(stateRoot, { recursive: true, force: true });
-        await mkdir(stateRoot, { recursive: true });
+        try {
+          await rm(stateRoot, { recursive: true, force: true });
+          await mkdir(stateRoot, { recursive: true });
+        } catch (error) {
+          throw cannotWrite('state', options.stateDir, error);
+        }
       }
       const channels = wire(plan);
       const keyedSubtasks = plan.operators.filter(hasKeyedState).reduce((n, op) => n + op.parallelism, 0);

@@ -2,6 +2,7 @@
 // costs ~25x. Writes gather in `dirty` and go to LevelDB as one batch; while that batch is in
 // flight it stays readable in `inFlight`, because LevelDB does not see it until it completes.
 import { ClassicLevel } from 'classic-level';
+import { cannotWrite } from '../runtime/fileFault.js';
 import type { KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
 import { jsonTextCodec } from './stateCodecs.js';
 import type { KeyRange, StoreBrowser } from './storeBrowser.js';
@@ -51,6 +52,8 @@ export class LevelKvStore implements KvStore {
   private constructor(
     private readonly db: ClassicLevel<string, string>,
     private readonly cacheBytes: number,
+    /** The database's folder, which a failure names. */
+    private readonly location: string,
   ) {}
 
   static async open(location: string, cacheBytes: number): Promise<LevelKvStore> {
@@ -59,8 +62,12 @@ export class LevelKvStore implements KvStore {
       valueEncoding: 'utf8',
       createIfMissing: true,
     });
-    await db.open();
-    return new LevelKvStore(db, cacheBytes);
+    try {
+      await db.open();
+    } catch (error) {
+      throw cannotWrite('state', location, error);
+    }
+    return new LevelKvStore(db, cacheBytes, location);
   }
 
   space(space: string): KvSpace {
@@ -167,10 +174,14 @@ export class LevelKvStore implements KvStore {
     let done: Promise<void> | undefined;
     done = (async () => {
       await previous;
-      // Dropped containers are never written again (a clear starts a new generation), but this
-      // batch may hold elements written before the drop: delete the ranges after it.
-      await operations.write();
-      for (const [gte, lt] of ranges) await this.db.clear({ gte, lt });
+      try {
+        // Dropped containers are never written again (a clear starts a new generation), but this
+        // batch may hold elements written before the drop: delete the ranges after it.
+        await operations.write();
+        for (const [gte, lt] of ranges) await this.db.clear({ gte, lt });
+      } catch (error) {
+        throw cannotWrite('state', this.location, error);
+      }
       // A changelog that cannot be written fails its checkpoint, not the job.
       if (logged !== undefined) await logged.catch(() => {});
       // What was just written is what is most likely read next.
@@ -178,6 +189,8 @@ export class LevelKvStore implements KvStore {
       this.inFlight.shift();
       if (this.flushing === done) this.flushing = undefined;
     })();
+    // A failure is reported where `flushing` is awaited (the next batch, flush, close); this only marks it handled.
+    done.catch(() => {});
     this.flushing = done;
   }
 
