@@ -5,7 +5,7 @@
 import type { Plan } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
 import type { CheckpointFigures } from '../metrics/checkpointFigures.js';
-import type { SinkTarget } from '../operators/sinkJsonl.js';
+import type { SinkTarget } from '../operators/sinkTarget.js';
 import type { CheckpointAcker, Subtask, SubtaskAck } from '../runtime/subtask.js';
 import { CHECKPOINT_FORMAT, type CheckpointMetadata, type OperatorRecord } from './checkpointMetadata.js';
 import type { CheckpointStorage } from './checkpointStorage.js';
@@ -203,6 +203,9 @@ export class CheckpointCoordinator implements CheckpointAcker {
       if (checkpoint.dropped) return;
       const order = new Map(this.subtasks.map((s, i) => [s, i]));
       acks.sort((a, b) => order.get(a.subtask)! - order.get(b.subtask)!);
+      // Parts an earlier checkpoint could not take into the checkpoint folder come in now.
+      for (const sink of this.sinks) await sink.adoptParts(checkpoint.id);
+      if (checkpoint.dropped) return;
       const sinks = this.sinks.map((sink) => sink.commitFor(checkpoint.id));
       const metadata: CheckpointMetadata = {
         format: CHECKPOINT_FORMAT,
@@ -220,7 +223,10 @@ export class CheckpointCoordinator implements CheckpointAcker {
       await this.storage.writeMetadata(metadata);
       for (let i = 0; i < sinks.length; i++) await this.sinks[i]!.publish(sinks[i]!);
       this.completed.push(checkpoint.id);
-      await this.storage.retain(this.job.settings.checkpointsRetained, checkpoint.id, this.pinned);
+      // The checkpoint is complete: old files that cannot be deleted now are by a later one.
+      await this.storage
+        .retain(this.job.settings.checkpointsRetained, checkpoint.id, this.pinned)
+        .catch(() => {});
       this.onEvent?.({
         ...base,
         status: 'completed',
