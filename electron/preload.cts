@@ -121,8 +121,17 @@ ipcRenderer.on(IPC.hostPort, (event) => {
   }
 });
 
+/**
+ * Whether a window message is the page itself asking: a frame inside it, another window or an
+ * extension can post to this window as well, and would otherwise be handed a port to the
+ * engine host (which reads and writes files).
+ */
+function fromOurPage(event: MessageEvent): boolean {
+  return event.source === window && event.origin === window.location.origin;
+}
+
 window.addEventListener('message', (event) => {
-  if (event.data !== PAGE.hostPortRequest) return;
+  if (!fromOurPage(event) || event.data !== PAGE.hostPortRequest) return;
   pageAsked = true;
   demandPort();
 });
