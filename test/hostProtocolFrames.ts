@@ -5,6 +5,7 @@
 import { isAbsolute, join } from 'node:path';
 import fc from 'fast-check';
 import { HOST_METHODS, type HostMethod } from '../engine/host/protocol.js';
+import { mutatedJobTexts } from './mutatedJobTexts.js';
 
 /** A WebSocket frame: a text frame holds any string, a binary frame any bytes. */
 export type Frame =
@@ -177,48 +178,8 @@ function breakpoints(space: FrameSpace): fc.Arbitrary<unknown[]> {
   );
 }
 
-/** Every leaf of a JSON value, as the list of keys that reaches it. */
-function leafPaths(value: unknown, at: (string | number)[] = []): (string | number)[][] {
-  if (typeof value !== 'object' || value === null) return [at];
-  const entries = Array.isArray(value) ? value.map((v, i) => [i, v] as const) : Object.entries(value);
-  return [at, ...entries.flatMap(([key, v]) => leafPaths(v, [...at, key]))];
-}
-
-/** A copy of `value` with the value at `path` replaced (or deleted, for `undefined`). */
-function replaced(value: unknown, path: readonly (string | number)[], by: unknown): unknown {
-  if (path.length === 0) return by;
-  const [head, ...rest] = path as [string | number, ...(string | number)[]];
-  const copy = (Array.isArray(value) ? [...value] : { ...(value as object) }) as Record<
-    string | number,
-    unknown
-  >;
-  if (rest.length === 0 && by === undefined) delete copy[head];
-  else copy[head] = replaced(copy[head], rest, by);
-  return copy;
-}
-
-/**
- * Job texts: the valid one, and the same with one value replaced by a small odd one (no large
- * parallelism or count: the fuzz must not load the machine), truncated, or not JSON at all.
- */
 function jobText(space: FrameSpace): fc.Arbitrary<string> {
-  const job: unknown = JSON.parse(space.jobText);
-  const paths = leafPaths(job).filter((path) => path.length > 0);
-  const small = fc.constantFrom(undefined, null, true, -1, 0, 1.5, 1e308, '', 'x', '__proto__', [], {}, 'é');
-  return fc.oneof(
-    { arbitrary: fc.constant(space.jobText), weight: 6 },
-    {
-      arbitrary: fc
-        .tuple(fc.constantFrom(...paths), small)
-        .map(([path, by]) => JSON.stringify(replaced(job, path, by))),
-      weight: 4,
-    },
-    {
-      arbitrary: fc.nat(space.jobText.length).map((n) => space.jobText.slice(0, n)),
-      weight: 1,
-    },
-    { arbitrary: oddString, weight: 1 },
-  );
+  return mutatedJobTexts(space.jobText, oddString);
 }
 
 /** One valid request of each method (runs of the sandbox's job, files in the sandbox). */
