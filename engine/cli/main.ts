@@ -4,13 +4,12 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import { findCheckpoint } from '../checkpoint/findCheckpoint.js';
+import { ThreadedJobRun } from '../deploy/threadedJobRun.js';
 import type { Problem } from '../graph/problem.js';
 import type { Job } from '../graph/schema.js';
 import { validateJobText } from '../graph/validate.js';
 import { JobError } from '../runtime/jobError.js';
-import { JobRun } from '../runtime/jobRun.js';
 import { defaultRunDirs } from '../runtime/runDirs.js';
-import { ensureLockdown } from '../sandbox/userCode.js';
 import { MetricsFile } from './metricsFile.js';
 import { formatCount, ProgressDisplay } from './progressDisplay.js';
 import { type Command, parseCommand, USAGE, UsageError } from './usage.js';
@@ -81,46 +80,54 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
     restore = found.checkpoint;
   }
 
-  ensureLockdown();
-  let jobRun: JobRun | undefined;
+  let running: ThreadedJobRun | undefined;
   const metricsFile =
     command.metrics === undefined
       ? undefined
-      : new MetricsFile(resolve(command.metrics), () => jobRun?.metrics());
+      : new MetricsFile(resolve(command.metrics), () => running?.metrics());
   try {
     metricsFile?.start();
   } catch (error) {
     complain((error as Error).message);
     return 1;
   }
-  try {
-    jobRun = await JobRun.open(job, {
-      jobDir,
-      stateDir,
-      checkpointDir,
-      ...(restore === undefined ? {} : { restore }),
-      onCheckpoint: (event) => metricsFile?.event(event),
-    });
-  } catch (error) {
-    return failed(error);
-  }
-  const running = jobRun;
-  const progress = new ProgressDisplay(() => running.metrics());
+  const jobRun = ThreadedJobRun.start({
+    job,
+    jobDir,
+    stateDir,
+    checkpointDir,
+    ...(restore === undefined ? {} : { restore }),
+    onCheckpoint: (event) => metricsFile?.event(event),
+    onLongCall: (text) => {
+      if (!command.quiet) complain(`${text} (Ctrl-C stops it)`);
+    },
+  });
+  running = jobRun;
+  // From the start of the run's thread: a signal while the job opens stops it as soon as it is open.
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     signals++;
     if (signals > 1) {
       complain(`${signal} again: stopping at once`);
-      process.exit(130);
+      void jobRun.kill().finally(() => process.exit(130));
+      return;
     }
     if (!command.quiet) complain(`${signal}: stopping cleanly (again to stop at once)`);
-    running.stop();
+    jobRun.stop();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const progress = new ProgressDisplay(() => jobRun.metrics());
+  try {
+    await jobRun.opened;
+  } catch (error) {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    return failed(error);
+  }
   if (!command.quiet) progress.start();
   try {
-    const summary = await running.run();
+    const summary = await jobRun.run();
     progress.stop();
     metricsFile?.finish(summary.stopped ? 'stopped' : 'finished');
     if (!command.quiet) {

@@ -49,7 +49,8 @@ export class ProgressDisplay {
   private previous: JobMetrics | undefined;
 
   constructor(
-    private readonly sample: () => JobMetrics,
+    /** Undefined until the run's thread has sent its first sample. */
+    private readonly sample: () => JobMetrics | undefined,
     private readonly out: NodeJS.WriteStream = process.stderr,
   ) {}
 
@@ -68,6 +69,7 @@ export class ProgressDisplay {
 
   private draw(): void {
     const metrics = this.sample();
+    if (metrics === undefined) return;
     const lines = formatTable(metrics, this.previous);
     this.previous = metrics;
     const up = this.drawnLines > 0 ? `\x1b[${this.drawnLines}F` : '';

@@ -49,6 +49,7 @@ import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import type { Job } from '../graph/schema.js';
 import type { Breakpoint, BreakpointProblem, StepView, TraceView } from '../host/runProtocol.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
+import type { CallMarker } from '../runtime/callMarker.js';
 import { Envelope } from '../runtime/envelope.js';
 import { JobError } from '../runtime/jobError.js';
 import { JobRun } from '../runtime/jobRun.js';
@@ -83,6 +84,8 @@ export interface DebugSessionOptions {
    * after it, and stepping back goes no further back than it.
    */
   readonly restore?: CheckpointMetadata;
+  /** Marks each call into an operator (JobRun's RunOptions.callMarker). */
+  readonly callMarker?: CallMarker;
 }
 
 /** How much of a normal run's time one step stands for, to space checkpoints by steps. */
@@ -257,7 +260,8 @@ export class DebugSession {
   }
 
   private async openRun(): Promise<void> {
-    const { job, jobDir, stateDir, checkpointDir, previewSinks, onCheckpoint, restore } = this.options;
+    const { job, jobDir, stateDir, checkpointDir, previewSinks, onCheckpoint, restore, callMarker } =
+      this.options;
     const journal = new StateJournal();
     this.timeTravel = new TimeTravel(journal);
     const recorder = this.recorder;
@@ -269,6 +273,7 @@ export class DebugSession {
       ...(previewSinks ? { previewSinks: this.preview.receive } : {}),
       ...(onCheckpoint === undefined ? {} : { onCheckpoint }),
       ...(restore === undefined ? {} : { restore }),
+      ...(callMarker === undefined ? {} : { callMarker }),
       debug: {
         wrapStore: (store) => new JournaledStore(store, journal),
         wrapStateApi: (api, state) => recorder.stateApi(api, state),

@@ -77,6 +77,7 @@ export class DebugRun extends StatusReportingRun implements DrivenRun {
         breakpoints,
         ...(restore === undefined ? {} : { restore }),
         onCheckpoint: (event) => events.checkpoint(checkpointEventOf(runId, event)),
+        ...(this.options.callMarker === undefined ? {} : { callMarker: this.options.callMarker }),
       });
     } catch (error) {
       this.setStatus('failed', (error as Error).message);

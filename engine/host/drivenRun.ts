@@ -2,6 +2,7 @@
 // or a debug run (debugRun.ts, the debugger's DebugSession). The service knows only this.
 import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
 import type { Job } from '../graph/schema.js';
+import type { CallMarker } from '../runtime/callMarker.js';
 import type { RunDirs } from '../runtime/runDirs.js';
 import type { KvStore } from '../state/kvStore.js';
 import type {
@@ -54,6 +55,8 @@ export interface RunBasics {
   /** The checkpoint the run goes on from, if it does not start at the beginning. */
   readonly restoredFrom?: number;
   readonly events: RunEventSink;
+  /** Marks each call into an operator (JobRun's RunOptions.callMarker). */
+  readonly callMarker?: CallMarker;
 }
 
 /** Who a run is and the status it reports, the same for both modes. */

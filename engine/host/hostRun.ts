@@ -80,6 +80,7 @@ export class HostRun extends StatusReportingRun implements DrivenRun {
             : { previewSinks: preview.receive }),
           ...(restore === undefined ? {} : { restore }),
           onCheckpoint: (event) => events.checkpoint(checkpointEventOf(runId, event)),
+          ...(this.options.callMarker === undefined ? {} : { callMarker: this.options.callMarker }),
         },
       );
     } catch (error) {
@@ -94,11 +95,14 @@ export class HostRun extends StatusReportingRun implements DrivenRun {
     );
     this.setStatus('running', this.message);
     this.feed.start();
-    void jobRun.run().then(
-      (summary) => this.finish(summary.stopped ? 'stopped' : 'finished', summaryMessage(summary)),
-      (error: unknown) => this.finish('failed', (error as Error).message),
-    );
-    if (this.stopRequested) jobRun.stop();
+    // On the next turn: the answer to run.start goes out first, however long user code then runs.
+    setImmediate(() => {
+      void jobRun.run().then(
+        (summary) => this.finish(summary.stopped ? 'stopped' : 'finished', summaryMessage(summary)),
+        (error: unknown) => this.finish('failed', (error as Error).message),
+      );
+      if (this.stopRequested) jobRun.stop();
+    });
   }
 
   private finish(status: RunStatus, message: string): void {

@@ -3,7 +3,6 @@
 // runService.ts's; the transports and the connection code do not change for them.
 import os from 'node:os';
 import { sep } from 'node:path';
-import { appDataRunDirs } from '../runtime/runDirs.js';
 import { listFolder, readTextFile, writeTextFileAtomic } from './hostFiles.js';
 import { checkInputFiles } from './inputFileCheck.js';
 import type {
@@ -16,7 +15,7 @@ import type {
   ResultOf,
 } from './protocol.js';
 import { RecentFiles } from './recentFiles.js';
-import { createRunService } from './runService.js';
+import { createThreadedRunService } from './runThread.js';
 import { listTemplates } from './templates.js';
 
 export interface MethodSpec<M extends HostMethod> {
@@ -89,9 +88,9 @@ export function createHostService(options: HostServiceOptions): HostService {
     for (const listener of listeners) listener(message);
   }
   // Every run event is a host event: HostEvents extends RunEvents.
-  const runs = createRunService(
+  const runs = createThreadedRunService(
     (event, data) => emit(event, data as HostEvents[typeof event]),
-    options.runsDir === undefined ? undefined : appDataRunDirs(options.runsDir),
+    options.runsDir,
   );
 
   const methods: MethodTable = {

@@ -10,6 +10,7 @@ import { keyGroupRange } from '../graph/keyGroups.js';
 import { type Plan, type PlannedOperator, planJob } from '../graph/plan.js';
 import type { Problem } from '../graph/problem.js';
 import { parseJobText, validateJobText } from '../graph/validate.js';
+import type { CallMarker } from '../runtime/callMarker.js';
 import { hasKeyedState } from '../runtime/jobRun.js';
 import { defaultRunDirs, type RunDirsOf } from '../runtime/runDirs.js';
 import { LevelKvStore } from '../state/levelKvStore.js';
@@ -72,7 +73,12 @@ function jobNameOf(text: string, path: string): string {
  * `runDirs` says where a job's runs keep their state and checkpoints: beside the job file (the
  * CLI's default, and the browser form's) unless the host is told otherwise.
  */
-export function createRunService(emit: RunEventEmitter, runDirs: RunDirsOf = defaultRunDirs): RunService {
+export function createRunService(
+  emit: RunEventEmitter,
+  runDirs: RunDirsOf = defaultRunDirs,
+  /** Given to every run (runWorker.ts: the host's thread reads it to stop a stuck run). */
+  callMarker?: CallMarker,
+): RunService {
   let current: Current | undefined;
   let starting = false;
   const views = new CheckpointViews();
@@ -231,6 +237,7 @@ export function createRunService(emit: RunEventEmitter, runDirs: RunDirsOf = def
             dirs,
             previewSinks: params.previewSinks,
             events: eventsFor(dirs.checkpointDir),
+            ...(callMarker === undefined ? {} : { callMarker }),
             ...(notes.length === 0 ? {} : { note: notes.join('; ') }),
             ...(restore === undefined ? {} : { restoredFrom: restore.id }),
           };

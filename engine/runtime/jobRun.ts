@@ -25,9 +25,11 @@ import { KeyedState, type StateApi } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
 import { LevelKvStore } from '../state/levelKvStore.js';
 import { MemoryKvStore } from '../state/memoryKvStore.js';
+import type { CallMarker } from './callMarker.js';
 import { Channel } from './channel.js';
 import { Emitter } from './emitter.js';
 import type { ChannelItem } from './envelope.js';
+import { onEscapedRejection } from './escapedRejections.js';
 import { cannotWrite } from './fileFault.js';
 import { JobError } from './jobError.js';
 import { type HeldRunLocks, takeRunLocks } from './runLock.js';
@@ -65,6 +67,11 @@ export interface RunOptions {
   readonly previewSinks?: PreviewListener;
   /** A debug run: driven step by step (see step()) by engine/debug's DebugSession. */
   readonly debug?: DebugHooks;
+  /**
+   * Marks each call into an operator's logic, for the thread that can stop this one to say
+   * where it was stuck (runs on a worker thread have one).
+   */
+  readonly callMarker?: CallMarker;
 }
 
 /** What a debug run adds to a run. */
@@ -102,6 +109,9 @@ export class JobRun {
   private readonly scheduler: Scheduler;
   private stopping = false;
   private locks: HeldRunLocks | undefined;
+  /** A failure that did not come through the scheduler (a rejection user code left unhandled). */
+  private failure: JobError | undefined;
+  private readonly stopHearingEscapes: () => void;
 
   private constructor(
     readonly job: Job,
@@ -114,6 +124,7 @@ export class JobRun {
       subtasks,
       coordinator === undefined ? undefined : () => coordinator.poll(),
     );
+    this.stopHearingEscapes = onEscapedRejection((error) => this.fail(error));
   }
 
   /**
@@ -218,6 +229,8 @@ export class JobRun {
             inputs.counter,
           );
           subtask.observer = options.observer;
+          subtask.callMarker = options.callMarker;
+          subtask.ordinal = subtasks.length;
           subtask.stepping = debug !== undefined;
           subtask.restoredSplits = splits?.[index];
           if (storage !== undefined) {
@@ -234,6 +247,9 @@ export class JobRun {
           subtasks.push(subtask);
         }
       }
+      options.callMarker?.begin(
+        subtasks.map((s) => ({ operatorId: s.operator.id, subtask: s.subtask, parallelism: s.parallelism })),
+      );
       if (restore !== undefined) {
         await replayFeedback(storage!, restore, plan, subtasks);
         await republishSinks(storage!, restore, prepared);
@@ -270,6 +286,7 @@ export class JobRun {
     this.coordinator?.start(this.job.settings.checkpointIntervalMs);
     try {
       await this.scheduler.run();
+      if (this.failure !== undefined) throw this.failure;
       await this.coordinator?.stop();
       if (!this.scheduler.halted) {
         for (const subtask of this.subtasks) subtask.takeFinalEndsOfStream();
@@ -286,6 +303,7 @@ export class JobRun {
       await this.closeStores();
       this.locks?.release();
       this.finishedAt = performance.now();
+      this.stopHearingEscapes();
       throw error instanceof JobError
         ? error
         : new JobError(`internal error: ${(error as Error).stack ?? error}`);
@@ -294,6 +312,7 @@ export class JobRun {
     await this.closeStores();
     this.locks?.release();
     this.finishedAt = performance.now();
+    this.stopHearingEscapes();
     return {
       stopped: this.stopping,
       metrics: this.metrics(),
@@ -318,6 +337,16 @@ export class JobRun {
     }
     coordinator.onComplete = () => this.scheduler.halt();
     coordinator.requestNow();
+  }
+
+  /**
+   * Ends the run with `error` at the next slice boundary, as if a subtask had thrown it: for a
+   * failure that surfaces outside any call (a promise user code left rejected).
+   */
+  fail(error: JobError): void {
+    this.failure ??= error;
+    this.scheduler.resume();
+    this.scheduler.halt();
   }
 
   /** Holds the run at the next slice boundary (see Scheduler.pause); stop() resumes it first. */
@@ -354,8 +383,11 @@ export class JobRun {
    * Debug runs: the next unit of work, in the order run() does it (see Scheduler.step);
    * undefined once every subtask has finished (then completeSteps()).
    */
-  step(): Promise<ScheduledUnit | undefined> {
-    return this.scheduler.step();
+  async step(): Promise<ScheduledUnit | undefined> {
+    if (this.failure !== undefined) throw this.failure;
+    const unit = await this.scheduler.step();
+    if (this.failure !== undefined) throw this.failure;
+    return unit;
   }
 
   /**
@@ -444,6 +476,7 @@ export class JobRun {
     await this.closeStores();
     this.locks?.release();
     this.finishedAt ??= performance.now();
+    this.stopHearingEscapes();
   }
 
   /** Every channel, in a fixed order. */

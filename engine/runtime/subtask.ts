@@ -9,6 +9,7 @@ import type { PlannedOperator } from '../graph/plan.js';
 import { describeUserThrow } from '../sandbox/userCode.js';
 import type { KeyedState, StateSize } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
+import type { CallMarker } from './callMarker.js';
 import type { Channel, InputCounter } from './channel.js';
 import type { Emitter, EmitterProgress } from './emitter.js';
 import { Barrier, type ChannelItem, EndOfStream, Envelope } from './envelope.js';
@@ -98,6 +99,10 @@ export class Subtask implements SubtaskEnvironment {
   private readonly aligner: BarrierAligner;
   checkpointing: CheckpointParticipation | undefined;
   restoredSplits: readonly SourceSplit[] | undefined;
+  /** Says, for another thread to read, which call into the logic is in progress (see callMarker.ts). */
+  callMarker: CallMarker | undefined;
+  /** This subtask's index among the run's, as the call marker names it. */
+  ordinal = 0;
   /**
    * Debug runs: a slice pauses after every item (see stepSlice), so that a step is one item of
    * the very slices a normal run takes.
@@ -183,14 +188,17 @@ export class Subtask implements SubtaskEnvironment {
 
   private produceSlice(budget: number): Promise<void> | undefined {
     if (this.stopRequested) return this.exhaust();
-    let produced: number | Promise<number>;
+    let produced: number | Promise<number> = 0;
+    this.callMarker?.enter(this.ordinal, this, 'produce', undefined);
     try {
       produced = this.logic.produce(budget);
     } catch (error) {
       throw this.failure(error);
+    } finally {
+      this.leaveCall(produced);
     }
     if (typeof produced === 'number') return this.afterProduce(produced);
-    return produced.then(
+    return this.settled(produced).then(
       (count) => this.afterProduce(count),
       (error) => {
         throw this.failure(error);
@@ -321,14 +329,17 @@ export class Subtask implements SubtaskEnvironment {
     lineage.position = envelope.position;
     this.state?.setKey(envelope.keyGroup, envelope.key);
     this.observer?.(this, channel, envelope);
-    let pending: void | Promise<void>;
+    let pending: void | Promise<void> = undefined;
+    this.callMarker?.enter(this.ordinal, this, 'process', envelope);
     try {
       pending = this.logic.process(envelope);
     } catch (error) {
       throw this.failure(error, envelope);
+    } finally {
+      this.leaveCall(pending);
     }
     if (pending === undefined) return undefined;
-    return pending.catch((error) => {
+    return this.settled(pending).catch((error) => {
       throw this.failure(error, envelope);
     });
   }
@@ -471,13 +482,17 @@ export class Subtask implements SubtaskEnvironment {
   tellInputEnded(): Promise<void> | undefined {
     if (this.phase === 'awaitingLoop') this.phase = 'drainingLoop';
     this.current = undefined;
-    let pending: void | Promise<void>;
+    let pending: void | Promise<void> = undefined;
+    this.callMarker?.enter(this.ordinal, this, 'endInput', undefined);
     try {
       pending = this.logic.endInput();
     } catch (error) {
       throw this.failure(error);
+    } finally {
+      this.leaveCall(pending);
     }
-    return pending?.catch((error) => {
+    if (pending === undefined) return undefined;
+    return this.settled(pending).catch((error) => {
       throw this.failure(error);
     });
   }
@@ -569,8 +584,23 @@ export class Subtask implements SubtaskEnvironment {
     this.aligner.reset();
   }
 
+  /** After a call into the logic returned (or threw): a promise it returned keeps the call open. */
+  private leaveCall(result: unknown): void {
+    const marker = this.callMarker;
+    if (marker === undefined) return;
+    if (result instanceof Promise) marker.awaiting();
+    else marker.leave();
+  }
+
+  /** A call's promise: the call marker shows the call until it settles. */
+  private settled<T>(pending: Promise<T>): Promise<T> {
+    const marker = this.callMarker;
+    if (marker === undefined) return pending;
+    return pending.finally(() => marker.leave());
+  }
+
   /** Turns anything thrown while this subtask worked into a message a user can act on. */
-  failure(error: unknown, envelope?: Envelope): JobError {
+  failure(error: unknown, envelope?: Envelope, context?: string): JobError {
     if (error instanceof JobError && error.operatorId !== undefined) return error;
     const where = `operator "${this.operator.id}"${this.parallelism > 1 ? ` (subtask ${this.subtask} of ${this.parallelism})` : ''}`;
     const from = envelope?.source ? ` on the record from ${envelope.source.describe(envelope.position)}` : '';
@@ -583,6 +613,7 @@ export class Subtask implements SubtaskEnvironment {
       const { message } = describeUserThrow(error, this.operator.id);
       detail = message.startsWith(prefix) ? message.slice(prefix.length) : message;
     }
-    return new JobError(`${where} failed${from}: ${detail}`, this.operator.id, this.subtask);
+    const why = context === undefined ? detail : `${context}: ${detail}`;
+    return new JobError(`${where} failed${from}: ${why}`, this.operator.id, this.subtask);
   }
 }

@@ -1,0 +1,68 @@
+// The CLI's run thread: opens the job and runs it off the thread that handles signals, so a
+// user function that never returns can still be stopped (threadedJobRun.ts terminates this
+// thread). Its port is unref'd: when a run waits only on a promise user code never settles,
+// nothing keeps this thread alive, it ends, and the starting thread reports that promise.
+import { parentPort, workerData } from 'node:worker_threads';
+import { CallMarker } from '../runtime/callMarker.js';
+import { catchEscapedRejections } from '../runtime/escapedRejections.js';
+import { JobError } from '../runtime/jobError.js';
+import { JobRun } from '../runtime/jobRun.js';
+import { ensureLockdown } from '../sandbox/userCode.js';
+import type { FromJobWorker, JobWorkerData, ToJobWorker } from './jobWorkerProtocol.js';
+
+/** How often the progress display and the metrics file get a fresh sample. */
+const METRICS_EVERY_MS = 200;
+
+const port = parentPort!;
+const data = workerData as JobWorkerData;
+const post = (message: FromJobWorker) => port.postMessage(message);
+
+function messageOf(error: unknown): string {
+  return error instanceof JobError
+    ? error.message
+    : `internal error: ${(error as Error)?.stack ?? String(error)}`;
+}
+
+const marker = new CallMarker(data.marker, (update) => post({ type: 'marker', update }));
+ensureLockdown();
+catchEscapedRejections(marker);
+
+let jobRun: JobRun | undefined;
+let stopAsked = false;
+port.on('message', (message: ToJobWorker) => {
+  if (message.type === 'stop') {
+    stopAsked = true;
+    jobRun?.stop();
+  }
+});
+port.unref();
+
+async function run(running: JobRun): Promise<void> {
+  const sampler = setInterval(() => post({ type: 'metrics', metrics: running.metrics() }), METRICS_EVERY_MS);
+  sampler.unref();
+  try {
+    post({ type: 'done', summary: await running.run() });
+  } catch (error) {
+    post({ type: 'failed', message: messageOf(error) });
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+try {
+  jobRun = await JobRun.open(data.job, {
+    jobDir: data.jobDir,
+    stateDir: data.stateDir,
+    checkpointDir: data.checkpointDir,
+    ...(data.restore === undefined ? {} : { restore: data.restore }),
+    onCheckpoint: (event) => post({ type: 'checkpoint', event }),
+    callMarker: marker,
+  });
+  post({ type: 'opened' });
+} catch (error) {
+  post({ type: 'failed', message: messageOf(error) });
+}
+if (jobRun !== undefined) {
+  if (stopAsked) jobRun.stop();
+  await run(jobRun);
+}

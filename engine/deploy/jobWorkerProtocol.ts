@@ -1,0 +1,36 @@
+// What the CLI's run thread and the thread that started it say to each other: plain data only
+// (structured clone), one row per message.
+import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
+import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
+import type { Job } from '../graph/schema.js';
+import type { JobMetrics } from '../metrics/jobMetrics.js';
+import type { MarkerUpdate } from '../runtime/callMarker.js';
+import type { RunSummary } from '../runtime/jobRun.js';
+
+/** Handed to the worker as its workerData. */
+export interface JobWorkerData {
+  readonly job: Job;
+  readonly jobDir: string;
+  readonly stateDir: string;
+  readonly checkpointDir: string;
+  readonly restore?: CheckpointMetadata;
+  /** The call marker's memory (callMarker.ts), shared with the starting thread. */
+  readonly marker: SharedArrayBuffer;
+}
+
+/** To the worker, which opens the job and runs it as soon as it starts. */
+export type ToJobWorker =
+  /** A clean stop (JobRun.stop). */
+  { readonly type: 'stop' };
+
+/** From the worker. */
+export type FromJobWorker =
+  | { readonly type: 'marker'; readonly update: MarkerUpdate }
+  /** JobRun.open succeeded; the run goes on. */
+  | { readonly type: 'opened' }
+  /** A sample for the progress display and the metrics file, a few times a second. */
+  | { readonly type: 'metrics'; readonly metrics: JobMetrics }
+  | { readonly type: 'checkpoint'; readonly event: CheckpointEvent }
+  | { readonly type: 'done'; readonly summary: RunSummary }
+  /** Opening or running failed; `message` is for the user as it is. */
+  | { readonly type: 'failed'; readonly message: string };

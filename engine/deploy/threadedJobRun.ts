@@ -1,0 +1,183 @@
+// A job run on a worker thread (jobWorker.ts), driven from the thread that handles signals and
+// draws progress. User code never runs on this thread, so a stop always gets through: a clean
+// one first, and when a call into user code has not returned a second after it (a loop that
+// never ends, a promise that never settles), the worker is terminated and the run fails naming
+// the operator and the record it was stuck on (a call's length is known to WATCH_EVERY_MS). The last completed checkpoint stays as it was:
+// a checkpoint is complete only once its metadata file is renamed into place.
+import { Worker } from 'node:worker_threads';
+import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
+import type { JobMetrics } from '../metrics/jobMetrics.js';
+import { CallMarkerView, createMarkerBuffer } from '../runtime/callMarker.js';
+import { JobError } from '../runtime/jobError.js';
+import type { RunSummary } from '../runtime/jobRun.js';
+import { releaseRunLocks } from '../runtime/runLock.js';
+import { runLockTargets } from '../runtime/runLockTargets.js';
+import type { FromJobWorker, JobWorkerData, ToJobWorker } from './jobWorkerProtocol.js';
+import {
+  describeCall,
+  NOTICE_AFTER_MS,
+  neverSettledMessage,
+  STUCK_AFTER_MS,
+  stuckStopMessage,
+  threadDiedMessage,
+} from './stuckCall.js';
+import { workerScript } from './workerScript.js';
+
+/** How often a stop looks whether the call in progress has moved on. */
+const WATCH_EVERY_MS = 100;
+
+export type ThreadedRunOptions = Omit<JobWorkerData, 'marker'> & {
+  readonly onCheckpoint?: (event: CheckpointEvent) => void;
+  /** Told once per call that lasts NOTICE_AFTER_MS, in words (describeCall). */
+  readonly onLongCall?: (text: string) => void;
+};
+
+export class ThreadedJobRun {
+  private readonly worker: Worker;
+  private readonly view: CallMarkerView;
+  private latest: JobMetrics | undefined;
+  /** Resolves once the job is open and running; rejects with the engine's message. */
+  readonly opened: Promise<void>;
+  private readonly ended: Promise<RunSummary>;
+  private settle!: { resolve(summary: RunSummary): void; reject(error: JobError): void };
+  /** Samples the call marker, so that how long a call has lasted is known when a stop comes. */
+  private readonly watch: NodeJS.Timeout;
+  private stopAskedAt: number | undefined;
+  private readonly onLongCall: ((text: string) => void) | undefined;
+  /** The long call told of last (its start), so that each is told once. */
+  private noticedSince: number | undefined;
+  private done = false;
+  /** fail() is ending the thread: its exit is no news. */
+  private failing = false;
+
+  private constructor(private readonly options: ThreadedRunOptions) {
+    const { onCheckpoint, onLongCall, ...rest } = options;
+    this.onLongCall = onLongCall;
+    const marker = createMarkerBuffer();
+    this.view = new CallMarkerView(marker);
+    const data: JobWorkerData = { ...rest, marker };
+    this.worker = new Worker(workerScript(import.meta.url, './jobWorker.js'), { workerData: data });
+    this.ended = new Promise<RunSummary>((resolve, reject) => {
+      this.settle = { resolve, reject };
+    });
+    // Whoever awaits opened() or run() sees the failure; neither alone may leave it unhandled.
+    this.ended.catch(() => {});
+    this.opened = new Promise<void>((resolve, reject) => {
+      this.worker.on('message', (message: FromJobWorker) => {
+        switch (message.type) {
+          case 'marker':
+            this.view.update(message.update);
+            return;
+          case 'opened':
+            resolve();
+            return;
+          case 'metrics':
+            this.latest = message.metrics;
+            return;
+          case 'checkpoint':
+            onCheckpoint?.(message.event);
+            return;
+          case 'done':
+            this.latest = message.summary.metrics;
+            this.finish(() => this.settle.resolve(message.summary));
+            return;
+          case 'failed':
+            this.finish(() => this.settle.reject(new JobError(message.message)));
+            return;
+        }
+      });
+      this.ended.then(() => resolve(), reject);
+    });
+    this.opened.catch(() => {});
+    this.worker.on('error', (error) => {
+      const why =
+        (error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? 'out of memory'
+          : error.message;
+      this.fail(threadDiedMessage(why, this.view.current()));
+    });
+    this.watch = setInterval(() => this.look(), WATCH_EVERY_MS);
+    this.watch.unref();
+    this.worker.on('exit', (code) => {
+      if (this.done || this.failing) return;
+      const call = this.view.current();
+      this.fail(
+        call?.awaiting === true
+          ? neverSettledMessage(call)
+          : threadDiedMessage(`it ended with exit code ${code}`, call),
+      );
+    });
+  }
+
+  /** Starts the worker, which opens the job and runs it (see `opened`). */
+  static start(options: ThreadedRunOptions): ThreadedJobRun {
+    return new ThreadedJobRun(options);
+  }
+
+  /** Resolves when the run has finished or stopped; rejects with a JobError the user can act on. */
+  run(): Promise<RunSummary> {
+    return this.ended;
+  }
+
+  /** The latest sample (a few times a second), undefined before the first. */
+  metrics(): JobMetrics | undefined {
+    return this.latest;
+  }
+
+  /**
+   * A clean stop (as JobRun.stop); and a forced one if a call into user code that was in
+   * progress at the stop is still in progress STUCK_AFTER_MS later.
+   */
+  stop(): void {
+    this.post({ type: 'stop' });
+    this.stopAskedAt ??= performance.now();
+  }
+
+  /** Ends the run at once, wherever it is (a second Ctrl-C). */
+  async kill(): Promise<void> {
+    this.fail('stopped at once');
+    await this.worker.terminate();
+  }
+
+  /**
+   * Once a stop was asked for STUCK_AFTER_MS ago, a call in progress for that long is stuck (it
+   * may have begun before the stop, or after it: records in flight are still delivered).
+   */
+  private look(): void {
+    const now = performance.now();
+    const stuckFor = this.view.stuckFor(now);
+    const call = this.view.current();
+    if (call === undefined) return;
+    if (stuckFor >= NOTICE_AFTER_MS && this.noticedSince !== now - stuckFor) {
+      this.noticedSince = now - stuckFor;
+      this.onLongCall?.(describeCall(call, stuckFor));
+    }
+    if (this.stopAskedAt === undefined || now - this.stopAskedAt < STUCK_AFTER_MS) return;
+    if (stuckFor >= STUCK_AFTER_MS) this.fail(stuckStopMessage(call, stuckFor));
+  }
+
+  private post(message: ToJobWorker): void {
+    if (!this.done) this.worker.postMessage(message);
+  }
+
+  /**
+   * Ends the thread and the run with `message`. The locks the run took are released once the
+   * thread is gone: it cannot release them, and this process, which holds them, is alive.
+   */
+  private fail(message: string): void {
+    if (this.done || this.failing) return;
+    this.failing = true;
+    const threadId = this.worker.threadId;
+    void this.worker.terminate().then(() => {
+      releaseRunLocks(runLockTargets(this.options.job, this.options), { threadId });
+      this.finish(() => this.settle.reject(new JobError(message)));
+    });
+  }
+
+  private finish(settle: () => void): void {
+    if (this.done) return;
+    this.done = true;
+    clearInterval(this.watch);
+    settle();
+  }
+}

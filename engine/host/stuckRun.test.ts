@@ -1,0 +1,95 @@
+// The designer's host with user code that never returns or leaves a rejected promise behind:
+// the host keeps answering, the run's status says which operator is stuck on which record,
+// Stop ends it within 2 s naming both, and the next run starts on a fresh run thread.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { hostSessionPerTest } from '../../test/hostSession.js';
+import type { RunInfo } from './runProtocol.js';
+
+const session = hostSessionPerTest('pipewright-stuck-');
+const { result, eventsOf, until } = session;
+
+/** The issue's 2 s, plus room for a loaded machine. */
+const STOP_BOUND_MS = 2000 + 2000;
+
+async function saveJob(code: string): Promise<{ path: string; text: string }> {
+  const lines = Array.from({ length: 5 }, (_, i) => JSON.stringify({ id: i + 1 }));
+  await writeFile(join(session.dir, 'in.jsonl'), `${lines.join('\n')}\n`);
+  const text = JSON.stringify({
+    format: 'pipewright.job/1',
+    name: 'stuck',
+    settings: { checkpointIntervalMs: 0 },
+    operators: [
+      { id: 'src', kind: 'source.jsonl', params: { path: 'in.jsonl' } },
+      { id: 'p1', kind: 'process', params: { code } },
+      { id: 'out', kind: 'sink.jsonl', params: { path: 'out.jsonl' } },
+    ],
+    edges: [
+      { id: 'e1', from: 'src', to: 'p1', partition: 'forward' },
+      { id: 'e2', from: 'p1', to: 'out', partition: 'forward' },
+    ],
+  });
+  const path = join(session.dir, 'job.json');
+  await writeFile(path, text);
+  return { path, text };
+}
+
+const lastStatus = (runId: string): RunInfo | undefined => eventsOf('run.status', runId).at(-1);
+
+describe('user code that never returns, run from the designer', () => {
+  for (const mode of ['run', 'debug'] as const) {
+    it(`in mode ${mode}: shows where it is stuck, keeps the host answering, and Stop ends it naming the operator and the record`, async () => {
+      const { path, text } = await saveJob(
+        'function process(r, ctx) {\n  if (r.id === 3) { while (true) {} }\n  ctx.emit(r);\n}',
+      );
+      const info = await result('run.start', { text, path, mode, previewSinks: false });
+      if (mode === 'debug') {
+        // Steps up to the stuck call; the step into it never answers until the stop.
+        void session.call('run.setBreakpoints', { runId: info.runId, breakpoints: [] });
+        void session.call('run.resume', { runId: info.runId });
+      }
+      await until('a status saying where the code is stuck', () =>
+        eventsOf('run.status', info.runId).some((s) =>
+          /operator "p1" has run its code on the record from in\.jsonl:3 for \d+\.\d s without returning; Stop ends it/.test(
+            s.message ?? '',
+          ),
+        ),
+      );
+      // The host's own thread is free: other methods answer at once.
+      expect((await result('host.info', {})).version).toBe('0.0.0');
+
+      const askedAt = performance.now();
+      const stopped = await result('run.stop', { runId: info.runId });
+      expect(performance.now() - askedAt).toBeLessThan(STOP_BOUND_MS);
+      expect(stopped.status).toBe('failed');
+      expect(stopped.message).toMatch(
+        /^stopped by force: operator "p1" has run its code on the record from in\.jsonl:3 for \d+\.\d s without returning$/,
+      );
+      expect(lastStatus(info.runId)?.status).toBe('failed');
+
+      // The next run starts on a new run thread and finishes.
+      const fixed = await saveJob('function process(r, ctx) { ctx.emit(r); }');
+      const next = await result('run.start', { ...fixed, mode: 'run', previewSinks: false });
+      await until('the next run to finish', () => lastStatus(next.runId)?.status === 'finished');
+    });
+  }
+
+  it('a promise its code rejects and nothing handles fails the run, naming the operator and the record, and nothing else', async () => {
+    const { path, text } = await saveJob(
+      'function process(r, ctx) {\n  if (r.id === 3) Promise.resolve().then(() => { throw new Error("lost"); });\n  ctx.emit(r);\n}',
+    );
+    const info = await result('run.start', { text, path, mode: 'run', previewSinks: false });
+    const failed = await until('the run to fail', () => {
+      const status = lastStatus(info.runId);
+      return status?.status === 'failed' ? status : undefined;
+    });
+    expect(failed.message).toBe(
+      'operator "p1" failed on the record from in.jsonl:3: a promise its code made was rejected and nothing handled it: lost',
+    );
+    expect((await result('host.info', {})).version).toBe('0.0.0');
+    const fixed = await saveJob('function process(r, ctx) { ctx.emit(r); }');
+    const next = await result('run.start', { ...fixed, mode: 'run', previewSinks: false });
+    await until('the next run to finish', () => lastStatus(next.runId)?.status === 'finished');
+  });
+});
