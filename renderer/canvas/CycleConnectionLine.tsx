@@ -1,11 +1,17 @@
 // The line drawn while the user drags out a new edge. Where the edge would close a cycle it
 // turns into what it will have to become, a feedback edge, and says so before the drop; the
 // drop is still allowed, and the Problems panel (or the edge's own button) finishes the job.
-import { type ConnectionLineComponentProps, getBezierPath } from '@xyflow/react';
+import { type ConnectionLineComponentProps, getBezierPath, type InternalNode } from '@xyflow/react';
 import { useMemo } from 'react';
 import { wouldCloseCycle } from '../document/draftEdits';
 import { useDesigner } from '../store/designerContext';
+import { type CardBox, cycleNoteAnchor } from './cycleNote';
 import type { OperatorFlowNode } from './flowElements';
+
+function cardBox(node: InternalNode<OperatorFlowNode>): CardBox {
+  const { x, y } = node.internals.positionAbsolute;
+  return { x, y, height: node.measured.height ?? 0 };
+}
 
 export function CycleConnectionLine({
   fromX,
@@ -35,11 +41,13 @@ export function CycleConnectionLine({
     targetY: toY,
     targetPosition: toPosition,
   });
+  // Only a line ending at a card can close a cycle, so the card is there to put the note by.
+  const note = toNode === null ? undefined : cycleNoteAnchor(cardBox(toNode), cardBox(fromNode));
   return (
     <g className={cycle ? 'connection-line connection-line-cycle' : 'connection-line'}>
       <path d={path} fill="none" />
-      {cycle && (
-        <text x={toX + 14} y={toY - 14} className="connection-line-note">
+      {cycle && note !== undefined && (
+        <text x={note.x} y={note.y} className="connection-line-note">
           closes a cycle: will need to be a feedback edge
         </text>
       )}

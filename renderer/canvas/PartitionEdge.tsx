@@ -2,11 +2,11 @@
 // right of its source (a feedback edge, a self-loop, a layout drawn right to left) is routed
 // back round its nodes instead of through them. The feedback variant is the same route,
 // dashed in the feedback colour, so transfer edges read apart from the flow at a glance.
+// Edges joining the same two operators each keep to their own lane (edgeLanes).
 import {
   BaseEdge,
   EdgeLabelRenderer,
   type EdgeProps,
-  getBezierPath,
   type InternalNode,
   useInternalNode,
 } from '@xyflow/react';
@@ -15,6 +15,8 @@ import { fillColour, fillText } from '../run/edgeFill';
 import { useRun } from '../run/runContext';
 import { markedStep } from '../run/runStore';
 import { useDesignerStore } from '../store/designerContext';
+import { bezierRoute } from './bezierRoute';
+import { SINGLE_LANE } from './edgeLanes';
 import { useFarZoom } from './farZoom';
 import type { PartitionFlowEdge } from './flowElements';
 import { type Box, loopRoute, needsLoop, type Route } from './loopPath';
@@ -28,8 +30,7 @@ function boxOf(node: InternalNode | undefined, handleY: number): Box {
 }
 
 function BezierEdge(props: Props) {
-  const [path, labelX, labelY] = getBezierPath(props);
-  return <EdgeBody {...props} route={{ path, labelX, labelY }} />;
+  return <EdgeBody {...props} route={bezierRoute(props, props.data?.lane)} />;
 }
 
 // Only looping edges need their nodes' boxes, so only they subscribe to them.
@@ -43,6 +44,7 @@ function LoopEdge(props: Props) {
     targetY: props.targetY,
     source: boxOf(source, props.sourceY),
     target: boxOf(target, props.targetY),
+    lane: props.data?.lane ?? SINGLE_LANE,
   });
   return <EdgeBody {...props} route={route} />;
 }
@@ -53,6 +55,16 @@ function LoopEdge(props: Props) {
 const CHAR_WIDTH = 6.4;
 const LABEL_HEIGHT = 17;
 const LABEL_PADDING = 6;
+/** Between a label and the selected edge's button. */
+const ACTION_GAP = 4;
+
+/** Where the button goes: under the label, or to its right where under it is taken. */
+function actionTransform(route: Route, labelWidth: number): string {
+  if (route.actionSide === 'right') {
+    return `translate(0, -50%) translate(${route.labelX + labelWidth / 2 + ACTION_GAP}px, ${route.labelY}px)`;
+  }
+  return `translate(-50%, 0) translate(${route.labelX}px, ${route.labelY + LABEL_HEIGHT / 2 + ACTION_GAP}px)`;
+}
 
 function EdgeBody({ data, selected, markerEnd, feedback, route }: Props & { route: Route }) {
   const store = useDesignerStore();
@@ -99,9 +111,7 @@ function EdgeBody({ data, selected, markerEnd, feedback, route }: Props & { rout
         <EdgeLabelRenderer>
           <div
             className="edge-action-holder nodrag nopan"
-            style={{
-              transform: `translate(-50%, 0) translate(${route.labelX}px, ${route.labelY + LABEL_HEIGHT / 2 + 4}px)`,
-            }}
+            style={{ transform: actionTransform(route, width) }}
           >
             <button
               type="button"

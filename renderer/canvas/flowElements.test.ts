@@ -88,4 +88,18 @@ describe('flow elements', () => {
     expect(again.get(made.id)!.data!.offerFeedback).toBe(false);
     expect(again.get('e0_1')).toBe(edges.get('e0_1'));
   });
+
+  it('gives the edges of a two-operator cycle a lane each, and renews an edge whose lane changed', () => {
+    const made = connect(job, { from: 'p0_filter1', to: 'p0_map0' });
+    const model = flowModelOf(made.draft);
+    const marks = problemMarks(validateJob(made.draft).problems);
+    const before = buildEdges({ model: flowModelOf(job), selected: new Set(), marks }, new Map());
+    const edges = buildEdges({ model, selected: new Set(), marks }, before);
+    const forward = [...edges.values()].find((e) => e.source === 'p0_map0' && e.target === 'p0_filter1')!;
+    expect(forward.data!.lane).toEqual({ index: 0, count: 2 });
+    expect(edges.get(made.id)!.data!.lane).toEqual({ index: 1, count: 2 });
+    expect(forward).not.toBe(before.get(forward.id));
+    expect(edges.get('e0_1')!.data!.lane).toEqual({ index: 0, count: 1 });
+    expect(edges.get('e0_1')).toBe(before.get('e0_1'));
+  });
 });

@@ -6,6 +6,7 @@ import { KINDS, type OperatorKind, type OperatorRole } from '../../engine/graph/
 import { type DraftOperator, operatorKind, operatorParallelism, type XY } from '../document/jobDraft';
 import { cardHandles, cardSize, type Size } from './cardGeometry';
 import { edgeAriaLabel, edgeLabelText } from './edgeLabel';
+import { edgeLanes, type Lane, SINGLE_LANE } from './edgeLanes';
 import type { EdgeEntry, FlowModel, OperatorEntry } from './flowModel';
 import type { OperatorPorts } from './operatorPorts';
 import type { ProblemMarks } from './problemMarks';
@@ -33,6 +34,8 @@ export interface PartitionEdgeData extends Record<string, unknown> {
   readonly problem: string | undefined;
   /** Selected, on a cycle no feedback edge breaks, and not a feedback edge: one click can make it one. */
   readonly offerFeedback: boolean;
+  /** Its place among the edges joining the same two operators, which its route keeps apart. */
+  readonly lane: Lane;
 }
 
 export type PartitionFlowEdge = Edge<PartitionEdgeData, 'partition' | 'feedback'>;
@@ -151,7 +154,7 @@ function markerColour(feedback: boolean, problem: string | undefined, selected: 
   return feedback ? MARKER_COLOURS.feedback : MARKER_COLOURS.plain;
 }
 
-function edgeOf(entry: EdgeEntry, inputs: EdgeInputs): PartitionFlowEdge {
+function edgeOf(entry: EdgeEntry, inputs: EdgeInputs, lane: Lane): PartitionFlowEdge {
   const feedback = entry.edge.feedback === true;
   const selected = entry.docId !== undefined && inputs.selected.has(entry.docId);
   const problem = entry.docId === undefined ? undefined : inputs.marks.messages.get(entry.docId);
@@ -173,7 +176,7 @@ function edgeOf(entry: EdgeEntry, inputs: EdgeInputs): PartitionFlowEdge {
       width: 18,
       height: 18,
     },
-    data: { docId: entry.docId, label: edgeLabelText(entry.edge), feedback, problem, offerFeedback },
+    data: { docId: entry.docId, label: edgeLabelText(entry.edge), feedback, problem, offerFeedback, lane },
   };
 }
 
@@ -190,8 +193,22 @@ function sameEdge(a: PartitionFlowEdge, b: PartitionFlowEdge): boolean {
     x.docId === y.docId &&
     x.label === y.label &&
     x.problem === y.problem &&
-    x.offerFeedback === y.offerFeedback
+    x.offerFeedback === y.offerFeedback &&
+    x.lane.index === y.lane.index &&
+    x.lane.count === y.lane.count
   );
+}
+
+// By the model's edge list, which a selection or a drag leaves as it is.
+const lanesCache = new WeakMap<readonly EdgeEntry[], Map<string, Lane>>();
+
+function lanesOf(edges: readonly EdgeEntry[]): Map<string, Lane> {
+  let lanes = lanesCache.get(edges);
+  if (lanes === undefined) {
+    lanes = edgeLanes(edges);
+    lanesCache.set(edges, lanes);
+  }
+  return lanes;
 }
 
 export function buildEdges(
@@ -199,8 +216,9 @@ export function buildEdges(
   previous: ReadonlyMap<string, PartitionFlowEdge>,
 ): Map<string, PartitionFlowEdge> {
   const out = new Map<string, PartitionFlowEdge>();
+  const lanes = lanesOf(inputs.model.edges);
   for (const entry of inputs.model.edges) {
-    const fresh = edgeOf(entry, inputs);
+    const fresh = edgeOf(entry, inputs, lanes.get(entry.edgeId) ?? SINGLE_LANE);
     const before = previous.get(entry.edgeId);
     out.set(entry.edgeId, before !== undefined && sameEdge(before, fresh) ? before : fresh);
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LANE_GAP } from './edgeLanes';
 import { loopRoute, needsLoop, roundedPolyline } from './loopPath';
 
 function points(path: string): number[][] {
@@ -68,6 +69,71 @@ describe('loop routes', () => {
       target: { top: 90, bottom: 160 },
     });
     expect(close.labelY).toBeGreaterThan(160);
+  });
+
+  it('routes the two edges of a stacked two-operator cycle apart, each label in the clear', () => {
+    // a above b, both 180 wide and 71 high, 49 px apart: a -> b and b -> a both loop.
+    const a = { top: 0, bottom: 71 };
+    const b = { top: 120, bottom: 191 };
+    const down = loopRoute({
+      sourceX: 180,
+      sourceY: 55,
+      targetX: 0,
+      targetY: 175,
+      source: a,
+      target: b,
+      lane: { index: 0, count: 2 },
+    });
+    const up = loopRoute({
+      sourceX: 180,
+      sourceY: 175,
+      targetX: 0,
+      targetY: 55,
+      source: b,
+      target: a,
+      lane: { index: 1, count: 2 },
+    });
+    // Without lanes both ran down the same right leg, along the same channel and up the same
+    // left leg: one rectangle with both labels in one place.
+    const extent = (path: string) => {
+      const ps = points(path);
+      return [
+        Math.min(...ps.map((p) => p[0]!)),
+        Math.max(...ps.map((p) => p[0]!)),
+        Math.max(...ps.map((p) => p[1]!)),
+      ];
+    };
+    const [downLeft, downRight, downLow] = extent(down.path);
+    const [upLeft, upRight, upLow] = extent(up.path);
+    expect(upLeft).toBeLessThan(downLeft!);
+    expect(upRight).toBeGreaterThan(downRight!);
+    expect(upLow! - downLow!).toBe(LANE_GAP);
+    const label = (r: typeof down) => ({
+      left: r.labelX - 40,
+      right: r.labelX + 40,
+      top: r.labelY - 8.5,
+      bottom: r.labelY + 8.5,
+    });
+    const [p, q] = [label(down), label(up)];
+    const overlap = p.left < q.right && q.left < p.right && p.top < q.bottom && q.top < p.bottom;
+    expect(overlap).toBe(false);
+    // Both under both nodes, where no card can hide them.
+    expect(Math.min(p.top, q.top)).toBeGreaterThan(b.bottom);
+    // Only the outer lane has free room under its label for the selected edge's button.
+    expect([down.actionSide, up.actionSide]).toEqual(['right', 'below']);
+  });
+
+  it('keeps a lone loop in the gap, with its button beside the label, off the node below', () => {
+    const route = loopRoute({
+      sourceX: 200,
+      sourceY: 40,
+      targetX: 20,
+      targetY: 180,
+      source: { top: 0, bottom: 70 },
+      target: { top: 150, bottom: 220 },
+    });
+    expect(route.labelY).toBe(110);
+    expect(route.actionSide).toBe('right');
   });
 
   it('rounds corners without overshooting short segments', () => {
