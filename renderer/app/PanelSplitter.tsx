@@ -1,13 +1,13 @@
 // The bar between the canvas and the bottom panels: drag it, or focus it and use the arrow
 // keys, to give the panels more or less height (the Debugger and State panels need room).
 import { useRef } from 'react';
+import { clampPanelsHeight, MIN_PANELS_HEIGHT, maxPanelsHeight } from './panelsHeight';
 
-export const MIN_PANELS_HEIGHT = 120;
 const KEY_STEP = 40;
 
 export function PanelSplitter({ height, onChange }: { height: number; onChange: (height: number) => void }) {
   const drag = useRef<{ startY: number; startHeight: number } | undefined>(undefined);
-  const clamp = (h: number) => Math.round(Math.max(MIN_PANELS_HEIGHT, Math.min(window.innerHeight - 200, h)));
+  const clamp = (h: number) => clampPanelsHeight(h, window.innerHeight);
   return (
     // biome-ignore lint/a11y/useSemanticElements: a focusable, draggable window splitter is the separator role's widget form; an <hr> cannot take focus or keys
     <div
@@ -17,6 +17,7 @@ export function PanelSplitter({ height, onChange }: { height: number; onChange: 
       aria-orientation="horizontal"
       aria-valuenow={height}
       aria-valuemin={MIN_PANELS_HEIGHT}
+      aria-valuemax={maxPanelsHeight(window.innerHeight)}
       tabIndex={0}
       onPointerDown={(e) => {
         e.currentTarget.setPointerCapture(e.pointerId);

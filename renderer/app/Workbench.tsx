@@ -1,6 +1,6 @@
 // The editing screen: menu bar and toolbar on top, palette left, canvas centre, inspector
 // right, the tabbed panels below.
-import { type CSSProperties, useState } from 'react';
+import { type CSSProperties, useCallback, useState, useSyncExternalStore } from 'react';
 import type { MenuCommand } from '../../engine/host/desktopApi.js';
 import { Canvas } from '../canvas/Canvas';
 import { Inspector } from '../inspector/Inspector';
@@ -11,7 +11,24 @@ import { useDesigner, useHistory } from '../store/designerContext';
 import { documentTitle, isDirty } from '../store/selectors';
 import { MenuBar } from './MenuBar';
 import { PanelSplitter } from './PanelSplitter';
+import {
+  clampPanelsHeight,
+  defaultPanelsHeight,
+  pageStorage,
+  readPanelsHeight,
+  writePanelsHeight,
+} from './panelsHeight';
 import { RawTextView } from './RawTextView';
+
+function onResize(changed: () => void): () => void {
+  window.addEventListener('resize', changed);
+  return () => window.removeEventListener('resize', changed);
+}
+
+/** The window's height, so that the panels' height follows the window (and stays inside it). */
+function useWindowHeight(): number {
+  return useSyncExternalStore(onResize, () => window.innerHeight);
+}
 
 export function Workbench({
   run,
@@ -26,7 +43,13 @@ export function Workbench({
   const dirty = useDesigner(isDirty);
   const hasDraft = useDesigner((s) => s.draft !== undefined);
   const panelsVisible = useDesigner((s) => s.panelsVisible);
-  const [panelsHeight, setPanelsHeight] = useState(220);
+  const windowHeight = useWindowHeight();
+  const [chosenHeight, setChosenHeight] = useState(() => readPanelsHeight(pageStorage()));
+  const panelsHeight = clampPanelsHeight(chosenHeight ?? defaultPanelsHeight(windowHeight), windowHeight);
+  const choosePanelsHeight = useCallback((height: number) => {
+    setChosenHeight(height);
+    writePanelsHeight(pageStorage(), height);
+  }, []);
   const canUndo = useHistory((h) => h.pastStates.length > 0);
   const canRedo = useHistory((h) => h.futureStates.length > 0);
 
@@ -75,7 +98,7 @@ export function Workbench({
       ) : (
         <RawTextView />
       )}
-      {panelsVisible && <PanelSplitter height={panelsHeight} onChange={setPanelsHeight} />}
+      {panelsVisible && <PanelSplitter height={panelsHeight} onChange={choosePanelsHeight} />}
       {panelsVisible && <BottomPanels />}
     </div>
   );
