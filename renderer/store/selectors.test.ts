@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { connect, moveOperators } from '../document/draftEdits';
 import type { JobDraft } from '../document/jobDraft';
-import { problemsOf } from './selectors';
+import { createDesignerStore } from './designerStore';
+import { isDirty, problemsOf } from './selectors';
 
 const draft = {
   format: 'pipewright.job/1',
@@ -33,5 +34,47 @@ describe('problemsOf', () => {
     expect(problems.some((p) => p.path.startsWith('$.editor'))).toBe(true);
     const fixed = moveOperators(broken, { a: { x: 0, y: 0 } });
     expect(problemsOf({ draft: fixed, parseProblems: [] })).toEqual([]);
+  });
+});
+
+describe('isDirty', () => {
+  // As a person or another tool writes a job: its own key order and indentation, no final
+  // newline, and no editor positions (the canvas lays it out).
+  const handwritten = [
+    '{',
+    '    "name": "handwritten",',
+    '    "format": "pipewright.job/1",',
+    '    "operators": [',
+    '        { "kind": "map", "id": "a", "params": { "code": "function map(r) { return r; }" } },',
+    '        { "kind": "map", "id": "b", "params": { "code": "function map(r) { return r; }" } }',
+    '    ],',
+    '    "edges": [ { "partition": "forward", "from": "a", "to": "b", "id": "e1" } ]',
+    '}',
+  ].join('\n');
+
+  it('opens a job written in another layout, without positions, unmodified and with nothing to undo', () => {
+    const store = createDesignerStore();
+    store.getState().loadText('/jobs/handwritten.job.json', handwritten);
+    expect(isDirty(store.getState())).toBe(false);
+    expect(store.temporal.getState().pastStates).toHaveLength(0);
+  });
+
+  it('is modified after an edit and unmodified again after undoing it', () => {
+    const store = createDesignerStore();
+    const s = store.getState;
+    s().loadText('/jobs/handwritten.job.json', handwritten);
+    s().moveOperators({ a: { x: 40, y: 0 } });
+    expect(isDirty(s())).toBe(true);
+    s().undo();
+    expect(isDirty(s())).toBe(false);
+  });
+
+  it('keeps a template opened as new, and a file that is no job but was edited, modified', () => {
+    const store = createDesignerStore();
+    store.getState().loadText('/templates/t.job.json', handwritten, { asNew: true });
+    expect(isDirty(store.getState())).toBe(true);
+    const text = { open: true, draft: undefined, savedText: '[1, 2]' };
+    expect(isDirty({ ...text, rawText: '[1, 2]' })).toBe(false);
+    expect(isDirty({ ...text, rawText: '[1,2]' })).toBe(true);
   });
 });

@@ -2,7 +2,7 @@
 // components re-render only when the document really changed.
 import { type Problem, validateJob } from '../../engine/graph/index.js';
 import type { JobDraft } from '../document/jobDraft';
-import { serializeDraft } from '../document/jobFileText';
+import { parseJobFile, serializeDraft } from '../document/jobFileText';
 import type { DesignerState } from './designerStore';
 
 const problemsCache = new WeakMap<JobDraft, Problem[]>();
@@ -40,7 +40,26 @@ export function problemsOf(state: Pick<DesignerState, 'draft' | 'parseProblems'>
 }
 
 const textCache = new WeakMap<JobDraft, string>();
+let lastSaved: { text: string; normalized: string } | undefined;
 
+/**
+ * The saved text as the designer would write it. A job written by hand or by another tool (other
+ * key order, indentation, no final newline) is what the document was opened from, not an edit:
+ * comparing its bytes with the designer's own layout marked such a file modified the moment it
+ * opened, with nothing to undo. Parsed once per saved text.
+ */
+function savedNormalized(savedText: string): string {
+  if (lastSaved?.text !== savedText) {
+    const parsed = parseJobFile(savedText);
+    lastSaved = {
+      text: savedText,
+      normalized: parsed.kind === 'draft' ? serializeDraft(parsed.draft) : savedText,
+    };
+  }
+  return lastSaved.normalized;
+}
+
+/** Whether the document differs from the file as last opened or saved. */
 export function isDirty(state: Pick<DesignerState, 'draft' | 'rawText' | 'savedText' | 'open'>): boolean {
   if (!state.open) return false;
   if (state.draft === undefined) return (state.rawText ?? '') !== state.savedText;
@@ -49,7 +68,7 @@ export function isDirty(state: Pick<DesignerState, 'draft' | 'rawText' | 'savedT
     text = serializeDraft(state.draft);
     textCache.set(state.draft, text);
   }
-  return text !== state.savedText;
+  return text !== state.savedText && text !== savedNormalized(state.savedText);
 }
 
 /** Problems by the operator or edge id they name, for marking the canvas. */
