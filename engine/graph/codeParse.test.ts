@@ -166,6 +166,16 @@ describe('the syntax tree', () => {
     );
   });
 
+  it('reads code nested thousands deep, and calls nothing a syntax error that it cannot parse for depth', () => {
+    const statements = readCode(`function process(r, ctx) { ${'if (r) '.repeat(2500)}ctx.emit(r, "deep"); }`);
+    expect(statements.faults).toEqual([]);
+    expect(statements.tree?.defines).toEqual(new Set(['process']));
+    expect(statements.tree?.ports.ports).toEqual(new Set(['out', 'deep']));
+    // Deeper than acorn's own recursion goes, though V8 runs it: unknown, not wrong.
+    const brackets = readCode(`const x = ${'('.repeat(5000)}1${')'.repeat(5000)};\nfunction process() {}`);
+    expect(brackets).toEqual({ faults: [] });
+  });
+
   it('is read once per code text', () => {
     const code = 'function process(r, ctx) { ctx.emit(r, "cached"); }';
     expect(readCode(code)).toBe(readCode(code));

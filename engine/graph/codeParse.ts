@@ -34,7 +34,7 @@ export interface EmittedPorts {
 export interface CodeFacts {
   /** Each thing wrong with the code, in the order of the text. Empty for good code. */
   readonly faults: readonly CodeFault[];
-  /** What the code's syntax tree says; undefined when the code does not parse. */
+  /** What the code's syntax tree says; undefined when the code does not parse, or is too deep to read. */
   readonly tree?: {
     /** Names the code binds at its top level: declarations, and assignments outside functions. */
     readonly defines: ReadonlySet<string>;
@@ -104,7 +104,7 @@ function analyse(code: string): CodeFacts {
     program = parse(code, PARSE_OPTIONS);
   } catch (error) {
     const parseFault = describeParseError(code, error);
-    fault(parseFault.offset, parseFault.kind, parseFault.reason);
+    if (parseFault !== undefined) fault(parseFault.offset, parseFault.kind, parseFault.reason);
   }
   const importRefused = faults.some((f) => f.fault.reason === DENIALS.importStatement);
   for (const { pattern, reason } of TEXT_REFUSALS) {
@@ -114,7 +114,15 @@ function analyse(code: string): CodeFacts {
   }
   if (program === undefined) return { faults: sorted(faults) };
 
-  const facts = readTree(program);
+  let facts: TreeFacts;
+  try {
+    facts = readTree(program);
+  } catch (error) {
+    // A tree too deep to read (a destructuring pattern nested thousands deep, which acorn and V8
+    // both parse): what it defines and emits is not known, as for code that does not parse.
+    if (error instanceof RangeError) return { faults: sorted(faults) };
+    throw error;
+  }
   if (facts.requireAt !== undefined) fault(facts.requireAt, 'forbidden', DENIALS.require);
   return {
     faults: sorted(faults),
@@ -128,11 +136,15 @@ function sorted(faults: { offset: number; fault: CodeFault }[]): CodeFault[] {
 
 const WORD = /[A-Za-z]+/y;
 
+/** The fault a parse error is, or undefined when the parser could not tell (it ran out of stack). */
 function describeParseError(
   code: string,
   error: unknown,
-): { offset: number; kind: CodeFault['kind']; reason: string } {
+): { offset: number; kind: CodeFault['kind']; reason: string } | undefined {
   if (!(error instanceof SyntaxError)) throw error;
+  // Code nested a few hundred brackets deep can exhaust acorn's stack before V8's: that is no
+  // syntax error, only something this reading cannot know.
+  if (error.message.startsWith('Not enough stack space')) return undefined;
   const { pos, raisedAt } = error as SyntaxError & { pos?: unknown; raisedAt?: unknown };
   const offset = typeof pos === 'number' ? pos : 0;
   WORD.lastIndex = offset;
@@ -236,8 +248,14 @@ function readTree(program: AnyNode): TreeFacts {
     }
   };
 
+  // The walk keeps its own stack of nodes still to read rather than recursing: code nested
+  // thousands deep, which acorn and V8 both parse, must not exhaust the call stack here.
   // `depth` counts the functions around a node: top-level bindings are those at depth 0.
+  const pending: { node: Tree; parent: Tree | undefined; depth: number }[] = [];
   const visit = (node: Tree, parent: Tree | undefined, depth: number): void => {
+    pending.push({ node, parent, depth });
+  };
+  const read = (node: Tree, parent: Tree | undefined, depth: number): void => {
     switch (node.type) {
       case 'FunctionDeclaration':
       case 'ClassDeclaration':
@@ -261,7 +279,8 @@ function readTree(program: AnyNode): TreeFacts {
       }
       case 'CallExpression': {
         const callee = node.callee as Tree;
-        if (callee.type === 'Identifier' && callee.name === 'require') requireAt ??= callee.start;
+        if (callee.type === 'Identifier' && callee.name === 'require')
+          requireAt = Math.min(requireAt ?? callee.start, callee.start);
         if ((callee.type === 'Identifier' && callee.name === 'emit') || propertyName(callee) === 'emit') {
           emitCall(node);
           // The callee is read: it is not `emit` passed around.
@@ -330,6 +349,8 @@ function readTree(program: AnyNode): TreeFacts {
     }
   };
   visit(program as unknown as Tree, undefined, 0);
+  for (let next = pending.pop(); next !== undefined; next = pending.pop())
+    read(next.node, next.parent, next.depth);
 
   return {
     defines,

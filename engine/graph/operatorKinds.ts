@@ -1,5 +1,6 @@
 // What each operator kind is, independent of how it runs: the designer's palette, the
 // validator and the runtime all read this one table.
+import { readCode } from './codeParse.js';
 import type { OperatorKind } from './schema.js';
 
 export type OperatorRole = 'source' | 'transform' | 'keyed' | 'sink';
@@ -108,9 +109,10 @@ export const KINDS: Readonly<Record<OperatorKind, KindInfo>> = {
 };
 
 /**
- * Whether a `process` function's code reaches for keyed state or timers. The validator uses it
- * to demand keyed inputs; the runtime enforces the same rule when the code actually calls them.
+ * Whether a `process` function's code reaches for keyed state or timers, read from its syntax
+ * tree as the validator reads it to demand keyed inputs (false for code that does not parse);
+ * the runtime enforces the same rule when the code actually calls them.
  */
 export function codeUsesKeyedState(code: string): boolean {
-  return /\.\s*state\s*\.\s*(value|map|list)\s*\(|\.\s*timers\s*\./.test(code);
+  return readCode(code).tree?.usesKeyedState === true;
 }
