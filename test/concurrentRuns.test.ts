@@ -89,55 +89,66 @@ async function startHolding(dir: string, jobPath: string, extra: string[] = []):
   return run;
 }
 
+/** Runs `body` with the first run, which is killed if the test fails before it has ended. */
+async function withFirstRun(dir: string, jobPath: string, body: (first: RunningCli) => Promise<void>) {
+  const first = await startHolding(dir, jobPath);
+  try {
+    await body(first);
+  } finally {
+    await killHard(first);
+  }
+}
+
 const startedAt = /started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\)/;
 
 describe('two runs of one job folder', () => {
   it('refuses a second CLI run, naming the first, and the first writes exactly what it would alone', async () => {
     const dir = session.dir;
     const jobPath = await writeJobFile(dir);
-    const first = await startHolding(dir, jobPath);
+    await withFirstRun(dir, jobPath, async (first) => {
+      const second = await finish(startCli(['run', jobPath, '--quiet'], dir), 30_000, 'the second run');
+      expect(second.code, describeRun(second)).toBe(1);
+      const lines = second.stderr.trim().split('\n');
+      expect(lines, describeRun(second)).toHaveLength(1);
+      expect(lines[0]).toContain(
+        `pipewright: the state folder ${folders(dir).state} is in use by another run of job "counting" (pid ${first.child.pid}, `,
+      );
+      expect(lines[0]).toMatch(startedAt);
+      expect(lines[0]).toMatch(/; stop that run first$/);
 
-    const second = await finish(startCli(['run', jobPath, '--quiet'], dir), 30_000, 'the second run');
-    expect(second.code, describeRun(second)).toBe(1);
-    const lines = second.stderr.trim().split('\n');
-    expect(lines, describeRun(second)).toHaveLength(1);
-    expect(lines[0]).toContain(
-      `pipewright: the state folder ${folders(dir).state} is in use by another run of job "counting" (pid ${first.child.pid}, `,
-    );
-    expect(lines[0]).toMatch(startedAt);
-    expect(lines[0]).toMatch(/; stop that run first$/);
-
-    const result = await finish(first, 30_000, 'the first run');
-    expect(result.code, describeRun(result)).toBe(0);
-    expect(await outputLines(dir)).toEqual(expectedLines());
-    // Every lock went with the run.
-    expect(existsSync(join(folders(dir).state, '.pipewright.lock'))).toBe(false);
-    expect(existsSync(join(folders(dir).checkpoints, '.pipewright.lock'))).toBe(false);
-    expect(existsSync(join(dir, 'out', '.counts.jsonl.lock'))).toBe(false);
+      const result = await finish(first, 30_000, 'the first run');
+      expect(result.code, describeRun(result)).toBe(0);
+      expect(await outputLines(dir)).toEqual(expectedLines());
+      // Every lock went with the run.
+      expect(existsSync(join(folders(dir).state, '.pipewright.lock'))).toBe(false);
+      expect(existsSync(join(folders(dir).checkpoints, '.pipewright.lock'))).toBe(false);
+      expect(existsSync(join(dir, 'out', '.counts.jsonl.lock'))).toBe(false);
+    });
   });
 
   it('refuses a second run that shares only the output file', async () => {
     const dir = session.dir;
     const jobPath = await writeJobFile(dir);
-    const first = await startHolding(dir, jobPath);
-    const second = await finish(
-      startCli(
-        ['run', jobPath, '--quiet', '--state-dir', join(dir, 's2'), '--checkpoint-dir', join(dir, 'c2')],
-        dir,
-      ),
-      30_000,
-      'the second run',
-    );
-    expect(second.code, describeRun(second)).toBe(1);
-    expect(second.stderr).toContain(
-      `pipewright: the output file ${join(dir, 'out', 'counts.jsonl')} of operator "out" is in use by another run of job "counting" (pid ${first.child.pid}, `,
-    );
-    // The refused run left nothing of its own.
-    expect(existsSync(join(dir, 's2'))).toBe(false);
-    expect(existsSync(join(dir, 'c2'))).toBe(false);
-    const result = await finish(first, 30_000, 'the first run');
-    expect(result.code, describeRun(result)).toBe(0);
-    expect(await outputLines(dir)).toEqual(expectedLines());
+    await withFirstRun(dir, jobPath, async (first) => {
+      const second = await finish(
+        startCli(
+          ['run', jobPath, '--quiet', '--state-dir', join(dir, 's2'), '--checkpoint-dir', join(dir, 'c2')],
+          dir,
+        ),
+        30_000,
+        'the second run',
+      );
+      expect(second.code, describeRun(second)).toBe(1);
+      expect(second.stderr).toContain(
+        `pipewright: the output file ${join(dir, 'out', 'counts.jsonl')} of operator "out" is in use by another run of job "counting" (pid ${first.child.pid}, `,
+      );
+      // The refused run left nothing of its own.
+      expect(existsSync(join(dir, 's2'))).toBe(false);
+      expect(existsSync(join(dir, 'c2'))).toBe(false);
+      const result = await finish(first, 30_000, 'the first run');
+      expect(result.code, describeRun(result)).toBe(0);
+      expect(await outputLines(dir)).toEqual(expectedLines());
+    });
   });
 
   it('takes over the lock of a run that was killed, and restores from its last checkpoint', async () => {
@@ -162,49 +173,55 @@ describe('two runs of one job folder', () => {
   it('refuses a browser-form run of a folder the CLI holds, and a desktop run of its output file', async () => {
     const dir = session.dir;
     const jobPath = await writeJobFile(dir);
-    const first = await startHolding(dir, jobPath);
-    const text = JSON.stringify(countingJob());
+    await withFirstRun(dir, jobPath, async (first) => {
+      const text = JSON.stringify(countingJob());
 
-    const browser = await session.failure('run.start', {
-      text,
-      path: jobPath,
-      mode: 'run',
-      previewSinks: false,
+      const browser = await session.failure('run.start', {
+        text,
+        path: jobPath,
+        mode: 'run',
+        previewSinks: false,
+      });
+      expect(browser).toContain(
+        `the state folder ${folders(dir).state} is in use by another run of job "counting" (pid ${first.child.pid}, `,
+      );
+      expect(browser).toMatch(startedAt);
+      const debug = await session.failure('run.start', {
+        text,
+        path: jobPath,
+        mode: 'debug',
+        previewSinks: false,
+      });
+      expect(debug).toContain(`is in use by another run of job "counting" (pid ${first.child.pid}, `);
+
+      // The desktop app keeps state and checkpoints in its own folder; the output file is shared.
+      await session.reopen({ runsDir: join(dir, 'runs') });
+      const desktop = await session.failure('run.start', {
+        text,
+        path: jobPath,
+        mode: 'run',
+        previewSinks: false,
+      });
+      expect(desktop).toContain(
+        `the output file ${join(dir, 'out', 'counts.jsonl')} of operator "out" is in use by another run of job "counting" (pid ${first.child.pid}, `,
+      );
+
+      const result = await finish(first, 30_000, 'the first run');
+      expect(result.code, describeRun(result)).toBe(0);
+      expect(await outputLines(dir)).toEqual(expectedLines());
+
+      // Once the CLI is done, the folder is free for the browser form.
+      await session.reopen();
+      const info = await session.result('run.start', {
+        text,
+        path: jobPath,
+        mode: 'run',
+        previewSinks: false,
+      });
+      await session.until('the browser-form run to end', () =>
+        session.eventsOf('run.status', info.runId).some((s) => s.status === 'finished'),
+      );
+      expect(await outputLines(dir)).toEqual(expectedLines());
     });
-    expect(browser).toContain(
-      `the state folder ${folders(dir).state} is in use by another run of job "counting" (pid ${first.child.pid}, `,
-    );
-    expect(browser).toMatch(startedAt);
-    const debug = await session.failure('run.start', {
-      text,
-      path: jobPath,
-      mode: 'debug',
-      previewSinks: false,
-    });
-    expect(debug).toContain(`is in use by another run of job "counting" (pid ${first.child.pid}, `);
-
-    // The desktop app keeps state and checkpoints in its own folder; the output file is shared.
-    await session.reopen({ runsDir: join(dir, 'runs') });
-    const desktop = await session.failure('run.start', {
-      text,
-      path: jobPath,
-      mode: 'run',
-      previewSinks: false,
-    });
-    expect(desktop).toContain(
-      `the output file ${join(dir, 'out', 'counts.jsonl')} of operator "out" is in use by another run of job "counting" (pid ${first.child.pid}, `,
-    );
-
-    const result = await finish(first, 30_000, 'the first run');
-    expect(result.code, describeRun(result)).toBe(0);
-    expect(await outputLines(dir)).toEqual(expectedLines());
-
-    // Once the CLI is done, the folder is free for the browser form.
-    await session.reopen();
-    const info = await session.result('run.start', { text, path: jobPath, mode: 'run', previewSinks: false });
-    await session.until('the browser-form run to end', () =>
-      session.eventsOf('run.status', info.runId).some((s) => s.status === 'finished'),
-    );
-    expect(await outputLines(dir)).toEqual(expectedLines());
   });
 });
