@@ -12,10 +12,10 @@
 //
 // A host that runs jobs in worker threads and terminates one (worker.terminate(), a stuck user
 // function) must release that worker's locks itself: the worker cannot, and its pid is the host's,
-// which is alive, so no other run would ever take them over. After terminating the worker, call
-// `releaseRunLocks(runLockTargets(job, dirs), { threadId: worker.threadId })`: it deletes the
-// locks (and any take-over claims) that this process holds for those targets and that thread
-// took. A process that exits releases what it holds (an `exit` handler); a process that is
+// which is alive, so no other run would ever take them over. Note `worker.threadId` before
+// terminating (it reads -1 after), then call `releaseRunLocks(runLockTargets(job, places),
+// { threadId })` (runLockTargets.ts: the places the run was opened with): it deletes the locks
+// (and any take-over claims) that this process holds for those targets and that thread took. A process that exits releases what it holds (an `exit` handler); a process that is
 // killed leaves stale locks, which the next run takes over.
 import { randomBytes } from 'node:crypto';
 import {
