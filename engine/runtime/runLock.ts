@@ -15,8 +15,9 @@
 // which is alive, so no other run would ever take them over. Note `worker.threadId` before
 // terminating (it reads -1 after), then call `releaseRunLocks(runLockTargets(job, places),
 // { threadId })` (runLockTargets.ts: the places the run was opened with): it deletes the locks
-// (and any take-over claims) that this process holds for those targets and that thread took. A process that exits releases what it holds (an `exit` handler); a process that is
-// killed leaves stale locks, which the next run takes over.
+// (and any take-over claims) that this process holds for those targets and that thread took.
+// A process that exits releases what it holds (an `exit` handler); a process that is killed
+// leaves stale locks, which the next run takes over.
 import { randomBytes } from 'node:crypto';
 import {
   linkSync,
