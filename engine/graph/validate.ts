@@ -145,7 +145,11 @@ function toProblems(root: unknown, findings: readonly Finding[]): Problem[] {
 // ---------------------------------------------------------------------------------------------
 // Words
 
-const quote = (text: string): string => JSON.stringify(text);
+// A message is one line to read: a value of thousands of characters is shown by its start.
+const quote = (text: string): string =>
+  text.length > 100
+    ? `${JSON.stringify(text.slice(0, 100))}… (${text.length} characters)`
+    : JSON.stringify(text);
 
 function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
@@ -187,7 +191,11 @@ function closest(word: string, candidates: Iterable<string>): string | undefined
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   const limit = Math.max(1, Math.min(3, Math.floor(word.length / 3)));
+  // No id is longer than 64 characters, and the distance is at least the difference in length:
+  // skipping what cannot be close keeps two long strings from costing length × length.
+  if (word.length > 100) return undefined;
   for (const candidate of candidates) {
+    if (Math.abs(candidate.length - word.length) > limit) continue;
     const distance =
       candidate.toLowerCase() === word.toLowerCase()
         ? 0
