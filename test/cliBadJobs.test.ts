@@ -175,6 +175,11 @@ const BAD_RUNS: readonly BadCase[] = [
     says: [/operator "double"/, /cannot double three/, /input\.jsonl:3/],
   },
   {
+    name: 'code that throws at its top level',
+    job: withMapCode('throw new Error("top");\nfunction map(r) { return r; }'),
+    says: [/operator "double"/, /line 1 of its code/, /top/],
+  },
+  {
     name: 'code that reaches for process while it runs',
     job: withMapCode('function map(record) {\n  process.exit(3);\n}'),
     says: [/operator "double"/, /may not use process/],
@@ -216,10 +221,7 @@ const BAD_RUNS: readonly BadCase[] = [
 ];
 
 // Found while writing this test and left out because the fault is in the run path (the CLI or
-// the runtime), not in what the validator can see; each prints "internal error" and a stack:
-//  - code that throws at its top level (`throw new Error("top");\nfunction map(r) { return r; }`):
-//    `pipewright: internal error: UserCodeError: operator "double" threw at line 1 of its code: top`
-//    and 9 frames (compileUserCode <- prepareOperator <- jobRun.js);
+// the runtime), not in what the validator can see; it prints "internal error" and a stack:
 //  - a source.jsonl `path` that names a folder: `pipewright: internal error: Error: EISDIR:
 //    illegal operation on a directory, read` and frames from sourceJsonl.js.
 

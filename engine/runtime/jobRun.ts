@@ -21,6 +21,7 @@ import type { Job } from '../graph/schema.js';
 import { type JobMetrics, operatorTotals, type SubtaskMetrics } from '../metrics/jobMetrics.js';
 import { type PreparedOperator, prepareOperator } from '../operators/registry.js';
 import { type PreviewListener, PreviewSinkLogic } from '../operators/sinkPreview.js';
+import { UserCodeError } from '../sandbox/userCode.js';
 import { KeyedState, type StateApi } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
 import { LevelKvStore } from '../state/levelKvStore.js';
@@ -147,6 +148,9 @@ export class JobRun {
       return run;
     } catch (error) {
       locks.release();
+      // Code that throws or reaches for something withheld at its top level fails as it compiles:
+      // the user's fault, said as such.
+      if (error instanceof UserCodeError) throw new JobError(error.message, error.operatorId);
       throw error;
     }
   }

@@ -12,9 +12,14 @@ export interface RunDirs {
   readonly checkpointDir: string;
 }
 
-/** A job name as a folder name: anything but letters, digits, `_`, `.` and `-` becomes `_`. */
+/**
+ * A job name as a folder name: anything but letters, digits, `_`, `.` and `-` becomes `_`; and a
+ * name of dots only too, since `.` and `..` are the folder itself and its parent (a job named
+ * `..` would otherwise keep, and empty, its state beside the job file).
+ */
 export function jobFolderName(jobName: string): string {
-  return jobName.replace(/[^A-Za-z0-9_.-]/g, '_');
+  const name = jobName.replace(/[^A-Za-z0-9_.-]/g, '_');
+  return /^\.*$/.test(name) ? name.replace(/\./g, '_') : name;
 }
 
 export function defaultRunDirs(jobFile: string, jobName: string): RunDirs {
