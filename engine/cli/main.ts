@@ -10,8 +10,10 @@ import type { Job } from '../graph/schema.js';
 import { validateJobText } from '../graph/validate.js';
 import { JobError } from '../runtime/jobError.js';
 import { defaultRunDirs } from '../runtime/runDirs.js';
+import { watchLauncher } from './launcherWatch.js';
 import { MetricsFile } from './metricsFile.js';
 import { formatCount, ProgressDisplay } from './progressDisplay.js';
+import { TerminalKeys } from './terminalKeys.js';
 import { type Command, parseCommand, USAGE, UsageError } from './usage.js';
 
 const VERSION = '0.1.0';
@@ -91,6 +93,9 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
     complain((error as Error).message);
     return 1;
   }
+  const progress = new ProgressDisplay(() => running?.metrics());
+  /** What the CLI says during the run goes above the progress table, where a redraw cannot cover it. */
+  const tell = (text: string) => progress.note(`pipewright: ${text}`);
   const jobRun = ThreadedJobRun.start({
     job,
     jobDir,
@@ -99,30 +104,41 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
     ...(restore === undefined ? {} : { restore }),
     onCheckpoint: (event) => metricsFile?.event(event),
     onLongCall: (text) => {
-      if (!command.quiet) complain(`${text} (Ctrl-C stops it)`);
+      if (!command.quiet) tell(`${text} (Ctrl-C stops it)`);
     },
   });
   running = jobRun;
   // From the start of the run's thread: a signal while the job opens stops it as soon as it is open.
-  let signals = 0;
-  const onSignal = (signal: NodeJS.Signals) => {
-    signals++;
-    if (signals > 1) {
-      complain(`${signal} again: stopping at once`);
-      void jobRun.kill().finally(() => process.exit(130));
+  let stops = 0;
+  const onStop = (what: string) => {
+    stops++;
+    if (stops > 1) {
+      tell(`${what} again: stopping at once`);
+      void jobRun.kill().finally(() => {
+        keys.stop();
+        process.exit(130);
+      });
       return;
     }
-    if (!command.quiet) complain(`${signal}: stopping cleanly (again to stop at once)`);
+    if (!command.quiet) tell(`${what}: stopping cleanly (again to stop at once)`);
     jobRun.stop();
   };
+  const onSignal = (signal: NodeJS.Signals) => onStop(signal);
+  const keys = new TerminalKeys(() => onStop('Ctrl-C'));
+  const unwatch = watchLauncher(() => onStop('the npm process that started this run has ended'));
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const progress = new ProgressDisplay(() => jobRun.metrics());
+  keys.start();
+  const stopListening = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    keys.stop();
+    unwatch();
+  };
   try {
     await jobRun.opened;
   } catch (error) {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stopListening();
     return failed(error);
   }
   if (!command.quiet) progress.start();
@@ -145,8 +161,7 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
     metricsFile?.finish('failed');
     return failed(error);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stopListening();
   }
 }
 

@@ -1,5 +1,6 @@
 // The live table `pipewright run` draws on a terminal: records in and out per operator, rate,
-// state, elapsed time. Redrawn in place; nothing is drawn when stderr is not a terminal.
+// state, elapsed time. Redrawn in place; nothing is drawn when stderr is not a terminal. What
+// the CLI says during a run goes through note(), above the table, where no redraw covers it.
 import type { JobMetrics } from '../metrics/jobMetrics.js';
 
 const REDRAW_MS = 250;
@@ -67,13 +68,27 @@ export class ProgressDisplay {
     this.draw();
   }
 
+  /** Prints a line for good: in place of the table while it is live (redrawn below it), else below. */
+  note(line: string): void {
+    if (this.timer === undefined || this.drawnLines === 0) {
+      this.out.write(`${line}\n`);
+      return;
+    }
+    this.out.write(`\x1b[${this.drawnLines}F${line}\x1b[K\n\x1b[J`);
+    this.drawnLines = 0;
+    this.draw();
+  }
+
   private draw(): void {
     const metrics = this.sample();
     if (metrics === undefined) return;
     const lines = formatTable(metrics, this.previous);
     this.previous = metrics;
     const up = this.drawnLines > 0 ? `\x1b[${this.drawnLines}F` : '';
-    this.out.write(`${up}${lines.map((l) => `${l}\x1b[K`).join('\n')}\n`);
+    // A line wider than the terminal would wrap, and moving up drawnLines would then land
+    // inside the table instead of on its first line.
+    const width = this.out.columns > 1 ? this.out.columns - 1 : Number.POSITIVE_INFINITY;
+    this.out.write(`${up}${lines.map((l) => `${l.slice(0, width)}\x1b[K`).join('\n')}\n`);
     this.drawnLines = lines.length;
   }
 }
