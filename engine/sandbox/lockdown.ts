@@ -3,7 +3,7 @@
 // undone and runs at most once per process (vitest therefore runs each test file in its
 // own forked process).
 import 'ses';
-import { userStackTrace } from './userCodeError.js';
+import { pinUserStackTrace } from './userCodeError.js';
 
 let lockedDown = false;
 
@@ -14,12 +14,13 @@ let lockedDown = false;
  */
 export function ensureLockdown(): void {
   if (lockedDown) return;
+  const realmError = globalThis.Error;
   try {
     lockdown({
       // 'unsafe' keeps `error.stack` readable, which is how a user's throw is traced to a
       // line of their code. The stack text is not a capability: SES still denies user code
       // Error.prepareStackTrace and the V8 call sites it would hand out. Its frames are
-      // userStackTrace's (set below): only the user's own where the error passed their code.
+      // userStackTrace's (pinned below): only the user's own where the error passed their code.
       errorTaming: 'unsafe',
       stackFiltering: 'verbose',
       // Lets code (ours, libraries', users') assign properties such as `toString` or
@@ -33,11 +34,11 @@ export function ensureLockdown(): void {
       errorTrapping: 'none',
       unhandledRejectionTrapping: 'none',
     });
+    pinUserStackTrace(realmError);
   } catch (err) {
     // Another copy of this module (or of ses) locked down first; the realm is locked either way.
     if (!/SES_ALREADY_LOCKED_DOWN|SES_MULTIPLE_INSTANCES/.test(String(err))) throw err;
   }
-  Error.prepareStackTrace = userStackTrace;
   lockedDown = true;
 }
 

@@ -172,6 +172,23 @@ export function userStackTrace(error: unknown, callSites: readonly CallSiteFacet
   return head + frames.map((frame) => (frame === undefined ? '' : `\n    at ${frame}`)).join('');
 }
 
+/**
+ * Makes userStackTrace the stack format of every error in the realm for good. `realmError` is
+ * the realm's own Error, which lockdown() replaces on globalThis but leaves unfrozen. SES lets
+ * any code holding a host error set a realm-wide Error.prepareStackTrace through its constructor
+ * (`e.constructor.prepareStackTrace = ...`), so one operator's code could rewrite every stack,
+ * other operators' and the engine's included. Assignments are ignored rather than refused: test
+ * runners set it for a moment and put it back.
+ */
+export function pinUserStackTrace(realmError: ErrorConstructor): void {
+  Object.defineProperty(realmError, 'prepareStackTrace', {
+    get: () => userStackTrace,
+    set: () => {},
+    enumerable: false,
+    configurable: false,
+  });
+}
+
 /** `helper (owners:3:11)` for a frame of an operator's code, else undefined (a wrapper frame too). */
 function userFrame(site: CallSiteFacet): string | undefined {
   return safe(() => {

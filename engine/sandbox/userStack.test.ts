@@ -66,6 +66,32 @@ describe('error.stack as user code reads it', () => {
     expect(describeUserThrow(err, 'op')).toMatchObject({ message: 'RangeError: late', line: 3, column: 29 });
   });
 
+  it("user code cannot take over the stack format, its own or other operators'", () => {
+    // SES lets code that holds a host error set a process-wide Error.prepareStackTrace through
+    // its constructor; the format stays the engine's (and nothing is thrown at the attempt).
+    class HostError extends Error {}
+    const failing = hardenForUser({
+      fail() {
+        throw new HostError('host failure');
+      },
+    });
+    const { process } = compileUserCode({
+      code: 'function process(r, ctx) {\n  try { ctx.fail(); } catch (e) {\n    e.constructor.prepareStackTrace = (err, sites) => "taken: " + sites.map(String).join(" | ");\n    return new Error("probe").stack;\n  }\n}',
+      operatorId: 'thief',
+      functionNames: ['process'],
+      required: ['process'],
+    });
+    expect(process({}, failing)).toBe('Error: probe\n    at process (thief:4:12)');
+    const other = compileUserCode({
+      code: 'function process() {\n  return new RangeError("other").stack;\n}',
+      operatorId: 'other',
+      functionNames: ['process'],
+      required: ['process'],
+    });
+    expect(other.process!()).toBe('RangeError: other\n    at process (other:2:10)');
+    expect(new Error('ours').stack).toMatch(/^Error: ours\n {4}at /);
+  });
+
   it("an engine error that never passed user code keeps the engine's frames", () => {
     expect(new Error('ours').stack).toMatch(/\n {4}at .*userStack\.test\.ts:\d+:\d+/);
   });
