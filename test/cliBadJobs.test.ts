@@ -60,6 +60,8 @@ interface BadCase {
   readonly job: JobDocument | string | 'none' | 'folder';
   /** input.jsonl's content; null for no input file. */
   readonly input?: string | null;
+  /** A folder to make beside the job file (named where a file is expected). */
+  readonly folder?: string;
   /** Every pattern must match what the command prints (stdout and stderr). */
   readonly says: readonly RegExp[];
 }
@@ -175,6 +177,14 @@ const BAD_RUNS: readonly BadCase[] = [
     says: [/operator "double"/, /cannot double three/, /input\.jsonl:3/],
   },
   {
+    name: 'an input path that names a folder',
+    job: baseJob((job) => {
+      operator(job, 'events').params.path = 'in-folder';
+    }),
+    folder: 'in-folder',
+    says: [/operator "events"/, /in-folder/, /a folder, not a file/],
+  },
+  {
     name: 'code that throws at its top level',
     job: withMapCode('throw new Error("top");\nfunction map(r) { return r; }'),
     says: [/operator "double"/, /line 1 of its code/, /top/],
@@ -220,11 +230,6 @@ const BAD_RUNS: readonly BadCase[] = [
   },
 ];
 
-// Found while writing this test and left out because the fault is in the run path (the CLI or
-// the runtime), not in what the validator can see; it prints "internal error" and a stack:
-//  - a source.jsonl `path` that names a folder: `pipewright: internal error: Error: EISDIR:
-//    illegal operation on a directory, read` and frames from sourceJsonl.js.
-
 async function setUp(c: BadCase): Promise<{ dir: string; jobPath: string }> {
   const dir = await makeTempDir('pipewright-bad-job-');
   const jobPath = path.join(dir, 'bad-job.job.json');
@@ -234,6 +239,7 @@ async function setUp(c: BadCase): Promise<{ dir: string; jobPath: string }> {
   if (c.input !== null) {
     await writeFile(path.join(dir, 'input.jsonl'), c.input ?? GOOD_INPUT);
   }
+  if (c.folder !== undefined) await mkdir(path.join(dir, c.folder));
   return { dir, jobPath };
 }
 

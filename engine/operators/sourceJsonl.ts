@@ -97,11 +97,16 @@ export class JsonlSourceLogic extends BaseLogic {
   override async open(): Promise<void> {
     try {
       this.handle = await open(this.file, 'r');
-      this.fileSize = (await this.handle.stat()).size;
+      const stats = await this.handle.stat();
+      // Opening a folder for reading succeeds on Linux; only the first read would fail.
+      if (stats.isDirectory()) throw Object.assign(new Error('a folder'), { code: 'EISDIR' });
+      this.fileSize = stats.size;
     } catch (error) {
+      await this.handle?.close().catch(() => {});
+      this.handle = undefined;
       const code = (error as NodeJS.ErrnoException).code;
       const why =
-        code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : String(error);
+        code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder, not a file' : String(error);
       throw new JobError(
         `operator "${this.env.operator.id}" cannot read its input file ${this.file}: ${why}`,
         this.env.operator.id,
