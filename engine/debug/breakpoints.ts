@@ -21,7 +21,8 @@ function sameKey(key: unknown, named: string): boolean {
   return typeof key === 'string' ? key === named : JSON.stringify(key) === named;
 }
 
-const takesRecords = (view: StepView) => view.kind === 'record' || view.kind === 'produce';
+/** A step that hands a record to an operator's code, or has a source make one. */
+export const takesRecords = (view: StepView) => view.kind === 'record' || view.kind === 'produce';
 
 function compileCondition(id: string, expression: string): Condition {
   // The expression alone on its lines, so a trailing comment cannot swallow the parenthesis.

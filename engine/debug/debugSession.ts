@@ -7,6 +7,10 @@
 //   await session.continue()          steps until a breakpoint hits (that step, with `breakpoint`
 //                                     set), pause() is called (the last step), or the job ends
 //                                     (undefined); it gives the event loop a turn every 10 ms
+//   await session.continue('nextOperator')
+//                                     as continue(), and it also stops at the first step where a
+//                                     record reaches (or a source makes one in) an operator other
+//                                     than the current step's: "Run to next operator"
 //   session.pause()                   stops a continue() after its current step
 //   await session.stepBack()          back to the state before the last step: returns the view of
 //                                     the step now current, equal to what that step showed
@@ -27,14 +31,18 @@
 // What a step is: one item delivered to one subtask (a record, a checkpoint barrier, an
 // end-of-input), or one record a source made, or a checkpoint taken where no barrier comes, or
 // a loop head told that its input has ended (this version of the engine has no watermarks: they
-// come with windows). Steps come in exactly the order of a normal run's
-// deliveries: the scheduler's slices are the same, only taken one item at a time (a source's
-// slice is made whole and shown record by record: nothing else runs during one). So a debug run
-// to the end gives the same output as `pipewright run`. Checkpoints are taken every
-// `checkpointEverySteps` steps that move a record (by default one per checkpointIntervalMs /
-// 10 ms, i.e. such a step stands for 10 ms), never by the clock, so a replay takes them at the
-// same steps. Barrier and checkpoint steps do not count: a checkpoint whose barriers take more
-// steps than that would otherwise make the next one due at once, and no record would move.
+// come with windows). Steps come in the order of a normal run's deliveries but for one thing: a
+// source makes one record per slice (Scheduler.step), so that record goes through the whole job,
+// most downstream operator first, before the source reads the next. Other slices are a normal
+// run's, taken one item at a time. So records that come by subtasks each reading one channel
+// arrive in the order of `pipewright run`; where a subtask reads several (upstream subtasks in
+// parallel, a union, a loop's feedback edge) they may interleave otherwise, and a job whose
+// results depend on that interleaving may write other records (README, Debugger;
+// docs/job-file.md, Order and determinism). Checkpoints are taken every `checkpointEverySteps` steps that move a record (by
+// default one per checkpointIntervalMs / 10 ms, i.e. such a step stands for 10 ms), never by
+// the clock, so a replay takes them at the same steps. Barrier and checkpoint steps do not
+// count: a checkpoint whose barriers take more steps than that would otherwise make the next
+// one due at once, and no record would move.
 //
 // Stepping back: see timeTravel.ts. The run is saved in memory every few units of work (state is
 // rolled back by a journal, not copied; a sink's part files are cut back), restored, and
@@ -56,7 +64,7 @@ import { JobRun } from '../runtime/jobRun.js';
 import type { ScheduledUnit } from '../runtime/scheduler.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
 import type { KvStore } from '../state/kvStore.js';
-import { Breakpoints } from './breakpoints.js';
+import { Breakpoints, takesRecords } from './breakpoints.js';
 import { PreviewRecords, type SinkPreview } from './previewRecords.js';
 import { RecordTrace } from './recordTrace.js';
 import { SeqWindow } from './seqWindow.js';
@@ -87,6 +95,13 @@ export interface DebugSessionOptions {
   /** Marks each call into an operator (JobRun's RunOptions.callMarker). */
   readonly callMarker?: CallMarker;
 }
+
+/**
+ * Where continue() stops besides a breakpoint, pause() and the end of the job: `nextOperator`
+ * also at the first record step (a record delivered, or made by a source) of another operator
+ * than the current step's.
+ */
+export type ContinueTo = 'breakpoint' | 'nextOperator';
 
 /** How much of a normal run's time one step stands for, to space checkpoints by steps. */
 const MS_PER_STEP = 10;
@@ -173,10 +188,12 @@ export class DebugSession {
     });
   }
 
-  continue(): Promise<StepView | undefined> {
+  continue(to: ContinueTo = 'breakpoint'): Promise<StepView | undefined> {
     return this.exclusive(async () => {
       this.checkUsable();
       this.pauseRequested = false;
+      // Before the first step there is no current operator: the first record stops it.
+      const from = this.shown === 0 ? undefined : this.views.get(this.shown)?.operator;
       let lastYield = performance.now();
       let last: StepView | undefined;
       for (;;) {
@@ -186,6 +203,7 @@ export class DebugSession {
         const hit = this.breakpoints.hit(view);
         last = this.show(view, hit);
         if (hit !== undefined) return last;
+        if (to === 'nextOperator' && takesRecords(view) && view.operator !== from) return last;
         const now = performance.now();
         if (now - lastYield >= YIELD_EVERY_MS) {
           await yieldToEventLoop();

@@ -108,7 +108,8 @@ describe('record trace', () => {
     const views = await stepToEnd(session);
     // An "owned" record with `from` comes of a transfer that went round the feedback edge.
     const written = views.find(
-      (v) => v.operator === 'out' && (v.record as { from?: string }).from !== undefined,
+      (v) =>
+        v.operator === 'out' && v.kind === 'record' && (v.record as { from?: string }).from !== undefined,
     )!;
     const owned = written.record as { owner: string; item: string; from: string; seq: number };
     const trace = session.trace(written.seq, 0);

@@ -100,9 +100,13 @@ describe('a step', () => {
     const session = await debugSession(ownersJob(3), dir);
     const views = await stepToEnd(session);
     expect(views.map((v) => v.seq)).toEqual(views.map((_, i) => i + 1));
-    expect(views.slice(0, 3)).toEqual(
+    // Each record goes on to the operators after the source before the source makes the next.
+    const produced = views.filter((v) => v.kind === 'produce');
+    expect(produced.map((v) => v.seq)).toEqual([1, 4, 7]);
+    expect(views[1]).toMatchObject({ seq: 2, operator: 'owners', kind: 'record', record: { item: 'i0' } });
+    expect(produced).toEqual(
       [0, 1, 2].map((i) => ({
-        seq: i + 1,
+        seq: 3 * i + 1,
         operator: 'gen',
         subtask: 0,
         kind: 'produce',
@@ -157,9 +161,11 @@ describe('a step', () => {
 
   it('a checkpoint barrier is a step, at the source (where it starts) and at each input it arrives on', async () => {
     const dir = await jobFolder();
-    const session = await debugSession(ownersJob(40, { checkpointIntervalMs: 1000 }), dir, {
-      checkpointEverySteps: 30,
-    });
+    const session = await debugSession(
+      ownersJob(40, { checkpointIntervalMs: 1000, checkpointsRetained: 100 }),
+      dir,
+      { checkpointEverySteps: 30 },
+    );
     const views = await stepToEnd(session);
     const barriers = views.filter((v) => v.kind === 'barrier' && v.checkpointId === 1);
     expect(barriers[0]).toEqual({
@@ -188,18 +194,26 @@ describe('a step', () => {
 });
 
 describe('a debug run to the end', () => {
-  it('writes the same output as `pipewright run` of the same job (a loop, parallelism 4, async code)', async () => {
+  it('writes what `pipewright run` writes, but for what depends on how records of different channels meet (a loop, parallelism 4, async code)', async () => {
     const { job, dir } = await exampleJob('owner-has-items', { checkpointIntervalMs: 0 });
     await plainRun(job, dir);
-    const expected = await readLines(join(dir, 'out', 'ownership.jsonl'));
-    expect(expected.length).toBeGreaterThan(368);
+    const plain = await readLines(join(dir, 'out', 'ownership.jsonl'));
+    expect(plain.length).toBeGreaterThan(368);
     await rename(join(dir, 'out', 'ownership.jsonl'), join(dir, 'plain.jsonl'));
 
     const session = await debugSession(job, dir, { previewSinks: false });
     const views = await stepToEnd(session);
     await session.close();
     expect(views.some((v) => v.edge?.feedback === true)).toBe(true);
-    expect(await readLines(join(dir, 'out', 'ownership.jsonl'))).toEqual(expected);
+    const expected = await readLines(join(dir, 'out', 'ownership.jsonl'));
+    // A "waiting" event says a move came before the item it moves, still going round the loop
+    // (the feedback channel) while the move came from the source. At full speed a whole slice
+    // of moves goes before their transfers; a debug run follows each record round the loop
+    // before the source reads the next, so no move waits. Every other record is the same.
+    const waiting = (line: string) => (JSON.parse(line) as { event: string }).event === 'waiting';
+    expect(plain.filter(waiting).length).toBeGreaterThan(0);
+    expect(expected.filter(waiting)).toEqual([]);
+    expect([...expected].sort()).toEqual(plain.filter((line) => !waiting(line)).sort());
 
     // With preview sinks nothing is written, and the sink received the same records in the same order.
     const previewDir = await jobFolder(await exampleInputs('owner-has-items'));

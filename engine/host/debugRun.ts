@@ -2,7 +2,8 @@
 // a time, breakpoints, step back, record traces) with its status, steps, live metrics, checkpoints
 // and preview output sent as host events. It opens held before its first step (paused, step 0),
 // which comes just after the checkpoint it restores if it was started from one; resume continues
-// to the next breakpoint, and the step it stops at goes out as 'run.step'. At the end of the job
+// to the next breakpoint (or, until "nextOperator", to the next record step of another operator
+// at the latest), and the step it stops at goes out as 'run.step'. At the end of the job
 // the session stays open, so the designer can still step back, until the run is stopped or
 // another one starts.
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
@@ -12,7 +13,14 @@ import type { KvStore } from '../state/kvStore.js';
 import { checkpointEventOf, type DrivenRun, type RunBasics, StatusReportingRun } from './drivenRun.js';
 import { PREVIEW_BATCH } from './previewOutput.js';
 import { liveMetrics, MetricsFeed } from './runMetricsFeed.js';
-import type { Breakpoint, BreakpointProblem, RunInfo, StepView, TraceView } from './runProtocol.js';
+import type {
+  Breakpoint,
+  BreakpointProblem,
+  ResumeUntil,
+  RunInfo,
+  StepView,
+  TraceView,
+} from './runProtocol.js';
 
 export interface DebugRunOptions extends RunBasics {
   /** Sinks show their records and write nothing; such a run takes no checkpoints (see HostRun). */
@@ -193,13 +201,16 @@ export class DebugRun extends StatusReportingRun implements DrivenRun {
     return this.session.trace(step, emitted);
   }
 
-  /** Continues to the next breakpoint (or the end); the answer comes before it gets there. */
-  async resume(): Promise<RunInfo> {
+  /**
+   * Continues to the next breakpoint (or the end), or with `nextOperator` also to the next
+   * record step of another operator; the answer comes before it gets there.
+   */
+  async resume(until: ResumeUntil = 'breakpoint'): Promise<RunInfo> {
     if (this.status === 'running') return this.info();
     const session = this.usable('resume');
     if (this.status === 'finished') return this.info();
     this.setStatus('running');
-    this.continuing = session.continue().then(
+    this.continuing = session.continue(until).then(
       (view) => this.shown(view),
       (error: unknown) => {
         this.setStatus('paused', (error as Error).message);

@@ -105,6 +105,15 @@ export function runStartParams(raw: Raw): RunStartParams {
   };
 }
 
+export function resumeParams(raw: Raw): ParamsOf<'run.resume'> {
+  const method = 'run.resume';
+  const until = raw.until;
+  if (until !== undefined && until !== 'breakpoint' && until !== 'nextOperator') {
+    refuse(method, 'until', 'must be "breakpoint" or "nextOperator"');
+  }
+  return { runId: runId(method, raw), ...(until === undefined ? {} : { until }) };
+}
+
 export function setBreakpointsParams(raw: Raw): ParamsOf<'run.setBreakpoints'> {
   return { runId: runId('run.setBreakpoints', raw), breakpoints: breakpoints('run.setBreakpoints', raw) };
 }

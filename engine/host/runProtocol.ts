@@ -167,10 +167,19 @@ export interface TraceView {
   }[];
 }
 
+/**
+ * Where a debug run's resume stops, besides pause and the end of the job: `breakpoint` (the
+ * default) at the next breakpoint hit; `nextOperator` ("Run to next operator") also at the
+ * first step where a record reaches, or a source makes one in, an operator other than the
+ * current step's (the first record step at all before the first step).
+ */
+export type ResumeUntil = 'breakpoint' | 'nextOperator';
+
 export interface RunMethods {
   'run.start': [RunStartParams, RunInfo];
   'run.pause': [{ runId: string }, RunInfo];
-  'run.resume': [{ runId: string }, RunInfo];
+  /** `until` applies to debug runs; a run in mode "run" takes only its default. */
+  'run.resume': [{ runId: string; until?: ResumeUntil }, RunInfo];
   'run.stop': [{ runId: string }, RunInfo];
   /** Debug mode: delivers exactly one record, barrier or end-of-input to one subtask. */
   'run.step': [{ runId: string }, StepView | undefined];

@@ -23,6 +23,7 @@ import { HostRun } from './hostRun.js';
 import type { MethodSpec } from './hostService.js';
 import {
   checkpointsParams,
+  resumeParams,
   runIdParams,
   runStartParams,
   setBreakpointsParams,
@@ -261,8 +262,11 @@ export function createRunService(
       run: async ({ runId }) => runOf('run.pause', runId).run.pause(),
     },
     'run.resume': {
-      params: runIdParams('run.resume'),
-      run: async ({ runId }) => runOf('run.resume', runId).run.resume(),
+      params: resumeParams,
+      run: async ({ runId, until }) =>
+        until === 'nextOperator'
+          ? debugRunOf('run.resume', runId).resume(until)
+          : runOf('run.resume', runId).run.resume(),
     },
     'run.stop': {
       params: runIdParams('run.stop'),

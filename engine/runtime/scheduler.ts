@@ -9,6 +9,12 @@ import type { Subtask } from './subtask.js';
 
 /** Records a subtask takes per slice: small batches amortise the scheduling. */
 export const SLICE_RECORDS = 256;
+/**
+ * Records a source makes per slice in a debug run: one, so that the most-downstream-first rule
+ * takes each record through the whole graph before the source reads the next (a step follows a
+ * record, instead of showing a whole slice of the source first).
+ */
+export const DEBUG_SOURCE_RECORDS = 1;
 
 /** A run gives the event loop a turn this often, so signals, progress and metrics get through. */
 const YIELD_EVERY_MS = 25;
@@ -26,7 +32,7 @@ export type ScheduledUnit =
       readonly channel: Channel;
       readonly item: ChannelItem;
     }
-  /** A source's whole slice: the records it made went out through its emitter. */
+  /** A source's slice (one record in a debug run): what it made went out through its emitter. */
   | { readonly kind: 'produce'; readonly subtask: Subtask }
   /** A checkpoint taken where no barrier comes: at a source, or where no input is left to bring one. */
   | { readonly kind: 'snapshot'; readonly subtask: Subtask; readonly checkpointId: number }
@@ -132,10 +138,13 @@ export class Scheduler {
   }
 
   /**
-   * Debug runs: does the next unit of the work run() does, in the same order, and says what it
-   * was. A slice of a non-source is taken item by item (each subtask pauses after every item),
-   * a source's slice whole: nothing else runs during one, and a generator's records cannot be
-   * cut apart. Undefined once every subtask has finished.
+   * Debug runs: does the next unit of the work run() does, and says what it was. A slice of a
+   * non-source is taken item by item (each subtask pauses after every item), as run() takes it;
+   * a source makes DEBUG_SOURCE_RECORDS per slice, so everything downstream of a record runs
+   * before the next one is read. That is the one difference from run(): where an operator reads
+   * from several channels (upstream parallelism, a union, a loop), records of different channels
+   * may interleave otherwise than in a full-speed run; each channel's order is its upstream
+   * subtask's. Undefined once every subtask has finished.
    */
   async step(): Promise<ScheduledUnit | undefined> {
     if (!this.started) {
@@ -176,7 +185,7 @@ export class Scheduler {
         continue;
       }
       const checkpointId = next.snapshotDue;
-      await next.stepSlice(SLICE_RECORDS);
+      await next.stepSlice(next.isSource ? DEBUG_SOURCE_RECORDS : SLICE_RECORDS);
       if (checkpointId !== undefined) return { kind: 'snapshot', subtask: next, checkpointId };
       if (next.isSource) {
         return next.phase === 'finished'
