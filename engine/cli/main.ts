@@ -1,20 +1,18 @@
 // `pipewright run | validate`: the engine headless. Exit 0 done, 1 invalid job or failed run,
 // 2 usage error. Messages name the operator, edge or line; never an engine stack trace.
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import { findCheckpoint } from '../checkpoint/findCheckpoint.js';
 import { ThreadedJobRun } from '../deploy/threadedJobRun.js';
 import type { Problem } from '../graph/problem.js';
-import type { Job } from '../graph/schema.js';
-import { validateJobText } from '../graph/validate.js';
 import { JobError } from '../runtime/jobError.js';
 import { defaultRunDirs } from '../runtime/runDirs.js';
+import { readJobFile } from './jobFile.js';
 import { watchLauncher } from './launcherWatch.js';
 import { MetricsFile } from './metricsFile.js';
 import { formatCount, ProgressDisplay } from './progressDisplay.js';
 import { TerminalKeys } from './terminalKeys.js';
-import { type Command, parseCommand, USAGE, UsageError } from './usage.js';
+import { type Command, parseCommand, UsageError } from './usage.js';
 
 const VERSION = '0.1.0';
 
@@ -26,28 +24,28 @@ function complain(text: string): void {
   process.stderr.write(`pipewright: ${text}\n`);
 }
 
-function readJob(file: string): { job?: Job; problems: readonly Problem[] } {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
-    return {
-      problems: [{ code: 'unreadable', message: `cannot read the job file: ${why}`, path: '$', ids: [] }],
-    };
-  }
-  return validateJobText(text);
-}
-
 function problemLine(file: string, problem: Problem): string {
   const at = problem.line === undefined ? '' : `${problem.line}:${problem.column ?? 1}: `;
   return `${file}: ${at}${problem.message} (${problem.path})`;
 }
 
 function validate(command: Extract<Command, { name: 'validate' }>): number {
-  const { problems } = readJob(command.job);
+  const read = readJobFile(command.job);
+  if (read.unreadable !== undefined) {
+    if (command.json) {
+      say(
+        JSON.stringify({
+          file: command.job,
+          code: 'unreadable',
+          message: read.unreadable,
+          path: '$',
+          ids: [],
+        }),
+      );
+    } else complain(read.unreadable);
+    return 1;
+  }
+  const { problems } = read;
   for (const problem of problems) {
     if (command.json) say(JSON.stringify({ file: command.job, ...problem }));
     else complain(problemLine(command.job, problem));
@@ -57,7 +55,12 @@ function validate(command: Extract<Command, { name: 'validate' }>): number {
 }
 
 async function run(command: Extract<Command, { name: 'run' }>): Promise<number> {
-  const { job, problems } = readJob(command.job);
+  const read = readJobFile(command.job);
+  if (read.unreadable !== undefined) {
+    complain(read.unreadable);
+    return 1;
+  }
+  const { job, problems } = read;
   if (job === undefined) {
     for (const problem of problems) complain(problemLine(command.job, problem));
     complain(
@@ -178,12 +181,12 @@ async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     complain(error.message);
-    process.stderr.write(`${USAGE}\n`);
+    process.stderr.write(`${error.usage}\n`);
     return 2;
   }
   switch (command.name) {
     case 'help':
-      say(USAGE);
+      say(command.usage);
       return 0;
     case 'version':
       say(VERSION);

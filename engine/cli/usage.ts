@@ -1,28 +1,70 @@
-// The command line as the contract defines it; parsing errors are usage errors (exit 2).
-import { parseArgs } from 'node:util';
+// The command line as the contract defines it; parsing errors are usage errors (exit 2), said
+// in one line with the usage of the command they are about.
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+
+export const RUN_USAGE = `Usage: pipewright run JOB.job.json [--state-dir DIR] [--checkpoint-dir DIR]
+                                   [--restore latest|ID] [--metrics FILE] [--quiet]
+
+Runs the job until its sources end, or until Ctrl-C (SIGINT) or SIGTERM: that takes a final
+checkpoint, publishes what it covers and exits 0; a second one stops at once (exit 130).
+Progress is shown on a terminal.
+
+Options:
+  --state-dir DIR       keyed state (default: .pipewright/NAME/state beside the job file)
+  --checkpoint-dir DIR  checkpoints (default: .pipewright/NAME/checkpoints beside the job file)
+  --restore latest|ID   resume from the newest complete checkpoint, or from checkpoint ID
+  --metrics FILE        write per-operator and per-subtask counters as JSON lines every second
+  --quiet               print only errors
+  -h, --help            print this help
+
+Exit status: 0 done or stopped, 1 the job is invalid or failed (or another run has its
+folders), 2 usage error, 130 stopped at once.`;
+
+export const VALIDATE_USAGE = `Usage: pipewright validate JOB.job.json [--json]
+
+Checks the job file without running it and prints every problem at once, each naming its
+operator or edge (and the line and column, for a problem in an operator's code).
+
+Options:
+  --json      one JSON object per problem per line (file, code, message, path, ids);
+              nothing for a valid job
+  -h, --help  print this help
+
+Exit status: 0 valid, 1 not valid (or the file cannot be read), 2 usage error.`;
 
 export const USAGE = `Usage:
   pipewright run JOB.job.json [--state-dir DIR] [--checkpoint-dir DIR]
                               [--restore latest|ID] [--metrics FILE] [--quiet]
   pipewright validate JOB.job.json [--json]
+  pipewright run --help | validate --help
   pipewright --help | --version
 
-run       runs the job to its end (bounded sources) or until SIGINT/SIGTERM
+run       runs the job to its end (bounded sources) or until Ctrl-C, SIGINT or SIGTERM
 validate  prints every problem of the job file (JSON lines with --json)
 
 Options of run:
   --state-dir DIR       keyed state (default: .pipewright/NAME/state beside the job file)
   --checkpoint-dir DIR  checkpoints (default: .pipewright/NAME/checkpoints beside the job file)
-  --restore latest|ID   resume from the newest completed checkpoint, or from checkpoint ID
+  --restore latest|ID   resume from the newest complete checkpoint, or from checkpoint ID
   --metrics FILE        write per-operator and per-subtask counters as JSON lines every second
   --quiet               print only errors
 
 Exit status: 0 done, 1 the job is invalid or failed, 2 usage error.`;
 
-export class UsageError extends Error {}
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    /** The usage to print after the message: the command's own when the error is about one. */
+    readonly usage: string = USAGE,
+  ) {
+    super(message);
+  }
+}
+
+type CommandName = 'run' | 'validate';
 
 export type Command =
-  | { name: 'help' }
+  | { name: 'help'; usage: string }
   | { name: 'version' }
   | {
       name: 'run';
@@ -35,41 +77,81 @@ export type Command =
     }
   | { name: 'validate'; job: string; json: boolean };
 
+/** Each command's options; an option with a placeholder takes a value. */
+const OPTIONS: Readonly<Record<CommandName, Readonly<Record<string, { value?: string }>>>> = {
+  run: {
+    'state-dir': { value: 'DIR' },
+    'checkpoint-dir': { value: 'DIR' },
+    restore: { value: 'latest|ID' },
+    metrics: { value: 'FILE' },
+    quiet: {},
+    help: {},
+  },
+  validate: { json: {}, help: {} },
+};
+
+const USAGES: Readonly<Record<CommandName, string>> = { run: RUN_USAGE, validate: VALIDATE_USAGE };
+
+/**
+ * The command's options and positionals. Node's strict parser words its errors for a developer
+ * (and leaves a quote open), so it only splits the arguments here and each is judged below.
+ */
+function parseOptions(command: CommandName, args: readonly string[]) {
+  const spec = OPTIONS[command];
+  const usage = USAGES[command];
+  const options: NonNullable<ParseArgsConfig['options']> = {};
+  for (const [name, { value }] of Object.entries(spec)) {
+    options[name] = {
+      type: value === undefined ? 'boolean' : 'string',
+      ...(name === 'help' ? { short: 'h' } : {}),
+    };
+  }
+  const { tokens } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+    options,
+  });
+  const values: Record<string, string | true> = {};
+  const positionals: string[] = [];
+  for (const token of tokens) {
+    if (token.kind === 'positional') positionals.push(token.value);
+    if (token.kind !== 'option') continue;
+    const option = spec[token.name];
+    if (option === undefined) throw new UsageError(`unknown option ${token.rawName}`, usage);
+    if (option.value === undefined) {
+      if (token.inlineValue === true) throw new UsageError(`${token.rawName} takes no value`, usage);
+      values[token.name] = true;
+    } else {
+      // `--metrics --quiet` is a missing value, not a file named --quiet (write --metrics=--quiet).
+      if (token.value === undefined || (token.inlineValue === false && token.value.startsWith('-'))) {
+        throw new UsageError(`${token.rawName} needs a value: ${token.rawName} ${option.value}`, usage);
+      }
+      values[token.name] = token.value;
+    }
+  }
+  return { values, positionals, usage };
+}
+
 export function parseCommand(argv: readonly string[]): Command {
   if (argv.length === 0) throw new UsageError('no command given');
   const [command, ...rest] = argv;
-  if (command === '--help' || command === '-h' || command === 'help') return { name: 'help' };
+  if (command === '--help' || command === '-h') return { name: 'help', usage: USAGE };
+  if (command === 'help') {
+    const topic = rest[0];
+    if (topic === undefined) return { name: 'help', usage: USAGE };
+    if (topic === 'run' || topic === 'validate') return { name: 'help', usage: USAGES[topic] };
+    throw new UsageError(`no help on "${topic}": the commands are run and validate`);
+  }
   if (command === '--version' || command === '-v') return { name: 'version' };
   if (command !== 'run' && command !== 'validate') throw new UsageError(`unknown command "${command}"`);
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      strict: true,
-      options:
-        command === 'run'
-          ? {
-              'state-dir': { type: 'string' },
-              'checkpoint-dir': { type: 'string' },
-              restore: { type: 'string' },
-              metrics: { type: 'string' },
-              quiet: { type: 'boolean', default: false },
-              help: { type: 'boolean', short: 'h', default: false },
-            }
-          : {
-              json: { type: 'boolean', default: false },
-              help: { type: 'boolean', short: 'h', default: false },
-            },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) return { name: 'help' };
+  const { values, positionals, usage } = parseOptions(command, rest);
+  if (values.help === true) return { name: 'help', usage };
   if (positionals.length !== 1) {
     throw new UsageError(
       positionals.length === 0 ? `${command} needs a job file` : `${command} takes one job file`,
+      usage,
     );
   }
   const job = positionals[0]!;
@@ -77,7 +159,7 @@ export function parseCommand(argv: readonly string[]): Command {
   const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
   const restore = text('restore');
   if (restore !== undefined && restore !== 'latest' && !/^[0-9]+$/.test(restore)) {
-    throw new UsageError(`--restore takes "latest" or a checkpoint id (a number), not "${restore}"`);
+    throw new UsageError(`--restore takes "latest" or a checkpoint id (a number), not "${restore}"`, usage);
   }
   return {
     name: 'run',

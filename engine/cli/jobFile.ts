@@ -1,0 +1,30 @@
+// The job file a command names, read and validated. A file that cannot be read is said in one
+// line naming it (`cannot read job.json: no such file`): there is no job to list problems of.
+import { readFileSync } from 'node:fs';
+import type { Problem } from '../graph/problem.js';
+import type { Job } from '../graph/schema.js';
+import { validateJobText } from '../graph/validate.js';
+
+const REASONS: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EISDIR: 'it is a folder',
+  ENOTDIR: 'a part of its path is not a folder',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENAMETOOLONG: 'the name is too long',
+};
+
+export type JobFile =
+  | { readonly unreadable: string }
+  | { readonly unreadable?: undefined; readonly job?: Job; readonly problems: readonly Problem[] };
+
+export function readJobFile(file: string): JobFile {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    return { unreadable: `cannot read ${file}: ${(code && REASONS[code]) ?? message}` };
+  }
+  return validateJobText(text);
+}

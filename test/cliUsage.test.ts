@@ -1,0 +1,102 @@
+// Each command's own help, usage errors in one line of the CLI's words, and a job file that is not
+// there said as such, through the real CLI (issue 11, item 13).
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { describeRun, makeTempDir, removeTempDirs, runCli } from './cliHarness.js';
+
+afterAll(removeTempDirs);
+
+describe('help', () => {
+  it.each([
+    ['run', '--help'],
+    ['run', '-h'],
+    ['help', 'run'],
+  ])('`%s %s` prints the usage of run alone', async (...args) => {
+    const result = await runCli(args);
+    expect(result.code, describeRun(result)).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: pipewright run JOB\.job\.json/);
+    for (const option of ['--state-dir', '--checkpoint-dir', '--restore', '--metrics', '--quiet']) {
+      expect(result.stdout).toContain(option);
+    }
+    expect(result.stdout).toMatch(/Ctrl-C/);
+    expect(result.stdout).not.toMatch(/pipewright validate|--json/);
+  });
+
+  it.each([
+    ['validate', '--help'],
+    ['validate', '-h'],
+    ['help', 'validate'],
+  ])('`%s %s` prints the usage of validate alone', async (...args) => {
+    const result = await runCli(args);
+    expect(result.code, describeRun(result)).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: pipewright validate JOB\.job\.json \[--json\]/);
+    expect(result.stdout).toContain('--json');
+    expect(result.stdout).not.toMatch(/pipewright run|--state-dir/);
+  });
+});
+
+describe('usage errors', () => {
+  it('an unknown option is named in one line, followed by the usage of its command (exit 2)', async () => {
+    const result = await runCli(['run', 'x.job.json', '--bogus']);
+    expect(result.code, describeRun(result)).toBe(2);
+    const [first, ...rest] = result.stderr.split('\n');
+    expect(first).toBe('pipewright: unknown option --bogus');
+    expect(rest.join('\n')).toMatch(/^Usage: pipewright run /);
+    expect(result.stderr).not.toContain("'");
+  });
+
+  it("an option of run given to validate is unknown there, and validate's usage follows", async () => {
+    const result = await runCli(['validate', 'x.job.json', '--state-dir', 'd']);
+    expect(result.code, describeRun(result)).toBe(2);
+    expect(result.stderr).toMatch(/^pipewright: unknown option --state-dir\nUsage: pipewright validate /);
+  });
+
+  it('an option without its value says what value it takes, also when another option follows', async () => {
+    for (const args of [
+      ['run', 'x.job.json', '--metrics'],
+      ['run', 'x.job.json', '--metrics', '--quiet'],
+    ]) {
+      const result = await runCli(args);
+      expect(result.code, describeRun(result)).toBe(2);
+      expect(result.stderr.split('\n')[0]).toBe('pipewright: --metrics needs a value: --metrics FILE');
+    }
+  });
+
+  it('a value given to a switch is refused', async () => {
+    const result = await runCli(['run', 'x.job.json', '--quiet=yes']);
+    expect(result.code, describeRun(result)).toBe(2);
+    expect(result.stderr.split('\n')[0]).toBe('pipewright: --quiet takes no value');
+  });
+});
+
+describe('a job file that cannot be read', () => {
+  it.each(['run', 'validate'])('`%s` says so in one line naming the file (exit 1)', async (command) => {
+    const dir = await makeTempDir('pipewright-usage-');
+    const result = await runCli([command, 'missing.job.json'], { cwd: dir });
+    expect(result.code, describeRun(result)).toBe(1);
+    expect(result.stderr).toBe('pipewright: cannot read missing.job.json: no such file\n');
+    expect(result.stdout).toBe('');
+  });
+
+  it('a folder in its place is named as one', async () => {
+    const dir = await makeTempDir('pipewright-usage-');
+    await mkdir(path.join(dir, 'folder.job.json'));
+    const result = await runCli(['run', 'folder.job.json'], { cwd: dir });
+    expect(result.code, describeRun(result)).toBe(1);
+    expect(result.stderr).toBe('pipewright: cannot read folder.job.json: it is a folder\n');
+  });
+
+  it('`validate --json` gives it as one JSON line', async () => {
+    const dir = await makeTempDir('pipewright-usage-');
+    const result = await runCli(['validate', 'missing.job.json', '--json'], { cwd: dir });
+    expect(result.code, describeRun(result)).toBe(1);
+    expect(JSON.parse(result.stdout)).toEqual({
+      file: 'missing.job.json',
+      code: 'unreadable',
+      message: 'cannot read missing.job.json: no such file',
+      path: '$',
+      ids: [],
+    });
+  });
+});
