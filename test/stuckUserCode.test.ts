@@ -127,6 +127,24 @@ describe('a call into user code that never returns', () => {
   });
 });
 
+describe('settings.callTimeoutMs', () => {
+  it('fails a run one of whose calls runs past it, naming the operator and the record', async () => {
+    const dir = await jobDir(LOOPS_ON_3, 5, { callTimeoutMs: 300 });
+    const result = await runCli(['run', 'job.json'], { cwd: dir });
+    expect(result.code, describeRun(result)).toBe(1);
+    expect(result.stderr).toMatch(
+      /operator "p1" has run its code on the record from in\.jsonl:3 for \d\.\d s without returning: over the job's call time limit \(settings\.callTimeoutMs 300\)/,
+    );
+  });
+
+  it('leaves a run whose calls are quicker alone', async () => {
+    const dir = await jobDir('function process(r, ctx) { ctx.emit(r); }', 1000, { callTimeoutMs: 300 });
+    const result = await runCli(['run', 'job.json', '--quiet'], { cwd: dir });
+    expect(result.code, describeRun(result)).toBe(0);
+    expect((await readFile(path.join(dir, 'out.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(1000);
+  });
+});
+
 describe('a promise user code leaves behind', () => {
   it('that never settles fails the run, naming the operator and the record, with exit status 1', async () => {
     const dir = await jobDir(

@@ -54,6 +54,11 @@ export function stuckStopMessage(call: MarkedCall, forMs: number): string {
   return `stopped by force: ${describeCall(call, forMs)}`;
 }
 
+/** The failure of a run one of whose calls ran past `settings.callTimeoutMs`. */
+export function overTimeLimitMessage(call: MarkedCall, forMs: number, limitMs: number): string {
+  return `${describeCall(call, forMs)}: over the job's call time limit (settings.callTimeoutMs ${limitMs})`;
+}
+
 /** The failure of a run whose thread ended with a call's promise still pending: nothing could settle it. */
 export function neverSettledMessage(call: MarkedCall): string {
   return `${operatorOf(call)} failed${taskOf(call)}: its code returned a promise that never settled (nothing was left that could settle it: an async function must await only what resolves)`;

@@ -17,6 +17,7 @@ import {
   describeCall,
   NOTICE_AFTER_MS,
   neverSettledMessage,
+  overTimeLimitMessage,
   STUCK_AFTER_MS,
   stuckStopMessage,
   threadDiedMessage,
@@ -148,6 +149,11 @@ export class ThreadedJobRun {
     const stuckFor = this.view.stuckFor(now);
     const call = this.view.current();
     if (call === undefined) return;
+    const limit = this.options.job.settings.callTimeoutMs;
+    if (limit !== undefined && stuckFor >= limit) {
+      this.fail(overTimeLimitMessage(call, stuckFor, limit));
+      return;
+    }
     if (stuckFor >= NOTICE_AFTER_MS && this.noticedSince !== now - stuckFor) {
       this.noticedSince = now - stuckFor;
       this.onLongCall?.(describeCall(call, stuckFor));

@@ -37,6 +37,14 @@ export const settingsSchema = z
       .describe('"level": LevelDB on disk, one database per subtask. "memory": the heap.'),
     checkpointIntervalMs: nonNegativeMs.default(1000).describe('0 turns checkpoints off.'),
     checkpointsRetained: z.number().int().min(1).default(3),
+    callTimeoutMs: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        'A call into user code that runs longer than this (a record, or a promise it returned) fails the run, naming the operator and the record. Absent: no limit (Stop still ends a call that does not return).',
+      ),
   })
   .describe('Job-wide settings; every field has a default.');
 

@@ -14,11 +14,13 @@ import { Worker } from 'node:worker_threads';
 import {
   describeCall,
   NOTICE_AFTER_MS,
+  overTimeLimitMessage,
   STUCK_AFTER_MS,
   stuckStopMessage,
   threadDiedMessage,
 } from '../deploy/stuckCall.js';
 import { workerScript } from '../deploy/workerScript.js';
+import type { Job } from '../graph/schema.js';
 import { validateJobText } from '../graph/validate.js';
 import { CallMarkerView, createMarkerBuffer } from '../runtime/callMarker.js';
 import { releaseRunLocks } from '../runtime/runLock.js';
@@ -72,6 +74,8 @@ class RunThread {
 
   /** The last run.start's params: what its run locked (runLockTargets) follows from them. */
   started: RunStartParams | undefined;
+  /** That run's job. */
+  job: Job | undefined;
 
   /**
    * Every call still waiting fails with `message`; nothing more will come from this thread. The
@@ -84,7 +88,7 @@ class RunThread {
     this.pending.clear();
     const threadId = this.worker.threadId;
     await this.worker.terminate();
-    const job = this.started === undefined ? undefined : validateJobText(this.started.text).job;
+    const job = this.job;
     if (job === undefined || run === undefined || this.started === undefined) return;
     const places = {
       jobDir: dirname(this.started.path),
@@ -172,6 +176,7 @@ export function createThreadedRunService(emit: RunEventEmitter, runsDir?: string
       answer.then(
         () => {
           owner.started = params as RunStartParams;
+          owner.job = validateJobText(owner.started.text).job;
         },
         () => {},
       );
@@ -208,6 +213,11 @@ export function createThreadedRunService(emit: RunEventEmitter, runsDir?: string
       if (noticed && lastInfo !== undefined) emit('run.status', lastInfo);
       noticed = false;
       noticedSecond = -1;
+      return;
+    }
+    const limit = owner.job?.settings.callTimeoutMs;
+    if (limit !== undefined && stuckFor >= limit) {
+      void endThread(owner, overTimeLimitMessage(current, stuckFor, limit));
       return;
     }
     // As the CLI's (threadedJobRun.ts): a call that began before the stop or after it.

@@ -13,13 +13,16 @@ const { result, eventsOf, until } = session;
 /** The issue's 2 s, plus room for a loaded machine. */
 const STOP_BOUND_MS = 2000 + 2000;
 
-async function saveJob(code: string): Promise<{ path: string; text: string }> {
+async function saveJob(
+  code: string,
+  settings: Record<string, unknown> = {},
+): Promise<{ path: string; text: string }> {
   const lines = Array.from({ length: 5 }, (_, i) => JSON.stringify({ id: i + 1 }));
   await writeFile(join(session.dir, 'in.jsonl'), `${lines.join('\n')}\n`);
   const text = JSON.stringify({
     format: 'pipewright.job/1',
     name: 'stuck',
-    settings: { checkpointIntervalMs: 0 },
+    settings: { checkpointIntervalMs: 0, ...settings },
     operators: [
       { id: 'src', kind: 'source.jsonl', params: { path: 'in.jsonl' } },
       { id: 'p1', kind: 'process', params: { code } },
@@ -74,6 +77,24 @@ describe('user code that never returns, run from the designer', () => {
       await until('the next run to finish', () => lastStatus(next.runId)?.status === 'finished');
     });
   }
+
+  it('a call past settings.callTimeoutMs fails the run, naming the operator and the record', async () => {
+    const { path, text } = await saveJob(
+      'function process(r, ctx) {\n  if (r.id === 3) { while (true) {} }\n  ctx.emit(r);\n}',
+      { callTimeoutMs: 300 },
+    );
+    const info = await result('run.start', { text, path, mode: 'run', previewSinks: false });
+    const failed = await until('the run to fail', () => {
+      const status = lastStatus(info.runId);
+      return status?.status === 'failed' ? status : undefined;
+    });
+    expect(failed.message).toMatch(
+      /^operator "p1" has run its code on the record from in\.jsonl:3 for \d\.\d s without returning: over the job's call time limit \(settings\.callTimeoutMs 300\)$/,
+    );
+    const fixed = await saveJob('function process(r, ctx) { ctx.emit(r); }');
+    const next = await result('run.start', { ...fixed, mode: 'run', previewSinks: false });
+    await until('the next run to finish', () => lastStatus(next.runId)?.status === 'finished');
+  });
 
   it('a promise its code rejects and nothing handles fails the run, naming the operator and the record, and nothing else', async () => {
     const { path, text } = await saveJob(
