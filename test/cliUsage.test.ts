@@ -1,6 +1,6 @@
 // Each command's own help, usage errors in one line of the CLI's words, and a job file that is not
 // there said as such, through the real CLI (issue 11, item 13).
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeRun, makeTempDir, removeTempDirs, runCli } from './cliHarness.js';
@@ -98,5 +98,39 @@ describe('a job file that cannot be read', () => {
       path: '$',
       ids: [],
     });
+  });
+});
+
+describe('a metrics file that cannot be written', () => {
+  it('is one line naming it and why, in words (exit 1)', async () => {
+    const dir = await makeTempDir('pipewright-usage-');
+    await writeFile(
+      path.join(dir, 'job.json'),
+      JSON.stringify({
+        format: 'pipewright.job/1',
+        name: 'm',
+        operators: [
+          {
+            id: 'src',
+            kind: 'source.generator',
+            params: { code: 'function generate(i) { return { i }; }', count: 1 },
+          },
+          { id: 'out', kind: 'sink.jsonl', params: { path: 'out.jsonl' } },
+        ],
+        edges: [{ id: 'e1', from: 'src', to: 'out', partition: 'forward' }],
+      }),
+    );
+    await mkdir(path.join(dir, 'folder'));
+    await writeFile(path.join(dir, 'file'), '');
+    const folder = await runCli(['run', 'job.json', '--metrics', 'folder'], { cwd: dir });
+    expect(folder.code, describeRun(folder)).toBe(1);
+    expect(folder.stderr).toBe(
+      `pipewright: cannot write the metrics file ${path.join(dir, 'folder')}: it is a folder\n`,
+    );
+    const under = await runCli(['run', 'job.json', '--metrics', 'file/m.jsonl'], { cwd: dir });
+    expect(under.code, describeRun(under)).toBe(1);
+    expect(under.stderr).toBe(
+      `pipewright: cannot write the metrics file ${path.join(dir, 'file', 'm.jsonl')}: a file is in the way of its folder\n`,
+    );
   });
 });

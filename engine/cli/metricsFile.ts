@@ -6,6 +6,26 @@ import type { JobMetrics } from '../metrics/jobMetrics.js';
 
 const EVERY_MS = 1000;
 
+/** Node's messages carry the syscall and the path again (`EISDIR: illegal operation on a directory, open '/x'`). */
+function why(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'EISDIR':
+      return 'it is a folder';
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return 'a file is in the way of its folder';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EROFS':
+      return 'read-only file system';
+    case 'ENOSPC':
+      return 'no space left on device';
+    default:
+      return error.message;
+  }
+}
+
 export class MetricsFile {
   private timer: NodeJS.Timeout | undefined;
   private started = false;
@@ -22,7 +42,7 @@ export class MetricsFile {
       writeFileSync(this.path, '');
       this.started = true;
     } catch (error) {
-      throw new Error(`cannot write the metrics file ${this.path}: ${(error as Error).message}`);
+      throw new Error(`cannot write the metrics file ${this.path}: ${why(error as NodeJS.ErrnoException)}`);
     }
     this.timer = setInterval(() => this.write(false), EVERY_MS);
     this.timer.unref();
