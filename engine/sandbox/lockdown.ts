@@ -44,9 +44,12 @@ export function ensureLockdown(): void {
 
 /**
  * Freezes `value` and everything reachable from it (prototypes included), after locking
- * down. Everything the engine hands to user code besides JSON data (ctx, its methods, the
- * state handles) must go through this, and must keep its host powers in closures or
- * #private fields, never in properties: user code can read and walk any property.
+ * down. Everything the engine hands to user code besides JSON data goes through this (or
+ * through `harden` after ensureLockdown): ctx and its methods (userContext.ts), every state
+ * handle ctx.state gives out, the debugger's included (keyedState.ts), and console
+ * (userCode.ts). It must keep its host powers in closures or #private fields, never in
+ * properties: user code can read and walk any property. Records handed to user code are JSON
+ * data of its own and are not hardened.
  */
 export function hardenForUser<T>(value: T): T {
   ensureLockdown();

@@ -2,6 +2,7 @@
 // Map and list state keep one store entry per element, so no state is ever loaded whole; each
 // keeps a small meta entry (generation, element count, bytes) so that clear() is O(1) and the
 // state size (entries, bytes and keys) is known exactly while running.
+import { hardenForUser } from '../sandbox/lockdown.js';
 import type { KvSpace, KvStore, Stored } from './kvStore.js';
 import {
   checkStateName,
@@ -74,7 +75,10 @@ export class KeyedState {
   private readonly values = new Map<string, ValueStateApi>();
   private readonly maps = new Map<string, MapStateApi>();
   private readonly lists = new Map<string, ListStateApi>();
-  /** What user code sees as ctx.state. Closures only: it may be hardened without freezing us. */
+  /**
+   * What user code sees as ctx.state, and every handle it gives out, hardened (frozen, functions
+   * and prototypes included). Closures only, so hardening them does not freeze us.
+   */
   readonly api: StateApi;
 
   /** `instrument` wraps what user code sees (the debugger records each access with it). */
@@ -87,7 +91,7 @@ export class KeyedState {
       map: (name) => this.mapState(name),
       list: (name) => this.listState(name),
     };
-    this.api = instrument === undefined ? api : instrument(api, this);
+    this.api = hardenForUser(instrument === undefined ? api : hardenedHandles(instrument(api, this)));
   }
 
   /** The key of the record being processed (ctx.key). */
@@ -188,6 +192,7 @@ export class KeyedState {
       set: (value) => write(value === undefined ? undefined : codec.encode(what, value)),
       clear: () => write(undefined),
     };
+    hardenForUser(api);
     this.values.set(name, api);
     return api;
   }
@@ -275,6 +280,7 @@ export class KeyedState {
         for await (const [, value] of c.scan()) yield value;
       },
     };
+    hardenForUser(api);
     this.maps.set(name, api);
     return api;
   }
@@ -298,7 +304,17 @@ export class KeyedState {
       },
       clear: c.clear,
     };
+    hardenForUser(api);
     this.lists.set(name, api);
     return api;
   }
+}
+
+/** An instrumented api (the debugger's) whose handles are its own objects: hardened as they are given out. */
+function hardenedHandles(api: StateApi): StateApi {
+  return {
+    value: (name) => hardenForUser(api.value(name)),
+    map: (name) => hardenForUser(api.map(name)),
+    list: (name) => hardenForUser(api.list(name)),
+  };
 }
