@@ -4,6 +4,7 @@
 import type { ParamsOf } from '../graph/schema.js';
 import type { RecordSource } from '../runtime/envelope.js';
 import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
+import { recordCopy } from '../runtime/recordCopy.js';
 import { userContext } from './userContext.js';
 
 /** Records per slice when rate-limited: fixed, so slice boundaries do not depend on the clock. */
@@ -62,6 +63,10 @@ export class GeneratorSourceLogic extends BaseLogic {
     this.source = { operatorId: id, describe: (i) => `generator "${id}" record ${i}` };
   }
 
+  /** Words a returned record that JSON cannot hold (see recordCopy); lineage.position is its i. */
+  private readonly returned = () =>
+    `the record generate returned for i = ${this.env.emitter.lineage.position}`;
+
   /** The stream with the lowest next index, so records come in index order whatever the split. */
   private nextStream(): { next: number; stride: number } | undefined {
     let best: { next: number; stride: number } | undefined;
@@ -115,12 +120,12 @@ export class GeneratorSourceLogic extends BaseLogic {
         typeof (record as { then?: unknown }).then === 'function'
       ) {
         return Promise.resolve(record).then((value) => {
-          if (value !== undefined && value !== null) emitter.emit(value);
+          if (value !== undefined && value !== null) emitter.emit(recordCopy(value, this.returned));
           this.nextDue += (emitted + 1) * this.msPerRecord;
           return emitted + 1;
         });
       }
-      if (record !== undefined && record !== null) emitter.emit(record);
+      if (record !== undefined && record !== null) emitter.emit(recordCopy(record, this.returned));
       emitted++;
       if (emitter.blocked) break;
     }

@@ -2,7 +2,9 @@
 // its parts, and nothing on it leads back to the engine's objects (only closures do).
 
 import type { SubtaskEnvironment } from '../runtime/operatorLogic.js';
+import { recordCopy } from '../runtime/recordCopy.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
+import { findUserFrame } from '../sandbox/userCodeError.js';
 
 const notYet = (what: string) => () => {
   throw new Error(
@@ -32,9 +34,29 @@ export interface ContextExtras {
   random?: () => number;
 }
 
+/**
+ * Words where a record ctx.emit refused was emitted: the line of the user's code that called
+ * it, and for a source (whose failures name no input record) the record it was making.
+ * Only called when a record is refused: taking a stack costs microseconds.
+ */
+function emitSite(env: SubtaskEnvironment): () => string {
+  const operatorId = env.operator.id;
+  const isSource = env.operator.operator.kind.startsWith('source.');
+  return () => {
+    const frame = findUserFrame(String(new Error().stack), operatorId);
+    const lineage = env.emitter.lineage;
+    const making =
+      isSource && lineage.source !== undefined
+        ? ` (making ${lineage.source.describe(lineage.position)})`
+        : '';
+    return `ctx.emit${frame === undefined ? '' : ` at line ${frame.line} of its code`}${making}`;
+  };
+}
+
 export function userContext(env: SubtaskEnvironment, extras: ContextExtras = {}): object {
   ensureLockdown();
   const emitter = env.emitter;
+  const site = emitSite(env);
   const ctx = {
     get key() {
       return env.current?.key;
@@ -52,7 +74,8 @@ export function userContext(env: SubtaskEnvironment, extras: ContextExtras = {})
       if (port !== undefined && typeof port !== 'string')
         throw new TypeError('ctx.emit(record, port): port must be a string');
       if (record === undefined) throw new TypeError('ctx.emit(record): record is undefined');
-      emitter.emit(record, port);
+      // A snapshot taken now: changing the object afterwards changes nothing downstream.
+      emitter.emit(recordCopy(record, site), port);
     },
     state: env.state?.api ?? stateWithoutKey(env),
     timers,

@@ -4,6 +4,7 @@ import { KINDS } from '../graph/operatorKinds.js';
 import type { Operator } from '../graph/schema.js';
 import type { Envelope } from '../runtime/envelope.js';
 import { BaseLogic, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
+import { recordCopy } from '../runtime/recordCopy.js';
 import { compileUserCode } from '../sandbox/userCode.js';
 import { userContext } from './userContext.js';
 
@@ -58,6 +59,9 @@ abstract class UserFunctionLogic extends BaseLogic {
   restoreProgress(): void {}
 }
 
+const mapReturned = () => 'the record map returned';
+const filterPassed = () => 'the record filter passed on';
+
 class ProcessLogic extends UserFunctionLogic {
   protected handle(): void {}
 }
@@ -65,13 +69,14 @@ class ProcessLogic extends UserFunctionLogic {
 class MapLogic extends UserFunctionLogic {
   protected handle(_envelope: Envelope, result: unknown): void {
     // Returning nothing drops the record, as a Node-RED function returning null does.
-    if (result !== undefined && result !== null) this.env.emitter.emit(result);
+    if (result !== undefined && result !== null) this.env.emitter.emit(recordCopy(result, mapReturned));
   }
 }
 
 class FilterLogic extends UserFunctionLogic {
   protected handle(envelope: Envelope, result: unknown): void {
-    if (result) this.env.emitter.emit(envelope.value);
+    // A copy: the filter may have changed the record, or may keep it and change it later.
+    if (result) this.env.emitter.emit(recordCopy(envelope.value, filterPassed));
   }
 }
 
@@ -83,7 +88,12 @@ class FlatMapLogic extends UserFunctionLogic {
         'flatMap must return an array (or other iterable) of records, or emit them with ctx.emit',
       );
     }
-    for (const record of result as Iterable<unknown>) this.env.emitter.emit(record);
+    let i = 0;
+    const element = () => `element ${i} of what flatMap returned`;
+    for (const record of result as Iterable<unknown>) {
+      this.env.emitter.emit(recordCopy(record, element));
+      i++;
+    }
   }
 }
 
