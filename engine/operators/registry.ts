@@ -1,12 +1,14 @@
 // From a planned operator to the logic each of its subtasks runs. Work that belongs to the
-// operator as a whole (compiling its code, the sink's shared target) happens once here.
+// operator as a whole (the sink's shared target) happens once here. User code is compiled here
+// too, before anything is opened, but once per subtask: each subtask gets its own Compartment,
+// so the code's top-level variables are that subtask's alone (see compileSubtaskFunctions).
 import type { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import type { OperatorLogic, SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { JsonlSinkLogic, SinkTarget } from './sinkJsonl.js';
 import { GeneratorSourceLogic } from './sourceGenerator.js';
 import { JsonlSourceLogic } from './sourceJsonl.js';
-import { compileOperatorFunction, userFunctionLogics } from './userFunctions.js';
+import { compileSubtaskFunctions, userFunctionLogics } from './userFunctions.js';
 
 export type LogicFactory = (env: SubtaskEnvironment) => OperatorLogic;
 
@@ -32,16 +34,16 @@ export function prepareOperator(
     case 'source.jsonl':
       return { create: (env) => new JsonlSourceLogic(env, operator.params) };
     case 'source.generator': {
-      const generate = compileOperatorFunction(operator);
-      return { create: (env) => new GeneratorSourceLogic(env, operator.params, generate) };
+      const generate = compileSubtaskFunctions(operator, planned.parallelism);
+      return { create: (env) => new GeneratorSourceLogic(env, operator.params, generate(env.subtask)) };
     }
     case 'map':
     case 'filter':
     case 'flatMap':
     case 'process': {
-      const fn = compileOperatorFunction(operator);
+      const fn = compileSubtaskFunctions(operator, planned.parallelism);
       const Logic = userFunctionLogics[operator.kind];
-      return { create: (env) => new Logic(env, fn) };
+      return { create: (env) => new Logic(env, fn(env.subtask)) };
     }
     case 'sink.jsonl': {
       const sink = new SinkTarget(

@@ -1,5 +1,5 @@
 // map, filter, flatMap and process: user functions over records. The code is compiled once per
-// operator; every subtask calls the same functions with its own ctx.
+// subtask, each in a Compartment of its own, and called with that subtask's ctx.
 import { KINDS } from '../graph/operatorKinds.js';
 import type { Operator } from '../graph/schema.js';
 import type { Envelope } from '../runtime/envelope.js';
@@ -23,6 +23,25 @@ export function compileOperatorFunction(operator: Operator): UserFunction {
     required: [name],
   });
   return functions[name]!;
+}
+
+/**
+ * The operator's function for each of its subtasks, all compiled now (so an error in the code
+ * stops the job before anything is opened). A top-level variable of the code is then one
+ * subtask's, as a field of a Flink function instance is: subtask 0 never sees what subtask 1
+ * wrote there. It is still not in checkpoints (a cache at most). A compiled copy costs 0.5-0.9 ms
+ * and ~10 KiB of heap (measured on a busy 2-core machine), once per subtask and run.
+ */
+export function compileSubtaskFunctions(
+  operator: Operator,
+  parallelism: number,
+): (subtask: number) => UserFunction {
+  const functions = Array.from({ length: parallelism }, () => compileOperatorFunction(operator));
+  return (subtask) => {
+    const fn = functions[subtask];
+    if (fn === undefined) throw new Error(`operator "${operator.id}" has no subtask ${subtask}`);
+    return fn;
+  };
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
