@@ -38,11 +38,15 @@
 // arrive in the order of `pipewright run`; where a subtask reads several (upstream subtasks in
 // parallel, a union, a loop's feedback edge) they may interleave otherwise, and a job whose
 // results depend on that interleaving may write other records (README, Debugger;
-// docs/job-file.md, Order and determinism). Checkpoints are taken every `checkpointEverySteps` steps that move a record (by
-// default one per checkpointIntervalMs / 10 ms, i.e. such a step stands for 10 ms), never by
-// the clock, so a replay takes them at the same steps. Barrier and checkpoint steps do not
-// count: a checkpoint whose barriers take more steps than that would otherwise make the next
-// one due at once, and no record would move.
+// docs/job-file.md, Order and determinism).
+//
+// Checkpoints are taken every `checkpointEverySteps` steps that move a record (by default one
+// per checkpointIntervalMs such steps: a step stands for 1 ms), never by the clock, so a replay
+// takes them at the same steps. Barrier and checkpoint steps do not count: a checkpoint whose
+// barriers take more steps than that would otherwise make the next one due at once, and no
+// record would move. The spacing also bounds how far back a step back can put the run in place:
+// a sink's part files go with the checkpoints retention drops, and a saved point that needs one
+// of them can only be reached by a replay from the start.
 //
 // Stepping back: see timeTravel.ts. The run is saved in memory every few units of work (state is
 // rolled back by a journal, not copied; a sink's part files are cut back), restored, and
@@ -103,8 +107,13 @@ export interface DebugSessionOptions {
  */
 export type ContinueTo = 'breakpoint' | 'nextOperator';
 
-/** How much of a normal run's time one step stands for, to space checkpoints by steps. */
-const MS_PER_STEP = 10;
+/**
+ * How much of a normal run's time one record step stands for, to space checkpoints by steps.
+ * With each record followed through the job, a default job (1000 ms, 3 retained) keeps the
+ * files of its last 2000 to 3000 steps, about as far back as saved points are kept densely
+ * (see timeTravel.ts): a step back that far is done in place.
+ */
+const MS_PER_STEP = 1;
 /** continue() gives the event loop a turn this often, so that pause() and metrics get through. */
 const YIELD_EVERY_MS = 10;
 /** Views of this many of the last steps are kept, to check a replay against them. */

@@ -207,7 +207,8 @@ describe('a debug run', () => {
       ['k3', 10],
     ]);
 
-    const withCheckpoints = await start({}, { checkpointIntervalMs: 200 });
+    // A checkpoint every 20 record steps (a step stands for 1 ms).
+    const withCheckpoints = await start({}, { checkpointIntervalMs: 20 });
     await result('run.resume', { runId: withCheckpoints.runId });
     await until('the end', () => eventsOf('run.status').at(-1)?.status === 'finished');
     const checkpoints = eventsOf('run.checkpoint').filter((c) => c.runId === withCheckpoints.runId);
@@ -273,7 +274,7 @@ describe('a debug run', () => {
     const expected = await output();
 
     // A debug run taking a checkpoint every 50 steps and keeping one, stopped a few steps after one.
-    const text = longer({ checkpointIntervalMs: 500, checkpointsRetained: 1 });
+    const text = longer({ checkpointIntervalMs: 50, checkpointsRetained: 1 });
     const first = await start({ text });
     const completed = () => eventsOf('run.checkpoint', first.runId).filter((c) => c.status === 'completed');
     while (completed().length === 0) {
