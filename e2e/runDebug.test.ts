@@ -39,6 +39,16 @@ const HIT_GAIN = EVENTS.filter(
   (e) => e.seq < HIT.seq && e.item === HIT.item && (e.type === 'add' ? e.owner : e.to) === 'o7',
 ).at(-1)!;
 
+/**
+ * Output lines but the "waiting" events: how many of those a run writes depends on how moves
+ * meet the transfers going round the loop, and a debug run, which follows each record round
+ * before reading the next, writes none (README, Debugger). Every other line is the same.
+ */
+const settledLines = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => line !== '' && (JSON.parse(line) as { event?: string }).event !== 'waiting').length;
+
 let session: AppSession;
 const jobFile = () => join(session.workDir, 'owner-has-items.job.json');
 const outputFile = () => join(session.workDir, 'out', 'ownership.jsonl');
@@ -212,6 +222,7 @@ describe('debugging owner-has-items', () => {
       'Resume',
       'Stop',
       'Step',
+      'Run to next operator',
       'Step back',
       'Restart from checkpoint…',
     ]);
@@ -476,7 +487,7 @@ describe('debugging owner-has-items', () => {
     expect(reread).toBeLessThan(EVENTS.length);
     // Records after the checkpoint were written again in place of the ones the restore cut off.
     expectOwnershipOutput(readText(outputFile()), EVENTS);
-    expect(readText(outputFile()).split('\n').length).toBe(before.split('\n').length);
+    expect(settledLines(readText(outputFile()))).toBe(settledLines(before));
     expectNoPageErrors(session);
   });
 
@@ -502,7 +513,7 @@ describe('debugging owner-has-items', () => {
     await expectStatus(page, /^Finished — done: the job ended at step \d+$/, 40_000);
     // From the checkpoint on, the same records in place of the ones the restore cut off.
     expectOwnershipOutput(readText(outputFile()), EVENTS);
-    expect(readText(outputFile()).split('\n').length).toBe(before.split('\n').length);
+    expect(settledLines(readText(outputFile()))).toBe(settledLines(before));
     expectNoPageErrors(session);
   });
 });

@@ -213,7 +213,13 @@ describe('running owner-has-items on a bigger input', () => {
     await expectStatus(page, 'Paused before the first step');
     const panel = await openTab(page, 'Debugger');
     await panel.getByText('Paused before the first step. Step (F10) delivers the first record.').waitFor();
-    expect(await enabledRunButtons(page)).toEqual(['Resume', 'Stop', 'Step', 'Restart from checkpoint…']);
+    expect(await enabledRunButtons(page)).toEqual([
+      'Resume',
+      'Stop',
+      'Step',
+      'Run to next operator',
+      'Restart from checkpoint…',
+    ]);
 
     await page.keyboard.press('F10');
     await expectStatus(page, 'Paused at step 1');

@@ -128,6 +128,7 @@ export function buildApplicationMenu(options: MenuOptions): Menu {
         command('Stop', 'run.stop', 'Shift+F5'),
         { type: 'separator' },
         command('Step', 'run.step', 'F10'),
+        command('Run to Next Operator', 'run.toNextOperator', 'Shift+F11'),
         command('Step Back', 'run.stepBack', 'Shift+F10'),
         { type: 'separator' },
         command('Restart from Checkpoint…', 'run.restart'),

@@ -30,6 +30,7 @@ export const MENU_COMMANDS = [
   'run.resume',
   'run.stop',
   'run.step',
+  'run.toNextOperator',
   'run.stepBack',
   'run.restart',
   'help.about',

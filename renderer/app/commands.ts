@@ -13,7 +13,7 @@ export interface ViewportCommands {
 
 export type RunCommands = Pick<
   RunController,
-  'run' | 'debug' | 'pause' | 'resume' | 'stop' | 'step' | 'stepBack' | 'restart'
+  'run' | 'debug' | 'pause' | 'resume' | 'stop' | 'step' | 'toNextOperator' | 'stepBack' | 'restart'
 >;
 
 export type CommandTable = Record<MenuCommand, () => unknown>;
@@ -59,6 +59,7 @@ export function createCommands(
     'run.resume': () => runs.resume(),
     'run.stop': () => runs.stop(),
     'run.step': () => runs.step(),
+    'run.toNextOperator': () => runs.toNextOperator(),
     'run.stepBack': () => runs.stepBack(),
     'run.restart': () => runs.restart(),
     'help.about': about,
@@ -118,6 +119,14 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { command: 'run.stop', label: 'Shift+F5', inText: true, matches: (e, m) => fKey(e, m, 'F5', true) },
   { command: 'run.step', label: 'F10', inText: true, matches: (e, m) => fKey(e, m, 'F10', false) },
   { command: 'run.stepBack', label: 'Shift+F10', inText: true, matches: (e, m) => fKey(e, m, 'F10', true) },
+  // Shift+F11 is Step Out in code debuggers: finish here, stop where the next one starts. (F11
+  // alone is full screen in browsers and in the desktop app's View menu.)
+  {
+    command: 'run.toNextOperator',
+    label: 'Shift+F11',
+    inText: true,
+    matches: (e, m) => fKey(e, m, 'F11', true),
+  },
 ];
 
 export function shortcutLabel(command: MenuCommand, isMac: boolean): string | undefined {

@@ -62,6 +62,7 @@ export const MENUS: readonly MenuModel[] = [
       { command: 'run.stop', label: 'Stop' },
       'separator',
       { command: 'run.step', label: 'Step' },
+      { command: 'run.toNextOperator', label: 'Run to next operator' },
       { command: 'run.stepBack', label: 'Step back' },
       'separator',
       { command: 'run.restart', label: 'Restart from checkpoint…' },

@@ -16,7 +16,16 @@ import {
   useStore,
   type Viewport,
 } from '@xyflow/react';
-import { type DragEvent, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import {
+  type DragEvent,
+  type MouseEvent as ReactMouseEvent,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
 import { autoLayout, NODE_HEIGHT, NODE_WIDTH } from '../document/autoLayout';
 import { draftPositions, type JobDraft, newJobDraft, type XY } from '../document/jobDraft';
 import { carriesKind, draggedKind } from '../palette/paletteDrag';
@@ -29,6 +38,7 @@ import { FAR_ZOOM, FarZoomContext } from './farZoom';
 import { buildEdges, buildNodes, type OperatorFlowNode, type PartitionFlowEdge } from './flowElements';
 import { type FlowModel, flowModelOf } from './flowModel';
 import { GRID, snap } from './grid';
+import { OperatorMenu, type OperatorMenuPlace } from './OperatorMenu';
 import { OperatorNode } from './OperatorNode';
 import { openingViewport } from './openingViewport';
 import { portOf } from './operatorPorts';
@@ -195,6 +205,16 @@ function CanvasFlow() {
     [store],
   );
 
+  // An operator's context menu (OperatorMenu.tsx), where its card was right-clicked.
+  const [menuPlace, setMenuPlace] = useState<OperatorMenuPlace>();
+  const onNodeContextMenu = useCallback((event: ReactMouseEvent, node: OperatorFlowNode) => {
+    const operator = latest.current.model.byNode.get(node.id)?.opId;
+    if (operator === undefined) return;
+    event.preventDefault();
+    setMenuPlace({ operator, x: event.clientX, y: event.clientY });
+  }, []);
+  const closeMenu = useCallback(() => setMenuPlace(undefined), []);
+
   const beginMove = useCallback(() => store.getState().beginMove(), [store]);
   const endMove = useCallback(() => store.getState().endMove(), [store]);
 
@@ -279,6 +299,8 @@ function CanvasFlow() {
             onNodesChange={onNodesChange}
             onEdgesChange={onEdgesChange}
             onConnect={onConnect}
+            onNodeContextMenu={onNodeContextMenu}
+            onMoveStart={closeMenu}
             onDragOver={onDragOver}
             onDrop={onDrop}
             onNodeDragStart={beginMove}
@@ -306,6 +328,7 @@ function CanvasFlow() {
           </ReactFlow>
         )}
       </FarZoomContext>
+      {menuPlace !== undefined && <OperatorMenu place={menuPlace} onClose={closeMenu} />}
       {empty && (
         <p className="canvas-empty">
           Drag an operator here from the palette, or click one to add it to the middle of the canvas.

@@ -19,7 +19,7 @@ function CurrentStep() {
       <div className="run-step run-empty">
         <p>
           {status === 'idle'
-            ? 'Stepping through a run record by record: start it with Debug; each Step (F10) delivers one record, barrier or end of input to one subtask and shows here what it did.'
+            ? 'Stepping through a run record by record: start it with Debug; each Step (F10) delivers one record, barrier or end of input to one subtask and shows here what it did, following each record through the job. Run to next operator (Shift+F11) goes on to where a record reaches another operator; right-click an operator on the canvas to break on it.'
             : mode === 'debug' && status === 'paused'
               ? restoredFrom === undefined
                 ? 'Paused before the first step. Step (F10) delivers the first record.'

@@ -14,6 +14,7 @@ export function RunToolbar({ run }: { run: (command: MenuCommand) => void }) {
   const message = useRun((s) => s.message);
   const restoredFrom = useRun((s) => s.restoredFrom);
   const outdated = useRun((s) => s.outdated);
+  const runningTo = useRun((s) => s.runningTo);
   const notice = useRun((s) => s.notice);
   const previewSinks = useRun((s) => s.previewSinks);
   const setPreviewSinks = useRun((s) => s.setPreviewSinks);
@@ -26,6 +27,7 @@ export function RunToolbar({ run }: { run: (command: MenuCommand) => void }) {
     message,
     restoredFrom,
     outdated,
+    runningTo,
   };
   const enabled = controlsEnabled(state);
 
@@ -52,7 +54,13 @@ export function RunToolbar({ run }: { run: (command: MenuCommand) => void }) {
           'run.step',
           'Step',
           enabled.step,
-          'Deliver one record, barrier or watermark to one subtask (F10)',
+          'Deliver the next record, barrier or end of input to one subtask (F10)',
+        )}
+        {tool(
+          'run.toNextOperator',
+          'Run to next operator',
+          enabled.toNextOperator,
+          "Run until a record reaches an operator other than this step's, or a breakpoint hits (Shift+F11)",
         )}
         {tool('run.stepBack', 'Step back', enabled.stepBack, 'Undo the last step (Shift+F10)')}
         {tool(

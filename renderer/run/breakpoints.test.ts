@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { addBreakpoint, describeBreakpoint, draftProblem, removeBreakpoint } from './breakpoints';
+import {
+  addBreakpoint,
+  breaksOnOperator,
+  describeBreakpoint,
+  draftProblem,
+  removeBreakpoint,
+  toggleOperatorBreakpoint,
+} from './breakpoints';
 
 describe('breakpoints', () => {
   it('numbers breakpoints after the highest number in use', () => {
@@ -28,6 +35,17 @@ describe('breakpoints', () => {
     expect(draftProblem({ type: 'condition', expression: '  ' })).toMatch(/condition/);
     expect(draftProblem({ type: 'stateKey', key: '' })).toMatch(/state key/);
     expect(draftProblem({ type: 'condition', expression: 'true' })).toBeUndefined();
+  });
+
+  it("toggles an operator breakpoint (the canvas's Break on this operator), leaving the others", () => {
+    const condition = addBreakpoint([], { type: 'condition', operator: 'owners', expression: 'r.x' });
+    const on = toggleOperatorBreakpoint(condition, 'owners');
+    expect(on).toEqual([...condition, { id: 'bp2', type: 'operator', operator: 'owners' }]);
+    expect(breaksOnOperator(on, 'owners')).toBe(true);
+    expect(breaksOnOperator(on, 'out')).toBe(false);
+    // Off again: every operator breakpoint on it goes (one may have come from the form too).
+    const twice = addBreakpoint(on, { type: 'operator', operator: 'owners' });
+    expect(toggleOperatorBreakpoint(twice, 'owners')).toEqual(condition);
   });
 
   it('describes each kind', () => {

@@ -48,6 +48,20 @@ export function removeBreakpoint(list: readonly Breakpoint[], id: string): Break
   return list.filter((bp) => bp.id !== id);
 }
 
+/** Whether the list stops at every record of `operator` (an operator breakpoint on it). */
+export function breaksOnOperator(list: readonly Breakpoint[], operator: string): boolean {
+  return list.some((bp) => bp.type === 'operator' && bp.operator === operator);
+}
+
+/**
+ * "Break on this operator" from the canvas: adds an operator breakpoint on it, or removes every
+ * one there is (conditions and state keys on the operator stay).
+ */
+export function toggleOperatorBreakpoint(list: readonly Breakpoint[], operator: string): Breakpoint[] {
+  if (!breaksOnOperator(list, operator)) return addBreakpoint(list, { type: 'operator', operator });
+  return list.filter((bp) => bp.type !== 'operator' || bp.operator !== operator);
+}
+
 /** "owners: r.owner === "o7"", "any operator: state key o7", "operator events". */
 export function describeBreakpoint(bp: Breakpoint): string {
   const where = bp.type === 'operator' ? bp.operator : (bp.operator ?? 'any operator');

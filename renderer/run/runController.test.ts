@@ -175,6 +175,41 @@ describe('run controller', () => {
     expect(t.runs.getState().history.map((s) => s.seq)).toEqual([1]);
   });
 
+  it('runs to the next operator (run.resume until "nextOperator") only while a debug run is paused', async () => {
+    const t = setup({ 'run.start': () => info('paused'), 'run.resume': () => info('running') });
+    await t.controller.toNextOperator();
+    expect(t.methods()).toEqual([]);
+    await t.controller.debug();
+    await t.controller.toNextOperator();
+    expect(t.calls.at(-1)).toEqual({ method: 'run.resume', params: { runId: 'r1', until: 'nextOperator' } });
+    expect(t.runs.getState()).toMatchObject({ status: 'running', runningTo: 'nextOperator' });
+    t.emit('run.step', { runId: 'r1', step: step(2) });
+    t.emit('run.status', info('paused'));
+    // A plain Resume goes to the next breakpoint again.
+    await t.controller.resume();
+    expect(t.calls.at(-1)).toEqual({ method: 'run.resume', params: { runId: 'r1' } });
+    expect(t.runs.getState().runningTo).toBe('breakpoint');
+  });
+
+  it("toggles a breakpoint on an operator (the canvas's Break on this operator), sent to a paused run", async () => {
+    const t = setup({
+      'run.start': () => info('paused'),
+      'run.setBreakpoints': () => ({ problems: [] }),
+    });
+    await t.controller.debug();
+    await t.controller.toggleOperatorBreakpoint('owners');
+    expect(t.calls.at(-1)).toEqual({
+      method: 'run.setBreakpoints',
+      params: { runId: 'r1', breakpoints: [{ id: 'bp1', type: 'operator', operator: 'owners' }] },
+    });
+    await t.controller.toggleOperatorBreakpoint('owners');
+    expect(t.calls.at(-1)).toEqual({
+      method: 'run.setBreakpoints',
+      params: { runId: 'r1', breakpoints: [] },
+    });
+    expect(breakpointsOf(t.runs.getState())).toEqual([]);
+  });
+
   it('refuses to run a job with problems', async () => {
     const t = setup({ 'run.start': () => info('running') });
     t.designer.getState().setSetting('checkpointIntervalMs', -5);

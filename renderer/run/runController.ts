@@ -12,7 +12,12 @@ import type {
 } from '../../engine/host/protocol.js';
 import type { DesignerStore } from '../store/designerStore';
 import { problemsOf } from '../store/selectors';
-import { addBreakpoint, type BreakpointDraft, removeBreakpoint } from './breakpoints';
+import {
+  addBreakpoint,
+  type BreakpointDraft,
+  removeBreakpoint,
+  toggleOperatorBreakpoint,
+} from './breakpoints';
 import { type DocumentFields, documentChange, documentKey, jobEdited } from './documentChange';
 import type { RunClient } from './runClient';
 import { controlsEnabled, isActive } from './runControls';
@@ -215,7 +220,10 @@ export function createRunController(deps: RunControllerDeps) {
   const resume = () =>
     withRun(
       (c) => c.resume,
-      async (runId) => applyInfo(await client.request('run.resume', { runId })),
+      async (runId) => {
+        r().setRunningTo('breakpoint');
+        applyInfo(await client.request('run.resume', { runId }));
+      },
     );
   const stop = () =>
     withRun(
@@ -251,6 +259,15 @@ export function createRunController(deps: RunControllerDeps) {
           r().setNotice(undefined);
         },
       ),
+    /** Runs until a record reaches another operator than the current step's (or a breakpoint hits). */
+    toNextOperator: () =>
+      withRun(
+        (c) => c.toNextOperator,
+        async (runId) => {
+          r().setRunningTo('nextOperator');
+          applyInfo(await client.request('run.resume', { runId, until: 'nextOperator' }));
+        },
+      ),
     stepBack: () =>
       withRun(
         (c) => c.stepBack,
@@ -284,6 +301,9 @@ export function createRunController(deps: RunControllerDeps) {
       }),
     addBreakpoint: (draft: BreakpointDraft) => sendBreakpoints(addBreakpoint(breakpointsOf(r()), draft)),
     removeBreakpoint: (id: string) => sendBreakpoints(removeBreakpoint(breakpointsOf(r()), id)),
+    /** The canvas's "Break on this operator": on, or off again. */
+    toggleOperatorBreakpoint: (operator: string) =>
+      sendBreakpoints(toggleOperatorBreakpoint(breakpointsOf(r()), operator)),
     trace: (step: number, emitted: number): Promise<TraceView> => {
       const { runId } = r();
       if (runId === undefined) return Promise.reject(new Error('There is no run to trace.'));

@@ -24,12 +24,22 @@ describe('run controls', () => {
 
   it('steps only a paused debug run, and steps back only from a shown step', () => {
     const pausedDebug = { ...idle, status: 'paused', mode: 'debug' } as const;
-    expect(controlsEnabled(pausedDebug)).toMatchObject({ resume: true, step: true, stepBack: false });
+    expect(controlsEnabled(pausedDebug)).toMatchObject({
+      resume: true,
+      step: true,
+      toNextOperator: true,
+      stepBack: false,
+    });
     expect(controlsEnabled({ ...pausedDebug, hasStep: true })).toMatchObject({
       stepBack: true,
       editBreakpoints: true,
     });
-    expect(controlsEnabled({ ...pausedDebug, mode: 'run' })).toMatchObject({ resume: true, step: false });
+    expect(controlsEnabled({ ...pausedDebug, mode: 'run' })).toMatchObject({
+      resume: true,
+      step: false,
+      toNextOperator: false,
+    });
+    expect(controlsEnabled({ ...pausedDebug, status: 'running' }).toNextOperator).toBe(false);
   });
 
   it('does not restart a run that is still starting', () => {
@@ -60,6 +70,9 @@ describe('statusText', () => {
     expect(statusText({ ...idle, status: 'running' })).toBe('Running');
     expect(statusText({ ...idle, status: 'running', mode: 'debug' })).toBe(
       'Debugging: running to the next breakpoint',
+    );
+    expect(statusText({ ...idle, status: 'running', mode: 'debug', runningTo: 'nextOperator' })).toBe(
+      'Debugging: running to the next operator',
     );
     expect(statusText({ ...idle, status: 'finished' })).toBe('Finished');
     expect(statusText({ ...idle, status: 'failed', message: 'owners#2: boom' })).toBe(

@@ -1,6 +1,6 @@
 // Which run controls apply in which state, and the status line: one place, so the toolbar, the
 // Run menu and the shortcuts agree.
-import type { RunMode, RunStatus } from '../../engine/host/protocol.js';
+import type { ResumeUntil, RunMode, RunStatus } from '../../engine/host/protocol.js';
 
 export type RunPhase = RunStatus | 'idle';
 
@@ -16,6 +16,8 @@ export interface RunControlState {
   readonly restoredFrom?: number;
   /** The job has been edited since the run ended (see RunState.outdated). */
   readonly outdated?: boolean;
+  /** Where a running debug run will stop (see RunState.runningTo). */
+  readonly runningTo?: ResumeUntil;
 }
 
 export function isActive(status: RunPhase): boolean {
@@ -29,6 +31,7 @@ export interface ControlsEnabled {
   readonly resume: boolean;
   readonly stop: boolean;
   readonly step: boolean;
+  readonly toNextOperator: boolean;
   readonly stepBack: boolean;
   readonly restart: boolean;
   readonly previewSinks: boolean;
@@ -45,6 +48,7 @@ export function controlsEnabled(s: RunControlState): ControlsEnabled {
     resume: s.status === 'paused',
     stop: active,
     step: debugPaused,
+    toNextOperator: debugPaused,
     stepBack: debugPaused && s.hasStep,
     // Restarting stops the current run first; not while it is still starting.
     restart: s.status !== 'starting',
@@ -70,7 +74,10 @@ function phaseText(s: RunControlState): string {
     case 'starting':
       return s.mode === 'debug' ? 'Starting a debug run…' : 'Starting…';
     case 'running':
-      return s.mode === 'debug' ? 'Debugging: running to the next breakpoint' : 'Running';
+      if (s.mode !== 'debug') return 'Running';
+      return s.runningTo === 'nextOperator'
+        ? 'Debugging: running to the next operator'
+        : 'Debugging: running to the next breakpoint';
     case 'paused': {
       if (s.stepSeq === undefined) {
         if (s.mode === 'run') return 'Paused';

@@ -7,6 +7,7 @@ import { createStore } from 'zustand/vanilla';
 import type {
   Breakpoint,
   BreakpointProblem,
+  ResumeUntil,
   RunCheckpointEvent,
   RunInfo,
   RunMetricsEvent,
@@ -64,6 +65,8 @@ export interface RunState {
   history: readonly StepView[];
   /** The step the Debugger panel and the canvas show: the current one, or one picked from the history. */
   shown: StepView | undefined;
+  /** Where the last resume of a debug run was asked to stop: the status line says it while it runs. */
+  runningTo: ResumeUntil;
   breakpointsByDocument: Readonly<Record<string, readonly Breakpoint[]>>;
   documentKey: string;
   breakpointProblems: readonly BreakpointProblem[];
@@ -107,6 +110,7 @@ export interface RunActions {
   setPreviewSinks(on: boolean): void;
   setPrompt(prompt: RunPrompt | undefined): void;
   setNotice(notice: string | undefined): void;
+  setRunningTo(until: ResumeUntil): void;
   /** The job was edited: an ended run's word is outdated (a live run's is not yet said). */
   jobChanged(): void;
 }
@@ -130,6 +134,7 @@ function cleared(): Omit<
     step: undefined,
     history: [],
     shown: undefined,
+    runningTo: 'breakpoint',
     breakpointProblems: [],
     metrics: undefined,
     series: new MetricsSeries(),
@@ -245,6 +250,9 @@ export function createRunStore(documentKey = UNSAVED) {
     },
     setNotice(notice) {
       set({ notice });
+    },
+    setRunningTo(until) {
+      set({ runningTo: until });
     },
     jobChanged() {
       const { status, outdated } = get();
