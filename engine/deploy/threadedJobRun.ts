@@ -45,8 +45,8 @@ export class ThreadedJobRun {
   private readonly watch: NodeJS.Timeout;
   private stopAskedAt: number | undefined;
   private readonly onLongCall: ((text: string) => void) | undefined;
-  /** The long call told of last (its start), so that each is told once. */
-  private noticedSince: number | undefined;
+  /** The call in progress has been told of (once per call). */
+  private noticed = false;
   private done = false;
   /** fail() is ending the thread: its exit is no news. */
   private failing = false;
@@ -147,6 +147,8 @@ export class ThreadedJobRun {
   private look(): void {
     const now = performance.now();
     const stuckFor = this.view.stuckFor(now);
+    // A new call (or none) starts the count again: it is told of once it is long.
+    if (stuckFor < NOTICE_AFTER_MS) this.noticed = false;
     const call = this.view.current();
     if (call === undefined) return;
     const limit = this.options.job.settings.callTimeoutMs;
@@ -154,8 +156,8 @@ export class ThreadedJobRun {
       this.fail(overTimeLimitMessage(call, stuckFor, limit));
       return;
     }
-    if (stuckFor >= NOTICE_AFTER_MS && this.noticedSince !== now - stuckFor) {
-      this.noticedSince = now - stuckFor;
+    if (stuckFor >= NOTICE_AFTER_MS && !this.noticed) {
+      this.noticed = true;
       this.onLongCall?.(describeCall(call, stuckFor));
     }
     if (this.stopAskedAt === undefined || now - this.stopAskedAt < STUCK_AFTER_MS) return;

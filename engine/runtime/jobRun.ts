@@ -233,7 +233,8 @@ export class JobRun {
             inputs.counter,
           );
           subtask.observer = options.observer;
-          subtask.callMarker = options.callMarker;
+          // A sink or a file source never holds its thread: only user code is marked.
+          if (KINDS[op.operator.kind].functionName !== undefined) subtask.callMarker = options.callMarker;
           subtask.ordinal = subtasks.length;
           subtask.stepping = debug !== undefined;
           subtask.restoredSplits = splits?.[index];

@@ -99,7 +99,10 @@ export class Subtask implements SubtaskEnvironment {
   private readonly aligner: BarrierAligner;
   checkpointing: CheckpointParticipation | undefined;
   restoredSplits: readonly SourceSplit[] | undefined;
-  /** Says, for another thread to read, which call into the logic is in progress (see callMarker.ts). */
+  /**
+   * Says, for another thread to read, which call into the logic is in progress (see
+   * callMarker.ts); set only where the operator runs user code.
+   */
   callMarker: CallMarker | undefined;
   /** This subtask's index among the run's, as the call marker names it. */
   ordinal = 0;
@@ -329,7 +332,7 @@ export class Subtask implements SubtaskEnvironment {
     lineage.position = envelope.position;
     this.state?.setKey(envelope.keyGroup, envelope.key);
     this.observer?.(this, channel, envelope);
-    let pending: void | Promise<void> = undefined;
+    let pending: void | Promise<void> | undefined;
     this.callMarker?.enter(this.ordinal, this, 'process', envelope);
     try {
       pending = this.logic.process(envelope);
@@ -482,7 +485,7 @@ export class Subtask implements SubtaskEnvironment {
   tellInputEnded(): Promise<void> | undefined {
     if (this.phase === 'awaitingLoop') this.phase = 'drainingLoop';
     this.current = undefined;
-    let pending: void | Promise<void> = undefined;
+    let pending: void | Promise<void> | undefined;
     this.callMarker?.enter(this.ordinal, this, 'endInput', undefined);
     try {
       pending = this.logic.endInput();

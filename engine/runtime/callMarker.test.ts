@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { CallMarker, CallMarkerView, createMarkerBuffer, type MarkerUpdate } from './callMarker.js';
+import type { Envelope, RecordSource } from './envelope.js';
+import { JobError } from './jobError.js';
+
+const owner = { operator: { id: 'p1' }, failure: () => new JobError('x') };
+const fileSource: RecordSource = {
+  operatorId: 'src',
+  file: '/jobs/in.jsonl',
+  describe: (p) => `in.jsonl@${p}`,
+};
+const generated: RecordSource = { operatorId: 'gen', describe: (p) => `record ${p}` };
+const envelope = (source: RecordSource, position: number) => ({ source, position }) as unknown as Envelope;
+
+function pair() {
+  const buffer = createMarkerBuffer();
+  const view = new CallMarkerView(buffer);
+  const updates: MarkerUpdate[] = [];
+  const marker = new CallMarker(buffer, (update) => {
+    updates.push(update);
+    view.update(update);
+  });
+  marker.begin([
+    { operatorId: 'src', subtask: 0, parallelism: 1 },
+    { operatorId: 'p1', subtask: 0, parallelism: 2 },
+    { operatorId: 'p1', subtask: 1, parallelism: 2 },
+  ]);
+  return { marker, view, updates };
+}
+
+describe('the call marker, as another thread reads it', () => {
+  it('names the subtask, the record source and its position, and nothing between calls', () => {
+    const { marker, view } = pair();
+    expect(view.current()).toBeUndefined();
+    marker.enter(2, owner, 'process', envelope(fileSource, 1234));
+    expect(view.current()).toEqual({
+      subtask: { operatorId: 'p1', subtask: 1, parallelism: 2 },
+      kind: 'process',
+      awaiting: false,
+      source: { operatorId: 'src', file: '/jobs/in.jsonl' },
+      position: 1234,
+    });
+    marker.leave();
+    expect(view.current()).toBeUndefined();
+  });
+
+  it('keeps positions past 2^32 (byte offsets of large inputs) exact', () => {
+    const { marker, view } = pair();
+    const far = 2 ** 40 + 12_345;
+    marker.enter(1, owner, 'process', envelope(fileSource, far));
+    expect(view.current()?.position).toBe(far);
+  });
+
+  it('sends what a source is once, and a call without a record has none', () => {
+    const { marker, view, updates } = pair();
+    marker.enter(1, owner, 'process', envelope(fileSource, 1));
+    marker.enter(1, owner, 'process', envelope(generated, 2));
+    marker.enter(2, owner, 'process', envelope(fileSource, 3));
+    expect(updates.filter((u) => u.type === 'source')).toEqual([
+      { type: 'source', ordinal: 0, source: { operatorId: 'src', file: '/jobs/in.jsonl' } },
+      { type: 'source', ordinal: 1, source: { operatorId: 'gen' } },
+    ]);
+    marker.enter(0, owner, 'produce', undefined);
+    expect(view.current()).toMatchObject({
+      kind: 'produce',
+      source: undefined,
+      subtask: { operatorId: 'src' },
+    });
+  });
+
+  it('says when a call waits on the promise it returned, until it settles', () => {
+    const { marker, view } = pair();
+    marker.enter(1, owner, 'endInput', undefined);
+    marker.awaiting();
+    expect(view.current()).toMatchObject({ kind: 'endInput', awaiting: true });
+    expect(marker.running).toBe(false);
+    expect(marker.owner).toBe(owner);
+    marker.leave();
+    expect(view.current()).toBeUndefined();
+    expect(marker.owner).toBeUndefined();
+  });
+
+  it('measures how long one call lasts, starting again with the next call', () => {
+    const { marker, view } = pair();
+    expect(view.stuckFor(0)).toBe(0);
+    marker.enter(1, owner, 'process', envelope(fileSource, 1));
+    expect(view.stuckFor(100)).toBe(0);
+    expect(view.stuckFor(1100)).toBe(1000);
+    // Another call in between two readings, even of the same subtask and record.
+    marker.leave();
+    marker.enter(1, owner, 'process', envelope(fileSource, 1));
+    expect(view.stuckFor(1200)).toBe(0);
+    expect(view.stuckFor(1500)).toBe(300);
+    marker.leave();
+    expect(view.stuckFor(1600)).toBe(0);
+  });
+});
