@@ -340,13 +340,17 @@ function readTree(program: AnyNode): TreeFacts {
     }
     const inner = isFunction(node) ? depth + 1 : depth;
     if (isFunction(node)) for (const param of node.params as Tree[]) patternNames(param, declared);
+    const children: Tree[] = [];
     for (const key in node) {
       if (key === 'type' || key === 'start' || key === 'end') continue;
       const value = node[key];
       if (Array.isArray(value)) {
-        for (const child of value) if (isNode(child)) visit(child, node, inner);
-      } else if (isNode(value)) visit(value, node, inner);
+        for (const child of value) if (isNode(child)) children.push(child);
+      } else if (isNode(value)) children.push(value);
     }
+    // Last child first onto the stack, so nodes are read in source order (ports in the order
+    // the code names them).
+    for (let i = children.length - 1; i >= 0; i--) visit(children[i]!, node, inner);
   };
   visit(program as unknown as Tree, undefined, 0);
   for (let next = pending.pop(); next !== undefined; next = pending.pop())
