@@ -94,7 +94,16 @@ describe('describeFields on the engine schemas', () => {
       'stateBackend',
       'checkpointIntervalMs',
       'checkpointsRetained',
+      'callTimeoutMs',
     ]);
+    // Optional, without a default: absent means no limit.
+    expect(byName(fields, 'callTimeoutMs')).toMatchObject({
+      type: 'number',
+      required: false,
+      integer: true,
+      min: 1,
+    });
+    expect(byName(fields, 'callTimeoutMs').defaultValue).toBeUndefined();
     expect(byName(fields, 'maxParallelism')).toMatchObject({
       type: 'number',
       required: false,
