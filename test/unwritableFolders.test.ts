@@ -6,10 +6,12 @@
 // The tests run as root, which ignores permission bits, so a folder is made unwritable by putting
 // something in the way: a file where the folder should be, or a folder where a file should be
 // created. The engine words the fault after the folder and the write that failed, not the errno.
+import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  binPath,
   type CliResult,
   describeRun,
   type JobDocument,
@@ -239,6 +241,58 @@ describe('a checkpoint folder that stops taking files during a run', () => {
     expect(events.filter((e) => e.id > 1 && e.status === 'completed')).toEqual([]);
     for (const event of failed)
       expect(event.reason).toContain(`cannot write the checkpoint folder ${s.checkpointDir} (`);
+  });
+
+  it('does not hold a stop back: SIGINT ends the run cleanly, every record read counted once', async () => {
+    const s = await setUp();
+    await blockCheckpointFiles(
+      s,
+      Array.from({ length: 999 }, (_, i) => i + 2),
+    );
+    const child = spawn(
+      process.execPath,
+      [
+        binPath,
+        'run',
+        s.jobPath,
+
+        '--state-dir',
+        s.stateDir,
+        '--checkpoint-dir',
+        s.checkpointDir,
+        '--metrics',
+        s.metrics,
+      ],
+      { cwd: s.dir, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    // Once a checkpoint has failed, the stop's own cannot be written either.
+    const deadline = Date.now() + 20_000;
+    while (!(await pathExists(s.metrics)) || !(await readFile(s.metrics, 'utf8')).includes('"failed"')) {
+      if (Date.now() > deadline) throw new Error('no checkpoint failed');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    child.kill('SIGINT');
+    const code = await Promise.race([
+      exited,
+      new Promise((resolve) => setTimeout(() => resolve('hung'), 20_000)),
+    ]);
+    if (code === 'hung') child.kill('SIGKILL');
+    expect(code, stdout).toBe(0);
+    expect(stdout).toMatch(/^stopped: /);
+    // A prefix of each key's count: every record read was counted exactly once.
+    const counts = (await readJsonl<{ k: number; n: number }>(path.join(s.outDir, 'out.jsonl'))).sort(
+      (a, b) => a.k - b.k || a.n - b.n,
+    );
+    expect(counts.length).toBeLessThan(RECORDS);
+    for (let k = 0; k < KEYS; k++) {
+      const ns = counts.filter((c) => c.k === k).map((c) => c.n);
+      expect(ns).toEqual(Array.from({ length: ns.length }, (_, i) => i + 1));
+    }
   });
 
   it('takes checkpoints again once it does, and the last one restores', async () => {

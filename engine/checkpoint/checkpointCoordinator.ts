@@ -47,6 +47,8 @@ export class CheckpointCoordinator implements CheckpointAcker {
   readonly completed: number[] = [];
   onEvent: ((event: CheckpointEvent) => void) | undefined;
   onComplete: ((id: number) => void) | undefined;
+  /** Told when a checkpoint fails (JobRun.stop: the stop then goes on without one). */
+  onFailed: ((id: number) => void) | undefined;
   /** A checkpoint retention must keep whatever comes after it (see JobRun.open). */
   pinned: number | undefined;
 
@@ -256,6 +258,7 @@ export class CheckpointCoordinator implements CheckpointAcker {
         inFlightRecords: 0,
         subtasks: [],
       });
+      this.onFailed?.(checkpoint.id);
     } finally {
       // A dropped one may finish after the next has started.
       if (this.current === checkpoint) this.current = undefined;

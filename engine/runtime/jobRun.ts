@@ -341,6 +341,10 @@ export class JobRun {
       return;
     }
     coordinator.onComplete = () => this.scheduler.halt();
+    // A checkpoint that cannot be written (its folder full or gone read-only) must not hold the
+    // stop back: it goes on as a stop without checkpoints does, sources ending and what is in
+    // flight completing and being committed.
+    coordinator.onFailed = () => this.scheduler.requestStop();
     coordinator.requestNow();
   }
 
