@@ -76,6 +76,8 @@ export class CallMarker {
   private readonly view: DataView;
   private readonly sources = new Map<RecordSource, number>();
   private calls = 0;
+  /** What the words that seldom change hold now. */
+  private readonly written = { subtask: 0, source: 0, high: 0 };
   /** The last source looked up: a subtask's records mostly come from one. */
   private lastSource: RecordSource | undefined;
   private lastOrdinal = -1;
@@ -105,10 +107,24 @@ export class CallMarker {
     const view = this.view;
     const source = envelope?.source === undefined ? 0 : this.ordinalOf(envelope.source) + 1;
     const position = envelope?.position ?? 0;
-    view.setUint32(SUBTASK_WORD, ordinal, true);
-    view.setUint32(SOURCE_WORD, source * 4 + KIND_CODES[kind], true);
+    // The words that seldom change (a slice is one subtask's, records mostly of one source) are
+    // written only when they do: two calls a record, not five.
+    const sourceWord = source * 4 + KIND_CODES[kind];
+    const high = Math.floor(position / TWO_TO_32);
+    const written = this.written;
+    if (ordinal !== written.subtask) {
+      written.subtask = ordinal;
+      view.setUint32(SUBTASK_WORD, ordinal, true);
+    }
+    if (sourceWord !== written.source) {
+      written.source = sourceWord;
+      view.setUint32(SOURCE_WORD, sourceWord, true);
+    }
+    if (high !== written.high) {
+      written.high = high;
+      view.setUint32(POSITION_HIGH, high, true);
+    }
     view.setUint32(POSITION_LOW, position % TWO_TO_32, true);
-    view.setUint32(POSITION_HIGH, position / TWO_TO_32, true);
     this.calls = (this.calls + 1) & 0x1fffffff;
     view.setInt32(STATE_WORD, (this.calls << 2) | RUNNING, true);
     this.owner = owner;
