@@ -25,6 +25,7 @@ import { validateJobText } from '../graph/validate.js';
 import { CallMarkerView, createMarkerBuffer } from '../runtime/callMarker.js';
 import { releaseRunLocks } from '../runtime/runLock.js';
 import { runLockTargets } from '../runtime/runLockTargets.js';
+import { isEnded } from './drivenRun.js';
 import type { MethodSpec } from './hostService.js';
 import type { RunInfo, RunMethods, RunStartParams } from './runProtocol.js';
 import type { RunEventEmitter, RunMethodTable, RunService } from './runService.js';
@@ -111,7 +112,7 @@ export function createThreadedRunService(emit: RunEventEmitter, runsDir?: string
   let noticedSecond = -1;
 
   function runIsActive(): boolean {
-    return lastInfo !== undefined && ['starting', 'running', 'paused'].includes(lastInfo.status);
+    return lastInfo !== undefined && !isEnded(lastInfo.status);
   }
 
   /** The run ends here, not in its thread: its last status says how. */
