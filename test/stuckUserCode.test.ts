@@ -7,34 +7,13 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { binPath, describeRun, makeTempDir, removeTempDirs, runCli } from './cliHarness.js';
+import { processJobText, STOP_BOUND_MS, writeProcessJob } from './processJob.js';
 
 afterAll(removeTempDirs);
 
-/** What a signal must take at most to end a stuck run: the issue's 2 s, plus room for a loaded machine. */
-const STOP_BOUND_MS = 2000 + 2000;
-
-function jobText(code: string, settings: Record<string, unknown> = {}): string {
-  return JSON.stringify({
-    format: 'pipewright.job/1',
-    name: 'stuck',
-    settings: { checkpointIntervalMs: 0, ...settings },
-    operators: [
-      { id: 'src', kind: 'source.jsonl', params: { path: 'in.jsonl' } },
-      { id: 'p1', kind: 'process', params: { code } },
-      { id: 'out', kind: 'sink.jsonl', params: { path: 'out.jsonl' } },
-    ],
-    edges: [
-      { id: 'e1', from: 'src', to: 'p1', partition: 'forward' },
-      { id: 'e2', from: 'p1', to: 'out', partition: 'forward' },
-    ],
-  });
-}
-
 async function jobDir(code: string, records: number, settings?: Record<string, unknown>): Promise<string> {
   const dir = await makeTempDir('pipewright-stuck-');
-  const lines = Array.from({ length: records }, (_, i) => JSON.stringify({ id: i + 1 }));
-  await writeFile(path.join(dir, 'in.jsonl'), `${lines.join('\n')}\n`);
-  await writeFile(path.join(dir, 'job.json'), jobText(code, settings));
+  await writeProcessJob(dir, code, records, settings);
   return dir;
 }
 
@@ -115,7 +94,7 @@ describe('a call into user code that never returns', () => {
     // The user fixes the code and restarts from the last checkpoint.
     await writeFile(
       path.join(dir, 'job.json'),
-      jobText('function process(r, ctx) { ctx.emit(r); }', { checkpointIntervalMs: 20 }),
+      processJobText('function process(r, ctx) { ctx.emit(r); }', { checkpointIntervalMs: 20 }),
     );
     const restored = await runCli(['run', 'job.json', '--restore', 'latest', '--quiet'], { cwd: dir });
     expect(restored.code, describeRun(restored)).toBe(0);

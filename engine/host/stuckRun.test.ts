@@ -1,42 +1,16 @@
 // The designer's host with user code that never returns or leaves a rejected promise behind:
 // the host keeps answering, the run's status says which operator is stuck on which record,
 // Stop ends it within 2 s naming both, and the next run starts on a fresh run thread.
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hostSessionPerTest } from '../../test/hostSession.js';
+import { STOP_BOUND_MS, writeProcessJob } from '../../test/processJob.js';
 import type { RunInfo } from './runProtocol.js';
 
 const session = hostSessionPerTest('pipewright-stuck-');
 const { result, eventsOf, until } = session;
 
-/** The issue's 2 s, plus room for a loaded machine. */
-const STOP_BOUND_MS = 2000 + 2000;
-
-async function saveJob(
-  code: string,
-  settings: Record<string, unknown> = {},
-): Promise<{ path: string; text: string }> {
-  const lines = Array.from({ length: 5 }, (_, i) => JSON.stringify({ id: i + 1 }));
-  await writeFile(join(session.dir, 'in.jsonl'), `${lines.join('\n')}\n`);
-  const text = JSON.stringify({
-    format: 'pipewright.job/1',
-    name: 'stuck',
-    settings: { checkpointIntervalMs: 0, ...settings },
-    operators: [
-      { id: 'src', kind: 'source.jsonl', params: { path: 'in.jsonl' } },
-      { id: 'p1', kind: 'process', params: { code } },
-      { id: 'out', kind: 'sink.jsonl', params: { path: 'out.jsonl' } },
-    ],
-    edges: [
-      { id: 'e1', from: 'src', to: 'p1', partition: 'forward' },
-      { id: 'e2', from: 'p1', to: 'out', partition: 'forward' },
-    ],
-  });
-  const path = join(session.dir, 'job.json');
-  await writeFile(path, text);
-  return { path, text };
-}
+const saveJob = (code: string, settings?: Record<string, unknown>) =>
+  writeProcessJob(session.dir, code, 5, settings);
 
 const lastStatus = (runId: string): RunInfo | undefined => eventsOf('run.status', runId).at(-1);
 

@@ -2,12 +2,18 @@
 // JSONL sink): a record JSON cannot hold is blamed on the operator that emitted it, at the line
 // of its code and with the input record's origin, never on the sink; and a record is a snapshot
 // taken when it is emitted.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fn, makeJob, type OperatorInput, sink, generator as source } from '../../test/jobBuilders.js';
-import { JobRun } from '../runtime/jobRun.js';
+import {
+  fn,
+  makeJob,
+  type OperatorInput,
+  runForOutput,
+  sink,
+  generator as source,
+} from '../../test/jobBuilders.js';
 
 let root: string;
 
@@ -38,19 +44,7 @@ async function run(op: OperatorInput): Promise<{ out?: unknown[]; error?: Error 
       { id: 'out', from: op.id, to: 'out', partition: 'forward' },
     ],
   );
-  try {
-    const jobRun = await JobRun.open(job, { jobDir: dir, stateDir: join(dir, 'state') });
-    await jobRun.run();
-  } catch (error) {
-    return { error: error as Error };
-  }
-  const text = await readFile(join(dir, 'out.jsonl'), 'utf8');
-  return {
-    out: text
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line)),
-  };
+  return runForOutput(job, dir);
 }
 
 async function failure(op: OperatorInput): Promise<string> {

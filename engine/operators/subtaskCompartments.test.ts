@@ -5,7 +5,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fn, makeJob, type OperatorInput, sink, generator as source } from '../../test/jobBuilders.js';
+import {
+  fn,
+  makeJob,
+  type OperatorInput,
+  runForOutput,
+  sink,
+  generator as source,
+} from '../../test/jobBuilders.js';
 import { JobRun } from '../runtime/jobRun.js';
 
 let root: string;
@@ -32,19 +39,7 @@ async function run(
       { id: 'out', from: op.id, to: 'out', partition: 'rebalance' },
     ],
   );
-  try {
-    const jobRun = await JobRun.open(job, { jobDir: dir, stateDir: join(dir, 'state') });
-    await jobRun.run();
-  } catch (error) {
-    return { error: error as Error };
-  }
-  const text = await readFile(join(dir, 'out.jsonl'), 'utf8');
-  return {
-    out: text
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line)),
-  };
+  return runForOutput(job, dir);
 }
 
 describe('top-level variables of user code', () => {
