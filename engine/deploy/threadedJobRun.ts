@@ -126,8 +126,8 @@ export class ThreadedJobRun {
   }
 
   /**
-   * A clean stop (as JobRun.stop); and a forced one if a call into user code that was in
-   * progress at the stop is still in progress STUCK_AFTER_MS later.
+   * A clean stop (as JobRun.stop); and a forced one once the stop is STUCK_AFTER_MS old and a
+   * call into user code has been in progress that long (see look()).
    */
   stop(): void {
     this.post({ type: 'stop' });
