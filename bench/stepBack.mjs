@@ -9,7 +9,7 @@
 // emits {k, n} to a sink. The session steps forward until N + UPDATES records have gone through
 // (so the state is 10 MB and changing), then steps back BACKS times in a row, timing each, then
 // steps forward as many times, timing each. Rows: preview sinks without checkpoints; preview
-// sinks with a checkpoint every 100 steps (the default for checkpointIntervalMs 1000), whose
+// sinks with a checkpoint every 1000 steps (the default for checkpointIntervalMs 1000), whose
 // barriers and files the step backs cross; a sink writing its file, with those checkpoints.
 //
 // Every measurement runs in a child process (SES lockdown changes the process that loads the
@@ -82,13 +82,13 @@ export function stepBackRows({ quick = false } = {}) {
       reopen: true,
     },
     {
-      name: 'preview sinks, a checkpoint every 100 steps',
+      name: 'preview sinks, a checkpoint every 1000 steps',
       ...base,
       checkpointIntervalMs: 1000,
       previewSinks: true,
     },
     {
-      name: 'sink writing its file, a checkpoint every 100 steps',
+      name: 'sink writing its file, a checkpoint every 1000 steps',
       ...base,
       checkpointIntervalMs: 1000,
       previewSinks: false,
