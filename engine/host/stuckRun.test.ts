@@ -14,6 +14,20 @@ const saveJob = (code: string, settings?: Record<string, unknown>) =>
 
 const lastStatus = (runId: string): RunInfo | undefined => eventsOf('run.status', runId).at(-1);
 
+/** The run's status once it has failed. */
+const failedStatus = (runId: string): Promise<RunInfo> =>
+  until('the run to fail', () => {
+    const status = lastStatus(runId);
+    return status?.status === 'failed' ? status : undefined;
+  });
+
+/** After a run failed: its code fixed, the next run starts (on a new run thread) and finishes. */
+async function nextRunFinishes(): Promise<void> {
+  const fixed = await saveJob('function process(r, ctx) { ctx.emit(r); }');
+  const next = await result('run.start', { ...fixed, mode: 'run', previewSinks: false });
+  await until('the next run to finish', () => lastStatus(next.runId)?.status === 'finished');
+}
+
 describe('user code that never returns, run from the designer', () => {
   for (const mode of ['run', 'debug'] as const) {
     it(`in mode ${mode}: shows where it is stuck, keeps the host answering, and Stop ends it naming the operator and the record`, async () => {
@@ -46,9 +60,7 @@ describe('user code that never returns, run from the designer', () => {
       expect(lastStatus(info.runId)?.status).toBe('failed');
 
       // The next run starts on a new run thread and finishes.
-      const fixed = await saveJob('function process(r, ctx) { ctx.emit(r); }');
-      const next = await result('run.start', { ...fixed, mode: 'run', previewSinks: false });
-      await until('the next run to finish', () => lastStatus(next.runId)?.status === 'finished');
+      await nextRunFinishes();
     });
   }
 
@@ -58,16 +70,11 @@ describe('user code that never returns, run from the designer', () => {
       { callTimeoutMs: 300 },
     );
     const info = await result('run.start', { text, path, mode: 'run', previewSinks: false });
-    const failed = await until('the run to fail', () => {
-      const status = lastStatus(info.runId);
-      return status?.status === 'failed' ? status : undefined;
-    });
+    const failed = await failedStatus(info.runId);
     expect(failed.message).toMatch(
       /^operator "p1" has run its code on the record from in\.jsonl:3 for \d\.\d s without returning: over the job's call time limit \(settings\.callTimeoutMs 300\)$/,
     );
-    const fixed = await saveJob('function process(r, ctx) { ctx.emit(r); }');
-    const next = await result('run.start', { ...fixed, mode: 'run', previewSinks: false });
-    await until('the next run to finish', () => lastStatus(next.runId)?.status === 'finished');
+    await nextRunFinishes();
   });
 
   it('a promise its code rejects and nothing handles fails the run, naming the operator and the record, and nothing else', async () => {
@@ -75,16 +82,11 @@ describe('user code that never returns, run from the designer', () => {
       'function process(r, ctx) {\n  if (r.id === 3) Promise.resolve().then(() => { throw new Error("lost"); });\n  ctx.emit(r);\n}',
     );
     const info = await result('run.start', { text, path, mode: 'run', previewSinks: false });
-    const failed = await until('the run to fail', () => {
-      const status = lastStatus(info.runId);
-      return status?.status === 'failed' ? status : undefined;
-    });
+    const failed = await failedStatus(info.runId);
     expect(failed.message).toBe(
       'operator "p1" failed on the record from in.jsonl:3: a promise its code made was rejected and nothing handled it: lost',
     );
     expect((await result('host.info', {})).version).toBe('0.0.0');
-    const fixed = await saveJob('function process(r, ctx) { ctx.emit(r); }');
-    const next = await result('run.start', { ...fixed, mode: 'run', previewSinks: false });
-    await until('the next run to finish', () => lastStatus(next.runId)?.status === 'finished');
+    await nextRunFinishes();
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FileProblem } from '../../engine/host/protocol.js';
 import { createDesignerStore } from '../store/designerStore';
+import { missingInput as missing } from '../store/problemFixtures';
 import { createInputFileChecks } from './inputFileChecks';
 
 const JOB = JSON.stringify({
@@ -9,17 +10,6 @@ const JOB = JSON.stringify({
   operators: [{ id: 'src', kind: 'source.jsonl', params: { path: 'missing.jsonl' } }],
   edges: [],
 });
-
-const missing: FileProblem = {
-  code: 'input-file-missing',
-  severity: 'warning',
-  message: 'operator "src": input file missing.jsonl not found next to the job file',
-  path: '$.operators[0].params.path',
-  ids: ['src'],
-  operator: 'src',
-  param: 'path',
-  file: 'missing.jsonl',
-};
 
 function fakeHost() {
   const asked: { path: string; text: string }[] = [];

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Problem } from '../../engine/graph/index.js';
-import type { FileProblem } from '../../engine/host/protocol.js';
 import type { JobDraft } from '../document/jobDraft';
 import { listProblems, type ProblemSources } from './listedProblems';
+import { missingInput as missing } from './problemFixtures';
 import type { UnappliedField } from './unappliedFields';
 
 const draft: JobDraft = {
@@ -16,17 +16,6 @@ const draft: JobDraft = {
 };
 
 const validatorProblem: Problem = { code: 'cycle', message: 'a cycle', path: '$.edges', ids: ['e1'] };
-
-const missing: FileProblem = {
-  code: 'input-file-missing',
-  severity: 'warning',
-  message: 'operator "src": input file missing.jsonl not found next to the job file',
-  path: '$.operators[0].params.path',
-  ids: ['src'],
-  operator: 'src',
-  param: 'path',
-  file: 'missing.jsonl',
-};
 
 const field: UnappliedField = {
   key: 'k',
