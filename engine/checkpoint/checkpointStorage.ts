@@ -9,7 +9,7 @@ import { createReadStream } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { cannotWrite } from '../runtime/fileFault.js';
+import { cannotWrite } from '../state/fileFault.js';
 import { CHECKPOINT_FORMAT, type CheckpointMetadata, type FileRef } from './checkpointMetadata.js';
 import { crc32, crc32Hex } from './crc32.js';
 

@@ -6,7 +6,7 @@ import type { Plan } from '../graph/plan.js';
 import type { PreparedOperator } from '../operators/registry.js';
 import { publishParts } from '../operators/sinkJsonl.js';
 import { Envelope, type RecordSource } from '../runtime/envelope.js';
-import { JobError } from '../runtime/jobError.js';
+import { JobError } from '../graph/jobError.js';
 import type { Subtask } from '../runtime/subtask.js';
 import type { CheckpointMetadata, SourceSplit } from './checkpointMetadata.js';
 import type { CheckpointStorage } from './checkpointStorage.js';

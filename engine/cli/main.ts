@@ -5,7 +5,7 @@ import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import { findCheckpoint } from '../checkpoint/findCheckpoint.js';
 import { ThreadedJobRun } from '../deploy/threadedJobRun.js';
 import type { Problem } from '../graph/problem.js';
-import { JobError } from '../runtime/jobError.js';
+import { JobError } from '../graph/jobError.js';
 import { defaultRunDirs } from '../runtime/runDirs.js';
 import { readJobFile } from './jobFile.js';
 import { watchLauncher } from './launcherWatch.js';

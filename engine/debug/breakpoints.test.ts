@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { debugSession, fn, generator, jobFolder, makeJob, sink, stepToEnd } from '../../test/debugJobs.js';
 import type { Job } from '../graph/schema.js';
-import type { StepView } from '../host/runProtocol.js';
+import type { StepView } from '../protocol/runProtocol.js';
 
 const OWNERS_CODE = `function process(r, ctx) {
   const count = ctx.state.value("count");

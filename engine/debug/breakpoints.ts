@@ -4,7 +4,7 @@
 // compile, or one naming an operator the job lacks, is reported and left out; one that throws
 // while it runs does not hit.
 import type { Plan } from '../graph/plan.js';
-import type { Breakpoint, BreakpointProblem, StepView } from '../host/runProtocol.js';
+import type { Breakpoint, BreakpointProblem, StepView } from '../protocol/runProtocol.js';
 import { compileUserCode, hardenForUser, UserCodeError } from '../sandbox/userCode.js';
 import { jsonCopy } from './jsonCopy.js';
 

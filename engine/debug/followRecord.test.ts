@@ -14,7 +14,7 @@ import {
   readLines,
   stepToEnd,
 } from '../../test/debugJobs.js';
-import type { StepView } from '../host/runProtocol.js';
+import type { StepView } from '../protocol/runProtocol.js';
 
 const EXAMPLES = ['word-count', 'owner-has-items', 'bar-state'] as const;
 

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { debugSession, exampleJob, fn, jobFolder, makeJob, sink, stepToEnd } from '../../test/debugJobs.js';
-import type { StepView } from '../host/runProtocol.js';
+import type { StepView } from '../protocol/runProtocol.js';
 import { RecordTrace, type StepLineage, TRACE_STEPS } from './recordTrace.js';
 
 const LINES = [

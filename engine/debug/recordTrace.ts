@@ -3,7 +3,7 @@
 // at the root, the state keys it touched, the state cells it read and wrote) for the last
 // TRACE_STEPS steps; a trace walks those entries back from the output to the source, and names
 // for each hop the steps that last wrote the state it read.
-import type { StateSourceView, TraceView } from '../host/runProtocol.js';
+import type { StateSourceView, TraceView } from '../protocol/runProtocol.js';
 import { SeqWindow } from './seqWindow.js';
 import type { StateRead } from './stateCells.js';
 

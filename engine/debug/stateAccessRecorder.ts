@@ -2,7 +2,7 @@
 // StateAccess (state, key, element, value before -> after), so a step shows the state it read
 // and wrote. Values are JSON copies taken at the call. Only debug runs build this (JobRun's
 // DebugHooks); a normal run's ctx.state is the plain one.
-import type { StateAccess } from '../host/runProtocol.js';
+import type { StateAccess } from '../protocol/runProtocol.js';
 import type { KeyedState, ListStateApi, MapStateApi, StateApi, ValueStateApi } from '../state/keyedState.js';
 import { jsonCopy } from './jsonCopy.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StateAccess } from '../host/runProtocol.js';
+import type { StateAccess } from '../protocol/runProtocol.js';
 import { stateCells } from './stateCells.js';
 
 const access = (fields: Partial<StateAccess> & Pick<StateAccess, 'type' | 'op'>): StateAccess => ({

@@ -3,7 +3,7 @@
 // as a whole (what a scan reads), one element of a map, or a map's clearing (an element read
 // depends on the later of its own last write and the map's last clear).
 import { canonicalJson } from '../graph/canonicalJson.js';
-import type { StateAccess } from '../host/runProtocol.js';
+import type { StateAccess } from '../protocol/runProtocol.js';
 
 /** What a hop read, and the cells any of whose writes it depends on. */
 export interface StateRead {

@@ -22,9 +22,9 @@ import {
 } from '../../test/debugJobs.js';
 import { findCheckpoint } from '../checkpoint/findCheckpoint.js';
 import type { Job } from '../graph/schema.js';
-import type { StepView } from '../host/runProtocol.js';
+import type { StepView } from '../protocol/runProtocol.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
-import { JobRun } from '../runtime/jobRun.js';
+import { JobRun } from '../deploy/jobRun.js';
 import type { DebugSession } from './debugSession.js';
 
 const OWNERS_CODE = `function process(r, ctx) {

@@ -4,10 +4,10 @@
 // one step per record it made. Hooks: the subtasks' delivery observer, the emitters' taps, and
 // ctx.state (stateAccessRecorder.ts), all installed only in debug runs.
 import { isDeepStrictEqual } from 'node:util';
-import type { StateAccess, StepView } from '../host/runProtocol.js';
+import type { StateAccess, StepView } from '../protocol/runProtocol.js';
 import type { Channel } from '../runtime/channel.js';
 import { Barrier, Envelope } from '../runtime/envelope.js';
-import type { JobRun } from '../runtime/jobRun.js';
+import type { JobRun } from '../deploy/jobRun.js';
 import type { ScheduledUnit } from '../runtime/scheduler.js';
 import type { Subtask } from '../runtime/subtask.js';
 import type { KeyedState, StateApi } from '../state/keyedState.js';

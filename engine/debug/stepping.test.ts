@@ -21,7 +21,7 @@ import {
 } from '../../test/debugJobs.js';
 import { keyGroupOf, subtaskOfKeyGroup } from '../graph/keyGroups.js';
 import type { Job } from '../graph/schema.js';
-import type { StepView } from '../host/runProtocol.js';
+import type { StepView } from '../protocol/runProtocol.js';
 
 const OWNERS_CODE = `function process(r, ctx) {
   const count = ctx.state.value("count");

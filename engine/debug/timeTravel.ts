@@ -10,7 +10,7 @@
 
 import type { ChannelItem } from '../runtime/envelope.js';
 import { Envelope } from '../runtime/envelope.js';
-import type { JobRun, RunProgress } from '../runtime/jobRun.js';
+import type { JobRun, RunProgress } from '../deploy/jobRun.js';
 import type { StateJournal } from './stateJournal.js';
 
 /** A memento is saved every this many units of work (a source's slice, or one item elsewhere). */

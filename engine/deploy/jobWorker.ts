@@ -5,8 +5,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { CallMarker } from '../runtime/callMarker.js';
 import { catchEscapedRejections } from '../runtime/escapedRejections.js';
-import { JobError } from '../runtime/jobError.js';
-import { JobRun } from '../runtime/jobRun.js';
+import { JobError } from '../graph/jobError.js';
+import { JobRun } from './jobRun.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
 import type { FromJobWorker, JobWorkerData, ToJobWorker } from './jobWorkerProtocol.js';
 

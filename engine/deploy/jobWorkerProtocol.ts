@@ -5,7 +5,7 @@ import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import type { Job } from '../graph/schema.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
 import type { MarkerUpdate } from '../runtime/callMarker.js';
-import type { RunSummary } from '../runtime/jobRun.js';
+import type { RunSummary } from './jobRun.js';
 
 /** Handed to the worker as its workerData. */
 export interface JobWorkerData {

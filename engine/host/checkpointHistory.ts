@@ -11,7 +11,7 @@ import {
   type FileRef,
 } from '../checkpoint/checkpointMetadata.js';
 import { CheckpointStorage, referencedFiles } from '../checkpoint/checkpointStorage.js';
-import type { RunCheckpointEvent } from './runProtocol.js';
+import type { RunCheckpointEvent } from '../protocol/runProtocol.js';
 
 /** Checkpoint events this host saw, by checkpoint folder and id; bounded, oldest forgotten first. */
 export class CheckpointTimings {

@@ -20,7 +20,7 @@ import type {
   RunInfo,
   StepView,
   TraceView,
-} from './runProtocol.js';
+} from '../protocol/runProtocol.js';
 
 export interface DebugRunOptions extends RunBasics {
   /** Sinks show their records and write nothing; such a run takes no checkpoints (see HostRun). */

@@ -12,7 +12,7 @@ import type {
   RunMetricsEvent,
   RunMode,
   RunStatus,
-} from './runProtocol.js';
+} from '../protocol/runProtocol.js';
 
 /** Where a run's events go (the host service sends them to every client). */
 export interface RunEventSink {

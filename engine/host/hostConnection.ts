@@ -9,7 +9,7 @@ import {
   isRequestMessage,
   type MessageChannelLike,
   type ResponseMessage,
-} from './protocol.js';
+} from '../protocol/protocol.js';
 
 /** The id a response to a malformed message carries: the message's own if it has a usable one. */
 export const NO_REQUEST_ID = -1;

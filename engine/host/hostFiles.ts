@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Dirent } from 'node:fs';
 import { type FileHandle, open, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import type { DirEntry, OpenedFile } from './protocol.js';
+import type { DirEntry, OpenedFile } from '../protocol/protocol.js';
 
 const REASONS: Readonly<Record<string, string>> = {
   ENOENT: 'no such file or folder',

@@ -2,14 +2,14 @@
 // with its status, live metrics and checkpoints sent as host events. Pause holds the scheduler
 // at a slice boundary; stop is the CLI's clean stop (a final checkpoint where checkpoints are on).
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
-import type { RunSummary } from '../runtime/jobRun.js';
-import { JobRun } from '../runtime/jobRun.js';
+import type { RunSummary } from '../deploy/jobRun.js';
+import { JobRun } from '../deploy/jobRun.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
 import type { KvStore } from '../state/kvStore.js';
 import { checkpointEventOf, type DrivenRun, type RunBasics, StatusReportingRun } from './drivenRun.js';
 import { PreviewOutput } from './previewOutput.js';
 import { liveMetrics, MetricsFeed } from './runMetricsFeed.js';
-import type { RunInfo, RunStatus } from './runProtocol.js';
+import type { RunInfo, RunStatus } from '../protocol/runProtocol.js';
 
 export interface HostRunOptions extends RunBasics {
   readonly restore?: CheckpointMetadata;

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { answerMessage, NO_REQUEST_ID, serveConnection } from './hostConnection.js';
 import { createHostService, type HostService } from './hostService.js';
-import type { HostMessage, HostMethod, MessageChannelLike, ParamsOf, ResponseMessage } from './protocol.js';
+import type { HostMessage, HostMethod, MessageChannelLike, ParamsOf, ResponseMessage } from '../protocol/protocol.js';
 import { RECENT_LIMIT, recentListFile } from './recentFiles.js';
 
 const repoExamples = fileURLToPath(new URL('../../assets/examples', import.meta.url));

@@ -13,7 +13,7 @@ import type {
   HostMethod,
   ParamsOf,
   ResultOf,
-} from './protocol.js';
+} from '../protocol/protocol.js';
 import { RecentFiles } from './recentFiles.js';
 import { createThreadedRunService } from './runThread.js';
 import { listTemplates } from './templates.js';

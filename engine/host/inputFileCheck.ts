@@ -6,7 +6,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { formatJsonPath, type OperatorKind, type ParamsOf, parseJobText } from '../graph/index.js';
-import type { FileProblem } from './protocol.js';
+import type { FileProblem } from '../protocol/protocol.js';
 
 /**
  * The parameters that name a file an operator reads. A sink's file is not here: the run makes

@@ -4,7 +4,7 @@
 // test/shellAgreement.test.ts checks at compile time that Electron's own types still fit it.
 import { serveConnection } from './hostConnection.js';
 import type { HostService } from './hostService.js';
-import type { HostMessage, MessageChannelLike } from './protocol.js';
+import type { HostMessage, MessageChannelLike } from '../protocol/protocol.js';
 
 export interface PortMessageEvent {
   readonly data: unknown;

@@ -5,7 +5,7 @@
 import { keyGroupRange } from '../graph/keyGroups.js';
 import type { Plan } from '../graph/plan.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
-import type { RunMetricsEvent, SubtaskLive } from './runProtocol.js';
+import type { RunMetricsEvent, SubtaskLive } from '../protocol/runProtocol.js';
 
 /** Twice a second: the panels promise a refresh at least once a second, and a timer can fire late. */
 export const METRICS_EVERY_MS = 500;

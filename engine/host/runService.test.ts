@@ -15,7 +15,7 @@ import type {
   RunMetricsEvent,
   StateEntryView,
   StatePage,
-} from './protocol.js';
+} from '../protocol/protocol.js';
 
 const session = hostSessionPerTest('pipewright-runs-');
 const { result, failure, eventsOf, until } = session;

@@ -27,7 +27,7 @@ import { releaseRunLocks } from '../runtime/runLock.js';
 import { runLockTargets } from '../runtime/runLockTargets.js';
 import { isEnded } from './drivenRun.js';
 import type { MethodSpec } from './hostService.js';
-import type { RunInfo, RunMethods, RunStartParams } from './runProtocol.js';
+import type { RunInfo, RunMethods, RunStartParams } from '../protocol/runProtocol.js';
 import type { RunEventEmitter, RunMethodTable, RunService } from './runService.js';
 import type { FromRunWorker, RunWorkerData, ToRunWorker } from './runWorkerProtocol.js';
 

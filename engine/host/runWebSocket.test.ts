@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import type { EventMessage, HostMessage, ResponseMessage, RunInfo, StatePage } from './protocol.js';
+import type { EventMessage, HostMessage, ResponseMessage, RunInfo, StatePage } from '../protocol/protocol.js';
 import { HOST_PATH, startWebServer, type WebServer } from './webServer.js';
 
 let dir: string;

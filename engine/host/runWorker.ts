@@ -7,7 +7,7 @@ import { catchEscapedRejections } from '../runtime/escapedRejections.js';
 import { appDataRunDirs } from '../runtime/runDirs.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
 import type { MethodSpec } from './hostService.js';
-import type { RunMethods } from './runProtocol.js';
+import type { RunMethods } from '../protocol/runProtocol.js';
 import { createRunService } from './runService.js';
 import type { FromRunWorker, RunWorkerData, ToRunWorker } from './runWorkerProtocol.js';
 

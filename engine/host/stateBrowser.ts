@@ -9,7 +9,7 @@
 // so a state far bigger than memory is browsed a page at a time.
 import { containerSpace, decodeKey, keyGroupPrefix, StateTag } from '../state/stateKeys.js';
 import { compareUtf8, type KeyRange, type StoreBrowser } from '../state/storeBrowser.js';
-import type { StateEntryView, StatePage } from './runProtocol.js';
+import type { StateEntryView, StatePage } from '../protocol/runProtocol.js';
 
 /** Elements of a map or list shown with its key; the count says how many there are in all. */
 export const ELEMENTS_SHOWN = 10;

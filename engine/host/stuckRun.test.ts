@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { hostSessionPerTest } from '../../test/hostSession.js';
 import { STOP_BOUND_MS, writeProcessJob } from '../../test/processJob.js';
-import type { RunInfo } from './runProtocol.js';
+import type { RunInfo } from '../protocol/runProtocol.js';
 
 const session = hostSessionPerTest('pipewright-stuck-');
 const { result, eventsOf, until } = session;

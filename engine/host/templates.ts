@@ -4,7 +4,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { TemplateInfo } from './protocol.js';
+import type { TemplateInfo } from '../protocol/protocol.js';
 
 const JOB_FILE_SUFFIX = '.job.json';
 

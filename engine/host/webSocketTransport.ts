@@ -1,7 +1,7 @@
 // The host protocol over a WebSocket (the browser form): one JSON text frame per message. A frame
 // that is not JSON reaches the host as `undefined`, which it answers as an invalid message.
 import type { RawData, WebSocket } from 'ws';
-import type { HostMessage, MessageChannelLike } from './protocol.js';
+import type { HostMessage, MessageChannelLike } from '../protocol/protocol.js';
 
 function parse(data: RawData, isBinary: boolean): unknown {
   if (isBinary) return undefined;

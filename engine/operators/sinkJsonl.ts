@@ -9,7 +9,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { access, type FileHandle, mkdir, open, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Envelope } from '../runtime/envelope.js';
-import { checkWritable, isFileFault } from '../runtime/fileFault.js';
+import { checkWritable, isFileFault } from '../state/fileFault.js';
 import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import type { ClosedPart, SinkTarget, TargetProgress } from './sinkTarget.js';
 

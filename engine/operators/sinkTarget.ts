@@ -10,7 +10,7 @@ import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { FileRef, SinkCommit } from '../checkpoint/checkpointMetadata.js';
 import type { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
 import type { ParamsOf } from '../graph/schema.js';
-import { cannotWrite } from '../runtime/fileFault.js';
+import { cannotWrite } from '../state/fileFault.js';
 
 const COPY_CHUNK = 1 << 20;
 

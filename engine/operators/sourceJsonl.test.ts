@@ -9,7 +9,7 @@ import type { SourceSplit } from '../checkpoint/checkpointMetadata.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import type { Emitter } from '../runtime/emitter.js';
 import type { RecordSource } from '../runtime/envelope.js';
-import { JobError } from '../runtime/jobError.js';
+import { JobError } from '../graph/jobError.js';
 import type { SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { JsonlSourceLogic } from './sourceJsonl.js';
 

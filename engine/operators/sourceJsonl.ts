@@ -11,7 +11,7 @@ import { basename, resolve } from 'node:path';
 import type { SourceSplit } from '../checkpoint/checkpointMetadata.js';
 import type { ParamsOf } from '../graph/schema.js';
 import type { RecordSource } from '../runtime/envelope.js';
-import { JobError } from '../runtime/jobError.js';
+import { JobError } from '../graph/jobError.js';
 import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
 
 const CHUNK = 1 << 20;

@@ -13,7 +13,7 @@ import {
   sink,
   generator as source,
 } from '../../test/jobBuilders.js';
-import { JobRun } from '../runtime/jobRun.js';
+import { JobRun } from '../deploy/jobRun.js';
 
 let root: string;
 

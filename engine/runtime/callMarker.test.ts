@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CallMarker, CallMarkerView, createMarkerBuffer, type MarkerUpdate } from './callMarker.js';
 import type { Envelope, RecordSource } from './envelope.js';
-import { JobError } from './jobError.js';
+import { JobError } from '../graph/jobError.js';
 
 const owner = { operator: { id: 'p1' }, failure: () => new JobError('x') };
 const fileSource: RecordSource = {

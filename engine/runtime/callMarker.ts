@@ -19,7 +19,7 @@
 // only on a call that has not changed for a second, whose numbers were written long before; a
 // reading taken mid-write is superseded by the next one.
 import type { Envelope, RecordSource } from './envelope.js';
-import type { JobError } from './jobError.js';
+import type { JobError } from '../graph/jobError.js';
 
 /** What a subtask was asked to do when it entered the call. */
 export type CallKind = 'process' | 'produce' | 'endInput';

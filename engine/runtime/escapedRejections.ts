@@ -13,7 +13,7 @@ import { promiseHooks } from 'node:v8';
 import { describeUserThrow } from '../sandbox/userCode.js';
 import type { CallMarker, CallOwner } from './callMarker.js';
 import type { Envelope } from './envelope.js';
-import { JobError } from './jobError.js';
+import { JobError } from '../graph/jobError.js';
 
 interface Origin {
   readonly owner: CallOwner;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../graph/schema.js';
 import { validateJob } from '../graph/validate.js';
-import { JobRun } from './jobRun.js';
+import { JobRun } from '../deploy/jobRun.js';
 
 let root: string;
 

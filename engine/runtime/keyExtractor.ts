@@ -1,6 +1,6 @@
 // Reads the key of a hash edge out of a record: a field path, or an array of them (composite).
 import type { PlannedEdge } from '../graph/plan.js';
-import { JobError } from './jobError.js';
+import { JobError } from '../graph/jobError.js';
 
 export type KeyExtractor = (record: unknown) => unknown;
 

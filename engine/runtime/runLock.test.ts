@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { JobError } from './jobError.js';
+import { JobError } from '../graph/jobError.js';
 import {
   type LockHolder,
   type LockTarget,

@@ -32,7 +32,7 @@ import {
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { threadId } from 'node:worker_threads';
-import { JobError } from './jobError.js';
+import { JobError } from '../graph/jobError.js';
 
 const FORMAT = 'pipewright.runlock/1';
 /** How long a taker waits for another to finish a take-over, or for a lock to become readable. */

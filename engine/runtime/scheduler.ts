@@ -4,7 +4,7 @@
 // input, memory stays bounded by the channels' capacity, and a step in the debugger is exact.
 import type { Channel } from './channel.js';
 import type { ChannelItem } from './envelope.js';
-import { JobError } from './jobError.js';
+import { JobError } from '../graph/jobError.js';
 import type { Subtask } from './subtask.js';
 
 /** Records a subtask takes per slice: small batches amortise the scheduling. */

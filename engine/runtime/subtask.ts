@@ -1,7 +1,7 @@
 // One parallel instance of an operator: its input channels, its emitter, its state, and the
 // kind's logic. The scheduler gives it slices of work; within a slice it takes records from its
 // inputs in a fixed order, so a run is reproducible delivery by delivery.
-import { BarrierAligner, type FeedbackLog } from '../checkpoint/barrierAligner.js';
+import { BarrierAligner, type FeedbackLog } from './barrierAligner.js';
 import type { SourceSplit, SubtaskSnapshot } from '../checkpoint/checkpointMetadata.js';
 import type { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
 import type { StateSnapshots } from '../checkpoint/stateSnapshots.js';
@@ -13,7 +13,7 @@ import type { CallMarker } from './callMarker.js';
 import type { Channel, InputCounter } from './channel.js';
 import type { Emitter, EmitterProgress } from './emitter.js';
 import { Barrier, type ChannelItem, EndOfStream, Envelope } from './envelope.js';
-import { JobError } from './jobError.js';
+import { JobError } from '../graph/jobError.js';
 import type { OperatorLogic, SubtaskEnvironment } from './operatorLogic.js';
 
 export type SubtaskPhase =

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fn, makeJob, sink } from '../../test/jobBuilders.js';
-import { JobRun } from '../runtime/jobRun.js';
+import { JobRun } from '../deploy/jobRun.js';
 import { compileUserCode, describeUserThrow, ensureLockdown, hardenForUser } from './userCode.js';
 
 ensureLockdown();

@@ -2,7 +2,7 @@
 // costs ~25x. Writes gather in `dirty` and go to LevelDB as one batch; while that batch is in
 // flight it stays readable in `inFlight`, because LevelDB does not see it until it completes.
 import { ClassicLevel } from 'classic-level';
-import { cannotWrite } from '../runtime/fileFault.js';
+import { cannotWrite } from './fileFault.js';
 import type { KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
 import { jsonTextCodec } from './stateCodecs.js';
 import type { KeyRange, StoreBrowser } from './storeBrowser.js';

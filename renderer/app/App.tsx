@@ -2,7 +2,7 @@
 // start screen or the workbench.
 import { useEffect, useMemo } from 'react';
 import type { DesktopApi, MenuCommand } from '../../engine/host/desktopApi.js';
-import type { HostInfo } from '../../engine/host/protocol.js';
+import type { HostInfo } from '../../engine/protocol/protocol.js';
 import { viewportController } from '../canvas/viewportController';
 import { DialogHost } from '../dialogs/DialogHost';
 import { createDialogService } from '../dialogs/dialogService';

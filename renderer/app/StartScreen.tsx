@@ -1,7 +1,7 @@
 // What the app shows with no document: start something new, open a file, a recent one, or a
 // template (the examples in assets/examples), as VS Code's welcome page does.
 import { useEffect, useState } from 'react';
-import type { TemplateInfo } from '../../engine/host/protocol.js';
+import type { TemplateInfo } from '../../engine/protocol/protocol.js';
 import { useServices } from './appServices';
 import type { FileCommands } from './fileCommands';
 

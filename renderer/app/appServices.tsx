@@ -2,7 +2,7 @@
 // the host's description of itself. Components read it through one context.
 import { createContext, type ReactNode, useContext } from 'react';
 import type { DesktopApi } from '../../engine/host/desktopApi.js';
-import type { HostInfo } from '../../engine/host/protocol.js';
+import type { HostInfo } from '../../engine/protocol/protocol.js';
 import type { HostClient } from '../host/hostClient';
 
 export interface AppServices {

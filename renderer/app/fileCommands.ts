@@ -1,7 +1,7 @@
 // New, open, save, save as, import and export: the same steps in Electron (native dialogs) and
 // in the browser form (the app's own file dialog over the host's file listing).
 import type { DesktopApi, FileFilter } from '../../engine/host/desktopApi.js';
-import type { HostInfo } from '../../engine/host/protocol.js';
+import type { HostInfo } from '../../engine/protocol/protocol.js';
 import type { DialogService } from '../dialogs/dialogService';
 import { copyFragment } from '../document/clipboard';
 import { operatorIds } from '../document/jobDraft';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FileProblem } from '../../engine/host/protocol.js';
+import type { FileProblem } from '../../engine/protocol/protocol.js';
 import { createDesignerStore } from '../store/designerStore';
 import { missingInput as missing } from '../store/problemFixtures';
 import { createInputFileChecks } from './inputFileChecks';

@@ -1,7 +1,7 @@
 // The browser form's file dialog: a path field plus a listing of the host's directories, since a
 // page cannot open the native dialogs of the machine the host runs on.
 import { useEffect, useState } from 'react';
-import type { DirEntry } from '../../engine/host/protocol.js';
+import type { DirEntry } from '../../engine/protocol/protocol.js';
 import { useServices } from '../app/appServices';
 import type { DialogRequest } from './dialogService';
 

@@ -9,7 +9,7 @@ import type {
   MessageChannelLike,
   ParamsOf,
   ResultOf,
-} from '../../engine/host/protocol.js';
+} from '../../engine/protocol/protocol.js';
 
 export interface HostClient {
   request<M extends HostMethod>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;

@@ -1,6 +1,6 @@
 // The two ways the renderer reaches the host: a MessagePort handed over by Electron's preload,
 // or a WebSocket to the browser form's server (same origin, token from the page's URL).
-import type { ClientMessage, HostMessage, MessageChannelLike } from '../../engine/host/protocol.js';
+import type { ClientMessage, HostMessage, MessageChannelLike } from '../../engine/protocol/protocol.js';
 
 /** The window message Electron's preload posts with the host's MessagePort attached. */
 export const HOST_PORT_MESSAGE = 'pipewright:host-port';

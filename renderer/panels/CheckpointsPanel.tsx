@@ -2,7 +2,7 @@
 // trigger time, duration, bytes persisted and full size, in-flight records), each expandable to
 // its subtasks' synchronous, asynchronous and alignment times, with a failure's reason.
 import { Fragment, useState } from 'react';
-import type { RunCheckpointEvent } from '../../engine/host/protocol.js';
+import type { RunCheckpointEvent } from '../../engine/protocol/protocol.js';
 import { useRun } from '../run/runContext';
 import { subtaskName } from '../run/stepFormat';
 import { formatBytes, formatCount, formatMs, formatTimeOfDay } from '../run/units';

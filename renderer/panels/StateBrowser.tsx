@@ -3,7 +3,7 @@
 // so state far bigger than memory is browsed without ever being loaded whole. The page shown is
 // read again as the run moves on (each metrics event or step), so it stays live.
 import { useEffect, useRef, useState } from 'react';
-import type { StateEntryView, StatePage } from '../../engine/host/protocol.js';
+import type { StateEntryView, StatePage } from '../../engine/protocol/protocol.js';
 import { Field } from '../run/Field';
 import { KeyCompare } from '../run/KeyCompare';
 import { useRun, useRunController } from '../run/runContext';

@@ -2,7 +2,7 @@
 // record `r`, or on a state key. Editable while no run races along (stopped, paused, or none);
 // a paused run gets the new list at once, and the engine's problems with it show beside each.
 import { type FormEvent, useState } from 'react';
-import type { Breakpoint } from '../../engine/host/protocol.js';
+import type { Breakpoint } from '../../engine/protocol/protocol.js';
 import { type BreakpointDraft, describeBreakpoint, draftProblem } from './breakpoints';
 import { Field } from './Field';
 import { useRun, useRunController } from './runContext';

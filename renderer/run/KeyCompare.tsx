@@ -1,7 +1,7 @@
 // "Compare with checkpoint": one key's state in one subtask as two completed checkpoints of the
 // run (or a checkpoint and the live state) hold it, side by side by state name.
 import { type FormEvent, useState } from 'react';
-import type { StateEntryView } from '../../engine/host/protocol.js';
+import type { StateEntryView } from '../../engine/protocol/protocol.js';
 import { Field } from './Field';
 import { useRun, useRunController } from './runContext';
 import { type CompareRow, compareEntries, entriesOfKey } from './stateCompare';

@@ -1,7 +1,7 @@
 // The questions Run, Debug and Restart from checkpoint… ask: save an unsaved job first (it runs
 // from its file), and which checkpoint to restart from.
 import { useId, useState } from 'react';
-import type { RunCheckpointEvent, RunMode } from '../../engine/host/protocol.js';
+import type { RunCheckpointEvent, RunMode } from '../../engine/protocol/protocol.js';
 import { Modal } from '../dialogs/Modal';
 import { useRun } from './runContext';
 import type { RestartChoice } from './runStore';

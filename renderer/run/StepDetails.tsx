@@ -2,7 +2,7 @@
 // operator emitted and to which port and edges, and the state it read and wrote. What is shown
 // follows from the StepView alone, so a step shown again after stepping back reads the same.
 import { useId, useState } from 'react';
-import type { StepView, TraceView } from '../../engine/host/protocol.js';
+import type { StepView, TraceView } from '../../engine/protocol/protocol.js';
 import { useRunController } from './runContext';
 import { accessRow, formatValue, inlineValue, stepHeading, stepKindText, stepOrigin } from './stepFormat';
 import { TraceDetails } from './TraceDetails';

@@ -1,7 +1,7 @@
 // Where an emitted record came from: the input records it descends from and the path through
 // operators, subtasks and state keys that produced it, as the engine's trace tells it, with the
 // steps (and their input records) that last wrote the state each hop read.
-import type { StateSourceView, TraceView } from '../../engine/host/protocol.js';
+import type { StateSourceView, TraceView } from '../../engine/protocol/protocol.js';
 import { inlineValue, subtaskName } from './stepFormat';
 
 function StateSource({ source }: { source: StateSourceView }) {

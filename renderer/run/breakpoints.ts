@@ -1,6 +1,6 @@
 // Breakpoints as the user writes them: checked for what can be checked here (something to stop
 // on), numbered bp1, bp2, … so the engine's hits and problems can name them.
-import type { Breakpoint } from '../../engine/host/protocol.js';
+import type { Breakpoint } from '../../engine/protocol/protocol.js';
 
 export type BreakpointDraft =
   | { readonly type: 'operator'; readonly operator: string }

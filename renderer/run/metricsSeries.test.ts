@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunMetricsEvent } from '../../engine/host/protocol.js';
+import type { RunMetricsEvent } from '../../engine/protocol/protocol.js';
 import { MetricsSeries, SERIES_CAPACITY, SERIES_WINDOW_S } from './metricsSeries';
 
 function event(elapsedMs: number, recordsOut: number): RunMetricsEvent {

@@ -1,6 +1,6 @@
 // Records in and out per second of each operator over the last minute or so of a run, kept in
 // one ring buffer per operator (time, in/s, out/s), fed by successive run.metrics events.
-import type { RunMetricsEvent } from '../../engine/host/protocol.js';
+import type { RunMetricsEvent } from '../../engine/protocol/protocol.js';
 import { type Counters, countersOf, RUN_START, ratesBetween } from './rates';
 import { RingBuffer } from './ringBuffer';
 

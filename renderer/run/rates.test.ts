@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunMetricsEvent } from '../../engine/host/protocol.js';
+import type { RunMetricsEvent } from '../../engine/protocol/protocol.js';
 import { countersOf, RUN_START, ratesBetween } from './rates';
 
 function event(elapsedMs: number, ops: Record<string, [number, number]>): RunMetricsEvent {

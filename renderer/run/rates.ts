@@ -1,7 +1,7 @@
 // Records per second from the run's cumulative counters: each run.metrics event carries the
 // records in and out of every operator since the run started, so a rate is the difference of
 // two successive events over the time between them.
-import type { RunMetricsEvent } from '../../engine/host/protocol.js';
+import type { RunMetricsEvent } from '../../engine/protocol/protocol.js';
 
 export interface Counters {
   readonly elapsedMs: number;

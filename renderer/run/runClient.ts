@@ -1,7 +1,7 @@
 // The run-and-debug methods and events of the host protocol, typed on RunMethods and RunEvents.
 // The host client is typed on HostMethods; this goes through it by name, so it compiles the same
 // whether or not HostMethods already includes the run methods.
-import type { RunEvents, RunMethods } from '../../engine/host/protocol.js';
+import type { RunEvents, RunMethods } from '../../engine/protocol/protocol.js';
 import type { HostClient } from '../host/hostClient';
 
 export type RunMethod = keyof RunMethods;

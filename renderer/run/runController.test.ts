@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunEvents, RunMethods } from '../../engine/host/protocol.js';
+import type { RunEvents, RunMethods } from '../../engine/protocol/protocol.js';
 import { createDesignerStore } from '../store/designerStore';
 import type { RunClient } from './runClient';
 import { createRunController } from './runController';

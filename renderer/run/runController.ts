@@ -9,7 +9,7 @@ import type {
   RunStartParams,
   StatePage,
   TraceView,
-} from '../../engine/host/protocol.js';
+} from '../../engine/protocol/protocol.js';
 import type { DesignerStore } from '../store/designerStore';
 import { problemsOf } from '../store/selectors';
 import {

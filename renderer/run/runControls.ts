@@ -1,6 +1,6 @@
 // Which run controls apply in which state, and the status line: one place, so the toolbar, the
 // Run menu and the shortcuts agree.
-import type { ResumeUntil, RunMode, RunStatus } from '../../engine/host/protocol.js';
+import type { ResumeUntil, RunMode, RunStatus } from '../../engine/protocol/protocol.js';
 
 export type RunPhase = RunStatus | 'idle';
 

@@ -1,6 +1,6 @@
 // What the run tests hand the designer as the host would: a run's status, a step's view and a
 // checkpoint, each with plain values unless a test says otherwise.
-import type { RunCheckpointEvent, RunInfo, StepView } from '../../engine/host/protocol.js';
+import type { RunCheckpointEvent, RunInfo, StepView } from '../../engine/protocol/protocol.js';
 
 export const runInfo = (status: RunInfo['status'], mode: RunInfo['mode'] = 'debug'): RunInfo => ({
   runId: 'r1',

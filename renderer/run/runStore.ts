@@ -13,7 +13,7 @@ import type {
   RunMetricsEvent,
   RunMode,
   StepView,
-} from '../../engine/host/protocol.js';
+} from '../../engine/protocol/protocol.js';
 import { UNSAVED } from './documentChange';
 import { fillLevel } from './edgeFill';
 import { MetricsSeries } from './metricsSeries';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StateEntryView } from '../../engine/host/protocol.js';
+import type { StateEntryView } from '../../engine/protocol/protocol.js';
 import { compareEntries, entriesOfKey, keyText } from './stateCompare';
 
 const entry = (key: unknown, state: string, value: unknown, elementCount?: number): StateEntryView => ({

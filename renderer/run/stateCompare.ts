@@ -1,6 +1,6 @@
 // Comparing one key's state between two checkpoints (or a checkpoint and the live state): the
 // state browser reads the key's entries from each side by prefix and lines them up by state name.
-import type { StateEntryView } from '../../engine/host/protocol.js';
+import type { StateEntryView } from '../../engine/protocol/protocol.js';
 
 /** A key as the prefix search matches it: a string as it is, anything else as JSON. */
 export function keyText(key: unknown): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunMetricsEvent, SubtaskLive } from '../../engine/host/protocol.js';
+import type { RunMetricsEvent, SubtaskLive } from '../../engine/protocol/protocol.js';
 import { stateRows } from './stateSizes';
 
 const sub = (subtask: number, stateBytes?: number, keys?: number): SubtaskLive => ({

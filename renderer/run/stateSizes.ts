@@ -1,6 +1,6 @@
 // The State panel's numbers: per keyed operator, each subtask's state size, keys and key-group
 // range, its share of the operator's largest subtask (the bar), and which subtasks are skewed.
-import type { RunMetricsEvent, SubtaskLive } from '../../engine/host/protocol.js';
+import type { RunMetricsEvent, SubtaskLive } from '../../engine/protocol/protocol.js';
 import { skewedIndexes, skewMessage } from './skew';
 
 export interface SubtaskStateRow {

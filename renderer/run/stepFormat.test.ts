@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StepView } from '../../engine/host/protocol.js';
+import type { StepView } from '../../engine/protocol/protocol.js';
 import { accessRow, formatValue, inlineValue, stepHeading, stepKindText, stepOrigin } from './stepFormat';
 
 const step: StepView = {

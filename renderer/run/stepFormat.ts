@@ -1,6 +1,6 @@
 // A step as text: the Debugger panel shows exactly what these return, so showing the same
 // StepView twice (after a step back) shows the same words.
-import type { StateAccess, StepView } from '../../engine/host/protocol.js';
+import type { StateAccess, StepView } from '../../engine/protocol/protocol.js';
 
 /** Pretty JSON; strings quoted so that "7" and 7 read apart; `undefined` named. */
 export function formatValue(value: unknown): string {

@@ -5,7 +5,7 @@
 import { temporal } from 'zundo';
 import { createStore } from 'zustand/vanilla';
 import type { OperatorKind, Problem } from '../../engine/graph/index.js';
-import type { FileProblem } from '../../engine/host/protocol.js';
+import type { FileProblem } from '../../engine/protocol/protocol.js';
 import { autoLayout } from '../document/autoLayout';
 import { copyFragment, type Fragment, parseFragment, pasteFragment } from '../document/clipboard';
 import * as edits from '../document/draftEdits';

@@ -3,7 +3,7 @@
 // warnings about the files the job reads. Only the validator's problems stop a run or an export
 // (selectors.ts problemsOf); the rest are said here so that nothing the designer knows is silent.
 import type { Problem } from '../../engine/graph/index.js';
-import type { FileProblem } from '../../engine/host/protocol.js';
+import type { FileProblem } from '../../engine/protocol/protocol.js';
 import { findOperator } from '../document/draftEdits';
 import { isObject, type JobDraft } from '../document/jobDraft';
 import { type UnappliedField, unappliedProblem } from './unappliedFields';

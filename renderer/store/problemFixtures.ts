@@ -1,6 +1,6 @@
 // What the problem tests hand the designer as the host would: its warning that a job's input
 // file is missing (job.checkFiles), for the source "src" whose path is missing.jsonl.
-import type { FileProblem } from '../../engine/host/protocol.js';
+import type { FileProblem } from '../../engine/protocol/protocol.js';
 
 export const missingInput: FileProblem = {
   code: 'input-file-missing',

@@ -6,8 +6,8 @@
 // runs in parallel: a barrier from another head can then come round before this head has taken
 // its own snapshot, and that feedback input is blocked like a regular one until it has, since
 // what follows the barrier belongs after the cut.
-import type { Channel } from '../runtime/channel.js';
-import type { Envelope } from '../runtime/envelope.js';
+import type { Channel } from './channel.js';
+import type { Envelope } from './envelope.js';
 
 export interface FeedbackLog {
   readonly checkpointId: number;

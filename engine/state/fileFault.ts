@@ -5,7 +5,7 @@
 import { statSync } from 'node:fs';
 import { access, constants, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { JobError } from './jobError.js';
+import { JobError } from '../graph/jobError.js';
 
 export type FolderRole = 'state' | 'checkpoint' | 'output';
 

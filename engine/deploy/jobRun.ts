@@ -26,17 +26,17 @@ import { KeyedState, type StateApi } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
 import { LevelKvStore } from '../state/levelKvStore.js';
 import { MemoryKvStore } from '../state/memoryKvStore.js';
-import type { CallMarker } from './callMarker.js';
-import { Channel } from './channel.js';
-import { Emitter } from './emitter.js';
-import type { ChannelItem } from './envelope.js';
-import { onEscapedRejection } from './escapedRejections.js';
-import { cannotWrite } from './fileFault.js';
-import { JobError } from './jobError.js';
-import { type HeldRunLocks, takeRunLocks } from './runLock.js';
-import { runLockTargets } from './runLockTargets.js';
-import { type ScheduledUnit, Scheduler, type SchedulerProgress } from './scheduler.js';
-import { type CheckpointAcker, type DeliveryObserver, Subtask, type SubtaskProgress } from './subtask.js';
+import type { CallMarker } from '../runtime/callMarker.js';
+import { Channel } from '../runtime/channel.js';
+import { Emitter } from '../runtime/emitter.js';
+import type { ChannelItem } from '../runtime/envelope.js';
+import { onEscapedRejection } from '../runtime/escapedRejections.js';
+import { cannotWrite } from '../state/fileFault.js';
+import { JobError } from '../graph/jobError.js';
+import { type HeldRunLocks, takeRunLocks } from '../runtime/runLock.js';
+import { runLockTargets } from '../runtime/runLockTargets.js';
+import { type ScheduledUnit, Scheduler, type SchedulerProgress } from '../runtime/scheduler.js';
+import { type CheckpointAcker, type DeliveryObserver, Subtask, type SubtaskProgress } from '../runtime/subtask.js';
 
 /** Items per channel before its producer is held back. */
 export const CHANNEL_CAPACITY = 1024;

@@ -11,9 +11,9 @@ import { fn, makeJob, sink, generator as source } from '../../test/jobBuilders.j
 import { keyGroupOf, subtaskOfKeyGroup } from '../graph/keyGroups.js';
 import type { Job } from '../graph/schema.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
-import { JobError } from './jobError.js';
+import { JobError } from '../graph/jobError.js';
 import { CHANNEL_CAPACITY, JobRun } from './jobRun.js';
-import type { DeliveryObserver } from './subtask.js';
+import type { DeliveryObserver } from '../runtime/subtask.js';
 
 let root: string;
 

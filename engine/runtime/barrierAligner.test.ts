@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PlannedEdge } from '../graph/plan.js';
-import { Channel } from '../runtime/channel.js';
-import { Envelope } from '../runtime/envelope.js';
+import { Channel } from './channel.js';
+import { Envelope } from './envelope.js';
 import { BarrierAligner } from './barrierAligner.js';
 
 function edge(id: string, feedback: boolean): PlannedEdge {
