@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { DebugSession, type DebugSessionOptions } from '../engine/debug/debugSession.js';
 import type { Job } from '../engine/graph/schema.js';
 import { validateJob } from '../engine/graph/validate.js';
-import type { StepView } from '../engine/host/runProtocol.js';
-import { JobRun } from '../engine/runtime/jobRun.js';
+import type { StepView } from '../engine/protocol/runProtocol.js';
+import { JobRun } from '../engine/deploy/jobRun.js';
 
 export { type EdgeInput, fn, generator, makeJob, type OperatorInput, sink } from './jobBuilders.js';
 

@@ -4,7 +4,7 @@
 // is inside the sandbox folder, however it is mutated: the host under test really writes files.
 import { isAbsolute, join } from 'node:path';
 import fc from 'fast-check';
-import { HOST_METHODS, type HostMethod } from '../engine/host/protocol.js';
+import { HOST_METHODS, type HostMethod } from '../engine/protocol/protocol.js';
 import { mutatedJobTexts } from './mutatedJobTexts.js';
 
 /** A WebSocket frame: a text frame holds any string, a binary frame any bytes. */

@@ -7,7 +7,7 @@ import {
   isRequestMessage,
   type RequestMessage,
   type ResponseMessage,
-} from '../engine/host/protocol.js';
+} from '../engine/protocol/protocol.js';
 import type { Frame } from './hostProtocolFrames.js';
 
 const NO_REQUEST_ID = -1;

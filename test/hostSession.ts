@@ -15,7 +15,7 @@ import type {
   ParamsOf,
   ResponseMessage,
   ResultOf,
-} from '../engine/host/protocol.js';
+} from '../engine/protocol/protocol.js';
 
 export interface HostSession {
   /** This test's folder: the job files, their inputs and outputs, the host's data folder. */

@@ -2,7 +2,7 @@
 // designer would: it sends any frame, awaits the answer by the id it must carry (any number of
 // them in flight), gives up after a bound, and notes whatever else arrives that should not.
 import WebSocket from 'ws';
-import type { EventMessage, HostMessage, ResponseMessage, RunInfo } from '../engine/host/protocol.js';
+import type { EventMessage, HostMessage, ResponseMessage, RunInfo } from '../engine/protocol/protocol.js';
 import { HOST_PATH, type WebServer } from '../engine/host/webServer.js';
 import type { Frame } from './hostProtocolFrames.js';
 

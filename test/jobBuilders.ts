@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { Job } from '../engine/graph/schema.js';
 import { validateJob } from '../engine/graph/validate.js';
-import { JobRun } from '../engine/runtime/jobRun.js';
+import { JobRun } from '../engine/deploy/jobRun.js';
 
 export type OperatorInput = {
   id: string;
