@@ -1,9 +1,12 @@
-// What each operator kind is, independent of how it runs: the designer's palette, the
-// validator and the runtime all read this one table.
+// The kind table as the engine read it before kinds were descriptors (kinds/kindDescriptor.ts):
+// a view of the kind registry, kept for the code that still looks kinds up by `KINDS[kind]`.
 import { readCode } from './codeParse.js';
+import type { KindDescriptor, PaletteGroup } from './kinds/kindDescriptor.js';
+import { findKind, kindNames } from './kinds/kindRegistry.js';
 import type { OperatorKind } from './schema.js';
 
-export type OperatorRole = 'source' | 'transform' | 'keyed' | 'sink';
+/** The palette group a kind is listed under (keyed transforms have their own). */
+export type OperatorRole = PaletteGroup;
 
 export interface KindInfo {
   readonly kind: OperatorKind;
@@ -21,92 +24,49 @@ export interface KindInfo {
   readonly available: boolean;
 }
 
-export const KINDS: Readonly<Record<OperatorKind, KindInfo>> = {
-  'source.jsonl': {
-    kind: 'source.jsonl',
-    role: 'source',
-    title: 'JSON Lines file',
-    alwaysKeyed: false,
-    fixedPorts: [],
-    available: true,
+const infos = new WeakMap<KindDescriptor, KindInfo>();
+
+/** A descriptor as the older table spelled it. */
+export function kindInfo(descriptor: KindDescriptor): KindInfo {
+  let info = infos.get(descriptor);
+  if (info === undefined) {
+    info = {
+      kind: descriptor.kind as OperatorKind,
+      role: descriptor.designer.group,
+      title: descriptor.designer.label,
+      ...(descriptor.userCode === undefined
+        ? {}
+        : { functionName: descriptor.userCode.functionName, signature: descriptor.userCode.signature }),
+      alwaysKeyed: descriptor.keyedInput === 'always',
+      fixedPorts: descriptor.ports.outputs.filter((port) => port !== 'out'),
+      available: descriptor.available,
+    };
+    infos.set(descriptor, info);
+  }
+  return info;
+}
+
+/**
+ * Every registered kind by name, built-ins and those registered at run time alike (a live view:
+ * a kind registered later is in it too).
+ */
+export const KINDS: Readonly<Record<OperatorKind, KindInfo>> = new Proxy(
+  {} as Record<OperatorKind, KindInfo>,
+  {
+    get: (_, kind) => {
+      const descriptor = typeof kind === 'string' ? findKind(kind) : undefined;
+      return descriptor && kindInfo(descriptor);
+    },
+    has: (_, kind) => typeof kind === 'string' && findKind(kind) !== undefined,
+    ownKeys: () => [...kindNames()],
+    getOwnPropertyDescriptor: (_, kind) => {
+      const descriptor = typeof kind === 'string' ? findKind(kind) : undefined;
+      return (
+        descriptor && { value: kindInfo(descriptor), enumerable: true, configurable: true, writable: false }
+      );
+    },
   },
-  'source.generator': {
-    kind: 'source.generator',
-    role: 'source',
-    title: 'Generator',
-    functionName: 'generate',
-    signature: 'function generate(i, ctx) { return record; }',
-    alwaysKeyed: false,
-    fixedPorts: [],
-    available: true,
-  },
-  map: {
-    kind: 'map',
-    role: 'transform',
-    title: 'Map',
-    functionName: 'map',
-    signature: 'function map(record, ctx) { return record; }',
-    alwaysKeyed: false,
-    fixedPorts: [],
-    available: true,
-  },
-  filter: {
-    kind: 'filter',
-    role: 'transform',
-    title: 'Filter',
-    functionName: 'filter',
-    signature: 'function filter(record, ctx) { return true; }',
-    alwaysKeyed: false,
-    fixedPorts: [],
-    available: true,
-  },
-  flatMap: {
-    kind: 'flatMap',
-    role: 'transform',
-    title: 'Flat map',
-    functionName: 'flatMap',
-    signature: 'function flatMap(record, ctx) { return [record]; }',
-    alwaysKeyed: false,
-    fixedPorts: [],
-    available: true,
-  },
-  process: {
-    kind: 'process',
-    role: 'keyed',
-    title: 'Process',
-    functionName: 'process',
-    signature: 'function process(record, ctx) { ctx.emit(record); }',
-    alwaysKeyed: false,
-    fixedPorts: [],
-    available: true,
-  },
-  window: {
-    kind: 'window',
-    role: 'keyed',
-    title: 'Window',
-    alwaysKeyed: true,
-    fixedPorts: ['late'],
-    available: false,
-  },
-  transaction: {
-    kind: 'transaction',
-    role: 'keyed',
-    title: 'Transaction',
-    functionName: 'transact',
-    signature: 'function keys(record) { return [[table, key]]; }\nfunction transact(record, tx) { }',
-    alwaysKeyed: true,
-    fixedPorts: [],
-    available: false,
-  },
-  'sink.jsonl': {
-    kind: 'sink.jsonl',
-    role: 'sink',
-    title: 'JSON Lines file',
-    alwaysKeyed: false,
-    fixedPorts: [],
-    available: true,
-  },
-};
+);
 
 /**
  * Whether a `process` function's code reaches for keyed state or timers, read from its syntax

@@ -1,26 +1,14 @@
 // The job file, format 1. This zod schema is the one source of the TypeScript types, the
 // validator's shape checks and the published JSON Schema (docs/job-file.schema.json).
 import { z } from 'zod';
+import { BUILTIN_KINDS, type BuiltinKind } from './kinds/builtinKinds.js';
+import type { KindDescriptor } from './kinds/kindDescriptor.js';
+import { getKind, kindsVersion, listKinds } from './kinds/kindRegistry.js';
+import { fieldPath, id, nonNegativeMs } from './kinds/paramTypes.js';
 
 export const JOB_FORMAT = 'pipewright.job/1';
 
-export const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-
-const id = z.string().regex(ID_PATTERN, 'must match [A-Za-z0-9_-]{1,64}');
-
-const fieldPath = z
-  .string()
-  .regex(/^[^.]+(\.[^.]+)*$/, 'must be a field path such as "owner" or "item.owner"')
-  .describe('A dotted field path into the record, e.g. "owner" or "item.owner".');
-
-const code = z.string().describe('JavaScript that defines the function the operator kind calls.');
-
-const relativePath = z
-  .string()
-  .min(1)
-  .describe('A file path; a relative one resolves against the directory of the job file.');
-
-const nonNegativeMs = z.number().int().min(0);
+export { ID_PATTERN } from './kinds/paramTypes.js';
 
 export const settingsSchema = z
   .strictObject({
@@ -48,56 +36,35 @@ export const settingsSchema = z
   })
   .describe('Job-wide settings; every field has a default.');
 
-export const paramsSchemas = {
-  'source.jsonl': z.strictObject({
-    path: relativePath,
-    timestampField: fieldPath.optional(),
-    maxOutOfOrdernessMs: nonNegativeMs.optional(),
-  }),
-  'source.generator': z.strictObject({
-    code,
-    count: z.number().int().min(0).optional(),
-    ratePerSec: z.number().positive().optional(),
-    seed: z.number().int().optional(),
-  }),
-  map: z.strictObject({ code }),
-  filter: z.strictObject({ code }),
-  flatMap: z.strictObject({ code }),
-  process: z.strictObject({ code }),
-  window: z.strictObject({
-    type: z.enum(['tumbling', 'sliding', 'session']),
-    sizeMs: z.number().int().positive().optional(),
-    slideMs: z.number().int().positive().optional(),
-    gapMs: z.number().int().positive().optional(),
-    aggregate: z.enum(['count', 'sum', 'min', 'max', 'avg']),
-    field: fieldPath.optional(),
-    allowedLatenessMs: nonNegativeMs.optional(),
-  }),
-  transaction: z.strictObject({
-    tables: z.array(id).min(1),
-    code,
-  }),
-  'sink.jsonl': z.strictObject({ path: relativePath }),
-} as const;
+/** The params schema of each built-in kind (a kind registered at run time: its descriptor's). */
+export const paramsSchemas = Object.fromEntries(BUILTIN_KINDS.map((d) => [d.kind, d.params])) as {
+  readonly [D in BuiltinKind as D['kind']]: D['params'];
+};
 
-export type OperatorKind = keyof typeof paramsSchemas;
-export const OPERATOR_KINDS = Object.keys(paramsSchemas) as OperatorKind[];
+/** The kinds this version ships. Kinds registered at run time are in kindRegistry's list. */
+export type OperatorKind = BuiltinKind['kind'];
+export const OPERATOR_KINDS: readonly OperatorKind[] = BUILTIN_KINDS.map((d) => d.kind);
 
 export type ParamsOf<K extends OperatorKind> = z.infer<(typeof paramsSchemas)[K]>;
 
-const operatorVariants = OPERATOR_KINDS.map((kind) =>
-  z.strictObject({
+function operatorVariant<K extends string, P extends z.ZodObject>(descriptor: KindDescriptor<K, P>) {
+  return z.strictObject({
     id,
-    kind: z.literal(kind),
+    kind: z.literal(descriptor.kind),
     parallelism: z.number().int().min(1).default(1),
-    params: paramsSchemas[kind],
-  }),
-);
+    params: descriptor.params,
+  });
+}
 
-export const operatorSchema = z.discriminatedUnion(
-  'kind',
-  operatorVariants as unknown as [(typeof operatorVariants)[number], ...(typeof operatorVariants)[number][]],
-);
+type OperatorVariant = ReturnType<typeof operatorVariant<OperatorKind, (typeof paramsSchemas)[OperatorKind]>>;
+
+function operatorUnion(descriptors: readonly KindDescriptor[]) {
+  const variants = descriptors.map(operatorVariant) as OperatorVariant[];
+  return z.discriminatedUnion('kind', variants as [OperatorVariant, ...OperatorVariant[]]);
+}
+
+/** An operator of a built-in kind. `currentJobSchema()` also accepts the kinds registered since. */
+export const operatorSchema = operatorUnion(BUILTIN_KINDS);
 
 export const partitionSchema = z.enum(['forward', 'rebalance', 'hash', 'broadcast']);
 export type Partition = z.infer<typeof partitionSchema>;
@@ -120,15 +87,38 @@ export const editorSchema = z
   })
   .describe('What only the designer needs (positions, viewport, notes). The engine ignores it.');
 
-export const jobSchema = z.strictObject({
-  format: z.literal(JOB_FORMAT),
-  name: z.string().min(1).max(200),
-  description: z.string().optional(),
-  settings: settingsSchema.default(settingsSchema.parse({})),
-  operators: z.array(operatorSchema),
-  edges: z.array(edgeSchema).default([]),
-  editor: editorSchema.optional(),
-});
+function jobSchemaOver(operator: typeof operatorSchema) {
+  return z.strictObject({
+    format: z.literal(JOB_FORMAT),
+    name: z.string().min(1).max(200),
+    description: z.string().optional(),
+    settings: settingsSchema.default(settingsSchema.parse({})),
+    operators: z.array(operator),
+    edges: z.array(edgeSchema).default([]),
+    editor: editorSchema.optional(),
+  });
+}
+
+/** The job file over the built-in kinds: the source of the types. */
+export const jobSchema = jobSchemaOver(operatorSchema);
+
+let current = { version: kindsVersion(), schema: jobSchema };
+
+/**
+ * The job file over every kind registered now: what the validator and the JSON Schema export
+ * check against. The same as `jobSchema` until a kind is registered at run time.
+ */
+export function currentJobSchema(): typeof jobSchema {
+  const version = kindsVersion();
+  if (current.version !== version) {
+    const kinds = listKinds();
+    const builtinOnly =
+      kinds.length === BUILTIN_KINDS.length && kinds.every((d, i) => d === BUILTIN_KINDS[i]);
+    // A registered kind's operators are typed as built-in ones: the types cannot know it.
+    current = { version, schema: builtinOnly ? jobSchema : jobSchemaOver(operatorUnion(kinds)) };
+  }
+  return current.schema;
+}
 
 /** An operator of one kind, defaults filled in: `kind` narrows `params`. */
 export type OperatorOf<K extends OperatorKind> = {
@@ -147,13 +137,15 @@ export type Edge = Job['edges'][number];
 export type Settings = Job['settings'];
 export type KeySpec = z.infer<typeof keySchema>;
 
-export const SOURCE_KINDS: readonly OperatorKind[] = ['source.jsonl', 'source.generator'];
-export const SINK_KINDS: readonly OperatorKind[] = ['sink.jsonl'];
-
-export function isSource(kind: OperatorKind): boolean {
-  return SOURCE_KINDS.includes(kind);
+/** Whether the kind has no inputs. Throws for a kind that is not registered. */
+export function isSource(kind: string): boolean {
+  return getKind(kind).role === 'source';
 }
 
-export function isSink(kind: OperatorKind): boolean {
-  return SINK_KINDS.includes(kind);
+/** Whether the kind has no outputs. Throws for a kind that is not registered. */
+export function isSink(kind: string): boolean {
+  return getKind(kind).role === 'sink';
 }
+
+export const SOURCE_KINDS: readonly OperatorKind[] = OPERATOR_KINDS.filter(isSource);
+export const SINK_KINDS: readonly OperatorKind[] = OPERATOR_KINDS.filter(isSink);

@@ -1,0 +1,25 @@
+// The kinds this version ships, in the contract's order (the palette's and the "known kinds"
+// message's order). A kind added at run time goes through kindRegistry.registerKind instead.
+import { filterKind } from './filter.js';
+import { flatMapKind } from './flatMap.js';
+import { mapKind } from './map.js';
+import { processKind } from './process.js';
+import { sinkJsonlKind } from './sinkJsonl.js';
+import { sourceGeneratorKind } from './sourceGenerator.js';
+import { sourceJsonlKind } from './sourceJsonl.js';
+import { transactionKind } from './transaction.js';
+import { windowKind } from './window.js';
+
+export const BUILTIN_KINDS = [
+  sourceJsonlKind,
+  sourceGeneratorKind,
+  mapKind,
+  filterKind,
+  flatMapKind,
+  processKind,
+  windowKind,
+  transactionKind,
+  sinkJsonlKind,
+] as const;
+
+export type BuiltinKind = (typeof BUILTIN_KINDS)[number];

@@ -1,0 +1,90 @@
+// What an operator kind is, independent of how it runs: a pure descriptor that the validator,
+// the JSON Schema export and the designer read, and that the Node side pairs with a factory
+// (engine/operators). A new kind is one descriptor plus one factory; nothing here may use a
+// Node API, since the designer loads it in the browser.
+import type { z } from 'zod';
+import type { ParamField } from './paramFields.js';
+
+/** Where a kind sits in a job: a source has no inputs, a sink no outputs. */
+export type KindRole = 'source' | 'transform' | 'sink';
+
+/** The palette group the designer lists a kind under: keyed transforms have their own. */
+export type PaletteGroup = 'source' | 'transform' | 'keyed' | 'sink';
+
+/** Whether a kind's inputs must be hash-partitioned (`keyed-input` problems). */
+export type KeyedInput =
+  /** Always: the kind keeps keyed state (window, transaction). */
+  | 'always'
+  /** Only when its code reaches for keyed state or timers, as its syntax tree says (process). */
+  | 'when-code-uses-state'
+  | 'never';
+
+export interface KindUserCode {
+  /** The function the runtime calls, e.g. "map". */
+  readonly functionName: string;
+  /**
+   * Every function `params.code` must define, in the order missing ones are reported;
+   * `[functionName]` when absent.
+   */
+  readonly requiredFunctions?: readonly string[];
+  /** The signature shown as a hint in code fields and error messages. */
+  readonly signature: string;
+}
+
+export interface KindPorts {
+  /** False for a source: an edge into it is a problem. */
+  readonly inputs: boolean;
+  /**
+   * The output ports the kind itself defines, "out" first; empty for a sink. A kind that runs
+   * user code also has every port its code emits to.
+   */
+  readonly outputs: readonly string[];
+}
+
+export interface KindDesigner {
+  /** The kind's name in words, e.g. "JSON Lines file". */
+  readonly label: string;
+  readonly group: PaletteGroup;
+  /** One or two sentences for people: what the kind does. */
+  readonly description: string;
+  /** The start of a new operator's id, e.g. "source" for "source-1". */
+  readonly idBase: string;
+  /** The params a freshly dropped operator starts with: they validate. */
+  readonly defaultParams: Readonly<Record<string, unknown>>;
+  /** The icon: SVG path data in a 16×16 box, drawn with a 1.5 stroke. */
+  readonly icon: string;
+  /**
+   * The inspector's fields for the params, in order; derived from `params` (see paramFields.ts)
+   * when absent, which is what a kind needs unless its schema reads badly as a form.
+   */
+  readonly fields?: readonly ParamField[];
+}
+
+export interface KindDescriptor<K extends string = string, P extends z.ZodObject = z.ZodObject> {
+  /** The kind as a job file spells it, e.g. "source.jsonl". */
+  readonly kind: K;
+  readonly role: KindRole;
+  /** The params schema: a strict zod object (unknown fields are problems). */
+  readonly params: P;
+  readonly ports: KindPorts;
+  /** Present when the kind runs user code from `params.code`. */
+  readonly userCode?: KindUserCode;
+  readonly keyedInput: KeyedInput;
+  /** False for a kind the contract names but this engine version cannot run yet. */
+  readonly available: boolean;
+  readonly designer: KindDesigner;
+}
+
+/** Declares a kind, keeping its name and params schema as types (for `ParamsOf`). */
+export function defineKind<const K extends string, P extends z.ZodObject>(
+  descriptor: KindDescriptor<K, P>,
+): KindDescriptor<K, P> {
+  return descriptor;
+}
+
+/** The functions a kind's code must define (none for a kind without user code). */
+export function requiredFunctions(descriptor: KindDescriptor): readonly string[] {
+  const code = descriptor.userCode;
+  if (code === undefined) return [];
+  return code.requiredFunctions ?? [code.functionName];
+}
