@@ -1,12 +1,13 @@
 // Resuming from a checkpoint: is the job still one its state can follow; who reads what is
 // left of the sources; the records that were in flight round a loop; the sinks' last commit.
 import { stat } from 'node:fs/promises';
+import { JobError } from '../graph/jobError.js';
 import { keyGroupOf, subtaskOfKeyGroup } from '../graph/keyGroups.js';
 import type { Plan } from '../graph/plan.js';
 import type { PreparedOperator } from '../operators/registry.js';
 import { publishParts } from '../operators/sinkJsonl.js';
-import { Envelope, type RecordSource } from '../runtime/envelope.js';
-import { JobError } from '../graph/jobError.js';
+import { envelope } from '../runtime/envelope.js';
+import type { RecordSource } from '../runtime/recordSource.js';
 import type { Subtask } from '../runtime/subtask.js';
 import type { CheckpointMetadata, SourceSplit } from './checkpointMetadata.js';
 import type { CheckpointStorage } from './checkpointStorage.js';
@@ -75,10 +76,7 @@ export async function replayFeedback(
     if (old.feedback === undefined) continue;
     const operator = plan.byId.get(old.operator);
     if (operator === undefined) continue;
-    const source: RecordSource = {
-      operatorId: old.operator,
-      describe: (n) => `record ${n} in flight round a loop at checkpoint ${checkpoint.id}`,
-    };
+    const source: RecordSource = { kind: 'loop', operatorId: old.operator, checkpointId: checkpoint.id };
     let position = 0;
     for await (const line of storage.readLines(old.feedback)) {
       const [value, key, , timestamp] = line as [unknown, unknown, number, number | null];
@@ -87,7 +85,7 @@ export async function replayFeedback(
       const subtask = subtasks.find((s) => s.operator === operator && s.subtask === target)!;
       const channel = subtask.inputs.find((c) => c.edge.feedback);
       if (channel === undefined) continue;
-      channel.push(new Envelope(value, key, keyGroup, timestamp ?? undefined, source, position++));
+      channel.push(envelope(value, key, keyGroup, timestamp ?? undefined, source, position++));
     }
   }
 }

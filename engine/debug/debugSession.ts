@@ -58,13 +58,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
-import type { Job } from '../graph/schema.js';
-import type { Breakpoint, BreakpointProblem, StepView, TraceView } from '../protocol/runProtocol.js';
-import type { JobMetrics } from '../metrics/jobMetrics.js';
-import type { CallMarker } from '../runtime/callMarker.js';
-import { Envelope } from '../runtime/envelope.js';
-import { JobError } from '../graph/jobError.js';
 import { JobRun } from '../deploy/jobRun.js';
+import { JobError } from '../graph/jobError.js';
+import type { Job } from '../graph/schema.js';
+import type { JobMetrics } from '../metrics/jobMetrics.js';
+import type { Breakpoint, BreakpointProblem, StepView, TraceView } from '../protocol/runProtocol.js';
+import type { CallMarker } from '../runtime/callMarker.js';
 import type { ScheduledUnit } from '../runtime/scheduler.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
 import type { KvStore } from '../state/kvStore.js';
@@ -352,7 +351,7 @@ export class DebugSession {
     this.unitSteps = steps;
     this.executed += steps.length;
     if (unit.kind === 'produce') this.work += steps.length;
-    else if (unit.kind === 'item' && unit.item instanceof Envelope) this.work += 1;
+    else if (unit.kind === 'item' && unit.item.type === 'record') this.work += 1;
     for (const step of steps) this.records.add(step.lineage);
     return steps;
   }

@@ -4,10 +4,10 @@
 // one step per record it made. Hooks: the subtasks' delivery observer, the emitters' taps, and
 // ctx.state (stateAccessRecorder.ts), all installed only in debug runs.
 import { isDeepStrictEqual } from 'node:util';
+import type { JobRun } from '../deploy/jobRun.js';
 import type { StateAccess, StepView } from '../protocol/runProtocol.js';
 import type { Channel } from '../runtime/channel.js';
-import { Barrier, Envelope } from '../runtime/envelope.js';
-import type { JobRun } from '../deploy/jobRun.js';
+import type { Envelope } from '../runtime/envelope.js';
 import type { ScheduledUnit } from '../runtime/scheduler.js';
 import type { Subtask } from '../runtime/subtask.js';
 import type { KeyedState, StateApi } from '../state/keyedState.js';
@@ -196,10 +196,10 @@ export class StepRecorder implements StateAccessSink {
   end(unit: ScheduledUnit): RecordedStep[] {
     switch (unit.kind) {
       case 'item': {
-        if (unit.item instanceof Envelope) break;
+        if (unit.item.type === 'record') break;
         const step = this.open(unit.subtask);
         step.edge = edgeOf(unit.channel);
-        if (unit.item instanceof Barrier) {
+        if (unit.item.type === 'barrier') {
           step.kind = 'barrier';
           step.checkpointId = unit.item.checkpointId;
         } else {

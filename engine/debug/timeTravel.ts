@@ -8,9 +8,9 @@
 // may change it in place. Its value is therefore copied the first time it is delivered after
 // being saved (copy on write), and a restore queues that copy in its place.
 
-import type { ChannelItem } from '../runtime/envelope.js';
-import { Envelope } from '../runtime/envelope.js';
 import type { JobRun, RunProgress } from '../deploy/jobRun.js';
+import type { ChannelItem } from '../runtime/envelope.js';
+import { type Envelope, envelope } from '../runtime/envelope.js';
 import type { StateJournal } from './stateJournal.js';
 
 /** A memento is saved every this many units of work (a source's slice, or one item elsewhere). */
@@ -66,7 +66,7 @@ export class TimeTravel {
       const progress = run.progress();
       if (progress !== undefined) {
         for (const channel of progress.channels) {
-          for (const item of channel.items) if (item instanceof Envelope) this.held.add(item);
+          for (const item of channel.items) if (item.type === 'record') this.held.add(item);
         }
         this.mementos.push({ seq, unit, journalMark: this.journal.mark, run: progress, session: session() });
         this.lastSavedUnit = unit;
@@ -118,8 +118,8 @@ export class TimeTravel {
     await run.abandonCheckpoint();
     this.journal.rollBack(memento.journalMark);
     const fresh = (item: ChannelItem): ChannelItem => {
-      if (!(item instanceof Envelope) || !this.originals.has(item)) return item;
-      const copy = new Envelope(
+      if (item.type !== 'record' || !this.originals.has(item)) return item;
+      const copy = envelope(
         structuredClone(this.originals.get(item)),
         item.key,
         item.keyGroup,

@@ -2,8 +2,8 @@
 // operator, its subtask, the record it was given (file:line for a file source), and whether the
 // code is still running or waits on a promise it returned.
 
-import { jsonlRecordSource } from '../operators/sourceJsonl.js';
 import type { MarkedCall } from '../runtime/callMarker.js';
+import { describeRecordSource } from '../runtime/recordSource.js';
 
 /** A call that has run this long without returning, while its run is being stopped, is stuck. */
 export const STUCK_AFTER_MS = 1000;
@@ -21,13 +21,11 @@ function operatorOf(call: MarkedCall): string {
 function recordOf(call: MarkedCall): string {
   const source = call.source;
   if (source === undefined) return 'a record';
-  if (source.file === undefined)
-    return `the record from generator "${source.operatorId}" record ${call.position}`;
   try {
-    return `the record from ${jsonlRecordSource(source.operatorId, source.file).describe(call.position)}`;
+    return `the record from ${describeRecordSource(source, call.position)}`;
   } catch {
     // The input file went away under the run: its name still says which input it was.
-    return `a record of ${source.file}`;
+    return source.kind === 'file' ? `a record of ${source.file}` : 'a record';
   }
 }
 

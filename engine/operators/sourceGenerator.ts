@@ -2,9 +2,9 @@
 // ctx.random() is reseeded from (seed, i) for every i, so record i is the same whatever the
 // parallelism, and the whole stream is the same on every run.
 import type { ParamsOf } from '../graph/schema.js';
-import type { RecordSource } from '../runtime/envelope.js';
 import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { recordCopy } from '../runtime/recordCopy.js';
+import type { RecordSource } from '../runtime/recordSource.js';
 import { userContext } from './userContext.js';
 
 /** Records per slice when rate-limited: fixed, so slice boundaries do not depend on the clock. */
@@ -60,7 +60,7 @@ export class GeneratorSourceLogic extends BaseLogic {
     this.msPerRecord = rate === undefined ? 0 : 1000 / rate;
     this.ctx = userContext(env, { random: () => this.random.next() });
     const id = env.operator.id;
-    this.source = { operatorId: id, describe: (i) => `generator "${id}" record ${i}` };
+    this.source = { kind: 'generator', operatorId: id };
   }
 
   /** Words a returned record that JSON cannot hold (see recordCopy); lineage.position is its i. */

@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SourceSplit } from '../checkpoint/checkpointMetadata.js';
+import { JobError } from '../graph/jobError.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import type { Emitter } from '../runtime/emitter.js';
-import type { RecordSource } from '../runtime/envelope.js';
-import { JobError } from '../graph/jobError.js';
 import type { SubtaskEnvironment } from '../runtime/operatorLogic.js';
+import { describeRecordSource, type RecordSource } from '../runtime/recordSource.js';
 import { JsonlSourceLogic } from './sourceJsonl.js';
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
@@ -40,7 +40,7 @@ class CollectingEmitter {
   readonly read: Read[] = [];
   emit(value: unknown): void {
     const { source, position } = this.lineage;
-    this.read.push({ value, position, at: source!.describe(position) });
+    this.read.push({ value, position, at: describeRecordSource(source!, position) });
   }
 }
 

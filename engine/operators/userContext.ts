@@ -3,6 +3,7 @@
 
 import type { SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { recordCopy } from '../runtime/recordCopy.js';
+import { describeRecordSource } from '../runtime/recordSource.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
 import { findUserFrame } from '../sandbox/userCodeError.js';
 
@@ -47,7 +48,7 @@ function emitSite(env: SubtaskEnvironment): () => string {
     const lineage = env.emitter.lineage;
     const making =
       isSource && lineage.source !== undefined
-        ? ` (making ${lineage.source.describe(lineage.position)})`
+        ? ` (making ${describeRecordSource(lineage.source, lineage.position)})`
         : '';
     return `ctx.emit${frame === undefined ? '' : ` at line ${frame.line} of its code`}${making}`;
   };

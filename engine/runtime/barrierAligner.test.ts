@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { PlannedEdge } from '../graph/plan.js';
-import { Channel } from './channel.js';
-import { Envelope } from './envelope.js';
 import { BarrierAligner } from './barrierAligner.js';
+import { Channel } from './channel.js';
+import { envelope } from './envelope.js';
 
 function edge(id: string, feedback: boolean): PlannedEdge {
   return {
@@ -27,7 +27,7 @@ function setup() {
   return { aligner, regularA, regularB, loop1, loop2 };
 }
 
-const record = (n: number) => new Envelope({ n }, n, 0, undefined, undefined, n);
+const record = (n: number) => envelope({ n }, n, 0, undefined, undefined, n);
 
 describe('BarrierAligner', () => {
   it('blocks each regular input at its barrier until all have theirs', () => {

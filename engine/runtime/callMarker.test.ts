@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { JobError } from '../graph/jobError.js';
 import { CallMarker, CallMarkerView, createMarkerBuffer, type MarkerUpdate } from './callMarker.js';
 import type { Envelope, RecordSource } from './envelope.js';
-import { JobError } from '../graph/jobError.js';
 
 const owner = { operator: { id: 'p1' }, failure: () => new JobError('x') };
-const fileSource: RecordSource = {
-  operatorId: 'src',
-  file: '/jobs/in.jsonl',
-  describe: (p) => `in.jsonl@${p}`,
-};
-const generated: RecordSource = { operatorId: 'gen', describe: (p) => `record ${p}` };
+const fileSource: RecordSource = { kind: 'file', operatorId: 'src', file: '/jobs/in.jsonl' };
+const generated: RecordSource = { kind: 'generator', operatorId: 'gen' };
 const envelope = (source: RecordSource, position: number) => ({ source, position }) as unknown as Envelope;
 
 function pair() {
@@ -37,7 +33,7 @@ describe('the call marker, as another thread reads it', () => {
       subtask: { operatorId: 'p1', subtask: 1, parallelism: 2 },
       kind: 'process',
       awaiting: false,
-      source: { operatorId: 'src', file: '/jobs/in.jsonl' },
+      source: { kind: 'file', operatorId: 'src', file: '/jobs/in.jsonl' },
       position: 1234,
     });
     marker.leave();
@@ -57,8 +53,8 @@ describe('the call marker, as another thread reads it', () => {
     marker.enter(1, owner, 'process', envelope(generated, 2));
     marker.enter(2, owner, 'process', envelope(fileSource, 3));
     expect(updates.filter((u) => u.type === 'source')).toEqual([
-      { type: 'source', ordinal: 0, source: { operatorId: 'src', file: '/jobs/in.jsonl' } },
-      { type: 'source', ordinal: 1, source: { operatorId: 'gen' } },
+      { type: 'source', ordinal: 0, source: { kind: 'file', operatorId: 'src', file: '/jobs/in.jsonl' } },
+      { type: 'source', ordinal: 1, source: { kind: 'generator', operatorId: 'gen' } },
     ]);
     marker.enter(0, owner, 'produce', undefined);
     expect(view.current()).toMatchObject({

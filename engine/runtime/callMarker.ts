@@ -18,8 +18,10 @@
 // Plain stores, not Atomics (~35 ns each, fenced): the reader needs no ordering, since it acts
 // only on a call that has not changed for a second, whose numbers were written long before; a
 // reading taken mid-write is superseded by the next one.
-import type { Envelope, RecordSource } from './envelope.js';
+
 import type { JobError } from '../graph/jobError.js';
+import type { Envelope } from './envelope.js';
+import { type RecordSource, recordSourceKey } from './recordSource.js';
 
 /** What a subtask was asked to do when it entered the call. */
 export type CallKind = 'process' | 'produce' | 'endInput';
@@ -50,11 +52,8 @@ export interface MarkedSubtask {
   readonly parallelism: number;
 }
 
-/** A record source as plain data: a file source's file, or none (generators number their records). */
-export interface MarkedSource {
-  readonly operatorId: string;
-  readonly file?: string;
-}
+/** A record source as the reading thread gets it: it is plain data already. */
+export type MarkedSource = RecordSource;
 
 /** Sent to the reading thread as the writer learns what its numbers mean. */
 export type MarkerUpdate =
@@ -74,7 +73,8 @@ export function createMarkerBuffer(): SharedArrayBuffer {
 /** The run's side: written before and after every call into an operator's logic. */
 export class CallMarker {
   private readonly view: DataView;
-  private readonly sources = new Map<RecordSource, number>();
+  /** By recordSourceKey: a source copied from another thread is still the same source. */
+  private readonly sources = new Map<string, number>();
   private calls = 0;
   /** What the words that seldom change hold now. */
   private readonly written = { subtask: 0, source: 0, high: 0 };
@@ -147,18 +147,12 @@ export class CallMarker {
 
   private ordinalOf(source: RecordSource): number {
     if (source === this.lastSource) return this.lastOrdinal;
-    let ordinal = this.sources.get(source);
+    const key = recordSourceKey(source);
+    let ordinal = this.sources.get(key);
     if (ordinal === undefined) {
       ordinal = this.sources.size;
-      this.sources.set(source, ordinal);
-      this.onUpdate({
-        type: 'source',
-        ordinal,
-        source: {
-          operatorId: source.operatorId,
-          ...(source.file === undefined ? {} : { file: source.file }),
-        },
-      });
+      this.sources.set(key, ordinal);
+      this.onUpdate({ type: 'source', ordinal, source });
     }
     this.lastSource = source;
     this.lastOrdinal = ordinal;

@@ -2,7 +2,7 @@
 import { keyGroupOf, subtaskOfKeyGroup } from '../graph/keyGroups.js';
 import type { PlannedEdge } from '../graph/plan.js';
 import type { Channel } from './channel.js';
-import { Envelope, type RecordSource } from './envelope.js';
+import { type Envelope, envelope as makeEnvelope, type RecordSource } from './envelope.js';
 import { type KeyExtractor, keyExtractor } from './keyExtractor.js';
 
 interface Route {
@@ -113,7 +113,7 @@ export class Emitter {
 
   private send(channel: Channel, value: unknown, key: unknown, keyGroup: number): void {
     const lineage = this.lineage;
-    const envelope = new Envelope(value, key, keyGroup, lineage.timestamp, lineage.source, lineage.position);
+    const envelope = makeEnvelope(value, key, keyGroup, lineage.timestamp, lineage.source, lineage.position);
     channel.push(envelope);
     this.recordsOut++;
     if (channel.full) this.blocked = true;

@@ -1,37 +1,51 @@
-// What travels on a channel: records in envelopes, and control events in order with them.
+// What travels on a channel: records in envelopes, and control events in order with them. All
+// of it is plain data (no classes, no functions, no shared instances), so an executor may carry
+// it to another thread as it is.
+import type { RecordSource } from './recordSource.js';
 
-/** Where a record (or the record it was derived from) entered the job, for error messages. */
-export interface RecordSource {
-  readonly operatorId: string;
-  /** The input file, for file sources. */
-  readonly file?: string;
-  /** Turns a position into words, e.g. "events.jsonl:17" or "record 42". */
-  describe(position: number): string;
-}
+export type { RecordSource } from './recordSource.js';
 
-export class Envelope {
-  constructor(
-    readonly value: unknown,
-    /** The key of a hash edge (an array for a composite key); undefined on other edges. */
-    readonly key: unknown,
-    readonly keyGroup: number,
-    /** Event time in ms, when the source assigns one. */
-    readonly timestamp: number | undefined,
-    readonly source: RecordSource | undefined,
-    /** A byte offset or index within `source`. */
-    readonly position: number,
-  ) {}
-}
-
-/** The producer on this channel has no more records. */
-export class EndOfStream {
-  static readonly instance = new EndOfStream();
-  private constructor() {}
+export interface Envelope {
+  readonly type: 'record';
+  readonly value: unknown;
+  /** The key of a hash edge (an array for a composite key); undefined on other edges. */
+  readonly key: unknown;
+  readonly keyGroup: number;
+  /** Event time in ms, when the source assigns one. */
+  readonly timestamp: number | undefined;
+  /** Where the record (or the record it was derived from) entered the job, for error messages. */
+  readonly source: RecordSource | undefined;
+  /** A byte offset or index within `source`. */
+  readonly position: number;
 }
 
 /** Checkpoint `checkpointId` separates the records before it from those after it. */
-export class Barrier {
-  constructor(readonly checkpointId: number) {}
+export interface Barrier {
+  readonly type: 'barrier';
+  readonly checkpointId: number;
 }
 
-export type ChannelItem = Envelope | EndOfStream | Barrier;
+/** The producer on this channel has no more records. */
+export interface EndOfStream {
+  readonly type: 'end';
+}
+
+export type ChannelItem = Envelope | Barrier | EndOfStream;
+
+/** Every envelope is made here, so all have one shape (V8 keeps the code that reads them fast). */
+export function envelope(
+  value: unknown,
+  key: unknown,
+  keyGroup: number,
+  timestamp: number | undefined,
+  source: RecordSource | undefined,
+  position: number,
+): Envelope {
+  return { type: 'record', value, key, keyGroup, timestamp, source, position };
+}
+
+export function barrier(checkpointId: number): Barrier {
+  return { type: 'barrier', checkpointId };
+}
+
+export const END_OF_STREAM: EndOfStream = Object.freeze({ type: 'end' });

@@ -1,20 +1,22 @@
 // One parallel instance of an operator: its input channels, its emitter, its state, and the
 // kind's logic. The scheduler gives it slices of work; within a slice it takes records from its
 // inputs in a fixed order, so a run is reproducible delivery by delivery.
-import { BarrierAligner, type FeedbackLog } from './barrierAligner.js';
+
 import type { SourceSplit, SubtaskSnapshot } from '../checkpoint/checkpointMetadata.js';
 import type { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
 import type { StateSnapshots } from '../checkpoint/stateSnapshots.js';
+import { JobError } from '../graph/jobError.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import { describeUserThrow } from '../sandbox/userCode.js';
 import type { KeyedState, StateSize } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
+import { BarrierAligner, type FeedbackLog } from './barrierAligner.js';
 import type { CallMarker } from './callMarker.js';
 import type { Channel, InputCounter } from './channel.js';
 import type { Emitter, EmitterProgress } from './emitter.js';
-import { Barrier, type ChannelItem, EndOfStream, Envelope } from './envelope.js';
-import { JobError } from '../graph/jobError.js';
+import { barrier, type ChannelItem, END_OF_STREAM, type Envelope } from './envelope.js';
 import type { OperatorLogic, SubtaskEnvironment } from './operatorLogic.js';
+import { describeRecordSource } from './recordSource.js';
 
 export type SubtaskPhase =
   /** Taking records. */
@@ -235,12 +237,12 @@ export class Subtask implements SubtaskEnvironment {
         if (item === undefined) break;
         left--;
         if (this.stepping) return this.stepItem(channel, item, i, left);
-        if (item instanceof Barrier) {
+        if (item.type === 'barrier') {
           const pending = this.barrierArrived(channel, item.checkpointId);
           if (pending !== undefined) return pending;
           continue;
         }
-        if (!(item instanceof Envelope)) {
+        if (item.type === 'end') {
           channel.ended = true;
           const pending = this.channelEnded(channel);
           if (pending !== undefined) return pending;
@@ -264,13 +266,13 @@ export class Subtask implements SubtaskEnvironment {
    */
   private stepItem(channel: Channel, item: ChannelItem, i: number, left: number): Promise<void> | undefined {
     this.taken = { channel, item };
-    if (item instanceof Barrier) {
+    if (item.type === 'barrier') {
       const pending = this.barrierArrived(channel, item.checkpointId);
       if (pending !== undefined) return pending;
       this.paused = { from: i, left };
       return undefined;
     }
-    if (!(item instanceof Envelope)) {
+    if (item.type === 'end') {
       channel.ended = true;
       const pending = this.channelEnded(channel);
       if (pending !== undefined) return pending;
@@ -422,7 +424,7 @@ export class Subtask implements SubtaskEnvironment {
       }
     }
     if (this.phase !== 'finished') {
-      for (const channel of this.emitter.allChannels) channel.push(new Barrier(checkpointId));
+      for (const channel of this.emitter.allChannels) channel.push(barrier(checkpointId));
     }
     // The synchronous part ends when this subtask may take records again (after LevelDB has
     // written what a new base must hold).
@@ -502,7 +504,7 @@ export class Subtask implements SubtaskEnvironment {
 
   closeOutputs(): void {
     this.phase = 'finished';
-    for (const channel of this.emitter.allChannels) channel.push(EndOfStream.instance);
+    for (const channel of this.emitter.allChannels) channel.push(END_OF_STREAM);
   }
 
   /**
@@ -512,7 +514,7 @@ export class Subtask implements SubtaskEnvironment {
   takeFinalEndsOfStream(): void {
     for (const channel of this.inputs) {
       for (let item = channel.shift(); item !== undefined; item = channel.shift()) {
-        if (item instanceof Envelope) {
+        if (item.type === 'record') {
           throw new JobError(`internal: a record was left on edge "${channel.edge.id}" when the job ended`);
         }
       }
@@ -606,7 +608,9 @@ export class Subtask implements SubtaskEnvironment {
   failure(error: unknown, envelope?: Envelope, context?: string): JobError {
     if (error instanceof JobError && error.operatorId !== undefined) return error;
     const where = `operator "${this.operator.id}"${this.parallelism > 1 ? ` (subtask ${this.subtask} of ${this.parallelism})` : ''}`;
-    const from = envelope?.source ? ` on the record from ${envelope.source.describe(envelope.position)}` : '';
+    const from = envelope?.source
+      ? ` on the record from ${describeRecordSource(envelope.source, envelope.position)}`
+      : '';
     let detail: string;
     if (error instanceof JobError) {
       detail = error.message;

@@ -1,0 +1,58 @@
+// Where a record entered the job, as plain data: it travels with the record (across threads
+// too, in the parallel executor) and turns into words only when a message needs them.
+import { closeSync, openSync, readSync } from 'node:fs';
+import { basename } from 'node:path';
+
+export type RecordSource =
+  /** A line of an input file; the position is the line's byte offset. */
+  | { readonly kind: 'file'; readonly operatorId: string; readonly file: string }
+  /** A record a generator made; the position is its index. */
+  | { readonly kind: 'generator'; readonly operatorId: string }
+  /** A record in flight round a loop when checkpoint `checkpointId` was taken, replayed on restore. */
+  | { readonly kind: 'loop'; readonly operatorId: string; readonly checkpointId: number };
+
+/** `events.jsonl:17`, `generator "g" record 42`, `record 3 in flight round a loop at checkpoint 7`. */
+export function describeRecordSource(source: RecordSource, position: number): string {
+  switch (source.kind) {
+    case 'file':
+      return `${basename(source.file)}:${lineAt(source.file, position)}`;
+    case 'generator':
+      return `generator "${source.operatorId}" record ${position}`;
+    case 'loop':
+      return `record ${position} in flight round a loop at checkpoint ${source.checkpointId}`;
+  }
+}
+
+/** One string per source: a source's records share it, on any thread. */
+export function recordSourceKey(source: RecordSource): string {
+  switch (source.kind) {
+    case 'file':
+      return `file\0${source.operatorId}\0${source.file}`;
+    case 'generator':
+      return `generator\0${source.operatorId}`;
+    case 'loop':
+      return `loop\0${source.operatorId}\0${source.checkpointId}`;
+  }
+}
+
+const CHUNK = 1 << 20;
+const NEWLINE = 10;
+
+/** Counts lines up to a byte offset: only needed for messages, so only done then. */
+function lineAt(file: string, offset: number): number {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(CHUNK);
+    let line = 1;
+    let read = 0;
+    while (read < offset) {
+      const n = readSync(fd, buffer, 0, Math.min(CHUNK, offset - read), read);
+      if (n === 0) break;
+      for (let i = 0; i < n; i++) if (buffer[i] === NEWLINE) line++;
+      read += n;
+    }
+    return line;
+  } finally {
+    closeSync(fd);
+  }
+}
