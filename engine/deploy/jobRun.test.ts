@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fn, makeJob, sink, generator as source } from '../../test/jobBuilders.js';
+import { JobError } from '../graph/jobError.js';
 import { keyGroupOf, subtaskOfKeyGroup } from '../graph/keyGroups.js';
 import type { Job } from '../graph/schema.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
-import { JobError } from '../graph/jobError.js';
-import { CHANNEL_CAPACITY, JobRun } from './jobRun.js';
 import type { DeliveryObserver } from '../runtime/subtask.js';
+import { CHANNEL_CAPACITY, JobRun } from './jobRun.js';
 
 let root: string;
 

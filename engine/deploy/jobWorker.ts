@@ -3,11 +3,11 @@
 // thread). Its port is unref'd: when a run waits only on a promise user code never settles,
 // nothing keeps this thread alive, it ends, and the starting thread reports that promise.
 import { parentPort, workerData } from 'node:worker_threads';
+import { JobError } from '../graph/jobError.js';
 import { CallMarker } from '../runtime/callMarker.js';
 import { catchEscapedRejections } from '../runtime/escapedRejections.js';
-import { JobError } from '../graph/jobError.js';
-import { JobRun } from './jobRun.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
+import { JobRun } from './jobRun.js';
 import type { FromJobWorker, JobWorkerData, ToJobWorker } from './jobWorkerProtocol.js';
 
 /** How often the progress display and the metrics file get a fresh sample. */

@@ -6,12 +6,12 @@
 // a checkpoint is complete only once its metadata file is renamed into place.
 import { Worker } from 'node:worker_threads';
 import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
+import { JobError } from '../graph/jobError.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
 import { CallMarkerView, createMarkerBuffer } from '../runtime/callMarker.js';
-import { JobError } from '../graph/jobError.js';
-import type { RunSummary } from './jobRun.js';
 import { releaseRunLocks } from '../runtime/runLock.js';
 import { runLockTargets } from '../runtime/runLockTargets.js';
+import type { RunSummary } from './jobRun.js';
 import type { FromJobWorker, JobWorkerData, ToJobWorker } from './jobWorkerProtocol.js';
 import {
   describeCall,

@@ -9,10 +9,6 @@
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import { DebugSession } from '../debug/debugSession.js';
 import { type Plan, planJob } from '../graph/plan.js';
-import type { KvStore } from '../state/kvStore.js';
-import { checkpointEventOf, type DrivenRun, type RunBasics, StatusReportingRun } from './drivenRun.js';
-import { PREVIEW_BATCH } from './previewOutput.js';
-import { liveMetrics, MetricsFeed } from './runMetricsFeed.js';
 import type {
   Breakpoint,
   BreakpointProblem,
@@ -21,6 +17,10 @@ import type {
   StepView,
   TraceView,
 } from '../protocol/runProtocol.js';
+import type { KvStore } from '../state/kvStore.js';
+import { checkpointEventOf, type DrivenRun, type RunBasics, StatusReportingRun } from './drivenRun.js';
+import { PREVIEW_BATCH } from './previewOutput.js';
+import { liveMetrics, MetricsFeed } from './runMetricsFeed.js';
 
 export interface DebugRunOptions extends RunBasics {
   /** Sinks show their records and write nothing; such a run takes no checkpoints (see HostRun). */

@@ -2,9 +2,6 @@
 // or a debug run (debugRun.ts, the debugger's DebugSession). The service knows only this.
 import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
 import type { Job } from '../graph/schema.js';
-import type { CallMarker } from '../runtime/callMarker.js';
-import type { RunDirs } from '../runtime/runDirs.js';
-import type { KvStore } from '../state/kvStore.js';
 import type {
   RunCheckpointEvent,
   RunEvents,
@@ -13,6 +10,9 @@ import type {
   RunMode,
   RunStatus,
 } from '../protocol/runProtocol.js';
+import type { CallMarker } from '../runtime/callMarker.js';
+import type { RunDirs } from '../runtime/runDirs.js';
+import type { KvStore } from '../state/kvStore.js';
 
 /** Where a run's events go (the host service sends them to every client). */
 export interface RunEventSink {

@@ -1,7 +1,7 @@
 // One client of the host, over whatever transport: every message in gets exactly one response
 // (an error response for anything that is not a valid request), and the host's events go out
 // until the channel closes.
-import type { HostService, MethodSpec } from './hostService.js';
+
 import {
   HOST_METHODS,
   type HostMessage,
@@ -10,6 +10,7 @@ import {
   type MessageChannelLike,
   type ResponseMessage,
 } from '../protocol/protocol.js';
+import type { HostService, MethodSpec } from './hostService.js';
 
 /** The id a response to a malformed message carries: the message's own if it has a usable one. */
 export const NO_REQUEST_ID = -1;

@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asFrame, type Frame, type FrameSpace, frames, validRequest } from '../../test/hostProtocolFrames.js';
 import { checkResponse, requestOf, responseIdOf } from '../../test/hostProtocolShapes.js';
 import { HostSocketClient } from '../../test/hostSocketClient.js';
-import { MAX_ERROR_CHARS } from './hostConnection.js';
 import type { ResponseMessage, RunInfo } from '../protocol/protocol.js';
+import { MAX_ERROR_CHARS } from './hostConnection.js';
 import { startWebServer, type WebServer } from './webServer.js';
 
 const RUNS = Number(process.env.PIPEWRIGHT_FUZZ_RUNS ?? 3000);

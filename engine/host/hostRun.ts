@@ -4,12 +4,12 @@
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import type { RunSummary } from '../deploy/jobRun.js';
 import { JobRun } from '../deploy/jobRun.js';
+import type { RunInfo, RunStatus } from '../protocol/runProtocol.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
 import type { KvStore } from '../state/kvStore.js';
 import { checkpointEventOf, type DrivenRun, type RunBasics, StatusReportingRun } from './drivenRun.js';
 import { PreviewOutput } from './previewOutput.js';
 import { liveMetrics, MetricsFeed } from './runMetricsFeed.js';
-import type { RunInfo, RunStatus } from '../protocol/runProtocol.js';
 
 export interface HostRunOptions extends RunBasics {
   readonly restore?: CheckpointMetadata;

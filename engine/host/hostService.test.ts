@@ -5,9 +5,15 @@ import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type {
+  HostMessage,
+  HostMethod,
+  MessageChannelLike,
+  ParamsOf,
+  ResponseMessage,
+} from '../protocol/protocol.js';
 import { answerMessage, NO_REQUEST_ID, serveConnection } from './hostConnection.js';
 import { createHostService, type HostService } from './hostService.js';
-import type { HostMessage, HostMethod, MessageChannelLike, ParamsOf, ResponseMessage } from '../protocol/protocol.js';
 import { RECENT_LIMIT, recentListFile } from './recentFiles.js';
 
 const repoExamples = fileURLToPath(new URL('../../assets/examples', import.meta.url));

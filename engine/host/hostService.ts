@@ -3,8 +3,6 @@
 // runService.ts's; the transports and the connection code do not change for them.
 import os from 'node:os';
 import { sep } from 'node:path';
-import { listFolder, readTextFile, writeTextFileAtomic } from './hostFiles.js';
-import { checkInputFiles } from './inputFileCheck.js';
 import type {
   EventMessage,
   HostEvent,
@@ -14,6 +12,8 @@ import type {
   ParamsOf,
   ResultOf,
 } from '../protocol/protocol.js';
+import { listFolder, readTextFile, writeTextFileAtomic } from './hostFiles.js';
+import { checkInputFiles } from './inputFileCheck.js';
 import { RecentFiles } from './recentFiles.js';
 import { createThreadedRunService } from './runThread.js';
 import { listTemplates } from './templates.js';

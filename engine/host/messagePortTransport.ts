@@ -2,9 +2,10 @@
 // forks: messages are structured-cloned objects, one per protocol message. The engine may not
 // import 'electron', so the port is described by the shape it is used through;
 // test/shellAgreement.test.ts checks at compile time that Electron's own types still fit it.
+
+import type { HostMessage, MessageChannelLike } from '../protocol/protocol.js';
 import { serveConnection } from './hostConnection.js';
 import type { HostService } from './hostService.js';
-import type { HostMessage, MessageChannelLike } from '../protocol/protocol.js';
 
 export interface PortMessageEvent {
   readonly data: unknown;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PREVIEW_BATCH, PreviewOutput } from './previewOutput.js';
 import type { RunEvents } from '../protocol/runProtocol.js';
+import { PREVIEW_BATCH, PreviewOutput } from './previewOutput.js';
 
 describe('PreviewOutput', () => {
   it('sends the last PREVIEW_BATCH records of an interval, counts the rest before them, and each sink’s total', () => {

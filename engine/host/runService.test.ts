@@ -6,8 +6,6 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { hostSessionPerTest } from '../../test/hostSession.js';
-import { answerMessage } from './hostConnection.js';
-import { createHostService } from './hostService.js';
 import type {
   ParamsOf,
   RunCheckpointEvent,
@@ -16,6 +14,8 @@ import type {
   StateEntryView,
   StatePage,
 } from '../protocol/protocol.js';
+import { answerMessage } from './hostConnection.js';
+import { createHostService } from './hostService.js';
 
 const session = hostSessionPerTest('pipewright-runs-');
 const { result, failure, eventsOf, until } = session;

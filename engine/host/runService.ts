@@ -6,12 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { findCheckpoint } from '../checkpoint/findCheckpoint.js';
+import { hasKeyedState } from '../deploy/jobRun.js';
 import { keyGroupRange } from '../graph/keyGroups.js';
 import { type Plan, type PlannedOperator, planJob } from '../graph/plan.js';
 import type { Problem } from '../graph/problem.js';
 import { parseJobText, validateJobText } from '../graph/validate.js';
+import type { RunEvents, RunMethods, StatePage } from '../protocol/runProtocol.js';
 import type { CallMarker } from '../runtime/callMarker.js';
-import { hasKeyedState } from '../deploy/jobRun.js';
 import { defaultRunDirs, type RunDirsOf } from '../runtime/runDirs.js';
 import { LevelKvStore } from '../state/levelKvStore.js';
 import type { StoreBrowser } from '../state/storeBrowser.js';
@@ -30,7 +31,6 @@ import {
   statePageParams,
   traceParams,
 } from './runParams.js';
-import type { RunEvents, RunMethods, StatePage } from '../protocol/runProtocol.js';
 import { readStatePage } from './stateBrowser.js';
 
 export type RunMethodTable = { readonly [M in keyof RunMethods]: MethodSpec<M> };

@@ -22,12 +22,12 @@ import {
 import { workerScript } from '../deploy/workerScript.js';
 import type { Job } from '../graph/schema.js';
 import { validateJobText } from '../graph/validate.js';
+import type { RunInfo, RunMethods, RunStartParams } from '../protocol/runProtocol.js';
 import { CallMarkerView, createMarkerBuffer } from '../runtime/callMarker.js';
 import { releaseRunLocks } from '../runtime/runLock.js';
 import { runLockTargets } from '../runtime/runLockTargets.js';
 import { isEnded } from './drivenRun.js';
 import type { MethodSpec } from './hostService.js';
-import type { RunInfo, RunMethods, RunStartParams } from '../protocol/runProtocol.js';
 import type { RunEventEmitter, RunMethodTable, RunService } from './runService.js';
 import type { FromRunWorker, RunWorkerData, ToRunWorker } from './runWorkerProtocol.js';
 

@@ -7,9 +7,10 @@
 // and within the prefix, and the smallest `limit` of them form the page. Only values and meta
 // entries of the page itself are read; of a map or list only its count and its first elements,
 // so a state far bigger than memory is browsed a page at a time.
+
+import type { StateEntryView, StatePage } from '../protocol/runProtocol.js';
 import { containerSpace, decodeKey, keyGroupPrefix, StateTag } from '../state/stateKeys.js';
 import { compareUtf8, type KeyRange, type StoreBrowser } from '../state/storeBrowser.js';
-import type { StateEntryView, StatePage } from '../protocol/runProtocol.js';
 
 /** Elements of a map or list shown with its key; the count says how many there are in all. */
 export const ELEMENTS_SHOWN = 10;

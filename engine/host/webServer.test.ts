@@ -8,8 +8,8 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { CONTENT_SECURITY_POLICY_HEADER } from './contentSecurityPolicy.js';
 import type { HostMessage } from '../protocol/protocol.js';
+import { CONTENT_SECURITY_POLICY_HEADER } from './contentSecurityPolicy.js';
 import { HOST_PATH, startWebServer, type WebServer } from './webServer.js';
 
 const INDEX_HTML = '<!doctype html><title>fake designer</title>\n';

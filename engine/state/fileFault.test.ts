@@ -5,9 +5,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LevelKvStore } from './levelKvStore.js';
-import { cannotWrite, checkWritable, isFileFault } from './fileFault.js';
 import { JobError } from '../graph/jobError.js';
+import { cannotWrite, checkWritable, isFileFault } from './fileFault.js';
+import { LevelKvStore } from './levelKvStore.js';
 
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
