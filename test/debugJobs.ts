@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DebugSession, type DebugSessionOptions } from '../engine/debug/debugSession.js';
 import type { Job } from '../engine/graph/schema.js';
-import { validateJob } from '../engine/graph/validate.js';
+import { validateJob } from '../engine/graph/validation/validateJob.js';
 import type { StepView } from '../engine/protocol/runProtocol.js';
 import { JobRun } from '../engine/deploy/jobRun.js';
 

@@ -1,4 +1,4 @@
-// Job texts for fuzzing the job-file validator (engine/graph/validateFuzz.test.ts): the example
+// Job texts for fuzzing the job-file validator (engine/graph/validation/validateJobFuzz.test.ts): the example
 // jobs with fields deleted, duplicated, moved and retyped, huge numbers and strings, unicode,
 // deep nesting, prototype keys and code that does not parse; their text cut short, spliced and
 // salted with random characters; jobs assembled from parts to reach the graph rules; and texts

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { Job } from '../engine/graph/schema.js';
-import { validateJob } from '../engine/graph/validate.js';
+import { validateJob } from '../engine/graph/validation/validateJob.js';
 import { JobRun } from '../engine/deploy/jobRun.js';
 
 export type OperatorInput = {

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { Problem } from '../graph/problem.js';
 import type { Job } from '../graph/schema.js';
-import { validateJobText } from '../graph/validate.js';
+import { validateJobText } from '../graph/validation/validateJob.js';
 
 const REASONS: Readonly<Record<string, string>> = {
   ENOENT: 'no such file',

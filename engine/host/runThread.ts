@@ -21,7 +21,7 @@ import {
 } from '../deploy/stuckCall.js';
 import { workerScript } from '../deploy/workerScript.js';
 import type { Job } from '../graph/schema.js';
-import { validateJobText } from '../graph/validate.js';
+import { validateJobText } from '../graph/validation/validateJob.js';
 import type { RunInfo, RunMethods, RunStartParams } from '../protocol/runProtocol.js';
 import { CallMarkerView, createMarkerBuffer } from '../runtime/callMarker.js';
 import { releaseRunLocks } from '../runtime/runLock.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../graph/schema.js';
-import { validateJob } from '../graph/validate.js';
+import { validateJob } from '../graph/validation/validateJob.js';
 import { JobRun } from '../deploy/jobRun.js';
 
 let root: string;

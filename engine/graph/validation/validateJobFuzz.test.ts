@@ -5,9 +5,10 @@
 // PIPEWRIGHT_FUZZ_SEED=N replays a run and PIPEWRIGHT_FUZZ_RUNS=N changes how many texts it tries.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EXAMPLES, jobTexts } from '../../test/fuzzedJobTexts.js';
-import type { Problem } from './problem.js';
-import { PROBLEM_CODES, validateJob, validateJobText } from './validate.js';
+import { EXAMPLES, jobTexts } from '../../../test/fuzzedJobTexts.js';
+import type { Problem } from '../problem.js';
+import { PROBLEM_CODES } from './problemCodes.js';
+import { validateJob, validateJobText } from './validateJob.js';
 
 const RUNS = Number(process.env.PIPEWRIGHT_FUZZ_RUNS ?? 3000);
 const SEED = Number(process.env.PIPEWRIGHT_FUZZ_SEED ?? Date.now() % 2 ** 31);

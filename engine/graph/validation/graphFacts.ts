@@ -1,0 +1,128 @@
+// What the graph rules need of a job, taken from the raw document one field at a time: a
+// malformed field (already reported by the schema) disables only the rules that need it, so
+// one bad value does not hide problems elsewhere.
+import type { EmittedPorts } from '../codeParse.js';
+import type { KindDescriptor } from '../kinds/kindDescriptor.js';
+import { findKind } from '../kinds/kindRegistry.js';
+import { type Partition, partitionSchema, settingsSchema } from '../schema.js';
+import { isRecord } from './jsonPath.js';
+import { operatorPorts } from './userCodeChecks.js';
+import { quote } from './valueWords.js';
+
+export interface OperatorFacts {
+  readonly index: number;
+  readonly id: string;
+  /** Its kind, when that is a registered one. */
+  readonly kind?: KindDescriptor;
+  readonly parallelism?: number;
+  readonly code?: string;
+}
+
+export interface EdgeFacts {
+  readonly index: number;
+  readonly id?: string;
+  readonly from?: string;
+  readonly to?: string;
+  readonly fromPort?: string;
+  readonly partition?: Partition;
+  readonly hasKey: boolean;
+  readonly feedback?: boolean;
+}
+
+/** What every graph rule reads: built once per validation. */
+export interface GraphContext {
+  /** False when `operators` is not a list: then no edge can be said to name an unknown operator. */
+  readonly operatorsKnown: boolean;
+  readonly operators: readonly OperatorFacts[];
+  readonly edges: readonly EdgeFacts[];
+  /** Each operator id's first operator. */
+  readonly byId: ReadonlyMap<string, OperatorFacts>;
+  readonly maxParallelism?: number;
+  /** The ports an operator of a known kind may emit to; undefined while its code does not parse. */
+  readonly portsOf: (op: OperatorFacts & { kind: KindDescriptor }) => EmittedPorts | undefined;
+}
+
+function operatorFacts(element: unknown, index: number): OperatorFacts | undefined {
+  if (!isRecord(element) || typeof element.id !== 'string') return undefined;
+  const { parallelism, params } = element;
+  const kind = typeof element.kind === 'string' ? findKind(element.kind) : undefined;
+  return {
+    index,
+    id: element.id,
+    ...(kind === undefined ? {} : { kind }),
+    parallelism:
+      parallelism === undefined
+        ? 1
+        : Number.isInteger(parallelism) && Number(parallelism) >= 1
+          ? Number(parallelism)
+          : undefined,
+    code: isRecord(params) && typeof params.code === 'string' ? params.code : undefined,
+  };
+}
+
+function edgeFacts(element: unknown, index: number): EdgeFacts | undefined {
+  if (!isRecord(element)) return undefined;
+  const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+  const partition = partitionSchema.safeParse(element.partition);
+  return {
+    index,
+    id: text(element.id),
+    from: text(element.from),
+    to: text(element.to),
+    fromPort: element.fromPort === undefined ? 'out' : text(element.fromPort),
+    partition: partition.success ? partition.data : undefined,
+    hasKey: element.key !== undefined,
+    feedback:
+      element.feedback === undefined
+        ? false
+        : typeof element.feedback === 'boolean'
+          ? element.feedback
+          : undefined,
+  };
+}
+
+function maxParallelismOf(root: Record<string, unknown>): number | undefined {
+  const { settings } = root;
+  if (settings === undefined) return settingsSchema.parse({}).maxParallelism;
+  if (!isRecord(settings)) return undefined;
+  const parsed = settingsSchema.shape.maxParallelism.safeParse(settings.maxParallelism);
+  return parsed.success ? parsed.data : undefined;
+}
+
+export function graphContext(root: Record<string, unknown>): GraphContext {
+  const operatorsKnown = Array.isArray(root.operators);
+  const operators = (operatorsKnown ? (root.operators as unknown[]) : [])
+    .map(operatorFacts)
+    .filter((op): op is OperatorFacts => op !== undefined);
+  const edges = (Array.isArray(root.edges) ? (root.edges as unknown[]) : [])
+    .map(edgeFacts)
+    .filter((edge): edge is EdgeFacts => edge !== undefined);
+  const byId = new Map<string, OperatorFacts>();
+  for (const op of operators) if (!byId.has(op.id)) byId.set(op.id, op);
+  const portsCache = new Map<OperatorFacts, EmittedPorts | undefined>();
+  const portsOf = (op: OperatorFacts & { kind: KindDescriptor }): EmittedPorts | undefined => {
+    if (!portsCache.has(op)) portsCache.set(op, operatorPorts(op.kind, op.code));
+    return portsCache.get(op);
+  };
+  const maxParallelism = maxParallelismOf(root);
+  return {
+    operatorsKnown,
+    operators,
+    edges,
+    byId,
+    ...(maxParallelism === undefined ? {} : { maxParallelism }),
+    portsOf,
+  };
+}
+
+export const operatorLabel = (op: OperatorFacts): string => `operator ${quote(op.id)}`;
+
+export const edgeLabel = (edge: EdgeFacts): string =>
+  edge.id === undefined ? `edges[${edge.index}]` : `edge ${quote(edge.id)}`;
+
+export function edgeList(list: readonly EdgeFacts[]): string {
+  if (list.length === 1 || list.some((edge) => edge.id === undefined)) return list.map(edgeLabel).join(', ');
+  return `edges ${list.map((edge) => quote(edge.id!)).join(', ')}`;
+}
+
+export const edgeIds = (edge: EdgeFacts): string[] => (edge.id === undefined ? [] : [edge.id]);

@@ -1,0 +1,50 @@
+// The graph rules, in the order they run. Problems are sorted by where they are in the file;
+// two at the same spot keep this order, which tests and the designer's lists rely on.
+import { cycleWithoutFeedback } from './cycleRule.js';
+import {
+  edgeFromSink,
+  edgeFromUnknownOperator,
+  edgeFromUnknownPort,
+  edgeToSource,
+  edgeToUnknownOperator,
+  feedbackNotHash,
+  forwardParallelism,
+  hashEdgeWithoutKey,
+  keyedInputNotHash,
+  keyOnOtherPartition,
+} from './edgeRules.js';
+import type { Finding } from './finding.js';
+import { graphContext } from './graphFacts.js';
+import type { GraphRule } from './graphRule.js';
+import {
+  duplicateEdgeIds,
+  duplicateOperatorIds,
+  kindNotAvailable,
+  parallelismAboveMax,
+  userCodeFaults,
+} from './operatorRules.js';
+
+export const GRAPH_RULES: readonly GraphRule[] = [
+  duplicateOperatorIds,
+  duplicateEdgeIds,
+  kindNotAvailable,
+  parallelismAboveMax,
+  userCodeFaults,
+  edgeFromUnknownOperator,
+  edgeFromSink,
+  edgeFromUnknownPort,
+  edgeToUnknownOperator,
+  edgeToSource,
+  hashEdgeWithoutKey,
+  keyOnOtherPartition,
+  forwardParallelism,
+  feedbackNotHash,
+  keyedInputNotHash,
+  cycleWithoutFeedback,
+];
+
+/** Every graph rule's findings about a job document (shape problems aside). */
+export function graphFindings(root: Record<string, unknown>): Finding[] {
+  const ctx = graphContext(root);
+  return GRAPH_RULES.flatMap((rule) => rule(ctx));
+}

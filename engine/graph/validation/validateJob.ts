@@ -1,0 +1,35 @@
+// The job validator: the one place that decides whether a job file is runnable. The designer
+// calls it on every edit and the CLI before every run, so it reports every problem at once,
+// in words for people, each pinned to a JSON path and to the ids the designer can highlight.
+import type { Problem } from '../problem.js';
+import { currentJobSchema, type Job } from '../schema.js';
+import { toProblems } from './finding.js';
+import { formatFinding } from './formatCheck.js';
+import { graphFindings } from './graphRules.js';
+import { parseJobText } from './jsonText.js';
+import { translateIssue } from './schemaIssues.js';
+
+/**
+ * Validates a parsed job file. Every problem is reported at once, sorted by where it is in the
+ * document; `job` (with defaults filled in) is set exactly when there are none. A file of
+ * another format gets only the format problem: its fields may mean something else.
+ */
+export function validateJob(input: unknown): { job?: Job; problems: Problem[] } {
+  const wrongFormat = formatFinding(input);
+  if (wrongFormat) return { problems: toProblems(input, [wrongFormat]) };
+  const root = input as Record<string, unknown>;
+  const parsed = currentJobSchema().safeParse(root);
+  const findings = graphFindings(root);
+  // The discriminated union guarantees each operator's params match its kind, as Job spells out.
+  if (parsed.success && findings.length === 0) return { job: parsed.data as Job, problems: [] };
+  if (!parsed.success)
+    findings.unshift(...parsed.error.issues.flatMap((issue) => translateIssue(root, issue)));
+  return { problems: toProblems(root, findings) };
+}
+
+/** Parses and validates a job file's text. */
+export function validateJobText(text: string): { job?: Job; problems: Problem[] } {
+  const { value, problems } = parseJobText(text);
+  if (problems.length > 0) return { problems };
+  return validateJob(value);
+}
