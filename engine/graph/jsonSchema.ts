@@ -1,14 +1,15 @@
 // The published JSON Schema of the job file (docs/job-file.schema.json), generated from the same
 // zod schema the validator uses so that the two cannot drift apart. It describes the file as
 // written (`io: 'input'`): fields with defaults are optional. The graph rules (cycles, keyed
-// inputs, ports...) are beyond JSON Schema; `validateJob` is the full check.
+// inputs, ports...) are beyond JSON Schema; `validateJob` is the full check. Kinds registered at run
+// time are in it too.
 import { z } from 'zod';
-import { JOB_FORMAT, jobSchema } from './schema.js';
+import { currentJobSchema, JOB_FORMAT } from './schema.js';
 
 export const JOB_SCHEMA_ID = 'urn:pipewright:schema:job:1';
 
 export function jobJsonSchema(): Record<string, unknown> {
-  const { $schema, ...body } = z.toJSONSchema(jobSchema, { io: 'input' });
+  const { $schema, ...body } = z.toJSONSchema(currentJobSchema(), { io: 'input' });
   return {
     $schema,
     $id: JOB_SCHEMA_ID,

@@ -1,6 +1,5 @@
 // The kind table as the engine read it before kinds were descriptors (kinds/kindDescriptor.ts):
 // a view of the kind registry, kept for the code that still looks kinds up by `KINDS[kind]`.
-import { readCode } from './codeParse.js';
 import type { KindDescriptor, PaletteGroup } from './kinds/kindDescriptor.js';
 import { findKind, kindNames } from './kinds/kindRegistry.js';
 import type { OperatorKind } from './schema.js';
@@ -73,6 +72,4 @@ export const KINDS: Readonly<Record<OperatorKind, KindInfo>> = new Proxy(
  * tree as the validator reads it to demand keyed inputs (false for code that does not parse);
  * the runtime enforces the same rule when the code actually calls them.
  */
-export function codeUsesKeyedState(code: string): boolean {
-  return readCode(code).tree?.usesKeyedState === true;
-}
+export { usesKeyedState as codeUsesKeyedState } from './validation/userCodeChecks.js';
