@@ -1,11 +1,11 @@
 // The kind table as the engine read it before kinds were descriptors (kinds/kindDescriptor.ts):
 // a view of the kind registry, kept for the code that still looks kinds up by `KINDS[kind]`.
-import type { KindDescriptor, PaletteGroup } from './kinds/kindDescriptor.js';
+import type { KindDescriptor, KindGroup } from './kinds/kindDescriptor.js';
 import { findKind, kindNames } from './kinds/kindRegistry.js';
 import type { OperatorKind } from './schema.js';
 
 /** The palette group a kind is listed under (keyed transforms have their own). */
-export type OperatorRole = PaletteGroup;
+export type OperatorRole = KindGroup;
 
 export interface KindInfo {
   readonly kind: OperatorKind;

@@ -9,7 +9,7 @@ import type { ParamField } from './paramFields.js';
 export type KindRole = 'source' | 'transform' | 'sink';
 
 /** The palette group the designer lists a kind under: keyed transforms have their own. */
-export type PaletteGroup = 'source' | 'transform' | 'keyed' | 'sink';
+export type KindGroup = 'source' | 'transform' | 'keyed' | 'sink';
 
 /** Whether a kind's inputs must be hash-partitioned (`keyed-input` problems). */
 export type KeyedInput =
@@ -44,7 +44,7 @@ export interface KindPorts {
 export interface KindDesigner {
   /** The kind's name in words, e.g. "JSON Lines file". */
   readonly label: string;
-  readonly group: PaletteGroup;
+  readonly group: KindGroup;
   /** One or two sentences for people: what the kind does. */
   readonly description: string;
   /** The start of a new operator's id, e.g. "source" for "source-1". */
