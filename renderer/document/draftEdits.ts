@@ -20,7 +20,7 @@ import {
   withPositions,
   type XY,
 } from './jobDraft';
-import { defaultParams, ID_BASE } from './operatorTemplates';
+import { defaultParams, idBase } from './operatorTemplates';
 
 function withOperators(draft: JobDraft, operators: JsonValue[]): JobDraft {
   return { ...draft, operators };
@@ -51,7 +51,7 @@ export function addOperator(
   kind: OperatorKind,
   position: XY,
 ): { draft: JobDraft; id: string } {
-  const id = freshId(ID_BASE[kind], operatorIds(draft));
+  const id = freshId(idBase(kind), operatorIds(draft));
   const op: JsonObject = { id, kind, parallelism: 1, params: defaultParams(kind) };
   const next = withOperators(draft, [...rawOperators(draft), op]);
   return { draft: withPositions(next, { ...draftPositions(draft), [id]: position }), id };

@@ -1,42 +1,14 @@
-// What a new operator of each kind starts with: an id base and parameters that validate, so a
-// freshly dropped operator shows problems only about its wiring.
-import type { OperatorKind } from '../../engine/graph/index.js';
+// What a new operator of a kind starts with, as its descriptor says: an id base and parameters
+// that validate, so a freshly dropped operator shows problems only about its wiring.
+import { getKind } from '../../engine/graph/index.js';
 import type { JsonObject } from './jobDraft';
 
-export const ID_BASE: Readonly<Record<OperatorKind, string>> = {
-  'source.jsonl': 'source',
-  'source.generator': 'generator',
-  map: 'map',
-  filter: 'filter',
-  flatMap: 'flatMap',
-  process: 'process',
-  window: 'window',
-  transaction: 'transaction',
-  'sink.jsonl': 'sink',
-};
+/** The start of a new operator's id, e.g. "source" for source.jsonl. */
+export function idBase(kind: string): string {
+  return getKind(kind).designer.idBase;
+}
 
-export function defaultParams(kind: OperatorKind): JsonObject {
-  switch (kind) {
-    case 'source.jsonl':
-      return { path: 'input.jsonl' };
-    case 'source.generator':
-      return { code: 'function generate(i, ctx) {\n  return { id: i };\n}\n', count: 100 };
-    case 'map':
-      return { code: 'function map(record, ctx) {\n  return record;\n}\n' };
-    case 'filter':
-      return { code: 'function filter(record, ctx) {\n  return true;\n}\n' };
-    case 'flatMap':
-      return { code: 'function flatMap(record, ctx) {\n  return [record];\n}\n' };
-    case 'process':
-      return { code: 'function process(record, ctx) {\n  ctx.emit(record);\n}\n' };
-    case 'window':
-      return { type: 'tumbling', sizeMs: 1000, aggregate: 'count' };
-    case 'transaction':
-      return {
-        tables: ['rows'],
-        code: 'function keys(record) {\n  return [];\n}\n\nfunction transact(record, tx) {\n}\n',
-      };
-    case 'sink.jsonl':
-      return { path: 'output.jsonl' };
-  }
+export function defaultParams(kind: string): JsonObject {
+  // A copy: the draft is edited in place, the descriptor is shared.
+  return structuredClone(getKind(kind).designer.defaultParams) as JsonObject;
 }

@@ -10,7 +10,7 @@ import { EditorView, keymap } from '@codemirror/view';
 import { basicSetup } from 'codemirror';
 import { useEffect, useId, useLayoutEffect, useRef } from 'react';
 import type { OperatorKind, Problem } from '../../engine/graph/index.js';
-import { KINDS } from '../../engine/graph/index.js';
+import { findKind } from '../../engine/graph/index.js';
 import { findOperator } from '../document/draftEdits';
 import { isObject, type JsonValue } from '../document/jobDraft';
 import { useDesignerStore } from '../store/designerContext';
@@ -53,7 +53,7 @@ export function CodeField({ operatorId, kind, value, required, help, problems = 
   const signatureId = `${id}-signature`;
   const host = useRef<HTMLDivElement>(null);
   const text = typeof value === 'string' ? value : '';
-  const signature = KINDS[kind].signature;
+  const signature = findKind(kind)?.userCode?.signature;
 
   // The editor is made once per mount; these are what its callbacks and first document read.
   const latest = useRef({ operatorId, text });

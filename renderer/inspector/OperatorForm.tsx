@@ -3,14 +3,7 @@
 // is edited; the engine's validator says, beside each input, what is wrong with it.
 
 import { lazy, type RefObject, Suspense, useEffect, useId } from 'react';
-import {
-  ID_PATTERN,
-  KINDS,
-  type OperatorKind,
-  operatorSchema,
-  type Problem,
-  paramsSchemas,
-} from '../../engine/graph/index.js';
+import { getKind, ID_PATTERN, kindFields, operatorSchema, type Problem } from '../../engine/graph/index.js';
 import { findOperator } from '../document/draftEdits';
 import { isObject, type JsonObject, operatorIds, operatorKind } from '../document/jobDraft';
 import { useDesigner, useDesignerStore } from '../store/designerContext';
@@ -20,13 +13,7 @@ import { PortList } from './PortList';
 import { OtherProblems, ProblemNotes } from './ProblemNotes';
 import { elementPath, inlineMessage, otherProblems, problemsAt } from './problemPaths';
 import { SchemaField } from './SchemaField';
-import {
-  describeField,
-  describeFields,
-  type FieldDescriptor,
-  formatFieldValue,
-  parseFieldText,
-} from './schemaFields';
+import { describeField, formatFieldValue, parseFieldText } from './schemaFields';
 import { TextField } from './TextField';
 
 // CodeMirror is a third of the renderer's code and only the inspector of a code operator needs
@@ -34,16 +21,6 @@ import { TextField } from './TextField';
 const CodeField = lazy(() => import('./CodeField').then((m) => ({ default: m.CodeField })));
 
 const parallelismField = describeField('parallelism', operatorSchema.options[0].shape.parallelism);
-
-const fieldsByKind = new Map<OperatorKind, FieldDescriptor[]>();
-function paramFields(kind: OperatorKind): FieldDescriptor[] {
-  let fields = fieldsByKind.get(kind);
-  if (fields === undefined) {
-    fields = describeFields(paramsSchemas[kind]);
-    fieldsByKind.set(kind, fields);
-  }
-  return fields;
-}
 
 export interface OperatorFormProps {
   readonly id: string;
@@ -78,7 +55,8 @@ export function OperatorForm({ id, renamedTo }: OperatorFormProps) {
   const idProblems = inline('id');
   const kindProblems = inline('kind');
   const parallelismProblems = inline('parallelism');
-  const fields = kind === undefined ? [] : paramFields(kind);
+  const descriptor = kind === undefined ? undefined : getKind(kind);
+  const fields = descriptor === undefined ? [] : kindFields(descriptor);
   const fieldProblems = new Map(fields.map((field) => [field.name, inline('params', field.name)]));
   const rest = otherProblems(problems, id, path, shown);
 
@@ -114,15 +92,15 @@ export function OperatorForm({ id, renamedTo }: OperatorFormProps) {
         `${id}.params.${name}`,
       );
 
-  const info = kind === undefined ? undefined : KINDS[kind];
-
   return (
     <FieldPlaceContext.Provider value={{ owner: { kind: 'operator', id }, path }}>
       <header className="inspector-header">
         <h2>
           <span className="inspector-what">Operator</span> {id}
         </h2>
-        {info !== undefined && <span className={`role-badge role-${info.role}`}>{info.role}</span>}
+        {descriptor !== undefined && (
+          <span className={`role-badge role-${descriptor.designer.group}`}>{descriptor.designer.group}</span>
+        )}
       </header>
 
       <section className="inspector-section" aria-label="Operator">
@@ -144,8 +122,8 @@ export function OperatorForm({ id, renamedTo }: OperatorFormProps) {
         <dl className="facts">
           <div>
             <dt>Kind</dt>
-            <dd title={info?.title ?? 'unknown kind'}>
-              {info?.title ?? 'Unknown kind'}{' '}
+            <dd title={descriptor?.designer.label ?? 'unknown kind'}>
+              {descriptor?.designer.label ?? 'Unknown kind'}{' '}
               <code>{typeof op.kind === 'string' ? op.kind : JSON.stringify(op.kind)}</code>
             </dd>
           </div>

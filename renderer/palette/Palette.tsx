@@ -1,7 +1,7 @@
 // The operator palette: every kind, grouped and searchable. A click adds the kind in the middle
 // of the visible canvas; a drag drops it where the user lets go (the canvas takes the drop).
 import { type DragEvent, useId, useMemo, useState } from 'react';
-import type { KindInfo, OperatorKind } from '../../engine/graph/index.js';
+import type { KindDescriptor, OperatorKind } from '../../engine/graph/index.js';
 import { KindIcon } from '../canvas/KindIcon';
 import { viewportController } from '../canvas/viewportController';
 import { draftPositions } from '../document/jobDraft';
@@ -17,11 +17,12 @@ export function Palette() {
   const groups = useMemo(() => paletteGroups(query), [query]);
   const headingId = useId();
 
-  const add = (kind: OperatorKind) => {
+  const add = (kind: string) => {
     const state = store.getState();
     if (state.draft === undefined) return;
     const at = placeNear(viewportController.centre(), Object.values(draftPositions(state.draft)));
-    state.addOperator(kind, at);
+    // The draft spells every registered kind as an OperatorKind: it only ever looks kinds up.
+    state.addOperator(kind as OperatorKind, at);
   };
 
   return (
@@ -69,7 +70,8 @@ export function Palette() {
   );
 }
 
-function PaletteItem({ info, onAdd }: { info: KindInfo; onAdd: (kind: OperatorKind) => void }) {
+function PaletteItem({ info, onAdd }: { info: KindDescriptor; onAdd: (kind: string) => void }) {
+  const { label, group } = info.designer;
   const onDragStart = (event: DragEvent) => {
     event.dataTransfer.setData(KIND_MIME, info.kind);
     event.dataTransfer.effectAllowed = 'copy';
@@ -77,8 +79,8 @@ function PaletteItem({ info, onAdd }: { info: KindInfo; onAdd: (kind: OperatorKi
   return (
     <button
       type="button"
-      className={`palette-item palette-role-${info.role}`}
-      aria-label={`Add ${info.title} (${info.kind})`}
+      className={`palette-item palette-role-${group}`}
+      aria-label={`Add ${label} (${info.kind})`}
       title={
         info.available
           ? `Click to add, or drag onto the canvas`
@@ -93,7 +95,7 @@ function PaletteItem({ info, onAdd }: { info: KindInfo; onAdd: (kind: OperatorKi
         <KindIcon kind={info.kind} />
       </span>
       <span className="palette-item-text">
-        <span className="palette-item-title">{info.title}</span>
+        <span className="palette-item-title">{label}</span>
         <span className="palette-item-kind">{info.kind}</span>
         {!info.available && <span className="palette-item-note">(not in this version)</span>}
       </span>

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { OPERATOR_KINDS } from '../../engine/graph/index.js';
+import { z } from 'zod';
+import { OPERATOR_KINDS, registerKind } from '../../engine/graph/index.js';
+import { defaultParams, idBase } from '../document/operatorTemplates';
 import { paletteGroups } from './paletteGroups';
 
 const kinds = (query: string) => paletteGroups(query).map((g) => [g.title, g.kinds.map((k) => k.kind)]);
@@ -21,5 +23,35 @@ describe('palette groups', () => {
     expect(kinds('flatmap')).toEqual([['Transforms', ['flatMap']]]);
     expect(kinds('  ')).toHaveLength(4);
     expect(kinds('nothing like it')).toEqual([]);
+  });
+
+  it("lists a kind registered at run time in its descriptor's group, with its label", () => {
+    const remove = registerKind({
+      kind: 'sink.testQueue',
+      role: 'sink',
+      params: z.strictObject({ queue: z.string() }),
+      ports: { inputs: true, outputs: [] },
+      keyedInput: 'never',
+      available: true,
+      designer: {
+        label: 'Test queue',
+        group: 'sink',
+        description: 'Writes to a queue.',
+        idBase: 'queue',
+        defaultParams: { queue: 'q' },
+        icon: 'M2 2h12v12H2z',
+      },
+    });
+    try {
+      expect(kinds('queue')).toEqual([['Sinks', ['sink.testQueue']]]);
+      expect(idBase('sink.testQueue')).toBe('queue');
+      const params = defaultParams('sink.testQueue');
+      expect(params).toEqual({ queue: 'q' });
+      params.queue = 'edited';
+      expect(defaultParams('sink.testQueue')).toEqual({ queue: 'q' });
+    } finally {
+      remove();
+    }
+    expect(kinds('queue')).toEqual([]);
   });
 });
