@@ -1,9 +1,9 @@
 // What a kind of operator does inside one subtask. The subtask owns the input channels, the
 // emitter and the state; a logic only turns records into emits.
-import type { FileRef, SourceSplit } from '../checkpoint/checkpointMetadata.js';
-import type { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import type { KeyedState } from '../state/keyedState.js';
+import type { CheckpointFiles } from './checkpointFiles.js';
+import type { ConnectorState } from './connectorState.js';
 import type { Emitter } from './emitter.js';
 import type { Envelope } from './envelope.js';
 
@@ -19,17 +19,18 @@ export interface SubtaskEnvironment {
   /** The envelope being processed (its key and time are ctx.key and ctx.timestamp). */
   readonly current: Envelope | undefined;
   /** Where checkpoint files go; undefined when checkpoints are off. */
-  readonly checkpoints: CheckpointStorage | undefined;
-  /** Restored source work: what this subtask still has to read. */
-  readonly restoredSplits: readonly SourceSplit[] | undefined;
+  readonly checkpoints: CheckpointFiles | undefined;
 }
 
 /** What an operator itself (beyond its keyed state) puts into a checkpoint. */
 export interface OperatorSnapshot {
-  /** Sources: what is left to read. */
-  readonly splits?: readonly SourceSplit[];
-  /** Sinks: the output since the previous checkpoint, closed, to publish on completion. */
-  readonly sinkPart?: Promise<FileRef | undefined>;
+  /** Sources: what is left to read (see source.ts). */
+  readonly splits?: readonly ConnectorState[];
+  /**
+   * Sinks: what was written since the previous checkpoint, closed, for the committer to commit
+   * when the checkpoint completes (see sink.ts), and its bytes (counted as the checkpoint's).
+   */
+  readonly committable?: Promise<{ readonly state: ConnectorState; readonly bytes: number } | undefined>;
 }
 
 export interface OperatorLogic {
@@ -40,6 +41,11 @@ export interface OperatorLogic {
   produce(limit: number): number | Promise<number>;
   /** At a checkpoint's barrier, synchronously: between two records. */
   snapshot(checkpointId: number): OperatorSnapshot;
+  /**
+   * Checkpoint `checkpointId` is complete, every subtask's part and the sinks' commits included
+   * (a mail, taken between two records): e.g. a source tells its broker what it has read.
+   */
+  checkpointComplete?(checkpointId: number): void;
   /** No more input will come (records may still arrive on feedback edges). */
   endInput(): void | Promise<void>;
   /** The whole job succeeded: make output visible. */
