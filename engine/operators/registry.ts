@@ -1,64 +1,73 @@
-// From a planned operator to the logic each of its subtasks runs. Work that belongs to the
-// operator as a whole (the sink's shared target) happens once here. User code is compiled here
-// too, before anything is opened, but once per subtask: each subtask gets its own Compartment,
-// so the code's top-level variables are that subtask's alone (see compileSubtaskFunctions).
-import type { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
+// From a planned operator to the logic each of its subtasks runs, through its kind's factory
+// (kindFactories.ts). Work that belongs to the operator as a whole happens once here: a source's
+// enumerator assigns the splits, a sink's committer is made, user code is compiled (once per
+// subtask: each gets its own Compartment, see compileSubtaskFunctions).
+import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { PlannedOperator } from '../graph/plan.js';
-import type { OperatorLogic, SubtaskEnvironment } from '../runtime/operatorLogic.js';
-import { JsonlSinkLogic, SinkTarget } from './sinkJsonl.js';
-import { GeneratorSourceLogic } from './sourceGenerator.js';
-import { JsonlSourceLogic } from './sourceJsonl.js';
-import { compileSubtaskFunctions, userFunctionLogics } from './userFunctions.js';
+import type { ConnectorState } from '../runtime/connectorState.js';
+import type { SinkCommitter } from '../runtime/sink.js';
+import type { Source } from '../runtime/source.js';
+import { findFactory } from './kindFactories.js';
+import type { CheckpointSetup, LogicFactory, OperatorContext } from './kindFactory.js';
+import { SinkEnd, SinkWriterLogic } from './sinkLogic.js';
+import { SourceReaderLogic } from './sourceLogic.js';
 
-export type LogicFactory = (env: SubtaskEnvironment) => OperatorLogic;
-
-/** Checkpointing, as the factories need it: where files go and the next checkpoint's id. */
-export interface CheckpointSetup {
-  readonly storage: CheckpointStorage;
-  readonly firstId: number;
-}
+export type { CheckpointSetup, LogicFactory } from './kindFactory.js';
 
 export interface PreparedOperator {
   readonly create: LogicFactory;
-  /** Sinks: the target their subtasks share. */
-  readonly sink?: SinkTarget;
+  /** Sinks: the committer their subtasks' output goes through. */
+  readonly committer?: SinkCommitter;
 }
 
+/**
+ * `restoredSplits`: what the operator's sources had left in the checkpoint a run restores (its
+ * enumerator deals them to the subtasks); undefined on a fresh start.
+ */
 export function prepareOperator(
   planned: PlannedOperator,
   jobDir: string,
   checkpoints: CheckpointSetup | undefined,
+  restoredSplits?: readonly ConnectorState[],
 ): PreparedOperator {
   const operator = planned.operator;
-  switch (operator.kind) {
-    case 'source.jsonl':
-      return { create: (env) => new JsonlSourceLogic(env, operator.params) };
-    case 'source.generator': {
-      const generate = compileSubtaskFunctions(operator, planned.parallelism);
-      return { create: (env) => new GeneratorSourceLogic(env, operator.params, generate(env.subtask)) };
-    }
-    case 'map':
-    case 'filter':
-    case 'flatMap':
-    case 'process': {
-      const fn = compileSubtaskFunctions(operator, planned.parallelism);
-      const Logic = userFunctionLogics[operator.kind];
-      return { create: (env) => new Logic(env, fn(env.subtask)) };
-    }
-    case 'sink.jsonl': {
-      const sink = new SinkTarget(
-        operator.id,
-        jobDir,
-        operator.params,
-        planned.parallelism,
-        checkpoints?.storage,
-      );
-      return { create: (env) => new JsonlSinkLogic(env, sink, checkpoints?.firstId ?? 0), sink };
-    }
-    case 'window':
-    case 'transaction':
-      throw new Error(
-        `operator "${operator.id}": kind ${operator.kind} is not available yet in this version`,
-      );
+  const factory = findFactory(operator.kind);
+  if (factory === undefined) {
+    const why =
+      findKind(operator.kind)?.available === false
+        ? 'is not available yet in this version'
+        : 'has no implementation loaded (its kind module was not loaded in this process)';
+    throw new Error(`operator "${operator.id}": kind ${operator.kind} ${why}`);
   }
+  const context: OperatorContext = { planned, jobDir, checkpoints };
+  switch (factory.role) {
+    case 'source':
+      return prepareSource(planned, factory.createSource(context), restoredSplits);
+    case 'sink': {
+      const sink = factory.createSink(context);
+      const end = new SinkEnd(sink.committer, planned.parallelism);
+      return {
+        create: (env) => new SinkWriterLogic(env, sink.createWriter(env), end),
+        committer: sink.committer,
+      };
+    }
+    case 'transform':
+      return { create: factory.createLogic(context) };
+  }
+}
+
+function prepareSource<Split>(
+  planned: PlannedOperator,
+  source: Source<Split>,
+  restored: readonly ConnectorState[] | undefined,
+): PreparedOperator {
+  // Splits another kind wrote (the operator's kind changed) mean nothing to this one.
+  const mine = restored
+    ?.filter((s) => s.kind === source.splitKind)
+    .map((s) => source.serializer.fromPayload(s.payload));
+  const assigned = source.enumerator.assign(planned.parallelism, mine);
+  return {
+    create: (env) =>
+      new SourceReaderLogic(env, source, source.createReader(env), assigned[env.subtask] ?? []),
+  };
 }

@@ -1,20 +1,67 @@
 // sink.jsonl: exactly-once output by two-phase commit. Each subtask writes its output into
 // part files, one per checkpoint interval. At a barrier the part is closed (pre-commit); when
 // the checkpoint completes, its parts are appended to the target in subtask order (commit, see
-// sinkTarget.ts). At the end of a bounded job every remaining part is published. A checkpoint
+// sinkTarget.ts). At the end of a bounded job every remaining part is published. The writer
+// (a subtask's) and the committer (the operator's) share the operator's SinkTarget. A checkpoint
 // folder that stops taking files mid-run does not lose output: the next part goes beside the
 // target instead, and the first checkpoint that can copies it in; until then the checkpoints
 // fail and the job goes on.
 import { createHash, type Hash } from 'node:crypto';
 import { access, type FileHandle, mkdir, open, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import type { ParamsOf } from '../graph/schema.js';
+import type { FileRef } from '../runtime/checkpointFiles.js';
+import type { ConnectorState } from '../runtime/connectorState.js';
 import type { Envelope } from '../runtime/envelope.js';
+import type { SubtaskEnvironment } from '../runtime/operatorLogic.js';
+import type { Committable, SinkCommitter, SinkWriter } from '../runtime/sink.js';
 import { checkWritable, isFileFault } from '../state/fileFault.js';
-import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
-import type { ClosedPart, SinkTarget, TargetProgress } from './sinkTarget.js';
+import type { KindFactory } from './kindFactory.js';
+import { type ClosedPart, type JsonlCommit, SinkTarget, type TargetProgress } from './sinkTarget.js';
 
-// Where the registry and restore have always found them.
-export { publishParts, SinkTarget } from './sinkTarget.js';
+const KIND = 'sink.jsonl';
+
+export const sinkJsonlFactory: KindFactory = {
+  role: 'sink',
+  createSink: ({ planned, jobDir, checkpoints }) => {
+    const operator = planned.operator;
+    const target = new SinkTarget(
+      operator.id,
+      jobDir,
+      operator.params as ParamsOf<'sink.jsonl'>,
+      checkpoints?.files,
+    );
+    return {
+      createWriter: (env) => new JsonlSinkWriter(env, target, checkpoints?.firstId ?? 0),
+      committer: new JsonlCommitter(target),
+    };
+  },
+};
+
+/** Publishes the parts into the target; a checkpoint keeps what it publishes as a JsonlCommit. */
+export class JsonlCommitter implements SinkCommitter {
+  constructor(private readonly target: SinkTarget) {}
+
+  async prepare(checkpointId: number): Promise<ConnectorState> {
+    // Parts an earlier checkpoint could not take into the checkpoint folder come in now.
+    await this.target.adoptParts(checkpointId);
+    const commit = this.target.commitFor(checkpointId);
+    return { kind: KIND, payload: commit, files: commit.parts };
+  }
+
+  commit(commit: ConnectorState): Promise<void> {
+    return this.target.publish(commit.payload as JsonlCommit);
+  }
+
+  commitRemaining(): Promise<void> {
+    return this.target.publishRemaining();
+  }
+
+  async recover(commit: ConnectorState | undefined, checkpointId: number): Promise<void> {
+    if (commit === undefined) return;
+    await this.target.recover(commit.payload as JsonlCommit, checkpointId);
+  }
+}
 
 const WRITE_AT = 1 << 20;
 
@@ -37,7 +84,7 @@ interface OpenPart {
   bytes: number;
 }
 
-export class JsonlSinkLogic extends BaseLogic {
+export class JsonlSinkWriter implements SinkWriter {
   private part: OpenPart | undefined;
   private epoch: number;
   private pending = '';
@@ -45,15 +92,14 @@ export class JsonlSinkLogic extends BaseLogic {
   private finished = false;
 
   constructor(
-    env: SubtaskEnvironment,
+    private readonly env: SubtaskEnvironment,
     private readonly target: SinkTarget,
     firstEpoch: number,
   ) {
-    super(env);
     this.epoch = firstEpoch;
   }
 
-  override async open(): Promise<void> {
+  async open(): Promise<void> {
     // With checkpoints nothing goes to the output folder before the first publication: a run
     // that could never publish is refused now, not at its end.
     await checkWritable('output', dirname(this.target.path), { operator: this.env.operator.id });
@@ -103,15 +149,15 @@ export class JsonlSinkLogic extends BaseLogic {
     }
   }
 
-  override process(envelope: Envelope): void | Promise<void> {
+  write(envelope: Envelope): void | Promise<void> {
     const line = JSON.stringify(envelope.value);
     if (line === undefined) throw new TypeError(`the record is not a JSON value (${typeof envelope.value})`);
     this.pending += `${line}\n`;
-    if (this.pending.length >= WRITE_AT) return this.write();
+    if (this.pending.length >= WRITE_AT) return this.flush();
   }
 
   /** One write in flight; the next waits for it, which is the sink's backpressure. */
-  private write(): Promise<void> {
+  private flush(): Promise<void> {
     const previous = this.writing;
     const part = this.part!;
     const data = Buffer.from(this.pending, 'utf8');
@@ -134,7 +180,7 @@ export class JsonlSinkLogic extends BaseLogic {
 
   /** Closes the current part (what was written since the last barrier) and hands it on. */
   private closePart(epoch: number | undefined): ClosedPart {
-    this.write();
+    this.flush();
     const part = this.part!;
     const writing = this.writing;
     this.part = undefined;
@@ -154,25 +200,26 @@ export class JsonlSinkLogic extends BaseLogic {
     return closed;
   }
 
-  override snapshot(checkpointId: number): OperatorSnapshot {
+  prepareCommit(checkpointId: number | undefined): Promise<Committable | undefined> | undefined {
+    // The end of the job: the committer publishes every part the target holds.
+    if (checkpointId === undefined) return undefined;
     if (this.finished) {
       this.target.assignLeftovers(this.env.subtask, checkpointId);
-      return {};
+      return undefined;
     }
     const closed = this.closePart(checkpointId);
     this.epoch = checkpointId + 1;
     this.openPart(true);
     // A part that went beside the target comes into the checkpoint folder, or this checkpoint fails.
-    return { sinkPart: this.target.adopt(closed) };
+    return this.target.adopt(closed).then((ref: FileRef) => ({
+      state: { kind: KIND, payload: ref, files: [ref] },
+      bytes: ref.bytes,
+    }));
   }
 
-  override async endInput(): Promise<void> {
+  async endInput(): Promise<void> {
     this.finished = true;
     await this.closePart(undefined).closing;
-  }
-
-  override async commit(): Promise<void> {
-    await this.target.subtaskDone();
   }
 
   /** Time travel in debug runs: how far the open part is written, and its checksum by then. */
@@ -219,7 +266,7 @@ export class JsonlSinkLogic extends BaseLogic {
     this.writing = Promise.resolve();
   }
 
-  override async abort(): Promise<void> {
+  async abort(): Promise<void> {
     await this.writing.catch(() => {});
     const part = this.part;
     this.part = undefined;

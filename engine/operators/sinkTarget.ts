@@ -5,11 +5,11 @@
 // so a run that fails before publishing leaves it as it was. A part the checkpoint folder
 // refused mid-run lives beside the target until a checkpoint can copy it in (adopt).
 import { createReadStream } from 'node:fs';
-import { access, copyFile, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { access, copyFile, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import type { FileRef, SinkCommit } from '../checkpoint/checkpointMetadata.js';
-import type { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
+import { JobError } from '../graph/jobError.js';
 import type { ParamsOf } from '../graph/schema.js';
+import type { CheckpointFiles, FileRef } from '../runtime/checkpointFiles.js';
 import { cannotWrite } from '../state/fileFault.js';
 
 const COPY_CHUNK = 1 << 20;
@@ -26,11 +26,21 @@ export interface ClosedPart {
   adopting?: Promise<FileRef>;
 }
 
+/** What one commit does to the target: a checkpoint's (its metadata keeps it) or the job end's. */
+export interface JsonlCommit {
+  readonly operator: string;
+  /** The sink's target file, absolute. */
+  readonly path: string;
+  /** Length of the published file before this commit's parts; -1: the parts replace it. */
+  readonly committedLength: number;
+  /** Parts in order: by the checkpoint that publishes them, then by subtask. */
+  readonly parts: readonly FileRef[];
+}
+
 /** A sink's target between two steps of a debug run (time travel). */
 export interface TargetProgress {
   readonly parts: readonly ClosedPart[];
   readonly publishedLength: number;
-  readonly subtasksDone: number;
 }
 
 /** What the subtasks of one sink operator share: the target and the parts waiting for it. */
@@ -39,22 +49,39 @@ export class SinkTarget {
   private parts: ClosedPart[] = [];
   /** Length of the target as published by this run; -1 until the first publication. */
   private publishedLength = -1;
-  private subtasksDone = 0;
   private swept: Promise<void> | undefined;
 
   constructor(
     readonly operatorId: string,
     jobDir: string,
     params: ParamsOf<'sink.jsonl'>,
-    readonly parallelism: number,
-    readonly storage: CheckpointStorage | undefined,
+    readonly storage: CheckpointFiles | undefined,
   ) {
     this.path = resolve(jobDir, params.path);
   }
 
-  /** A restore has re-published the target: later commits append after it. */
-  continueAfter(length: number): void {
-    this.publishedLength = length;
+  /**
+   * Restore: redoes checkpoint `checkpointId`'s commit (idempotent: the target is cut back to
+   * what it had then, and its parts appended), so that later commits append after it.
+   */
+  async recover(commit: JsonlCommit, checkpointId: number): Promise<void> {
+    // The job's own path now: the job's folder may have moved, or its sink's path changed.
+    if (commit.committedLength > 0) {
+      const size = await stat(this.path).then(
+        (s) => s.size,
+        () => 0,
+      );
+      if (size < commit.committedLength) {
+        throw new JobError(
+          `operator "${commit.operator}": its output ${this.path} has ${size} bytes, fewer than the ${commit.committedLength} that checkpoint ${checkpointId} had published; it was changed or replaced since, so the restore would not be exact`,
+          commit.operator,
+        );
+      }
+    }
+    const storage = this.storage;
+    this.publishedLength = await publishParts({ ...commit, path: this.path }, (ref) =>
+      storage === undefined || isAbsolute(ref.path) ? ref.path : storage.absolute(ref),
+    );
   }
 
   /** Where a part goes: with checkpoints in their data folder, else hidden beside the target. */
@@ -167,7 +194,7 @@ export class SinkTarget {
   }
 
   /** What checkpoint `id` publishes: every part assigned to it or an earlier one, in order. */
-  commitFor(id: number): SinkCommit {
+  commitFor(id: number): JsonlCommit {
     const parts = this.parts.filter((p) => p.epoch !== undefined && p.epoch <= id);
     return {
       operator: this.operatorId,
@@ -178,7 +205,7 @@ export class SinkTarget {
   }
 
   /** Publishes a checkpoint's parts (as `commitFor` listed them) and forgets them. */
-  async publish(commit: SinkCommit): Promise<void> {
+  async publish(commit: JsonlCommit): Promise<void> {
     this.publishedLength = await publishParts(commit, (ref) => this.resolvePart(ref));
     const published = new Set(commit.parts.map((r) => r.path));
     this.parts = this.parts.filter((p) => p.ref === undefined || !published.has(p.ref.path));
@@ -189,7 +216,7 @@ export class SinkTarget {
   }
 
   progress(): TargetProgress {
-    return { parts: [...this.parts], publishedLength: this.publishedLength, subtasksDone: this.subtasksDone };
+    return { parts: [...this.parts], publishedLength: this.publishedLength };
   }
 
   /**
@@ -207,13 +234,10 @@ export class SinkTarget {
     this.parts = [...progress.parts];
     // The next publication cuts the target back to this length before it appends.
     this.publishedLength = progress.publishedLength;
-    this.subtasksDone = progress.subtasksDone;
   }
 
-  /** End of a bounded job: each subtask says so; the last publishes everything left. */
-  async subtaskDone(): Promise<void> {
-    this.subtasksDone++;
-    if (this.subtasksDone < this.parallelism) return;
+  /** End of a bounded job, every subtask done: publishes everything left. */
+  async publishRemaining(): Promise<void> {
     await Promise.all(this.parts.map((p) => p.closing));
     for (const part of this.parts) part.epoch ??= Number.POSITIVE_INFINITY;
     const commit = this.commitFor(Number.POSITIVE_INFINITY);
@@ -237,7 +261,7 @@ function ordered(parts: ClosedPart[]): FileRef[] {
  * twice gives the same file, which is what makes re-committing on restore safe. Returns the
  * new length.
  */
-export async function publishParts(commit: SinkCommit, locate: (ref: FileRef) => string): Promise<number> {
+export async function publishParts(commit: JsonlCommit, locate: (ref: FileRef) => string): Promise<number> {
   const folder = dirname(commit.path);
   try {
     return await publishInto(commit, locate);
@@ -250,7 +274,7 @@ export async function publishParts(commit: SinkCommit, locate: (ref: FileRef) =>
   }
 }
 
-async function publishInto(commit: SinkCommit, locate: (ref: FileRef) => string): Promise<number> {
+async function publishInto(commit: JsonlCommit, locate: (ref: FileRef) => string): Promise<number> {
   await mkdir(dirname(commit.path), { recursive: true });
   const replace = commit.committedLength < 0;
   const destination = replace

@@ -1,11 +1,15 @@
 // source.generator: records from `generate(i, ctx)`. Subtask s of p makes i = s, s+p, s+2p, ...
 // ctx.random() is reseeded from (seed, i) for every i, so record i is the same whatever the
 // parallelism, and the whole stream is the same on every run.
+// Its splits are streams of indexes (next, stride); a restore deals what was left round-robin.
 import type { ParamsOf } from '../graph/schema.js';
-import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
+import type { SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { recordCopy } from '../runtime/recordCopy.js';
 import type { RecordSource } from '../runtime/recordSource.js';
+import type { Source, SourceReader, SplitEnumerator } from '../runtime/source.js';
+import type { KindFactory } from './kindFactory.js';
 import { userContext } from './userContext.js';
+import { compileSubtaskFunctions } from './userFunctions.js';
 
 /** Records per slice when rate-limited: fixed, so slice boundaries do not depend on the clock. */
 const RATE_STEPS_PER_SECOND = 100;
@@ -29,9 +33,45 @@ function seededRandom(): { reseed(seed: number, index: number): void; next(): nu
   };
 }
 
-export class GeneratorSourceLogic extends BaseLogic {
+/** Indexes i = next, next + stride, ... */
+export interface GeneratorSplit {
+  readonly next: number;
+  readonly stride: number;
+}
+
+export const generatorEnumerator: SplitEnumerator<GeneratorSplit> = {
+  assign(parallelism, restored) {
+    if (restored === undefined)
+      return Array.from({ length: parallelism }, (_, s) => [{ next: s, stride: parallelism }]);
+    const dealt: GeneratorSplit[][] = Array.from({ length: parallelism }, () => []);
+    restored.forEach((split, i) => {
+      dealt[i % parallelism]!.push(split);
+    });
+    return dealt;
+  },
+};
+
+export const sourceGeneratorFactory: KindFactory = {
+  role: 'source',
+  createSource: ({ planned }) => {
+    const params = planned.operator.params as ParamsOf<'source.generator'>;
+    const generate = compileSubtaskFunctions(planned.operator, planned.parallelism);
+    const source: Source<GeneratorSplit> = {
+      splitKind: 'source.generator',
+      serializer: {
+        toPayload: (split) => ({ next: split.next, stride: split.stride }),
+        fromPayload: (payload) => payload as GeneratorSplit,
+      },
+      enumerator: generatorEnumerator,
+      createReader: (env) => new GeneratorReader(env, params, generate(env.subtask)),
+    };
+    return source as Source<unknown>;
+  },
+};
+
+export class GeneratorReader implements SourceReader<GeneratorSplit> {
   /** Streams of indexes i = next, next + stride, ...; after a restore a subtask may have several. */
-  private readonly streams: { next: number; stride: number }[];
+  private readonly streams: { next: number; stride: number }[] = [];
   private readonly count: number;
   private readonly seed: number;
   private readonly perSlice: number;
@@ -45,12 +85,13 @@ export class GeneratorSourceLogic extends BaseLogic {
   // biome-ignore lint/complexity/noBannedTypes: user code is any function
   private readonly generate: Function;
 
-  // biome-ignore lint/complexity/noBannedTypes: user code is any function
-  constructor(env: SubtaskEnvironment, params: ParamsOf<'source.generator'>, generate: Function) {
-    super(env);
+  constructor(
+    private readonly env: SubtaskEnvironment,
+    params: ParamsOf<'source.generator'>,
+    // biome-ignore lint/complexity/noBannedTypes: user code is any function
+    generate: Function,
+  ) {
     this.generate = generate;
-    const restored = env.restoredSplits?.flatMap((s) => (s.kind === 'generator' ? [{ ...s }] : []));
-    this.streams = restored ?? [{ next: env.subtask, stride: env.parallelism }];
     this.count = params.count ?? Number.POSITIVE_INFINITY;
     this.seed = params.seed ?? 0;
     const rate = params.ratePerSec === undefined ? undefined : params.ratePerSec / env.parallelism;
@@ -75,30 +116,31 @@ export class GeneratorSourceLogic extends BaseLogic {
     return best;
   }
 
-  override snapshot(): OperatorSnapshot {
-    return {
-      splits: this.streams
-        .filter((s) => s.next < this.count)
-        .map((s) => ({ kind: 'generator' as const, next: s.next, stride: s.stride })),
-    };
+  async open(splits: readonly GeneratorSplit[]): Promise<void> {
+    this.streams.push(...splits.map((s) => ({ next: s.next, stride: s.stride })));
   }
+
+  snapshotSplits(): GeneratorSplit[] {
+    return this.streams.filter((s) => s.next < this.count).map((s) => ({ next: s.next, stride: s.stride }));
+  }
+
+  async close(): Promise<void> {}
 
   progress(): { streams: { next: number; stride: number }[]; nextDue: number } {
     return { streams: this.streams.map((s) => ({ ...s })), nextDue: this.nextDue };
   }
 
   restoreProgress(progress: unknown): void {
-    const p = progress as ReturnType<GeneratorSourceLogic['progress']>;
+    const p = progress as ReturnType<GeneratorReader['progress']>;
     this.streams.splice(0, this.streams.length, ...p.streams.map((s) => ({ ...s })));
     this.nextDue = p.nextDue;
   }
 
-  override produce(limit: number): number | Promise<number> {
+  poll(limit: number): number | Promise<number> {
     if (this.nextStream() === undefined) return -1;
     if (this.intervalMs > 0) {
       const wait = this.nextDue - performance.now();
-      if (wait > 0)
-        return new Promise((resolve) => setTimeout(resolve, wait)).then(() => this.produce(limit));
+      if (wait > 0) return new Promise((resolve) => setTimeout(resolve, wait)).then(() => this.poll(limit));
       // Due again after the time the records of this slice take at the rate (a slice may be
       // cut short by the scheduler's budget, so count what it made, not what it could have).
       this.nextDue = Math.max(this.nextDue, performance.now() - this.intervalMs);

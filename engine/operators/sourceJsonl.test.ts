@@ -1,17 +1,18 @@
 // source.jsonl at the edges of its input's encoding: a byte order mark at the start of the
-// file, and bytes that are not UTF-8. Run on the logic itself with a stand-in emitter, so
+// file, and bytes that are not UTF-8. Run on the logic the registry makes (the generic reader
+// logic over the kind's enumerator and reader) with a stand-in emitter, so
 // the byte offsets it keeps for checkpoints and the lines it names can be checked exactly.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SourceSplit } from '../checkpoint/checkpointMetadata.js';
 import { JobError } from '../graph/jobError.js';
 import type { PlannedOperator } from '../graph/plan.js';
+import type { ConnectorState } from '../runtime/connectorState.js';
 import type { Emitter } from '../runtime/emitter.js';
-import type { SubtaskEnvironment } from '../runtime/operatorLogic.js';
+import type { OperatorLogic, SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { describeRecordSource, type RecordSource } from '../runtime/recordSource.js';
-import { JsonlSourceLogic } from './sourceJsonl.js';
+import { prepareOperator } from './registry.js';
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
@@ -48,11 +49,16 @@ function sourceLogic(
   file: string,
   subtask = 0,
   parallelism = 1,
-  restoredSplits?: readonly SourceSplit[],
-): { logic: JsonlSourceLogic; emitter: CollectingEmitter } {
+  restoredSplits?: readonly ConnectorState[],
+): { logic: OperatorLogic; emitter: CollectingEmitter } {
   const emitter = new CollectingEmitter();
+  const operator = {
+    id: 'src',
+    parallelism,
+    operator: { id: 'src', kind: 'source.jsonl', params: { path: file } },
+  } as unknown as PlannedOperator;
   const env = {
-    operator: { id: 'src' } as PlannedOperator,
+    operator,
     subtask,
     parallelism,
     jobDir: dir,
@@ -60,13 +66,12 @@ function sourceLogic(
     state: undefined,
     current: undefined,
     checkpoints: undefined,
-    restoredSplits,
   } satisfies SubtaskEnvironment;
-  return { logic: new JsonlSourceLogic(env, { path: file }), emitter };
+  return { logic: prepareOperator(operator, dir, undefined, restoredSplits).create(env), emitter };
 }
 
 /** Produces until the source is exhausted, `batch` records at a time. */
-async function drain(logic: JsonlSourceLogic, batch = 1000): Promise<void> {
+async function drain(logic: OperatorLogic, batch = 1000): Promise<void> {
   while ((await logic.produce(batch)) >= 0);
 }
 
@@ -126,12 +131,12 @@ describe('a byte order mark at the start of the file', () => {
     await writeFile(file, Buffer.concat([BOM, Buffer.from(`${lines.join('\n')}\n`)]));
     const first = sourceLogic('bom-restore.jsonl');
     await first.logic.open();
-    const atStart = first.logic.snapshot().splits!;
+    const atStart = first.logic.snapshot(1).splits!;
     expect(await first.logic.produce(2)).toBe(2);
-    const later = first.logic.snapshot().splits!;
+    const later = first.logic.snapshot(2).splits!;
     await first.logic.abort();
-    expect(atStart).toEqual([{ kind: 'file', file, start: 0, end: 36 }]);
-    expect(later).toEqual([{ kind: 'file', file, start: 19, end: 36 }]);
+    expect(atStart).toEqual([{ kind: 'source.jsonl', payload: { file, start: 0, end: 36 } }]);
+    expect(later).toEqual([{ kind: 'source.jsonl', payload: { file, start: 19, end: 36 } }]);
 
     for (const [splits, from] of [
       [atStart, 0],

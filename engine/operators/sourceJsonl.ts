@@ -4,14 +4,17 @@
 // The input must be UTF-8: a byte order mark at the start of the file is skipped (as in a job
 // file), and bytes that are not UTF-8 stop the job naming their line, rather than turning into
 // U+FFFD unseen, as Flink's JSON format fails on input it cannot read.
+// Its splits are byte ranges, each starting at a line; a fresh run's are shares of the file
+// ("the s-th p-th"), made byte ranges once the reader knows the file's size.
 import { isUtf8 } from 'node:buffer';
 import { type FileHandle, open } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { SourceSplit } from '../checkpoint/checkpointMetadata.js';
 import { JobError } from '../graph/jobError.js';
 import type { ParamsOf } from '../graph/schema.js';
-import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
+import type { SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { describeRecordSource, type RecordSource } from '../runtime/recordSource.js';
+import type { Source, SourceReader, SplitEnumerator, SplitSerializer } from '../runtime/source.js';
+import type { KindFactory } from './kindFactory.js';
 
 const CHUNK = 1 << 20;
 const NEWLINE = 10;
@@ -38,7 +41,60 @@ function readTimestamp(record: unknown, path: readonly string[]): number | undef
   return undefined;
 }
 
-export class JsonlSourceLogic extends BaseLogic {
+/** A byte range whose line starts are to be read (it starts at a line), or a share of the file. */
+export type JsonlSplit =
+  | { readonly start: number; readonly end: number }
+  | { readonly part: number; readonly of: number };
+
+const serializer = (file: string): SplitSerializer<JsonlSplit> => ({
+  toPayload: (split) => ('part' in split ? { ...split } : { file, start: split.start, end: split.end }),
+  fromPayload: (payload) => {
+    const p = payload as { part?: number; of?: number; start?: number; end?: number };
+    return p.part !== undefined ? { part: p.part, of: p.of! } : { start: p.start!, end: p.end! };
+  },
+});
+
+/** Subtask s of p reads the s-th p-th of the file; a restore deals what was left round-robin. */
+export const jsonlEnumerator: SplitEnumerator<JsonlSplit> = {
+  assign(parallelism, restored) {
+    const dealt: JsonlSplit[][] = Array.from({ length: parallelism }, () => []);
+    if (restored === undefined) {
+      dealt.forEach((splits, part) => {
+        splits.push({ part, of: parallelism });
+      });
+    } else {
+      restored.forEach((split, i) => {
+        dealt[i % parallelism]!.push(split);
+      });
+    }
+    return dealt;
+  },
+};
+
+export function jsonlSource(jobDir: string, params: ParamsOf<'source.jsonl'>): Source<JsonlSplit> {
+  const file = resolve(jobDir, params.path);
+  return {
+    splitKind: 'source.jsonl',
+    serializer: serializer(file),
+    enumerator: jsonlEnumerator,
+    createReader: (subtask) => new JsonlReader(subtask, params),
+  };
+}
+
+export const sourceJsonlFactory: KindFactory = {
+  role: 'source',
+  createSource: ({ planned, jobDir }) =>
+    jsonlSource(jobDir, planned.operator.params as ParamsOf<'source.jsonl'>) as Source<unknown>,
+};
+
+interface Range {
+  start: number;
+  end: number;
+  /** Whether `start` is known to be a line's first byte. */
+  aligned: boolean;
+}
+
+export class JsonlReader implements SourceReader<JsonlSplit> {
   private readonly file: string;
   private readonly source: RecordSource;
   private readonly timestampPath: readonly string[] | undefined;
@@ -56,16 +112,18 @@ export class JsonlSourceLogic extends BaseLogic {
   private atEof = false;
   private done = false;
   /** Ranges still to read after the current one (a restore may give a subtask several). */
-  private queue: { start: number; end: number; aligned: boolean }[] = [];
+  private queue: Range[] = [];
 
-  constructor(env: SubtaskEnvironment, params: ParamsOf<'source.jsonl'>) {
-    super(env);
+  constructor(
+    private readonly env: SubtaskEnvironment,
+    params: ParamsOf<'source.jsonl'>,
+  ) {
     this.file = resolve(env.jobDir, params.path);
     this.source = { kind: 'file', operatorId: env.operator.id, file: this.file };
     this.timestampPath = params.timestampField?.split('.');
   }
 
-  override async open(): Promise<void> {
+  async open(splits: readonly JsonlSplit[]): Promise<void> {
     try {
       this.handle = await open(this.file, 'r');
       const stats = await this.handle.stat();
@@ -83,20 +141,16 @@ export class JsonlSourceLogic extends BaseLogic {
         this.env.operator.id,
       );
     }
-    const restored = this.env.restoredSplits;
-    if (restored !== undefined) {
-      // Restored ranges start exactly at a line: they were cut between two records.
-      for (const split of restored) {
-        if (split.kind === 'file') this.queue.push({ start: split.start, end: split.end, aligned: true });
-      }
-    } else {
-      const { subtask, parallelism } = this.env;
-      this.queue.push({
-        start: Math.floor((this.fileSize * subtask) / parallelism),
-        end: Math.floor((this.fileSize * (subtask + 1)) / parallelism),
-        aligned: false,
-      });
-    }
+    // Restored ranges start exactly at a line: they were cut between two records.
+    this.queue = splits.map((split) =>
+      'part' in split
+        ? {
+            start: Math.floor((this.fileSize * split.part) / split.of),
+            end: Math.floor((this.fileSize * (split.part + 1)) / split.of),
+            aligned: false,
+          }
+        : { start: split.start, end: split.end, aligned: true },
+    );
     await this.nextRange();
   }
 
@@ -122,26 +176,22 @@ export class JsonlSourceLogic extends BaseLogic {
     return true;
   }
 
-  override snapshot(): OperatorSnapshot {
-    const splits: SourceSplit[] = [];
-    if (!this.done)
-      splits.push({ kind: 'file', file: this.file, start: this.bufferOffset + this.position, end: this.end });
-    for (const range of this.queue)
-      splits.push({ kind: 'file', file: this.file, start: range.start, end: range.end });
-    return { splits };
+  snapshotSplits(): JsonlSplit[] {
+    const splits: JsonlSplit[] = [];
+    if (!this.done) splits.push({ start: this.bufferOffset + this.position, end: this.end });
+    for (const range of this.queue) splits.push({ start: range.start, end: range.end });
+    return splits;
   }
 
   /** Where reading stands: the same ranges a checkpoint keeps, each starting at a line. */
-  progress(): readonly SourceSplit[] {
-    return this.snapshot().splits ?? [];
+  progress(): readonly JsonlSplit[] {
+    return this.snapshotSplits();
   }
 
   /** Reads on from those ranges, as a restore does (the file is opened again if it was done). */
   async restoreProgress(progress: unknown): Promise<void> {
-    const splits = progress as readonly SourceSplit[];
-    this.queue = splits.flatMap((s) =>
-      s.kind === 'file' ? [{ start: s.start, end: s.end, aligned: true }] : [],
-    );
+    const splits = progress as readonly { start: number; end: number }[];
+    this.queue = splits.map((s) => ({ start: s.start, end: s.end, aligned: true }));
     if (this.queue.length > 0 && this.handle === undefined) this.handle = await open(this.file, 'r');
     await this.nextRange();
   }
@@ -182,10 +232,10 @@ export class JsonlSourceLogic extends BaseLogic {
     if (bytesRead === 0) this.atEof = true;
   }
 
-  override produce(limit: number): number | Promise<number> {
+  poll(limit: number): number | Promise<number> {
     if (this.done) {
       if (this.queue.length === 0) return -1;
-      return this.nextRange().then(() => this.produce(limit));
+      return this.nextRange().then(() => this.poll(limit));
     }
     const emitter = this.env.emitter;
     const lineage = emitter.lineage;
@@ -204,7 +254,7 @@ export class JsonlSourceLogic extends BaseLogic {
           // or a restored run (whose buffer starts elsewhere) would interleave differently.
           const before = emitted;
           return this.fill().then(() => {
-            const more = this.produce(limit - before);
+            const more = this.poll(limit - before);
             const total = (count: number) => (count < 0 ? (before > 0 ? before : -1) : before + count);
             return typeof more === 'number' ? total(more) : more.then(total);
           });
@@ -256,19 +306,11 @@ export class JsonlSourceLogic extends BaseLogic {
       emitted++;
       if (emitter.blocked) break;
     }
-    if (emitted === 0 && this.done) return this.queue.length === 0 ? -1 : this.produce(limit);
+    if (emitted === 0 && this.done) return this.queue.length === 0 ? -1 : this.poll(limit);
     return emitted;
   }
 
-  override async endInput(): Promise<void> {
-    await this.release();
-  }
-
-  override async abort(): Promise<void> {
-    await this.release();
-  }
-
-  private async release(): Promise<void> {
+  async close(): Promise<void> {
     const handle = this.handle;
     this.handle = undefined;
     await handle?.close();

@@ -6,6 +6,7 @@ import type { Envelope } from '../runtime/envelope.js';
 import { BaseLogic, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { recordCopy } from '../runtime/recordCopy.js';
 import { compileUserCode } from '../sandbox/userCode.js';
+import type { KindFactory } from './kindFactory.js';
 import { userContext } from './userContext.js';
 
 // biome-ignore lint/complexity/noBannedTypes: user code is any function
@@ -122,3 +123,14 @@ export const userFunctionLogics = {
   flatMap: FlatMapLogic,
   process: ProcessLogic,
 } as const;
+
+/** map, filter, flatMap and process: the function compiled once per subtask, called per record. */
+export const userFunctionFactory: KindFactory = {
+  role: 'transform',
+  createLogic: ({ planned }) => {
+    const operator = planned.operator;
+    const fn = compileSubtaskFunctions(operator, planned.parallelism);
+    const Logic = userFunctionLogics[operator.kind as keyof typeof userFunctionLogics];
+    return (env) => new Logic(env, fn(env.subtask));
+  },
+};

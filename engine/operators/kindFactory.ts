@@ -1,0 +1,44 @@
+// The Node side of a kind: what makes its operators run. A kind is a pure descriptor (engine/graph,
+// what validation and the designer read) plus one of these; a *kind module* exports both, so that
+// loading it by specifier registers the whole kind (see kindFactories.ts), in any thread.
+import type { KindDescriptor } from '../graph/kinds/kindDescriptor.js';
+import type { PlannedOperator } from '../graph/plan.js';
+import type { CheckpointFiles } from '../runtime/checkpointFiles.js';
+import type { OperatorLogic, SubtaskEnvironment } from '../runtime/operatorLogic.js';
+import type { SinkCommitter, SinkWriter } from '../runtime/sink.js';
+import type { Source } from '../runtime/source.js';
+
+export type LogicFactory = (env: SubtaskEnvironment) => OperatorLogic;
+
+/** Checkpointing, as the factories need it: where files go and the next checkpoint's id. */
+export interface CheckpointSetup {
+  readonly files: CheckpointFiles;
+  readonly firstId: number;
+}
+
+/** What a factory is given, once per operator and run. */
+export interface OperatorContext {
+  readonly planned: PlannedOperator;
+  /** Directory of the job file: relative paths in params resolve against it. */
+  readonly jobDir: string;
+  /** Undefined when the run takes no checkpoints. */
+  readonly checkpoints: CheckpointSetup | undefined;
+}
+
+/** A sink operator's two halves: a writer per subtask, one committer for them all. */
+export interface SinkParts {
+  createWriter(env: SubtaskEnvironment): SinkWriter;
+  readonly committer: SinkCommitter;
+}
+
+export type KindFactory =
+  | { readonly role: 'source'; createSource(context: OperatorContext): Source<unknown> }
+  | { readonly role: 'sink'; createSink(context: OperatorContext): SinkParts }
+  /** Transforms: the logic of each subtask, as it is (user functions). */
+  | { readonly role: 'transform'; createLogic(context: OperatorContext): LogicFactory };
+
+/** What a kind module exports (as `kind`): the kind, whole. */
+export interface KindModule {
+  readonly descriptor: KindDescriptor;
+  readonly factory: KindFactory;
+}

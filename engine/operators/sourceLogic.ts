@@ -1,0 +1,43 @@
+// Drives a source kind's reader as a subtask's logic: the reader only reads splits, this turns
+// that into produce / snapshot / close as the subtask calls them.
+import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
+import { type Source, type SourceReader, splitSnapshot } from '../runtime/source.js';
+
+export class SourceReaderLogic<Split> extends BaseLogic {
+  /** Present when the reader can be put back in place (debug runs' time travel). */
+  progress?: () => unknown;
+  restoreProgress?: (progress: unknown) => void | Promise<void>;
+
+  constructor(
+    env: SubtaskEnvironment,
+    private readonly source: Source<Split>,
+    private readonly reader: SourceReader<Split>,
+    private readonly splits: readonly Split[],
+  ) {
+    super(env);
+    if (reader.progress !== undefined && reader.restoreProgress !== undefined) {
+      this.progress = () => reader.progress!();
+      this.restoreProgress = (progress) => reader.restoreProgress!(progress);
+    }
+  }
+
+  override open(): Promise<void> {
+    return this.reader.open(this.splits);
+  }
+
+  override produce(limit: number): number | Promise<number> {
+    return this.reader.poll(limit);
+  }
+
+  override snapshot(checkpointId: number): OperatorSnapshot {
+    return splitSnapshot(this.source, this.reader.snapshotSplits(checkpointId));
+  }
+
+  override endInput(): Promise<void> {
+    return this.reader.close();
+  }
+
+  override abort(): Promise<void> {
+    return this.reader.close();
+  }
+}
