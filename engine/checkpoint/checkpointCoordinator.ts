@@ -5,10 +5,16 @@
 import type { Plan } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
 import type { CheckpointFigures } from '../metrics/checkpointFigures.js';
-import type { SinkTarget } from '../operators/sinkTarget.js';
-import type { CheckpointAcker, Subtask, SubtaskAck } from '../runtime/subtask.js';
-import { CHECKPOINT_FORMAT, type CheckpointMetadata, type OperatorRecord } from './checkpointMetadata.js';
+import type { CheckpointParticipants } from '../runtime/executor.js';
+import type { SinkCommitterOf } from '../runtime/sink.js';
+import {
+  CHECKPOINT_FORMAT,
+  type CheckpointMetadata,
+  type OperatorRecord,
+  type SinkCommit,
+} from './checkpointMetadata.js';
 import type { CheckpointStorage } from './checkpointStorage.js';
+import type { CheckpointAcker, SubtaskAck } from './subtaskCheckpointer.js';
 
 /** One line of `--metrics` per checkpoint. */
 export interface CheckpointEvent extends CheckpointFigures {
@@ -28,7 +34,8 @@ interface InFlight {
   readonly id: number;
   readonly triggeredAt: Date;
   readonly started: number;
-  readonly acks: Map<Subtask, Promise<SubtaskAck>>;
+  /** By the subtask's ordinal. */
+  readonly acks: Map<number, Promise<SubtaskAck>>;
   /** Resolves when the checkpoint has completed (or failed) and its sinks are published. */
   readonly settled: Promise<void>;
   readonly settle: () => void;
@@ -56,8 +63,9 @@ export class CheckpointCoordinator implements CheckpointAcker {
     private readonly storage: CheckpointStorage,
     private readonly job: Job,
     private readonly plan: Plan,
-    private readonly subtasks: readonly Subtask[],
-    private readonly sinks: readonly SinkTarget[],
+    private readonly participants: CheckpointParticipants,
+    /** The sinks' committers: each commits its sink's part of a checkpoint once it is complete. */
+    private readonly sinks: readonly SinkCommitterOf[],
     firstId: number,
   ) {
     this.nextId = firstId;
@@ -83,11 +91,11 @@ export class CheckpointCoordinator implements CheckpointAcker {
    */
   poll(): boolean {
     if (!this.due || this.current !== undefined || this.stopped) return this.current !== undefined;
-    if (this.subtasks.every((s) => s.phase === 'finished')) return false;
+    if (this.participants.allFinished()) return false;
     this.due = false;
     const id = this.nextId++;
     this.current = this.inFlight(id, new Date());
-    for (const subtask of this.subtasks) subtask.triggerCheckpoint(id);
+    this.participants.trigger(id);
     return true;
   }
 
@@ -99,7 +107,7 @@ export class CheckpointCoordinator implements CheckpointAcker {
     return { id, triggeredAt, started: performance.now(), acks: new Map(), settled, settle, dropped: false };
   }
 
-  acknowledge(subtask: Subtask, checkpointId: number, ack: Promise<SubtaskAck>): void {
+  acknowledge(ordinal: number, checkpointId: number, ack: Promise<SubtaskAck>): void {
     const current = this.current;
     if (current === undefined || current.id !== checkpointId) {
       ack.catch(() => {});
@@ -108,8 +116,8 @@ export class CheckpointCoordinator implements CheckpointAcker {
     // A failure is reported once every subtask has acknowledged; until then this only marks it
     // handled, so that a file that could not be written fails the checkpoint, not the process.
     ack.catch(() => {});
-    current.acks.set(subtask, ack);
-    if (current.acks.size === this.subtasks.length) void this.finish(current);
+    current.acks.set(ordinal, ack);
+    if (current.acks.size === this.participants.count) void this.finish(current);
   }
 
   /**
@@ -118,12 +126,12 @@ export class CheckpointCoordinator implements CheckpointAcker {
    */
   get canSaveProgress(): boolean {
     const acks = this.current?.acks.size ?? 0;
-    return acks === 0 || acks === this.subtasks.length;
+    return acks === 0 || acks === this.participants.count;
   }
 
   /** A checkpoint has started and some subtask has not taken its snapshot yet. */
   get barriersInFlight(): boolean {
-    return this.current !== undefined && this.current.acks.size < this.subtasks.length;
+    return this.current !== undefined && this.current.acks.size < this.participants.count;
   }
 
   /** Resolves once no checkpoint is in flight (never while barriersInFlight: that takes steps). */
@@ -148,7 +156,7 @@ export class CheckpointCoordinator implements CheckpointAcker {
   progress(): CoordinatorProgress {
     const current = this.current;
     // Every snapshot taken: the steps are past it, whatever its files do (a restore waits for them).
-    const taken = current !== undefined && current.acks.size === this.subtasks.length;
+    const taken = current !== undefined && current.acks.size === this.participants.count;
     return {
       nextId: this.nextId,
       due: this.due,
@@ -197,18 +205,25 @@ export class CheckpointCoordinator implements CheckpointAcker {
       id: checkpoint.id,
       triggeredAt: checkpoint.triggeredAt.toISOString(),
     };
-    let acks: { subtask: Subtask; ack: SubtaskAck }[];
+    let acks: { ordinal: number; ack: SubtaskAck }[];
     try {
       acks = await Promise.all(
-        [...checkpoint.acks].map(async ([subtask, ack]) => ({ subtask, ack: await ack })),
+        [...checkpoint.acks].map(async ([ordinal, ack]) => ({ ordinal, ack: await ack })),
       );
       if (checkpoint.dropped) return;
-      const order = new Map(this.subtasks.map((s, i) => [s, i]));
-      acks.sort((a, b) => order.get(a.subtask)! - order.get(b.subtask)!);
-      // Parts an earlier checkpoint could not take into the checkpoint folder come in now.
-      for (const sink of this.sinks) await sink.adoptParts(checkpoint.id);
-      if (checkpoint.dropped) return;
-      const sinks = this.sinks.map((sink) => sink.commitFor(checkpoint.id));
+      acks.sort((a, b) => a.ordinal - b.ordinal);
+      // What each sink commits when this checkpoint completes (a restore redoes it).
+      const sinks: SinkCommit[] = [];
+      for (const { operatorId, committer } of this.sinks) {
+        const committables = acks.flatMap(({ ack }) =>
+          ack.snapshot.operator === operatorId && ack.snapshot.committable !== undefined
+            ? [ack.snapshot.committable]
+            : [],
+        );
+        const commit = await committer.prepare(checkpoint.id, committables);
+        if (checkpoint.dropped) return;
+        if (commit !== undefined) sinks.push({ operator: operatorId, ...commit });
+      }
       const metadata: CheckpointMetadata = {
         format: CHECKPOINT_FORMAT,
         id: checkpoint.id,
@@ -223,7 +238,10 @@ export class CheckpointCoordinator implements CheckpointAcker {
       };
       if (this.abandoned) throw new Error('the job failed before the checkpoint completed');
       await this.storage.writeMetadata(metadata);
-      for (let i = 0; i < sinks.length; i++) await this.sinks[i]!.publish(sinks[i]!);
+      for (const { operatorId, committer } of this.sinks) {
+        const commit = sinks.find((c) => c.operator === operatorId);
+        if (commit !== undefined) await committer.commit(commit);
+      }
       this.completed.push(checkpoint.id);
       // The checkpoint is complete: old files that cannot be deleted now are by a later one.
       await this.storage
@@ -236,9 +254,9 @@ export class CheckpointCoordinator implements CheckpointAcker {
         bytes: acks.reduce((n, a) => n + a.ack.persistedBytes, 0),
         fullBytes: acks.reduce((n, a) => n + a.ack.fullBytes, 0),
         inFlightRecords: acks.reduce((n, a) => n + a.ack.inFlightRecords, 0),
-        subtasks: acks.map(({ subtask, ack }) => ({
-          operator: subtask.operator.id,
-          subtask: subtask.subtask,
+        subtasks: acks.map(({ ack }) => ({
+          operator: ack.snapshot.operator,
+          subtask: ack.snapshot.subtask,
           bytes: ack.persistedBytes,
           fullBytes: ack.fullBytes,
           syncMs: ack.syncMs,
@@ -246,6 +264,7 @@ export class CheckpointCoordinator implements CheckpointAcker {
           alignmentMs: ack.alignmentMs,
         })),
       });
+      this.participants.complete(checkpoint.id);
       this.onComplete?.(checkpoint.id);
     } catch (error) {
       this.onEvent?.({
@@ -266,7 +285,7 @@ export class CheckpointCoordinator implements CheckpointAcker {
     }
   }
 
-  private operatorRecords(acks: { subtask: Subtask; ack: SubtaskAck }[]): OperatorRecord[] {
+  private operatorRecords(acks: { ordinal: number; ack: SubtaskAck }[]): OperatorRecord[] {
     return this.plan.operators.map((op) => ({
       id: op.id,
       kind: op.operator.kind,
@@ -277,7 +296,7 @@ export class CheckpointCoordinator implements CheckpointAcker {
       // A source's position is state too: dropping it would read its input again.
       stateful: acks.some(
         (a) =>
-          a.subtask.operator === op &&
+          a.ack.snapshot.operator === op.id &&
           ((a.ack.snapshot.state?.entries ?? 0) > 0 || (a.ack.snapshot.splits?.length ?? 0) > 0),
       ),
     }));

@@ -1,22 +1,18 @@
 // What a completed checkpoint records. The metadata file is the checkpoint: it is written last,
 // atomically, and names every file the checkpoint needs with its size and checksum.
 
-/** 2: keyed state in length-prefixed binary files (stateFile.ts) and CRC-32 checksums. */
-export const CHECKPOINT_FORMAT = 'pipewright.checkpoint/2';
+import type { FileRef } from '../runtime/checkpointFiles.js';
+import type { ConnectorState } from '../runtime/connectorState.js';
+
+export type { FileRef } from '../runtime/checkpointFiles.js';
+export type { ConnectorState } from '../runtime/connectorState.js';
 
 /**
- * A file under the checkpoint directory, by path relative to it, with the checksum of its bytes:
- * CRC-32 (8 hex digits) for the files the checkpoint writes itself, SHA-256 for sink parts.
+ * 2: keyed state in length-prefixed binary files (stateFile.ts) and CRC-32 checksums.
+ * 3: sources' splits and sinks' committables and commits are connector state, `{kind, payload}`
+ * (a /2 checkpoint is migrated as it is read: checkpointMigration.ts).
  */
-export type FileRef = {
-  readonly path: string;
-  readonly bytes: number;
-} & ({ readonly crc32: string } | { readonly sha256: string });
-
-/** What is left to read of a source: a byte range of a file, or a stream of generator indexes. */
-export type SourceSplit =
-  | { readonly kind: 'file'; readonly file: string; readonly start: number; readonly end: number }
-  | { readonly kind: 'generator'; readonly next: number; readonly stride: number };
+export const CHECKPOINT_FORMAT = 'pipewright.checkpoint/3';
 
 /** Keyed state of one subtask: a full copy (base) and the changes made after it, in order. */
 export interface StateHandle {
@@ -31,23 +27,19 @@ export interface StateHandle {
 export interface SubtaskSnapshot {
   readonly operator: string;
   readonly subtask: number;
-  readonly splits?: readonly SourceSplit[];
+  /** A source's splits still to read (see runtime/source.ts). */
+  readonly splits?: readonly ConnectorState[];
   readonly state?: StateHandle;
   /** Records that came round a feedback edge after this subtask's snapshot, in arrival order. */
   readonly feedback?: FileRef;
   readonly feedbackRecords?: number;
-  /** Output written since the previous checkpoint, to be published when this one completes. */
-  readonly sinkPart?: FileRef;
+  /** A sink's output since the previous checkpoint, as its writer prepared it (see runtime/sink.ts). */
+  readonly committable?: ConnectorState;
 }
 
-export interface SinkCommit {
+/** What a sink's committer commits when the checkpoint completes, and a restore redoes. */
+export interface SinkCommit extends ConnectorState {
   readonly operator: string;
-  /** The sink's target file, absolute. */
-  readonly path: string;
-  /** Length of the published file before this checkpoint's parts; -1: the parts replace it. */
-  readonly committedLength: number;
-  /** Parts in subtask order. */
-  readonly parts: readonly FileRef[];
 }
 
 export interface OperatorRecord {
@@ -71,4 +63,15 @@ export interface CheckpointMetadata {
   readonly operators: readonly OperatorRecord[];
   readonly subtasks: readonly SubtaskSnapshot[];
   readonly sinks: readonly SinkCommit[];
+}
+
+/** Every checkpoint file the connectors' state names (splits, committables, commits). */
+export function connectorFiles(metadata: CheckpointMetadata): FileRef[] {
+  const refs: FileRef[] = [];
+  for (const s of metadata.subtasks) {
+    for (const split of s.splits ?? []) refs.push(...(split.files ?? []));
+    refs.push(...(s.committable?.files ?? []));
+  }
+  for (const sink of metadata.sinks) refs.push(...(sink.files ?? []));
+  return refs;
 }

@@ -30,7 +30,16 @@ function metadata(id: number, refs: { feedback?: FileRef; sinkPart?: FileRef }):
     triggeredAt: new Date(0).toISOString(),
     completedAt: new Date(0).toISOString(),
     operators: [],
-    subtasks: [{ operator: 'op', subtask: 0, ...refs }],
+    subtasks: [
+      {
+        operator: 'op',
+        subtask: 0,
+        ...(refs.feedback === undefined ? {} : { feedback: refs.feedback }),
+        ...(refs.sinkPart === undefined
+          ? {}
+          : { committable: { kind: 'sink.jsonl', payload: refs.sinkPart, files: [refs.sinkPart] } }),
+      },
+    ],
     sinks: [],
   };
 }

@@ -9,8 +9,15 @@ import { createReadStream } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { CheckpointFiles } from '../runtime/checkpointFiles.js';
 import { cannotWrite } from '../state/fileFault.js';
-import { CHECKPOINT_FORMAT, type CheckpointMetadata, type FileRef } from './checkpointMetadata.js';
+import {
+  CHECKPOINT_FORMAT,
+  type CheckpointMetadata,
+  connectorFiles,
+  type FileRef,
+} from './checkpointMetadata.js';
+import { migrateCheckpoint } from './checkpointMigration.js';
 import { crc32, crc32Hex } from './crc32.js';
 
 const METADATA = /^chk-(\d+)\.json$/;
@@ -117,7 +124,7 @@ export class DataFileWriter {
   }
 }
 
-export class CheckpointStorage {
+export class CheckpointStorage implements CheckpointFiles {
   constructor(readonly root: string) {}
 
   dataPath(operator: string, subtask: number, name: string): string {
@@ -193,7 +200,9 @@ export class CheckpointStorage {
   async load(id: number): Promise<CheckpointMetadata> {
     let metadata: CheckpointMetadata;
     try {
-      metadata = JSON.parse(await readFile(join(this.root, `chk-${id}.json`), 'utf8')) as CheckpointMetadata;
+      metadata = migrateCheckpoint(
+        JSON.parse(await readFile(join(this.root, `chk-${id}.json`), 'utf8')),
+      ) as CheckpointMetadata;
     } catch (error) {
       throw new Error(`checkpoint ${id}: its metadata cannot be read (${(error as Error).message})`);
     }
@@ -247,8 +256,8 @@ export class CheckpointStorage {
     const referenced = new Set<string>();
     for (const id of keep) {
       try {
-        const metadata = JSON.parse(
-          await readFile(join(this.root, `chk-${id}.json`), 'utf8'),
+        const metadata = migrateCheckpoint(
+          JSON.parse(await readFile(join(this.root, `chk-${id}.json`), 'utf8')),
         ) as CheckpointMetadata;
         for (const ref of referencedFiles(metadata)) referenced.add(ref.path);
       } catch {
@@ -280,8 +289,7 @@ export function referencedFiles(metadata: CheckpointMetadata): FileRef[] {
     if (s.state?.base) refs.push(s.state.base);
     if (s.state) refs.push(...s.state.changes);
     if (s.feedback) refs.push(s.feedback);
-    if (s.sinkPart) refs.push(s.sinkPart);
   }
-  for (const sink of metadata.sinks) refs.push(...sink.parts);
+  refs.push(...connectorFiles(metadata));
   return refs;
 }

@@ -1,15 +1,14 @@
 // Resuming from a checkpoint: is the job still one its state can follow; who reads what is
 // left of the sources; the records that were in flight round a loop; the sinks' last commit.
-import { stat } from 'node:fs/promises';
 import { JobError } from '../graph/jobError.js';
 import { keyGroupOf, subtaskOfKeyGroup } from '../graph/keyGroups.js';
 import type { Plan } from '../graph/plan.js';
-import type { PreparedOperator } from '../operators/registry.js';
-import { publishParts } from '../operators/sinkJsonl.js';
+import type { ConnectorState } from '../runtime/connectorState.js';
 import { envelope } from '../runtime/envelope.js';
 import type { RecordSource } from '../runtime/recordSource.js';
+import type { SinkCommitterOf } from '../runtime/sink.js';
 import type { Subtask } from '../runtime/subtask.js';
-import type { CheckpointMetadata, SourceSplit } from './checkpointMetadata.js';
+import type { CheckpointMetadata } from './checkpointMetadata.js';
 import type { CheckpointStorage } from './checkpointStorage.js';
 
 /**
@@ -46,20 +45,17 @@ export function checkRestorable(plan: Plan, checkpoint: CheckpointMetadata): voi
   }
 }
 
-/** What is left of an operator's sources, dealt round-robin to its new subtasks. */
-export function distributeSplits(
+/**
+ * What an operator's sources had left to read, in subtask order (the operator's enumerator deals
+ * it to the subtasks it has now); undefined when the checkpoint holds none for it.
+ */
+export function restoredSplits(
   checkpoint: CheckpointMetadata,
   operatorId: string,
-  parallelism: number,
-): SourceSplit[][] | undefined {
+): readonly ConnectorState[] | undefined {
   const old = checkpoint.subtasks.filter((s) => s.operator === operatorId && s.splits !== undefined);
   if (old.length === 0) return undefined;
-  const splits = old.flatMap((s) => s.splits!);
-  const dealt: SourceSplit[][] = Array.from({ length: parallelism }, () => []);
-  splits.forEach((split, i) => {
-    dealt[i % parallelism]!.push(split);
-  });
-  return dealt;
+  return old.flatMap((s) => s.splits!);
 }
 
 /**
@@ -90,29 +86,16 @@ export async function replayFeedback(
   }
 }
 
-/** Redoes the checkpoint's commit of each sink (idempotent), cutting off anything after it. */
-export async function republishSinks(
-  storage: CheckpointStorage,
+/**
+ * Each sink's committer redoes the checkpoint's commit (idempotent) and discards what came after
+ * it, before any writer opens.
+ */
+export async function recoverSinks(
   checkpoint: CheckpointMetadata,
-  prepared: ReadonlyMap<string, PreparedOperator>,
+  sinks: readonly SinkCommitterOf[],
 ): Promise<void> {
-  for (const commit of checkpoint.sinks) {
-    const target = prepared.get(commit.operator)?.sink;
-    if (target === undefined) continue;
-    // The job's own path now: the job's folder may have moved, or its sink's path changed.
-    if (commit.committedLength > 0) {
-      const size = await stat(target.path).then(
-        (s) => s.size,
-        () => 0,
-      );
-      if (size < commit.committedLength) {
-        throw new JobError(
-          `operator "${commit.operator}": its output ${target.path} has ${size} bytes, fewer than the ${commit.committedLength} that checkpoint ${checkpoint.id} had published; it was changed or replaced since, so the restore would not be exact`,
-          commit.operator,
-        );
-      }
-    }
-    const length = await publishParts({ ...commit, path: target.path }, (ref) => storage.absolute(ref));
-    target.continueAfter(length);
+  for (const { operatorId, committer } of sinks) {
+    const commit = checkpoint.sinks.find((c) => c.operator === operatorId);
+    await committer.recover(commit, checkpoint.id);
   }
 }

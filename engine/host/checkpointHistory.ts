@@ -10,6 +10,7 @@ import {
   type CheckpointMetadata,
   type FileRef,
 } from '../checkpoint/checkpointMetadata.js';
+import { migrateCheckpoint } from '../checkpoint/checkpointMigration.js';
 import { CheckpointStorage, referencedFiles } from '../checkpoint/checkpointStorage.js';
 import type { RunCheckpointEvent } from '../protocol/runProtocol.js';
 
@@ -50,7 +51,8 @@ function fromMetadata(
       ...(s.state?.base ? [s.state.base] : []),
       ...(s.state?.changes ?? []),
       ...(s.feedback ? [s.feedback] : []),
-      ...(s.sinkPart ? [s.sinkPart] : []),
+      ...(s.splits ?? []).flatMap((split) => split.files ?? []),
+      ...(s.committable?.files ?? []),
     ];
     const t = timing.get(`${s.operator}#${s.subtask}`);
     return {
@@ -105,7 +107,9 @@ export async function listCheckpoints(
   for (const id of await storage.completedIds()) {
     let metadata: CheckpointMetadata;
     try {
-      metadata = JSON.parse(await readFile(join(dir, `chk-${id}.json`), 'utf8')) as CheckpointMetadata;
+      metadata = migrateCheckpoint(
+        JSON.parse(await readFile(join(dir, `chk-${id}.json`), 'utf8')),
+      ) as CheckpointMetadata;
     } catch (error) {
       list.push(unusable(id, `its metadata cannot be read (${(error as Error).message})`));
       continue;
