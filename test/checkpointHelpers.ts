@@ -219,9 +219,10 @@ export function referencedFiles(metadata: CheckpointMetadataJson): { path: strin
     add(s.state?.base);
     for (const ref of s.state?.changes ?? []) add(ref);
     add(s.feedback);
-    add(s.sinkPart);
+    for (const split of s.splits ?? []) for (const ref of split.files ?? []) add(ref);
+    for (const ref of s.committable?.files ?? []) add(ref);
   }
-  for (const sink of metadata.sinks as CheckpointMetadataJson[]) for (const ref of sink.parts) add(ref);
+  for (const sink of metadata.sinks as CheckpointMetadataJson[]) for (const ref of sink.files ?? []) add(ref);
   return [...refs.values()];
 }
 

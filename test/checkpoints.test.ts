@@ -602,7 +602,7 @@ describe('SIGTERM', () => {
     const { extra } = multisetDifference(stopped, aggBaseline.lines);
     expect(extra.slice(0, 5), `${extra.length} lines are not in the full output`).toEqual([]);
     const newest = inspectCheckpointDir(c.checkpointDir).completed[0]!;
-    const sink = (readMetadata(c.checkpointDir, newest).sinks as JobDocument[])[0]!;
+    const sink = (readMetadata(c.checkpointDir, newest).sinks as JobDocument[])[0]!.payload as JobDocument;
     const committed =
       Math.max(0, sink.committedLength as number) +
       (sink.parts as { bytes: number }[]).reduce((n, part) => n + part.bytes, 0);

@@ -323,12 +323,12 @@ describe('a checkpoint folder that stops taking files during a run', () => {
     // The parts written beside the output while the folder refused them are in it now.
     const last = later.at(-1)!.id;
     const metadata = JSON.parse(await readFile(path.join(s.checkpointDir, `chk-${last}.json`), 'utf8')) as {
-      sinks: { parts: { path: string }[] }[];
-      subtasks: { sinkPart?: { path: string } }[];
+      sinks: { files?: { path: string }[] }[];
+      subtasks: { committable?: { files?: { path: string }[] } }[];
     };
     const named = [
-      ...metadata.sinks.flatMap((sink) => sink.parts.map((p) => p.path)),
-      ...metadata.subtasks.flatMap((sub) => (sub.sinkPart ? [sub.sinkPart.path] : [])),
+      ...metadata.sinks.flatMap((sink) => (sink.files ?? []).map((p) => p.path)),
+      ...metadata.subtasks.flatMap((sub) => (sub.committable?.files ?? []).map((p) => p.path)),
     ];
     for (const file of named) {
       expect(path.isAbsolute(file), file).toBe(false);
