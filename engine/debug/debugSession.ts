@@ -64,7 +64,7 @@ import type { Job } from '../graph/schema.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
 import type { Breakpoint, BreakpointProblem, StepView, TraceView } from '../protocol/runProtocol.js';
 import type { CallMarker } from '../runtime/callMarker.js';
-import type { ScheduledUnit } from '../runtime/scheduler.js';
+import type { ScheduledUnit } from '../runtime/deterministicExecutor.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
 import type { KvStore } from '../state/kvStore.js';
 import { Breakpoints, takesRecords } from './breakpoints.js';
@@ -300,6 +300,7 @@ export class DebugSession {
       ...(onCheckpoint === undefined ? {} : { onCheckpoint }),
       ...(restore === undefined ? {} : { restore }),
       ...(callMarker === undefined ? {} : { callMarker }),
+      observer: recorder.observer((envelope) => this.timeTravel.delivering(envelope)),
       debug: {
         wrapStore: (store) => new JournaledStore(store, journal),
         wrapStateApi: (api, state) => recorder.stateApi(api, state),
@@ -307,7 +308,7 @@ export class DebugSession {
       },
     });
     this.firstCheckpointId = this.run.firstCheckpointId;
-    recorder.attach(this.run, (envelope) => this.timeTravel.delivering(envelope));
+    recorder.attach(this.run);
     this.executed = 0;
     this.units = 0;
     this.pending = [];

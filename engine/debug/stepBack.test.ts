@@ -21,10 +21,10 @@ import {
   stepToEnd,
 } from '../../test/debugJobs.js';
 import { findCheckpoint } from '../checkpoint/findCheckpoint.js';
-import type { Job } from '../graph/schema.js';
-import type { StepView } from '../protocol/runProtocol.js';
-import type { JobMetrics } from '../metrics/jobMetrics.js';
 import { JobRun } from '../deploy/jobRun.js';
+import type { Job } from '../graph/schema.js';
+import type { JobMetrics } from '../metrics/jobMetrics.js';
+import type { StepView } from '../protocol/runProtocol.js';
 import type { DebugSession } from './debugSession.js';
 
 const OWNERS_CODE = `function process(r, ctx) {

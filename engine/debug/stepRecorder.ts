@@ -7,9 +7,9 @@ import { isDeepStrictEqual } from 'node:util';
 import type { JobRun } from '../deploy/jobRun.js';
 import type { StateAccess, StepView } from '../protocol/runProtocol.js';
 import type { Channel } from '../runtime/channel.js';
+import type { ScheduledUnit } from '../runtime/deterministicExecutor.js';
 import type { Envelope } from '../runtime/envelope.js';
-import type { ScheduledUnit } from '../runtime/scheduler.js';
-import type { Subtask } from '../runtime/subtask.js';
+import type { DeliveryObserver, Subtask } from '../runtime/subtask.js';
 import type { KeyedState, StateApi } from '../state/keyedState.js';
 import { jsonCopy } from './jsonCopy.js';
 import type { Origin, StepLineage, TraceInput } from './recordTrace.js';
@@ -76,13 +76,17 @@ export class StepRecorder implements StateAccessSink {
     return instrumentStateApi(api, state, this);
   }
 
-  /** Watches the run's subtasks; `delivering` runs first at every delivery. */
-  attach(run: JobRun, delivering: (envelope: Envelope) => void): void {
+  /** What the run's subtasks tell at every delivery (RunOptions.observer); `delivering` hears it first. */
+  observer(delivering: (envelope: Envelope) => void): DeliveryObserver {
+    return (subtask, channel, envelope) => {
+      delivering(envelope);
+      this.delivered(subtask, channel, envelope);
+    };
+  }
+
+  /** Watches what the run's subtasks emit. */
+  attach(run: JobRun): void {
     for (const subtask of run.subtasks) {
-      subtask.observer = (_subtask, channel, envelope) => {
-        delivering(envelope);
-        this.delivered(subtask, channel, envelope);
-      };
       subtask.emitter.tap = {
         emitting: (port, value) => this.emitting(subtask, port, value),
         sent: (channel, envelope) => this.sent(channel, envelope),

@@ -13,7 +13,8 @@ import { keyGroupOf, subtaskOfKeyGroup } from '../graph/keyGroups.js';
 import type { Job } from '../graph/schema.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
 import type { DeliveryObserver } from '../runtime/subtask.js';
-import { CHANNEL_CAPACITY, JobRun } from './jobRun.js';
+import { CHANNEL_CAPACITY } from './channelWiring.js';
+import { JobRun } from './jobRun.js';
 
 let root: string;
 

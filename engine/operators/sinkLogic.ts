@@ -25,6 +25,7 @@ export class SinkEnd {
 }
 
 export class SinkWriterLogic extends BaseLogic {
+  readonly waitsInPlace: boolean;
   /** Present when the writer can be put back in place (debug runs' time travel). */
   progress?: () => unknown;
   restoreProgress?: (progress: unknown) => void | Promise<void>;
@@ -35,6 +36,7 @@ export class SinkWriterLogic extends BaseLogic {
     private readonly end: SinkEnd,
   ) {
     super(env);
+    this.waitsInPlace = writer.waitsOnWorld !== true;
     if (writer.progress !== undefined && writer.restoreProgress !== undefined) {
       this.progress = () => writer.progress!();
       this.restoreProgress = (progress) => writer.restoreProgress!(progress);

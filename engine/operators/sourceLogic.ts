@@ -4,6 +4,7 @@ import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../ru
 import { type Source, type SourceReader, splitSnapshot } from '../runtime/source.js';
 
 export class SourceReaderLogic<Split> extends BaseLogic {
+  readonly waitsInPlace: boolean;
   /** Present when the reader can be put back in place (debug runs' time travel). */
   progress?: () => unknown;
   restoreProgress?: (progress: unknown) => void | Promise<void>;
@@ -15,6 +16,7 @@ export class SourceReaderLogic<Split> extends BaseLogic {
     private readonly splits: readonly Split[],
   ) {
     super(env);
+    this.waitsInPlace = source.waitsOnWorld !== true;
     if (reader.progress !== undefined && reader.restoreProgress !== undefined) {
       this.progress = () => reader.progress!();
       this.restoreProgress = (progress) => reader.restoreProgress!(progress);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PlannedEdge } from '../graph/plan.js';
 import { BarrierAligner } from './barrierAligner.js';
-import { Channel } from './channel.js';
+import { LocalChannel } from './channel.js';
 import { envelope } from './envelope.js';
 
 function edge(id: string, feedback: boolean): PlannedEdge {
@@ -19,10 +19,10 @@ function edge(id: string, feedback: boolean): PlannedEdge {
 
 function setup() {
   const counter = { queued: 0 };
-  const regularA = new Channel(edge('a', false), 0, 0, 8, counter);
-  const regularB = new Channel(edge('b', false), 1, 0, 8, counter);
-  const loop1 = new Channel(edge('loop', true), 0, 0, 8, counter);
-  const loop2 = new Channel(edge('loop', true), 1, 0, 8, counter);
+  const regularA = new LocalChannel(edge('a', false), 0, 0, 8, counter);
+  const regularB = new LocalChannel(edge('b', false), 1, 0, 8, counter);
+  const loop1 = new LocalChannel(edge('loop', true), 0, 0, 8, counter);
+  const loop2 = new LocalChannel(edge('loop', true), 1, 0, 8, counter);
   const aligner = new BarrierAligner([loop1, loop2, regularA, regularB]);
   return { aligner, regularA, regularB, loop1, loop2 };
 }

@@ -1,13 +1,35 @@
-// A bounded FIFO between one producer subtask and one consumer subtask of an edge.
+// A channel joins one producer subtask to one consumer subtask of an edge: a bounded FIFO of
+// plain-data items. Subtasks see only the Channel interface, so an executor may give them a
+// channel whose ends are on two threads; LocalChannel is the one whose ends share a thread.
 import type { PlannedEdge } from '../graph/plan.js';
 import type { ChannelItem } from './envelope.js';
+
+export interface Channel {
+  readonly edge: PlannedEdge;
+  readonly fromSubtask: number;
+  readonly toSubtask: number;
+  readonly capacity: number;
+  /** Records delivered through this channel, for metrics. */
+  delivered: number;
+  /** Set by the consumer once it has taken the end-of-stream. */
+  ended: boolean;
+  readonly size: number;
+  /** The producer is held back (backpressure). */
+  readonly full: boolean;
+  push(item: ChannelItem): void;
+  shift(): ChannelItem | undefined;
+  /** Time travel (debug runs): what is queued, oldest first. */
+  contents(): ChannelItem[];
+  /** Time travel (debug runs): puts the channel back as `contents()` and the counters were. */
+  restore(items: readonly ChannelItem[], delivered: number, ended: boolean): void;
+}
 
 /** Counts input items queued for one consumer, so "has input" costs no channel scan. */
 export interface InputCounter {
   queued: number;
 }
 
-export class Channel {
+export class LocalChannel implements Channel {
   private items: (ChannelItem | undefined)[] = [];
   private head = 0;
   /** Records delivered through this channel, for metrics. */

@@ -10,10 +10,10 @@
 // 267 ms with it (~160 ns per promise). Synchronous user code makes no promises and pays
 // nothing; the engine's own hot path is synchronous too.
 import { promiseHooks } from 'node:v8';
+import { JobError } from '../graph/jobError.js';
 import { describeUserThrow } from '../sandbox/userCode.js';
 import type { CallMarker, CallOwner } from './callMarker.js';
 import type { Envelope } from './envelope.js';
-import { JobError } from '../graph/jobError.js';
 
 interface Origin {
   readonly owner: CallOwner;

@@ -5,9 +5,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobRun } from '../deploy/jobRun.js';
 import type { Job } from '../graph/schema.js';
 import { validateJob } from '../graph/validation/validateJob.js';
-import { JobRun } from '../deploy/jobRun.js';
 
 let root: string;
 

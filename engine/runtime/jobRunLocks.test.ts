@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fn, generator, makeJob, sink } from '../../test/jobBuilders.js';
-import type { Job } from '../graph/schema.js';
 import { JobRun, type RunOptions } from '../deploy/jobRun.js';
+import type { Job } from '../graph/schema.js';
 import { RunLockRefused } from './runLock.js';
 
 let root = '';

@@ -1,6 +1,7 @@
 // Reads the key of a hash edge out of a record: a field path, or an array of them (composite).
-import type { PlannedEdge } from '../graph/plan.js';
+
 import { JobError } from '../graph/jobError.js';
+import type { PlannedEdge } from '../graph/plan.js';
 
 export type KeyExtractor = (record: unknown) => unknown;
 

@@ -34,6 +34,13 @@ export interface OperatorSnapshot {
 }
 
 export interface OperatorLogic {
+  /**
+   * Its asynchronous calls wait only on bounded local I/O (reading or writing a file): the
+   * deterministic executor waits for them in place, so a run's order of deliveries is the same
+   * every time. Without it (user code, a connector waiting on the network), a call still pending
+   * once the job's own work is done steps aside and the other subtasks go on meanwhile.
+   */
+  readonly waitsInPlace?: boolean;
   open(): Promise<void>;
   /** Non-sources: one record. A promise only when the work went asynchronous. */
   process(envelope: Envelope): void | Promise<void>;

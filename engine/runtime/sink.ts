@@ -14,6 +14,12 @@ export interface Committable {
 }
 
 export interface SinkWriter {
+  /**
+   * It waits on something whose time no run reproduces (a broker, a socket): a call still pending
+   * once the job's own work is done steps aside (OperatorLogic.waitsInPlace). Absent for files,
+   * whose reads and writes are waited for in place, so a run's order stays the same every time.
+   */
+  readonly waitsOnWorld?: boolean;
   open(): Promise<void>;
   /** One record; a promise when the writer must be waited for (its backpressure). */
   write(envelope: Envelope): void | Promise<void>;

@@ -38,6 +38,12 @@ export interface SourceReader<Split> {
 }
 
 export interface Source<Split> {
+  /**
+   * It waits on something whose time no run reproduces (a broker, a socket): a call still pending
+   * once the job's own work is done steps aside (OperatorLogic.waitsInPlace). Absent for files,
+   * whose reads and writes are waited for in place, so a run's order stays the same every time.
+   */
+  readonly waitsOnWorld?: boolean;
   /** Names this source's splits in a checkpoint: a restore hands back only splits of this kind. */
   readonly splitKind: string;
   readonly serializer: SplitSerializer<Split>;

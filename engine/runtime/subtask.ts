@@ -1,22 +1,24 @@
-// One parallel instance of an operator: its input channels, its emitter, its state, and the
-// kind's logic. The scheduler gives it slices of work; within a slice it takes records from its
-// inputs in a fixed order, so a run is reproducible delivery by delivery.
-
-import type { SourceSplit, SubtaskSnapshot } from '../checkpoint/checkpointMetadata.js';
-import type { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
-import type { StateSnapshots } from '../checkpoint/stateSnapshots.js';
+// One parallel instance of an operator (Flink's StreamTask): it is driven by actions. Input that
+// is available comes through its input gate; checkpoint triggers and completions, and the end of
+// a call that went asynchronous, come through its mailbox. The executor gives it slices of work;
+// within a slice it takes records from its inputs in the gate's fixed order, so a run is
+// reproducible delivery by delivery. What it snapshots at a cut goes to its checkpointer.
 import { JobError } from '../graph/jobError.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import { describeUserThrow } from '../sandbox/userCode.js';
 import type { KeyedState, StateSize } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
-import { BarrierAligner, type FeedbackLog } from './barrierAligner.js';
+import { settlesInPlace } from './asyncCalls.js';
+import type { FeedbackLog } from './barrierAligner.js';
 import type { CallMarker } from './callMarker.js';
-import type { Channel, InputCounter } from './channel.js';
+import type { Channel } from './channel.js';
 import type { Emitter, EmitterProgress } from './emitter.js';
 import { barrier, type ChannelItem, END_OF_STREAM, type Envelope } from './envelope.js';
+import type { GateProgress, InputGate } from './inputGate.js';
+import { type Mail, Mailbox } from './mailbox.js';
 import type { OperatorLogic, SubtaskEnvironment } from './operatorLogic.js';
 import { describeRecordSource } from './recordSource.js';
+import type { SubtaskCheckpointer } from './subtaskCheckpointing.js';
 
 export type SubtaskPhase =
   /** Taking records. */
@@ -29,19 +31,32 @@ export type SubtaskPhase =
 
 export type DeliveryObserver = (subtask: Subtask, channel: Channel, envelope: Envelope) => void;
 
-/** What one subtask contributes to one checkpoint, once its files are written. */
-export interface SubtaskAck {
-  readonly snapshot: SubtaskSnapshot;
-  readonly persistedBytes: number;
-  readonly fullBytes: number;
-  readonly syncMs: number;
-  readonly asyncMs: number;
-  readonly alignmentMs: number;
-  readonly inFlightRecords: number;
-}
+/** The environment a logic is made with; the subtask sets `current` as records arrive. */
+export type SubtaskContext = Omit<SubtaskEnvironment, 'current'> & { current: Envelope | undefined };
 
-export interface CheckpointAcker {
-  acknowledge(subtask: Subtask, checkpointId: number, ack: Promise<SubtaskAck>): void;
+/** How a subtask is run, fixed when it is made. */
+export interface SubtaskOptions {
+  /** Sees every delivery, in order (tests, the debugger's trace). */
+  readonly observer?: DeliveryObserver | undefined;
+  /**
+   * Says, for another thread to read, which call into the logic is in progress (see
+   * callMarker.ts); given only where the operator runs user code.
+   */
+  readonly callMarker?: CallMarker | undefined;
+  /** This subtask's index among the run's, as the call marker and the coordinator name it. */
+  readonly ordinal: number;
+  /**
+   * Debug runs: a slice pauses after every item (see stepSlice), so that a step is one item of
+   * the very slices a normal run takes; and every asynchronous call is waited for in place.
+   */
+  readonly stepping: boolean;
+  /**
+   * Calls into this logic that stay pending past the job's own microtasks (they wait on the
+   * world: a timer, a socket) suspend the subtask, and the others go on meanwhile. Off for
+   * logics whose waits are the engine's own bounded file I/O, awaited in place so that the order
+   * of deliveries stays the same from run to run.
+   */
+  readonly suspendsOnWait: boolean;
 }
 
 /** Debug runs: where a slice paused after its last item, to go on from there. */
@@ -60,103 +75,118 @@ export interface SubtaskProgress {
   readonly phase: SubtaskPhase;
   readonly recordsIn: number;
   readonly current: Envelope | undefined;
-  readonly regularEnded: number;
-  readonly rotation: number;
+  readonly gate: GateProgress;
   readonly sourceExhausted: boolean;
   readonly stopRequested: boolean;
   readonly barrierDue: number | undefined;
-  /** A checkpoint started whose barrier has not come yet. */
-  readonly expected: number | undefined;
   readonly paused: PausedSlice | undefined;
   readonly emitter: EmitterProgress;
   readonly logic: unknown;
   readonly stateSize: StateSize | undefined;
 }
 
-/** How a subtask takes part in checkpoints (absent when they are off). */
-export interface CheckpointParticipation {
-  readonly storage: CheckpointStorage;
-  readonly acker: CheckpointAcker;
-  readonly state: StateSnapshots | undefined;
-}
-
-export class Subtask implements SubtaskEnvironment {
+export class Subtask {
   readonly label: string;
+  readonly operator: PlannedOperator;
+  readonly subtask: number;
   readonly parallelism: number;
   readonly isSource: boolean;
-  current: Envelope | undefined;
+  readonly emitter: Emitter;
+  readonly state: KeyedState | undefined;
+  readonly ordinal: number;
+  readonly mailbox = new Mailbox();
   phase: SubtaskPhase = 'running';
   recordsIn = 0;
-  logic!: OperatorLogic;
-  observer: DeliveryObserver | undefined;
-  private readonly feedbackInputs: number;
-  private readonly regularInputs: number;
-  private regularEnded = 0;
-  /** Rotates which regular input is read first, so a union is fair. */
-  private rotation = 0;
   private sourceExhausted = false;
   private stopRequested = false;
   /** A checkpoint to take before the next record: at sources, and where no input can bring a barrier. */
   private barrierDue: number | undefined;
-  private readonly aligner: BarrierAligner;
-  checkpointing: CheckpointParticipation | undefined;
-  restoredSplits: readonly SourceSplit[] | undefined;
-  /**
-   * Says, for another thread to read, which call into the logic is in progress (see
-   * callMarker.ts); set only where the operator runs user code.
-   */
-  callMarker: CallMarker | undefined;
-  /** This subtask's index among the run's, as the call marker names it. */
-  ordinal = 0;
-  /**
-   * Debug runs: a slice pauses after every item (see stepSlice), so that a step is one item of
-   * the very slices a normal run takes.
-   */
-  stepping = false;
+  private readonly observer: DeliveryObserver | undefined;
+  private readonly callMarker: CallMarker | undefined;
+  private readonly stepping: boolean;
+  private readonly suspendsOnWait: boolean;
+  /** A call went asynchronous and waits on the world: no slice runs until its mail comes. */
+  private suspended = false;
+  /** What the suspended slice does once its call has settled. */
+  private continuation: (() => Promise<void> | undefined) | undefined;
+  /** The call has settled (its mail was taken): the slice goes on at the next turn. */
+  private resumed: Extract<Mail, { type: 'resume' }> | undefined;
   private paused: PausedSlice | undefined;
   /** Debug runs: the item the last step took, and the channel it came on. */
   taken: { readonly channel: Channel; readonly item: ChannelItem } | undefined;
 
   constructor(
-    readonly operator: PlannedOperator,
-    readonly subtask: number,
-    readonly jobDir: string,
-    /** Feedback channels first: draining the loop before taking new input keeps it short. */
-    readonly inputs: readonly Channel[],
-    readonly emitter: Emitter,
-    readonly state: KeyedState | undefined,
+    private readonly context: SubtaskContext,
+    readonly gate: InputGate,
+    readonly logic: OperatorLogic,
     readonly store: KvStore | undefined,
-    /** Shared with the input channels, which count what they hold. */
-    readonly inputCounter: InputCounter,
+    private readonly checkpointer: SubtaskCheckpointer | undefined,
+    options: SubtaskOptions,
   ) {
-    this.parallelism = operator.parallelism;
-    this.label = `${operator.id}#${subtask}`;
-    this.isSource = operator.operator.kind.startsWith('source.');
-    this.feedbackInputs = inputs.filter((c) => c.edge.feedback).length;
-    this.regularInputs = inputs.length - this.feedbackInputs;
-    this.aligner = new BarrierAligner(inputs);
+    this.operator = context.operator;
+    this.subtask = context.subtask;
+    this.parallelism = context.parallelism;
+    this.emitter = context.emitter;
+    this.state = context.state;
+    this.label = `${this.operator.id}#${this.subtask}`;
+    this.isSource = this.operator.operator.kind.startsWith('source.');
+    this.observer = options.observer;
+    this.callMarker = options.callMarker;
+    this.ordinal = options.ordinal;
+    this.stepping = options.stepping;
+    this.suspendsOnWait = options.suspendsOnWait && !options.stepping;
   }
 
-  get checkpoints(): CheckpointStorage | undefined {
-    return this.checkpointing?.storage;
+  /** The envelope being processed. */
+  get current(): Envelope | undefined {
+    return this.context.current;
+  }
+
+  get inputs(): readonly Channel[] {
+    return this.gate.inputs;
   }
 
   runnable(): boolean {
+    if (this.suspended) return this.resumed !== undefined;
     if (this.barrierDue !== undefined) return true;
     if (this.phase === 'finished') return false;
     if (this.isSource) return !this.sourceExhausted && this.emitter.canSend();
-    if (this.inputCounter.queued === 0 || !this.emitter.canSend()) return false;
-    return !this.aligner.blocking || this.aligner.hasReadableInput();
+    return this.gate.hasInput() && this.emitter.canSend();
+  }
+
+  /** Waiting on a call that went asynchronous: the executor waits for this subtask's mail. */
+  get waiting(): boolean {
+    return this.suspended && this.resumed === undefined;
+  }
+
+  /** Takes the mail that has come, between two slices. */
+  takeMail(): void {
+    for (let mail = this.mailbox.take(); mail !== undefined; mail = this.mailbox.take()) {
+      switch (mail.type) {
+        case 'triggerCheckpoint':
+          this.triggerCheckpoint(mail.checkpointId);
+          break;
+        case 'checkpointComplete':
+          try {
+            this.logic.checkpointComplete?.(mail.checkpointId);
+          } catch (error) {
+            throw this.failure(error);
+          }
+          break;
+        case 'resume':
+          this.resumed = mail;
+          break;
+      }
+    }
   }
 
   /**
-   * The coordinator starts checkpoint `id`. Sources take it before their next record; so does
+   * The coordinator started checkpoint `id`. Sources take it before their next record; so does
    * a subtask no barrier can reach any more (finished, or a loop head whose regular inputs
    * have ended). The others wait for the barrier on their inputs.
    */
-  triggerCheckpoint(id: number): void {
-    const reachable = this.phase === 'running' && !this.isSource && this.regularInputs > this.regularEnded;
-    if (reachable) this.aligner.expected = id;
+  private triggerCheckpoint(id: number): void {
+    if (this.phase === 'running' && !this.isSource && this.gate.barrierCanCome) this.gate.expect(id);
     else this.barrierDue = id;
   }
 
@@ -167,7 +197,7 @@ export class Subtask implements SubtaskEnvironment {
 
   /** An operator with no inputs at all (not a source) has nothing to wait for. */
   get idleFromStart(): boolean {
-    return !this.isSource && this.inputs.length === 0;
+    return !this.isSource && this.gate.width === 0;
   }
 
   stateSize(): StateSize | undefined {
@@ -180,13 +210,26 @@ export class Subtask implements SubtaskEnvironment {
   }
 
   runSlice(budget: number): Promise<void> | undefined {
+    const resumed = this.resumed;
+    if (resumed !== undefined) {
+      this.resumed = undefined;
+      this.suspended = false;
+      if (resumed.failed) throw resumed.error;
+      const rest = this.continuation!;
+      this.continuation = undefined;
+      return this.endSlice(rest());
+    }
     if (this.barrierDue !== undefined) {
       const id = this.barrierDue;
       this.barrierDue = undefined;
       return this.takeSnapshot(id);
     }
     if (this.phase === 'finished') return undefined;
-    const pending = this.isSource ? this.produceSlice(budget) : this.consumeSlice(budget);
+    return this.endSlice(this.isSource ? this.produceSlice(budget) : this.consumeSlice(budget));
+  }
+
+  /** A slice's state writes go to the store once it is over. */
+  private endSlice(pending: Promise<void> | undefined): Promise<void> | undefined {
     if (pending !== undefined) return pending.then(() => this.store?.maybeFlush());
     return this.store?.maybeFlush();
   }
@@ -203,12 +246,16 @@ export class Subtask implements SubtaskEnvironment {
       this.leaveCall(produced);
     }
     if (typeof produced === 'number') return this.afterProduce(produced);
-    return this.settled(produced).then(
-      (count) => this.afterProduce(count),
+    let count = 0;
+    const pending = this.settled(produced).then(
+      (n) => {
+        count = n;
+      },
       (error) => {
         throw this.failure(error);
       },
     );
+    return this.whenSettled(pending, () => this.afterProduce(count));
   }
 
   private afterProduce(count: number): Promise<void> | undefined {
@@ -222,74 +269,61 @@ export class Subtask implements SubtaskEnvironment {
     return this.endInput();
   }
 
+  /**
+   * Takes up to `budget` items, channel by channel in the gate's order. A debug run (stepping)
+   * takes one item and pauses where this loop would go on; everything else is the same.
+   */
   private consumeSlice(budget: number, from = 0): Promise<void> | undefined {
-    const inputs = this.inputs;
+    const gate = this.gate;
     let left = budget;
-    for (let i = from; i < inputs.length && left > 0; i++) {
-      const index =
-        i < this.feedbackInputs
-          ? i
-          : this.feedbackInputs + ((i - this.feedbackInputs + this.rotation) % this.regularInputs);
-      const channel = inputs[index]!;
+    for (let i = from; i < gate.width && left > 0; i++) {
+      const channel = gate.channelAt(i);
       while (left > 0) {
-        if (this.aligner.isBlocked(channel)) break;
+        if (gate.isBlocked(channel)) break;
         const item = channel.shift();
         if (item === undefined) break;
         left--;
-        if (this.stepping) return this.stepItem(channel, item, i, left);
-        if (item.type === 'barrier') {
-          const pending = this.barrierArrived(channel, item.checkpointId);
-          if (pending !== undefined) return pending;
-          continue;
+        if (this.stepping) this.taken = { channel, item };
+        const pending = this.takeItem(channel, item);
+        if (pending !== undefined) {
+          // A snapshot's synchronous part ends the slice; an async function's record goes on
+          // from the first input once it has settled (a paused slice, in a debug run).
+          if (item.type !== 'record') return pending;
+          const rest = left;
+          return this.whenSettled(pending, () => {
+            if (rest === 0) return undefined;
+            if (!this.stepping) return this.consumeSlice(rest);
+            this.paused = { from: 0, left: rest };
+            return undefined;
+          });
         }
-        if (item.type === 'end') {
-          channel.ended = true;
-          const pending = this.channelEnded(channel);
-          if (pending !== undefined) return pending;
-          continue;
+        if (item.type === 'record' && this.emitter.blocked && !this.emitter.canSend()) return undefined;
+        if (this.stepping) {
+          this.paused = { from: i, left };
+          return undefined;
         }
-        channel.delivered++;
-        if (channel.edge.feedback) this.aligner.feedbackRecord(channel, item);
-        const pending = this.deliver(channel, item);
-        // An async function: the rest of the slice goes on once it has settled.
-        if (pending !== undefined) return left > 0 ? pending.then(() => this.consumeSlice(left)) : pending;
-        if (this.emitter.blocked && !this.emitter.canSend()) return undefined;
       }
     }
-    this.rotation++;
+    gate.endSlice();
     return undefined;
   }
 
-  /**
-   * Debug runs: one item of the slice, taken exactly as the loop above takes it, then the slice
-   * pauses where the loop would go on (kept apart so the loop of a normal run stays as it is).
-   */
-  private stepItem(channel: Channel, item: ChannelItem, i: number, left: number): Promise<void> | undefined {
-    this.taken = { channel, item };
-    if (item.type === 'barrier') {
-      const pending = this.barrierArrived(channel, item.checkpointId);
-      if (pending !== undefined) return pending;
-      this.paused = { from: i, left };
-      return undefined;
+  private takeItem(channel: Channel, item: ChannelItem): Promise<void> | undefined {
+    switch (item.type) {
+      case 'record':
+        this.gate.recordTaken(channel, item);
+        return this.deliver(channel, item);
+      case 'barrier': {
+        if (channel.edge.feedback) {
+          this.feedbackDone(this.gate.feedbackBarrier(channel, item.checkpointId));
+          return undefined;
+        }
+        const aligned = this.gate.regularBarrier(channel, item.checkpointId);
+        return aligned === undefined ? undefined : this.takeSnapshot(aligned);
+      }
+      case 'end':
+        return this.channelEnded(channel);
     }
-    if (item.type === 'end') {
-      channel.ended = true;
-      const pending = this.channelEnded(channel);
-      if (pending !== undefined) return pending;
-      this.paused = { from: i, left };
-      return undefined;
-    }
-    channel.delivered++;
-    if (channel.edge.feedback) this.aligner.feedbackRecord(channel, item);
-    const pending = this.deliver(channel, item);
-    // After an async function a normal slice goes on from its first input again.
-    if (pending !== undefined)
-      return pending.then(() => {
-        if (left > 0) this.paused = { from: 0, left };
-      });
-    if (this.emitter.blocked && !this.emitter.canSend()) return undefined;
-    this.paused = { from: i, left };
-    return undefined;
   }
 
   /**
@@ -327,7 +361,7 @@ export class Subtask implements SubtaskEnvironment {
       );
     }
     this.recordsIn++;
-    this.current = envelope;
+    this.context.current = envelope;
     const lineage = this.emitter.lineage;
     lineage.timestamp = envelope.timestamp;
     lineage.source = envelope.source;
@@ -349,33 +383,45 @@ export class Subtask implements SubtaskEnvironment {
     });
   }
 
-  private barrierArrived(channel: Channel, checkpointId: number): Promise<void> | undefined {
-    if (channel.edge.feedback) {
-      this.feedbackDone(this.aligner.feedbackBarrier(channel, checkpointId));
+  /**
+   * After a call went asynchronous: `rest` of the slice runs once it has settled. A call that
+   * settles within the job's own microtasks is waited for in place, as is every call of a
+   * logic that does not suspend; one that waits on the world suspends this subtask until its
+   * mail comes, so the other subtasks go on meanwhile.
+   */
+  private whenSettled(
+    pending: Promise<void>,
+    rest: () => Promise<void> | undefined,
+  ): Promise<void> | undefined {
+    if (!this.suspendsOnWait) return pending.then(rest);
+    return settlesInPlace(pending).then((settled) => {
+      if (settled) return pending.then(rest);
+      this.suspended = true;
+      this.continuation = rest;
+      pending.then(
+        () => this.mailbox.put({ type: 'resume', failed: false, error: undefined }),
+        (error: unknown) => this.mailbox.put({ type: 'resume', failed: true, error }),
+      );
       return undefined;
-    }
-    if (!this.aligner.regularBarrier(channel, checkpointId)) return undefined;
-    return this.takeSnapshot(checkpointId);
+    });
   }
 
   private channelEnded(channel: Channel): Promise<void> | undefined {
     if (channel.edge.feedback) {
-      this.feedbackDone(this.aligner.feedbackEnded(channel));
+      this.feedbackDone(this.gate.feedbackEndTaken(channel));
       return undefined;
     }
-    this.regularEnded++;
-    const aligned = this.aligner.regularEnded();
+    const aligned = this.gate.regularEndTaken(channel);
     if (aligned !== undefined) {
       const pending = this.takeSnapshot(aligned);
-      const rest = this.afterRegularEnded();
-      if (pending === undefined) return rest;
-      return pending.then(() => rest);
+      if (pending === undefined) return this.afterRegularEnded();
+      return pending.then(() => this.afterRegularEnded());
     }
     return this.afterRegularEnded();
   }
 
   private afterRegularEnded(): Promise<void> | undefined {
-    if (this.regularEnded < this.regularInputs) return undefined;
+    if (!this.gate.allRegularEnded) return undefined;
     if (this.operator.loopHead) {
       this.phase = 'awaitingLoop';
       return undefined;
@@ -383,96 +429,41 @@ export class Subtask implements SubtaskEnvironment {
     return this.endInput();
   }
 
-  /** Feedback logs of loop heads, resolved when the barrier has come back round. */
-  private feedbackWaiters = new Map<number, (log: FeedbackLog) => void>();
-
   private feedbackDone(log: FeedbackLog | undefined): void {
-    if (log === undefined) return;
-    this.feedbackWaiters.get(log.checkpointId)?.(log);
-    this.feedbackWaiters.delete(log.checkpointId);
+    if (log !== undefined) this.checkpointer?.feedbackComplete(log);
   }
 
   /**
-   * Snapshot at the barrier: the operator's own part and the state's synchronous part now,
-   * then the barrier goes on downstream; files are written while records keep flowing. A
-   * promise only when this subtask must wait before its next record (LevelDB taking a base).
+   * The cut: the operator's own part and the state's synchronous part now, then the barrier
+   * goes on downstream; the checkpointer writes the files while records keep flowing. A promise
+   * only when this subtask must wait before its next record (LevelDB taking a base).
    */
   private takeSnapshot(checkpointId: number): Promise<void> | undefined {
-    const participation = this.checkpointing;
-    if (participation === undefined) return undefined;
-    const started = performance.now();
-    const alignmentMs = this.aligner.alignmentMs(started);
+    const checkpointer = this.checkpointer;
+    if (checkpointer === undefined) return undefined;
+    const startedAt = performance.now();
+    const alignmentMs = this.gate.alignmentMs(startedAt);
     let operatorPart: ReturnType<OperatorLogic['snapshot']>;
     try {
       operatorPart = this.logic.snapshot(checkpointId);
     } catch (error) {
       throw this.failure(error);
     }
-    const size = this.state?.stateSize() ?? { entries: 0, bytes: 0, keys: 0 };
-    const statePart = participation.state?.snapshot(checkpointId, size);
+    const stateSize = this.state?.stateSize() ?? { entries: 0, bytes: 0, keys: 0 };
     const loopHead = this.operator.loopHead && this.phase !== 'finished';
-    this.aligner.release(checkpointId, loopHead);
-    let feedback: Promise<FeedbackLog> | undefined;
-    const log = this.aligner.log;
-    if (log !== undefined) {
-      // With every feedback input ended, nothing can come round: the log is complete already.
-      if (log.waiting.size === 0) {
-        this.aligner.log = undefined;
-        feedback = Promise.resolve(log);
-      } else {
-        feedback = new Promise((resolve) => this.feedbackWaiters.set(checkpointId, resolve));
-      }
-    }
+    const feedback = this.gate.release(checkpointId, loopHead);
+    const taken = checkpointer.snapshot({
+      checkpointId,
+      startedAt,
+      alignmentMs,
+      operatorPart,
+      stateSize,
+      feedback,
+    });
     if (this.phase !== 'finished') {
       for (const channel of this.emitter.allChannels) channel.push(barrier(checkpointId));
     }
-    // The synchronous part ends when this subtask may take records again (after LevelDB has
-    // written what a new base must hold).
-    const syncEnded =
-      statePart === undefined
-        ? Promise.resolve(performance.now())
-        : statePart.taken.then(() => performance.now());
-    const ack = (async (): Promise<SubtaskAck> => {
-      const asyncStarted = await syncEnded;
-      const syncMs = asyncStarted - started;
-      const [state, sinkPart, logged] = await Promise.all([
-        statePart?.written,
-        operatorPart.sinkPart,
-        feedback,
-      ]);
-      let feedbackRef: SubtaskSnapshot['feedback'];
-      if (logged !== undefined && logged.records.length > 0) {
-        const writer = participation.storage.createDataFile(
-          participation.storage.dataPath(this.operator.id, this.subtask, `feedback-${checkpointId}.jsonl`),
-        );
-        for (const e of logged.records) {
-          const wait = writer.write([e.value, e.key ?? null, e.keyGroup, e.timestamp ?? null]);
-          if (wait !== undefined) await wait;
-        }
-        feedbackRef = await writer.close();
-      }
-      const snapshot: SubtaskSnapshot = {
-        operator: this.operator.id,
-        subtask: this.subtask,
-        ...(operatorPart.splits === undefined ? {} : { splits: operatorPart.splits }),
-        ...(state === undefined ? {} : { state: state.handle }),
-        ...(feedbackRef === undefined
-          ? {}
-          : { feedback: feedbackRef, feedbackRecords: logged!.records.length }),
-        ...(sinkPart === undefined ? {} : { sinkPart }),
-      };
-      return {
-        snapshot,
-        persistedBytes: (state?.persistedBytes ?? 0) + (feedbackRef?.bytes ?? 0) + (sinkPart?.bytes ?? 0),
-        fullBytes: size.bytes,
-        syncMs,
-        asyncMs: performance.now() - asyncStarted,
-        alignmentMs,
-        inFlightRecords: logged?.records.length ?? 0,
-      };
-    })();
-    participation.acker.acknowledge(this, checkpointId, ack);
-    return statePart?.taken;
+    return taken;
   }
 
   /** Regular input is over: let the logic finish, then close the outputs. */
@@ -483,10 +474,10 @@ export class Subtask implements SubtaskEnvironment {
     return undefined;
   }
 
-  /** Called by the scheduler on a quiet job: the loop's records are all delivered. */
+  /** Called by the executor on a quiet job: the loop's records are all delivered. */
   tellInputEnded(): Promise<void> | undefined {
     if (this.phase === 'awaitingLoop') this.phase = 'drainingLoop';
-    this.current = undefined;
+    this.context.current = undefined;
     let pending: void | Promise<void> | undefined;
     this.callMarker?.enter(this.ordinal, this, 'endInput', undefined);
     try {
@@ -507,23 +498,17 @@ export class Subtask implements SubtaskEnvironment {
     for (const channel of this.emitter.allChannels) channel.push(END_OF_STREAM);
   }
 
-  /**
-   * After the job: a loop head finishes before the end-of-stream comes back round its feedback
-   * edges, so those markers are still queued. Anything else left over would be a lost record.
-   */
+  /** After the job: anything but a loop's last ends of stream left on an input is a lost record. */
   takeFinalEndsOfStream(): void {
-    for (const channel of this.inputs) {
-      for (let item = channel.shift(); item !== undefined; item = channel.shift()) {
-        if (item.type === 'record') {
-          throw new JobError(`internal: a record was left on edge "${channel.edge.id}" when the job ended`);
-        }
-      }
+    const channel = this.gate.leftoverRecord();
+    if (channel !== undefined) {
+      throw new JobError(`internal: a record was left on edge "${channel.edge.id}" when the job ended`);
     }
   }
 
   /** A loop head's snapshot is waiting for its barrier to come back round (that takes steps). */
   get awaitingFeedback(): boolean {
-    return this.feedbackWaiters.size > 0;
+    return this.checkpointer?.awaitingFeedback === true;
   }
 
   /**
@@ -531,20 +516,24 @@ export class Subtask implements SubtaskEnvironment {
    * no checkpoint is being aligned, logged round a loop or written here.
    */
   get canSaveProgress(): boolean {
-    return this.logic.progress !== undefined && this.aligner.quiet && this.feedbackWaiters.size === 0;
+    return (
+      this.logic.progress !== undefined &&
+      this.gate.quiet &&
+      !this.awaitingFeedback &&
+      !this.suspended &&
+      this.mailbox.size === 0
+    );
   }
 
   progress(): SubtaskProgress {
     return {
       phase: this.phase,
       recordsIn: this.recordsIn,
-      current: this.current,
-      regularEnded: this.regularEnded,
-      rotation: this.rotation,
+      current: this.context.current,
+      gate: this.gate.progress(),
       sourceExhausted: this.sourceExhausted,
       stopRequested: this.stopRequested,
       barrierDue: this.barrierDue,
-      expected: this.aligner.expected,
       paused: this.paused,
       emitter: this.emitter.progress(),
       logic: this.logic.progress!(),
@@ -559,16 +548,14 @@ export class Subtask implements SubtaskEnvironment {
   async restoreProgress(progress: SubtaskProgress): Promise<void> {
     this.phase = progress.phase;
     this.recordsIn = progress.recordsIn;
-    this.current = progress.current;
-    this.regularEnded = progress.regularEnded;
-    this.rotation = progress.rotation;
+    this.context.current = progress.current;
+    this.gate.restoreProgress(progress.gate);
     this.sourceExhausted = progress.sourceExhausted;
     this.stopRequested = progress.stopRequested;
     this.barrierDue = progress.barrierDue;
-    this.aligner.reset();
-    this.aligner.expected = progress.expected;
     this.paused = progress.paused;
     this.taken = undefined;
+    this.mailbox.clear();
     this.emitter.restoreProgress(progress.emitter);
     if (progress.stateSize !== undefined) this.state?.resetSize(progress.stateSize);
     await this.logic.restoreProgress!(progress.logic);
@@ -581,12 +568,13 @@ export class Subtask implements SubtaskEnvironment {
    */
   abandonCheckpoint(): void {
     this.barrierDue = undefined;
-    const log = this.aligner.log;
-    for (const [id, resolve] of this.feedbackWaiters) {
-      resolve(log?.checkpointId === id ? log : { checkpointId: id, records: [], waiting: new Set() });
-    }
-    this.feedbackWaiters.clear();
-    this.aligner.reset();
+    this.checkpointer?.abandon(this.gate.openLog);
+    this.gate.resetAlignment();
+  }
+
+  /** The run is over: snapshot files no completed checkpoint holds go. */
+  discardSnapshots(): Promise<void> | undefined {
+    return this.checkpointer?.discard();
   }
 
   /** After a call into the logic returned (or threw): a promise it returned keeps the call open. */

@@ -6,6 +6,7 @@ import { cannotWrite } from './fileFault.js';
 import type { KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
 import { jsonTextCodec } from './stateCodecs.js';
 import type { KeyRange, StoreBrowser } from './storeBrowser.js';
+import { trackStateRead } from './stateReads.js';
 
 /** Pending writes that trigger a batch. */
 const FLUSH_ENTRIES = 4096;
@@ -123,16 +124,16 @@ export class LevelKvStore implements KvStore {
 
   async *entries(space: string): SpaceEntries {
     // Everything written so far must be in LevelDB before an iterator (a snapshot) is taken.
-    await this.flush();
+    await trackStateRead(this.flush());
     const iterator = this.db.iterator({ gte: space, lt: spaceEnd(space) });
     try {
       for (;;) {
-        const chunk = await iterator.nextv(SCAN_CHUNK);
+        const chunk = await trackStateRead(iterator.nextv(SCAN_CHUNK));
         if (chunk.length === 0) return;
         for (const [key, value] of chunk) yield [key.slice(space.length), value];
       }
     } finally {
-      await iterator.close();
+      await trackStateRead(iterator.close());
     }
   }
 

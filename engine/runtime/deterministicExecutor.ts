@@ -1,10 +1,14 @@
-// The deterministic scheduler. Everything runs on one thread; at each step the most downstream
+// The deterministic executor. Everything runs on one thread; at each step the most downstream
 // subtask that has input (and room for its output) gets a slice, and a source runs only when
 // everything below it is drained. So the order of deliveries depends only on the job and its
 // input, memory stays bounded by the channels' capacity, and a step in the debugger is exact.
+// Mail is taken between slices, in a fixed order too. The one thing whose timing it does not
+// decide is a call that waits on the world (see asyncCalls.ts): that subtask steps aside until
+// its mail comes, and in a debug run even that is waited for in place.
+import { JobError } from '../graph/jobError.js';
 import type { Channel } from './channel.js';
 import type { ChannelItem } from './envelope.js';
-import { JobError } from '../graph/jobError.js';
+import type { CheckpointParticipants, Executor } from './executor.js';
 import type { Subtask } from './subtask.js';
 
 /** Records a subtask takes per slice: small batches amortise the scheduling. */
@@ -40,13 +44,13 @@ export type ScheduledUnit =
   | { readonly kind: 'end'; readonly subtask: Subtask };
 
 /** Where step() stands between two units (time travel in debug runs). */
-export interface SchedulerProgress {
+export interface ExecutorProgress {
   readonly started: boolean;
   readonly sliceOwner: Subtask | undefined;
   readonly loopEnds: readonly Subtask[];
 }
 
-export class Scheduler {
+export class DeterministicExecutor implements Executor {
   /** Most downstream first. */
   private readonly order: readonly Subtask[];
   private stopping = false;
@@ -59,21 +63,60 @@ export class Scheduler {
   /** While paused, the run waits on this at the next slice boundary. */
   private gate: Promise<void> | undefined;
   private openGate: (() => void) | undefined;
+  /** Some subtask has mail to take. */
+  private mailPosted = false;
+  /** While every subtask that could run waits on the world: wakes the run when mail comes. */
+  private wake: (() => void) | undefined;
+  /**
+   * Runs before every slice: the checkpoint coordinator starts a due checkpoint here, and
+   * says whether one is being written.
+   */
+  beforeSlice: (() => boolean) | undefined;
 
-  constructor(
-    subtasksInTopologicalOrder: readonly Subtask[],
-    /**
-     * Runs before every slice: the checkpoint coordinator starts a due checkpoint here, and
-     * says whether one is being written.
-     */
-    private readonly beforeSlice?: () => boolean,
-  ) {
-    this.order = [...subtasksInTopologicalOrder].reverse();
+  constructor(private readonly subtasks: readonly Subtask[]) {
+    this.order = [...subtasks].reverse();
+    const posted = () => {
+      this.mailPosted = true;
+      this.wake?.();
+    };
+    for (const subtask of subtasks) subtask.mailbox.onMail = posted;
+    this.participants = {
+      count: subtasks.length,
+      allFinished: () => subtasks.every((s) => s.phase === 'finished'),
+      trigger: (checkpointId) => {
+        for (const subtask of subtasks) subtask.mailbox.put({ type: 'triggerCheckpoint', checkpointId });
+      },
+      complete: (checkpointId) => {
+        for (const subtask of subtasks) subtask.mailbox.put({ type: 'checkpointComplete', checkpointId });
+      },
+    };
+  }
+
+  /** The coordinator reaches the subtasks by mail, taken between two slices. */
+  readonly participants: CheckpointParticipants;
+
+  private takeMail(): void {
+    this.mailPosted = false;
+    for (const subtask of this.subtasks) if (subtask.mailbox.size > 0) subtask.takeMail();
+  }
+
+  /** Nothing can run but some subtask waits on the world: sleep until mail comes (or a while). */
+  private async waitForMail(): Promise<void> {
+    if (this.mailPosted) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, YIELD_EVERY_MS);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wake = undefined;
   }
 
   /** Ends the run at the next slice boundary (after a final checkpoint). */
   halt(): void {
     this.halted = true;
+    this.wake?.();
   }
 
   /** Sources stop; the records already out still flow to the sinks. */
@@ -118,6 +161,7 @@ export class Scheduler {
         continue;
       }
       const checkpointing = beforeSlice?.() ?? false;
+      if (this.mailPosted) this.takeMail();
       const now = performance.now();
       if (now - lastYield >= (checkpointing ? YIELD_EVERY_MS_CHECKPOINTING : YIELD_EVERY_MS)) {
         await yieldToEventLoop();
@@ -130,6 +174,10 @@ export class Scheduler {
         continue;
       }
       if (this.order.every((s) => s.phase === 'finished')) return;
+      if (this.order.some((s) => s.waiting)) {
+        await this.waitForMail();
+        continue;
+      }
       if (!(await this.advanceLoops())) {
         const stuck = this.order.filter((s) => s.phase !== 'finished').map((s) => s.label);
         throw new JobError(`internal: the job stalled with ${stuck.join(', ')} unfinished`);
@@ -169,6 +217,7 @@ export class Scheduler {
         return { kind: 'end', subtask: told };
       }
       this.beforeSlice?.();
+      if (this.mailPosted) this.takeMail();
       const next = this.nextRunnable();
       if (next === undefined) {
         if (this.order.every((s) => s.phase === 'finished')) return undefined;
@@ -198,11 +247,11 @@ export class Scheduler {
     }
   }
 
-  progress(): SchedulerProgress {
+  progress(): ExecutorProgress {
     return { started: this.started, sliceOwner: this.sliceOwner, loopEnds: [...this.loopEnds] };
   }
 
-  restoreProgress(progress: SchedulerProgress): void {
+  restoreProgress(progress: ExecutorProgress): void {
     this.started = progress.started;
     this.sliceOwner = progress.sliceOwner;
     this.loopEnds = [...progress.loopEnds];

@@ -1,0 +1,42 @@
+// How a run is opened: where it reads and writes, and what watches it.
+import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
+import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
+import type { PreviewListener } from '../operators/sinkPreview.js';
+import type { CallMarker } from '../runtime/callMarker.js';
+import type { DeliveryObserver } from '../runtime/subtask.js';
+import type { KeyedState, StateApi } from '../state/keyedState.js';
+import type { KvStore } from '../state/kvStore.js';
+
+export interface RunOptions {
+  /** Directory of the job file: relative paths in params resolve against it. */
+  readonly jobDir: string;
+  /** Where LevelDB state lives; its `subtasks/` folder is the engine's and starts empty. */
+  readonly stateDir: string;
+  /** Where checkpoints go; needed when the job takes checkpoints or restores one. */
+  readonly checkpointDir?: string;
+  /** A completed checkpoint (loaded and verified) to resume from. */
+  readonly restore?: CheckpointMetadata;
+  /** Sees every delivery, in order (tests, the debugger's trace). */
+  readonly observer?: DeliveryObserver;
+  /** Sees every checkpoint as it completes or fails. */
+  readonly onCheckpoint?: (event: CheckpointEvent) => void;
+  /** Sinks write nothing and hand each record here instead (the designer's preview). */
+  readonly previewSinks?: PreviewListener;
+  /** A debug run: driven step by step (see step()) by engine/debug's DebugSession. */
+  readonly debug?: DebugHooks;
+  /**
+   * Marks each call into an operator's logic, for the thread that can stop this one to say
+   * where it was stuck (runs on a worker thread have one).
+   */
+  readonly callMarker?: CallMarker;
+}
+
+/** What a debug run adds to a run. */
+export interface DebugHooks {
+  /** Wraps each keyed subtask's store: the debugger's journal, which rolls state back. */
+  readonly wrapStore: (store: KvStore) => KvStore;
+  /** Wraps what user code sees as ctx.state: the debugger records each access. */
+  readonly wrapStateApi: (api: StateApi, state: KeyedState) => StateApi;
+  /** The first checkpoint's id: a run opened again to replay numbers its checkpoints as the first did. */
+  readonly firstCheckpointId?: number;
+}
