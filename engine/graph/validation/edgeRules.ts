@@ -20,7 +20,7 @@ function eachEdge(check: (edge: EdgeFacts, ctx: GraphContext) => Finding | undef
 }
 
 export const edgeFromUnknownOperator = eachEdge((edge, { operatorsKnown, byId }) => {
-  if (!operatorsKnown || edge.from === undefined || byId.has(edge.from)) return undefined;
+  if (!operatorsKnown || edge.from === undefined || edge.fromOp !== undefined) return undefined;
   return {
     code: 'unknown-operator',
     message: `${edgeLabel(edge)} comes from unknown operator ${quote(edge.from)}${didYouMean(edge.from, [...byId.keys()])}`,
@@ -29,8 +29,8 @@ export const edgeFromUnknownOperator = eachEdge((edge, { operatorsKnown, byId })
   };
 });
 
-export const edgeFromSink = eachEdge((edge, { byId }) => {
-  const from = edge.from === undefined ? undefined : byId.get(edge.from);
+export const edgeFromSink = eachEdge((edge) => {
+  const from = edge.fromOp;
   if (from?.kind?.role !== 'sink') return undefined;
   return {
     code: 'edge-from-sink',
@@ -40,13 +40,13 @@ export const edgeFromSink = eachEdge((edge, { byId }) => {
   };
 });
 
-export const edgeFromUnknownPort = eachEdge((edge, { byId, portsOf }) => {
-  const from = edge.from === undefined ? undefined : byId.get(edge.from);
+export const edgeFromUnknownPort = eachEdge((edge, { portsOf }) => {
+  const from = edge.fromOp;
   const kind = from?.kind;
   // An edge from a sink is reported as such: a sink has no ports to choose among.
   if (from === undefined || kind === undefined || kind.role === 'sink') return undefined;
   if (edge.fromPort === undefined) return undefined;
-  const known = portsOf({ ...from, kind });
+  const known = portsOf(from);
   if (!known || known.dynamic || known.ports.has(edge.fromPort)) return undefined;
   const list = [...known.ports].map(quote).join(', ');
   const hint = closest(edge.fromPort, known.ports);
@@ -65,7 +65,7 @@ export const edgeFromUnknownPort = eachEdge((edge, { byId, portsOf }) => {
 });
 
 export const edgeToUnknownOperator = eachEdge((edge, { operatorsKnown, byId }) => {
-  if (!operatorsKnown || edge.to === undefined || byId.has(edge.to)) return undefined;
+  if (!operatorsKnown || edge.to === undefined || edge.toOp !== undefined) return undefined;
   return {
     code: 'unknown-operator',
     message: `${edgeLabel(edge)} goes to unknown operator ${quote(edge.to)}${didYouMean(edge.to, [...byId.keys()])}`,
@@ -74,8 +74,8 @@ export const edgeToUnknownOperator = eachEdge((edge, { operatorsKnown, byId }) =
   };
 });
 
-export const edgeToSource = eachEdge((edge, { byId }) => {
-  const to = edge.to === undefined ? undefined : byId.get(edge.to);
+export const edgeToSource = eachEdge((edge) => {
+  const to = edge.toOp;
   if (to?.kind?.role !== 'source') return undefined;
   return {
     code: 'edge-to-source',
@@ -105,9 +105,9 @@ export const keyOnOtherPartition = eachEdge((edge) => {
   };
 });
 
-export const forwardParallelism = eachEdge((edge, { byId }) => {
-  const from = edge.from === undefined ? undefined : byId.get(edge.from);
-  const to = edge.to === undefined ? undefined : byId.get(edge.to);
+export const forwardParallelism = eachEdge((edge) => {
+  const from = edge.fromOp;
+  const to = edge.toOp;
   if (edge.partition !== 'forward' || from?.parallelism === undefined || to?.parallelism === undefined)
     return undefined;
   if (from.parallelism === to.parallelism) return undefined;
@@ -131,8 +131,8 @@ export const feedbackNotHash = eachEdge((edge) => {
   };
 });
 
-export const keyedInputNotHash = eachEdge((edge, { byId }) => {
-  const to = edge.to === undefined ? undefined : byId.get(edge.to);
+export const keyedInputNotHash = eachEdge((edge) => {
+  const to = edge.toOp;
   // A non-hash feedback edge is reported by feedbackNotHash; saying it twice would not help.
   if (to?.kind === undefined || edge.partition === undefined || edge.partition === 'hash') return undefined;
   if (edge.feedback !== false) return undefined;

@@ -27,6 +27,9 @@ export interface EdgeFacts {
   readonly partition?: Partition;
   readonly hasKey: boolean;
   readonly feedback?: boolean;
+  /** The operators it names, when they exist (the first of each id). */
+  readonly fromOp?: OperatorFacts;
+  readonly toOp?: OperatorFacts;
 }
 
 /** What every graph rule reads: built once per validation. */
@@ -38,8 +41,11 @@ export interface GraphContext {
   /** Each operator id's first operator. */
   readonly byId: ReadonlyMap<string, OperatorFacts>;
   readonly maxParallelism?: number;
-  /** The ports an operator of a known kind may emit to; undefined while its code does not parse. */
-  readonly portsOf: (op: OperatorFacts & { kind: KindDescriptor }) => EmittedPorts | undefined;
+  /**
+   * The ports an operator may emit to, worked out once per operator; undefined for an unknown
+   * kind, or while its code does not parse.
+   */
+  readonly portsOf: (op: OperatorFacts) => EmittedPorts | undefined;
 }
 
 function operatorFacts(element: unknown, index: number): OperatorFacts | undefined {
@@ -49,7 +55,7 @@ function operatorFacts(element: unknown, index: number): OperatorFacts | undefin
   return {
     index,
     id: element.id,
-    ...(kind === undefined ? {} : { kind }),
+    kind,
     parallelism:
       parallelism === undefined
         ? 1
@@ -60,15 +66,23 @@ function operatorFacts(element: unknown, index: number): OperatorFacts | undefin
   };
 }
 
-function edgeFacts(element: unknown, index: number): EdgeFacts | undefined {
+function edgeFacts(
+  element: unknown,
+  index: number,
+  byId: ReadonlyMap<string, OperatorFacts>,
+): EdgeFacts | undefined {
   if (!isRecord(element)) return undefined;
   const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
   const partition = partitionSchema.safeParse(element.partition);
+  const from = text(element.from);
+  const to = text(element.to);
   return {
     index,
     id: text(element.id),
-    from: text(element.from),
-    to: text(element.to),
+    from,
+    to,
+    fromOp: from === undefined ? undefined : byId.get(from),
+    toOp: to === undefined ? undefined : byId.get(to),
     fromPort: element.fromPort === undefined ? 'out' : text(element.fromPort),
     partition: partition.success ? partition.data : undefined,
     hasKey: element.key !== undefined,
@@ -94,14 +108,14 @@ export function graphContext(root: Record<string, unknown>): GraphContext {
   const operators = (operatorsKnown ? (root.operators as unknown[]) : [])
     .map(operatorFacts)
     .filter((op): op is OperatorFacts => op !== undefined);
-  const edges = (Array.isArray(root.edges) ? (root.edges as unknown[]) : [])
-    .map(edgeFacts)
-    .filter((edge): edge is EdgeFacts => edge !== undefined);
   const byId = new Map<string, OperatorFacts>();
   for (const op of operators) if (!byId.has(op.id)) byId.set(op.id, op);
+  const edges = (Array.isArray(root.edges) ? (root.edges as unknown[]) : [])
+    .map((element, index) => edgeFacts(element, index, byId))
+    .filter((edge): edge is EdgeFacts => edge !== undefined);
   const portsCache = new Map<OperatorFacts, EmittedPorts | undefined>();
-  const portsOf = (op: OperatorFacts & { kind: KindDescriptor }): EmittedPorts | undefined => {
-    if (!portsCache.has(op)) portsCache.set(op, operatorPorts(op.kind, op.code));
+  const portsOf = (op: OperatorFacts): EmittedPorts | undefined => {
+    if (!portsCache.has(op)) portsCache.set(op, op.kind && operatorPorts(op.kind, op.code));
     return portsCache.get(op);
   };
   const maxParallelism = maxParallelismOf(root);
