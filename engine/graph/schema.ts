@@ -1,9 +1,10 @@
 // The job file, format 1. This zod schema is the one source of the TypeScript types, the
-// validator's shape checks and the published JSON Schema (docs/job-file.schema.json).
+// validator's shape checks and the published JSON Schema (docs/job-file.schema.json). An
+// operator's params schema is its kind's descriptor's (kinds/), looked up in the kind registry.
 import { z } from 'zod';
 import { BUILTIN_KINDS, type BuiltinKind } from './kinds/builtinKinds.js';
 import type { KindDescriptor } from './kinds/kindDescriptor.js';
-import { getKind, kindsVersion, listKinds } from './kinds/kindRegistry.js';
+import { findKind, kindsVersion, listKinds } from './kinds/kindRegistry.js';
 import { fieldPath, id, nonNegativeMs } from './kinds/paramTypes.js';
 
 export const JOB_FORMAT = 'pipewright.job/1';
@@ -137,14 +138,14 @@ export type Edge = Job['edges'][number];
 export type Settings = Job['settings'];
 export type KeySpec = z.infer<typeof keySchema>;
 
-/** Whether the kind has no inputs. Throws for a kind that is not registered. */
+/** Whether the kind is a registered source (no inputs). */
 export function isSource(kind: string): boolean {
-  return getKind(kind).role === 'source';
+  return findKind(kind)?.role === 'source';
 }
 
-/** Whether the kind has no outputs. Throws for a kind that is not registered. */
+/** Whether the kind is a registered sink (no outputs). */
 export function isSink(kind: string): boolean {
-  return getKind(kind).role === 'sink';
+  return findKind(kind)?.role === 'sink';
 }
 
 export const SOURCE_KINDS: readonly OperatorKind[] = OPERATOR_KINDS.filter(isSource);

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { jobJsonSchema } from '../jsonSchema.js';
 import { planJob } from '../plan.js';
-import { JOB_FORMAT, OPERATOR_KINDS } from '../schema.js';
+import { isSink, isSource, JOB_FORMAT, OPERATOR_KINDS } from '../schema.js';
 import { validateJob } from '../validation/validateJob.js';
 import { BUILTIN_KINDS } from './builtinKinds.js';
 import { defineKind, type KindDescriptor } from './kindDescriptor.js';
@@ -93,6 +93,15 @@ describe('the kind registry', () => {
     for (const kind of BUILTIN_KINDS) {
       expect(kind.params.safeParse(kind.designer.defaultParams).success, kind.kind).toBe(true);
     }
+  });
+
+  it('says a kind is a source or a sink by its role, registered or not', () => {
+    expect(isSource('source.generator')).toBe(true);
+    expect(isSink('sink.jsonl')).toBe(true);
+    expect(isSource('source.testQueue')).toBe(false);
+    register(queueSource);
+    expect(isSource('source.testQueue')).toBe(true);
+    expect(isSink('map') || isSource('map') || isSink('nothing')).toBe(false);
   });
 
   it('refuses a second kind of a name already registered', () => {
