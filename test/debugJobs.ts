@@ -5,10 +5,10 @@ import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DebugSession, type DebugSessionOptions } from '../engine/debug/debugSession.js';
+import { JobRun } from '../engine/deploy/jobRun.js';
 import type { Job } from '../engine/graph/schema.js';
 import { validateJob } from '../engine/graph/validation/validateJob.js';
 import type { StepView } from '../engine/protocol/runProtocol.js';
-import { JobRun } from '../engine/deploy/jobRun.js';
 
 export { type EdgeInput, fn, generator, makeJob, type OperatorInput, sink } from './jobBuilders.js';
 

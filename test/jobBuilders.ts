@@ -3,9 +3,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { JobRun } from '../engine/deploy/jobRun.js';
 import type { Job } from '../engine/graph/schema.js';
 import { validateJob } from '../engine/graph/validation/validateJob.js';
-import { JobRun } from '../engine/deploy/jobRun.js';
 
 export type OperatorInput = {
   id: string;
