@@ -88,3 +88,17 @@ export function requiredFunctions(descriptor: KindDescriptor): readonly string[]
   if (code === undefined) return [];
   return code.requiredFunctions ?? [code.functionName];
 }
+
+/**
+ * An operator's params as its kind's descriptor types them. A validated job types an operator
+ * of a kind registered at run time as a built-in one, though its params were checked against
+ * this descriptor's schema: this is the one place that says so.
+ */
+export function paramsOf<P extends z.ZodObject>(
+  descriptor: KindDescriptor<string, P>,
+  operator: { readonly kind: string; readonly params: unknown },
+): z.output<P> {
+  if (operator.kind !== descriptor.kind)
+    throw new Error(`an operator of kind "${operator.kind}" read as a "${descriptor.kind}"`);
+  return operator.params as z.output<P>;
+}

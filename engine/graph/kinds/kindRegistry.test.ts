@@ -5,7 +5,7 @@ import { planJob } from '../plan.js';
 import { isSink, isSource, JOB_FORMAT, OPERATOR_KINDS } from '../schema.js';
 import { validateJob } from '../validation/validateJob.js';
 import { BUILTIN_KINDS } from './builtinKinds.js';
-import { defineKind, type KindDescriptor } from './kindDescriptor.js';
+import { defineKind, type KindDescriptor, paramsOf } from './kindDescriptor.js';
 import { findKind, kindFields, kindNames, listKinds, registerKind } from './kindRegistry.js';
 
 // Kinds a connector package might add, declared here in test code only.
@@ -118,6 +118,11 @@ describe('the kind registry', () => {
       ['sink.testLedger', 1],
     ]);
     expect(planJob(job!).operators.map((op) => op.id)).toEqual(['q', 'l']);
+    const queue: { queue: string; batch?: number } = paramsOf(queueSource, job!.operators[0]!);
+    expect(queue).toEqual({ queue: 'orders' });
+    expect(() => paramsOf(ledgerSink, job!.operators[0]!)).toThrow(
+      'an operator of kind "source.testQueue" read as a "sink.testLedger"',
+    );
     type Variant = { properties: { kind: { const: string } } };
     const { operators } = jobJsonSchema().properties as { operators: { items: { oneOf: Variant[] } } };
     expect(operators.items.oneOf.map((v) => v.properties.kind.const)).toEqual([
