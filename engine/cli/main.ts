@@ -1,10 +1,12 @@
 // `pipewright run | validate`: the engine headless. Exit 0 done, 1 invalid job or failed run,
 // 2 usage error. Messages name the operator, edge or line; never an engine stack trace.
+
 import { resolve } from 'node:path';
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import { findCheckpoint } from '../checkpoint/findCheckpoint.js';
 import { ThreadedJobRun } from '../deploy/threadedJobRun.js';
 import { JobError } from '../graph/jobError.js';
+import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { Problem } from '../graph/problem.js';
 import { defaultRunDirs } from '../runtime/runDirs.js';
 import { readJobFile } from './jobFile.js';
@@ -151,7 +153,7 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
     metricsFile?.finish(summary.stopped ? 'stopped' : 'finished');
     if (!command.quiet) {
       const m = summary.metrics;
-      const sources = m.operators.filter((o) => o.kind.startsWith('source.'));
+      const sources = m.operators.filter((o) => findKind(o.kind)?.role === 'source');
       const read = sources.reduce((n, o) => n + o.recordsOut, 0);
       const seconds = m.elapsedMs / 1000;
       say(

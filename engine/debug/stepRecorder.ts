@@ -3,8 +3,10 @@
 // edges, and the state it read and wrote. A source's slice is one unit of the engine's work but
 // one step per record it made. Hooks: the subtasks' delivery observer, the emitters' taps, and
 // ctx.state (stateAccessRecorder.ts), all installed only in debug runs.
+
 import { isDeepStrictEqual } from 'node:util';
 import type { JobRun } from '../deploy/jobRun.js';
+import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { StateAccess, StepView } from '../protocol/runProtocol.js';
 import type { Channel } from '../runtime/channel.js';
 import type { ScheduledUnit } from '../runtime/deterministicExecutor.js';
@@ -245,7 +247,7 @@ export class StepRecorder implements StateAccessSink {
       reads: step.reads,
       writes: step.writes,
       emitted: step.emits,
-      sink: operator.operator.kind.startsWith('sink.'),
+      sink: findKind(operator.operator.kind)?.role === 'sink',
     };
     if (this.capture !== 'full') return { seq: step.seq, view: undefined, lineage };
     const view: Mutable<StepView> = {

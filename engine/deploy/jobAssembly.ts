@@ -63,7 +63,7 @@ export async function assembleJob(job: Job, options: RunOptions): Promise<Assemb
   const prepared = new Map<string, PreparedOperator>(
     plan.operators.map((op) => [
       op.id,
-      preview !== undefined && op.operator.kind.startsWith('sink.')
+      preview !== undefined && findKind(op.operator.kind)?.role === 'sink'
         ? { create: (env) => new PreviewSinkLogic(env, preview) }
         : prepareOperator(
             op,

@@ -1,9 +1,11 @@
 // A run of a job in mode "run", driven by the designer: the engine's JobRun as the CLI runs it,
 // with its status, live metrics and checkpoints sent as host events. Pause holds the scheduler
 // at a slice boundary; stop is the CLI's clean stop (a final checkpoint where checkpoints are on).
+
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import type { RunSummary } from '../deploy/jobRun.js';
 import { JobRun } from '../deploy/jobRun.js';
+import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { RunInfo, RunStatus } from '../protocol/runProtocol.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
 import type { KvStore } from '../state/kvStore.js';
@@ -22,7 +24,9 @@ export interface HostRunOptions extends RunBasics {
 
 function summaryMessage(summary: RunSummary): string {
   const m = summary.metrics;
-  const read = m.operators.filter((o) => o.kind.startsWith('source.')).reduce((n, o) => n + o.recordsOut, 0);
+  const read = m.operators
+    .filter((o) => findKind(o.kind)?.role === 'source')
+    .reduce((n, o) => n + o.recordsOut, 0);
   const seconds = (m.elapsedMs / 1000).toFixed(2);
   if (!summary.stopped) return `done: ${read} records from the sources in ${seconds} s`;
   const last = summary.checkpoints.at(-1);

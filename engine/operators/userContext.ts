@@ -1,6 +1,7 @@
 // The `ctx` user code receives. Built once per subtask and hardened: user code cannot replace
 // its parts, and nothing on it leads back to the engine's objects (only closures do).
 
+import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { recordCopy } from '../runtime/recordCopy.js';
 import { describeRecordSource } from '../runtime/recordSource.js';
@@ -42,7 +43,7 @@ export interface ContextExtras {
  */
 function emitSite(env: SubtaskEnvironment): () => string {
   const operatorId = env.operator.id;
-  const isSource = env.operator.operator.kind.startsWith('source.');
+  const isSource = findKind(env.operator.operator.kind)?.role === 'source';
   return () => {
     const frame = findUserFrame(String(new Error().stack), operatorId);
     const lineage = env.emitter.lineage;

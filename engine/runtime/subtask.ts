@@ -3,9 +3,10 @@
 // a call that went asynchronous, come through its mailbox. The executor gives it slices of work;
 // within a slice it takes records from its inputs in the gate's fixed order, so a run is
 // reproducible delivery by delivery. What it snapshots at a cut goes to its checkpointer.
+
 import { JobError } from '../graph/jobError.js';
+import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { PlannedOperator } from '../graph/plan.js';
-import { describeUserThrow } from '../sandbox/userCode.js';
 import type { KeyedState, StateSize } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
 import { settlesInPlace } from './asyncCalls.js';
@@ -15,9 +16,9 @@ import type { Channel } from './channel.js';
 import type { Emitter, EmitterProgress } from './emitter.js';
 import { barrier, type ChannelItem, END_OF_STREAM, type Envelope } from './envelope.js';
 import type { GateProgress, InputGate } from './inputGate.js';
+import { LogicCalls } from './logicCalls.js';
 import { type Mail, Mailbox } from './mailbox.js';
 import type { OperatorLogic, SubtaskEnvironment } from './operatorLogic.js';
-import { describeRecordSource } from './recordSource.js';
 import type { SubtaskCheckpointer } from './subtaskCheckpointing.js';
 
 export type SubtaskPhase =
@@ -102,7 +103,7 @@ export class Subtask {
   /** A checkpoint to take before the next record: at sources, and where no input can bring a barrier. */
   private barrierDue: number | undefined;
   private readonly observer: DeliveryObserver | undefined;
-  private readonly callMarker: CallMarker | undefined;
+  private readonly calls: LogicCalls;
   private readonly stepping: boolean;
   private readonly suspendsOnWait: boolean;
   /** A call went asynchronous and waits on the world: no slice runs until its mail comes. */
@@ -129,10 +130,10 @@ export class Subtask {
     this.emitter = context.emitter;
     this.state = context.state;
     this.label = `${this.operator.id}#${this.subtask}`;
-    this.isSource = this.operator.operator.kind.startsWith('source.');
+    this.isSource = findKind(this.operator.operator.kind)?.role === 'source';
     this.observer = options.observer;
-    this.callMarker = options.callMarker;
     this.ordinal = options.ordinal;
+    this.calls = new LogicCalls(this.operator, this.subtask, logic, options.callMarker, this.ordinal);
     this.stepping = options.stepping;
     this.suspendsOnWait = options.suspendsOnWait && !options.stepping;
   }
@@ -170,7 +171,7 @@ export class Subtask {
           try {
             this.logic.checkpointComplete?.(mail.checkpointId);
           } catch (error) {
-            throw this.failure(error);
+            throw this.calls.failure(error);
           }
           break;
         case 'resume':
@@ -236,25 +237,12 @@ export class Subtask {
 
   private produceSlice(budget: number): Promise<void> | undefined {
     if (this.stopRequested) return this.exhaust();
-    let produced: number | Promise<number> = 0;
-    this.callMarker?.enter(this.ordinal, this, 'produce', undefined);
-    try {
-      produced = this.logic.produce(budget);
-    } catch (error) {
-      throw this.failure(error);
-    } finally {
-      this.leaveCall(produced);
-    }
+    const produced = this.calls.produce(budget);
     if (typeof produced === 'number') return this.afterProduce(produced);
     let count = 0;
-    const pending = this.settled(produced).then(
-      (n) => {
-        count = n;
-      },
-      (error) => {
-        throw this.failure(error);
-      },
-    );
+    const pending = produced.then((n) => {
+      count = n;
+    });
     return this.whenSettled(pending, () => this.afterProduce(count));
   }
 
@@ -368,19 +356,7 @@ export class Subtask {
     lineage.position = envelope.position;
     this.state?.setKey(envelope.keyGroup, envelope.key);
     this.observer?.(this, channel, envelope);
-    let pending: void | Promise<void> | undefined;
-    this.callMarker?.enter(this.ordinal, this, 'process', envelope);
-    try {
-      pending = this.logic.process(envelope);
-    } catch (error) {
-      throw this.failure(error, envelope);
-    } finally {
-      this.leaveCall(pending);
-    }
-    if (pending === undefined) return undefined;
-    return this.settled(pending).catch((error) => {
-      throw this.failure(error, envelope);
-    });
+    return this.calls.process(envelope);
   }
 
   /**
@@ -447,7 +423,7 @@ export class Subtask {
     try {
       operatorPart = this.logic.snapshot(checkpointId);
     } catch (error) {
-      throw this.failure(error);
+      throw this.calls.failure(error);
     }
     const stateSize = this.state?.stateSize() ?? { entries: 0, bytes: 0, keys: 0 };
     const loopHead = this.operator.loopHead && this.phase !== 'finished';
@@ -478,19 +454,7 @@ export class Subtask {
   tellInputEnded(): Promise<void> | undefined {
     if (this.phase === 'awaitingLoop') this.phase = 'drainingLoop';
     this.context.current = undefined;
-    let pending: void | Promise<void> | undefined;
-    this.callMarker?.enter(this.ordinal, this, 'endInput', undefined);
-    try {
-      pending = this.logic.endInput();
-    } catch (error) {
-      throw this.failure(error);
-    } finally {
-      this.leaveCall(pending);
-    }
-    if (pending === undefined) return undefined;
-    return this.settled(pending).catch((error) => {
-      throw this.failure(error);
-    });
+    return this.calls.endInput();
   }
 
   closeOutputs(): void {
@@ -577,38 +541,8 @@ export class Subtask {
     return this.checkpointer?.discard();
   }
 
-  /** After a call into the logic returned (or threw): a promise it returned keeps the call open. */
-  private leaveCall(result: unknown): void {
-    const marker = this.callMarker;
-    if (marker === undefined) return;
-    if (result instanceof Promise) marker.awaiting();
-    else marker.leave();
-  }
-
-  /** A call's promise: the call marker shows the call until it settles. */
-  private settled<T>(pending: Promise<T>): Promise<T> {
-    const marker = this.callMarker;
-    if (marker === undefined) return pending;
-    return pending.finally(() => marker.leave());
-  }
-
   /** Turns anything thrown while this subtask worked into a message a user can act on. */
   failure(error: unknown, envelope?: Envelope, context?: string): JobError {
-    if (error instanceof JobError && error.operatorId !== undefined) return error;
-    const where = `operator "${this.operator.id}"${this.parallelism > 1 ? ` (subtask ${this.subtask} of ${this.parallelism})` : ''}`;
-    const from = envelope?.source
-      ? ` on the record from ${describeRecordSource(envelope.source, envelope.position)}`
-      : '';
-    let detail: string;
-    if (error instanceof JobError) {
-      detail = error.message;
-    } else {
-      // The sandbox words it as `operator "id": <what> at line N of its code: <why>`.
-      const prefix = `operator "${this.operator.id}": `;
-      const { message } = describeUserThrow(error, this.operator.id);
-      detail = message.startsWith(prefix) ? message.slice(prefix.length) : message;
-    }
-    const why = context === undefined ? detail : `${context}: ${detail}`;
-    return new JobError(`${where} failed${from}: ${why}`, this.operator.id, this.subtask);
+    return this.calls.failure(error, envelope, context);
   }
 }
