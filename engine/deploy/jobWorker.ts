@@ -4,6 +4,7 @@
 // nothing keeps this thread alive, it ends, and the starting thread reports that promise.
 import { parentPort, workerData } from 'node:worker_threads';
 import { JobError } from '../graph/jobError.js';
+import { loadKindModule } from '../operators/kindFactories.js';
 import { CallMarker } from '../runtime/callMarker.js';
 import { catchEscapedRejections } from '../runtime/escapedRejections.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
@@ -49,7 +50,19 @@ async function run(running: JobRun): Promise<void> {
   }
 }
 
+/** The kinds the starting thread named: this thread's registry knows only the built-ins. */
+async function loadKinds(specifiers: readonly string[]): Promise<void> {
+  for (const specifier of specifiers) {
+    try {
+      await loadKindModule(specifier);
+    } catch (error) {
+      throw new JobError(`cannot load the kind module ${specifier}: ${(error as Error)?.message ?? error}`);
+    }
+  }
+}
+
 try {
+  await loadKinds(data.kindModules ?? []);
   jobRun = await JobRun.open(data.job, {
     jobDir: data.jobDir,
     stateDir: data.stateDir,

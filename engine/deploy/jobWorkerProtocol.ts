@@ -14,6 +14,12 @@ export interface JobWorkerData {
   readonly stateDir: string;
   readonly checkpointDir: string;
   readonly restore?: CheckpointMetadata;
+  /**
+   * Kind modules (absolute paths or URLs, see loadKindModule) beyond the built-in kinds: the
+   * worker has a kind registry of its own, so it loads them before it opens the job. The
+   * starting thread, which validated the job, has loaded the same ones.
+   */
+  readonly kindModules?: readonly string[];
   /** The call marker's memory (callMarker.ts), shared with the starting thread. */
   readonly marker: SharedArrayBuffer;
 }
