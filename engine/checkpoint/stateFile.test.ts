@@ -80,6 +80,44 @@ describe('state files', () => {
     expect(await read(ref.path)).toEqual([['set', '0000vs\0\ufffda', '"\ufffd"']]);
   });
 
+  it('give back records whose lengths need more varint bytes in UTF-8 than in UTF-16 units', async () => {
+    // 100 units of 'é' are 200 bytes: a one-byte length in units, two bytes once encoded. Among
+    // ASCII records, in a block that also holds a lone surrogate, so each string is encoded apart.
+    const wide = 'é'.repeat(100);
+    const records: Rec[] = [
+      ['set', '0000va\0ascii', '1'],
+      ['set', `0000va\0${wide}`, `"${wide}"`],
+      ['delete', `0000va\0${'ü'.repeat(127)}`],
+      ['drop', `0000mb\0${wide}\0`, `0000mb\0${wide}\x01`],
+      ['set', '0000va\0\ud800', '""'],
+      ['set', '0000va\0x', ''],
+    ];
+    const ref = await write(records);
+    const expected = records.map((r): Rec => (r[1].endsWith('\ud800') ? ['set', '0000va\0\ufffd', '""'] : r));
+    expect(await read(ref.path)).toEqual(expected);
+  });
+
+  it('end a block where the writer is told to, and read back the same records', async () => {
+    const records: Rec[] = Array.from({ length: 500 }, (_, i) => [
+      'set',
+      `0000vk\0${i}`,
+      i % 3 === 0 ? '' : `"${'é'.repeat(i % 5)}"`,
+    ]);
+    const one = await write(records);
+    const path = storage.dataPath('op', 2, 'changes-1.kv');
+    const writer = new StateFileWriter(storage, path);
+    expect(writer.endBlock()).toBeUndefined();
+    for (const [i, r] of records.entries()) {
+      writer.set(r[1], r[2]!);
+      if (i % 7 === 0) writer.endBlock();
+    }
+    writer.endBlock();
+    const many = await writer.close();
+    // Blocks after records 0, 7, ..., 497 and the last two: 72 more than one, 12 bytes of header each.
+    expect(many.bytes).toBe(one.bytes + 72 * 12);
+    expect(await read(many.path)).toEqual(records);
+  });
+
   it('can be empty, and are created only by their first block or by close', async () => {
     const path = storage.dataPath('op', 1, 'base-1.kv');
     const writer = new StateFileWriter(storage, path);

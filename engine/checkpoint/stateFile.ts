@@ -22,6 +22,8 @@ const BLOCK_HEADER = 12;
 /** A block is written once its text reaches this many UTF-16 units, or it has this many records. */
 const BLOCK_CHARS = 1 << 20;
 const BLOCK_RECORDS = 16384;
+/** A record's kind and its two varint lengths take at most this many bytes of table. */
+const RECORD_TABLE_MAX = 11;
 const READ_CHUNK = 1 << 20;
 
 /**
@@ -35,12 +37,37 @@ const SET = 0;
 const DELETE = 1;
 const DROP = 2;
 
-function writeVarint(buffer: Buffer, at: number, value: number): number {
+// Bytes are stored through DataViews, never as `buffer[i] = x`: after SES lockdown (the thread
+// that runs a job is locked down) an indexed store into a typed array or a Buffer leaves V8's fast
+// path and costs ~60-75 ns, where a DataView setter stays at ~4 ns. Six such stores a record were
+// most of what a changes file cost. (Indexed loads keep their fast path.)
+
+function viewOf(buffer: Buffer): DataView {
+  return new DataView(buffer.buffer, buffer.byteOffset, buffer.length);
+}
+
+/** Writes `value` as an unsigned LEB128 varint at `at`; returns the offset after it. */
+function writeVarint(view: DataView, at: number, value: number): number {
   while (value >= 0x80) {
-    buffer[at++] = (value & 0x7f) | 0x80;
+    view.setUint8(at++, (value & 0x7f) | 0x80);
     value >>>= 7;
   }
-  buffer[at++] = value;
+  view.setUint8(at++, value);
+  return at;
+}
+
+/** The value of the varint at `at` in a table this module wrote (so no bounds to check). */
+function varintAt(table: Buffer, at: number): number {
+  let value = 0;
+  for (let shift = 0; ; shift += 7) {
+    const byte = table[at++]!;
+    value += (byte & 0x7f) * 2 ** shift;
+    if (byte < 0x80) return value;
+  }
+}
+
+function varintEnd(table: Buffer, at: number): number {
+  while (table[at++]! >= 0x80);
   return at;
 }
 
@@ -51,9 +78,13 @@ export class StateFileWriter {
   private text = '';
   private chars = 0;
   private count = 0;
-  private readonly kinds = new Uint8Array(BLOCK_RECORDS);
-  /** Per record the length of its key and of its value: in UTF-16 units, then in bytes once encoded. */
-  private readonly lengths = new Uint32Array(2 * BLOCK_RECORDS);
+  /**
+   * The block's table, written as records come, with lengths in UTF-16 units: in a block of ASCII
+   * text (the usual one) they are its byte lengths, and the table is copied into the block as it is.
+   */
+  private readonly table = Buffer.allocUnsafeSlow(RECORD_TABLE_MAX * BLOCK_RECORDS);
+  private readonly tableView = viewOf(this.table);
+  private tableBytes = 0;
 
   constructor(
     private readonly storage: CheckpointStorage,
@@ -78,14 +109,30 @@ export class StateFileWriter {
     return this.add(DROP, gte, lt);
   }
 
+  /**
+   * Writes the records added so far as a block now. Called at the end of each batch: a block's text
+   * is a rope of its records' strings, and one kept across the records' own allocations would be
+   * copied by every scavenge and then promoted.
+   */
+  endBlock(): Promise<void> | undefined {
+    return this.count > 0 ? this.writeBlock() : undefined;
+  }
+
   private add(kind: number, key: string, value: string): Promise<void> | undefined {
-    const i = this.count++;
-    this.kinds[i] = kind;
-    this.lengths[2 * i] = key.length;
-    this.lengths[2 * i + 1] = value.length;
+    const view = this.tableView;
+    let at = this.tableBytes;
+    view.setUint8(at++, kind);
+    // Most lengths take one byte: that case inline.
+    const keyUnits = key.length;
+    if (keyUnits < 0x80) view.setUint8(at++, keyUnits);
+    else at = writeVarint(view, at, keyUnits);
+    const valueUnits = value.length;
+    if (valueUnits < 0x80) view.setUint8(at++, valueUnits);
+    else at = writeVarint(view, at, valueUnits);
+    this.tableBytes = at;
     this.text = this.text + key + value;
-    this.chars += key.length + value.length;
-    if (this.count < BLOCK_RECORDS && this.chars < BLOCK_CHARS) return undefined;
+    this.chars += keyUnits + valueUnits;
+    if (++this.count < BLOCK_RECORDS && this.chars < BLOCK_CHARS) return undefined;
     return this.writeBlock();
   }
 
@@ -93,47 +140,71 @@ export class StateFileWriter {
     const count = this.count;
     const text = this.text;
     const chars = this.chars;
-    const lengths = this.lengths;
+    const tableBytes = this.tableBytes;
     this.text = '';
     this.chars = 0;
     this.count = 0;
-    // Room for the worst case: 3 bytes per UTF-16 unit, 1 + 5 + 5 bytes of table per record.
-    const room = BLOCK_HEADER + 3 * chars + 11 * count;
+    this.tableBytes = 0;
+    // Room for the worst case: 3 bytes per UTF-16 unit, and a table whose lengths grew in bytes.
+    const room = BLOCK_HEADER + 3 * chars + RECORD_TABLE_MAX * count;
     // A block with a huge value gets a buffer of its own rather than keeping one that size for good.
-    scratch ??= Buffer.allocUnsafeSlow(BLOCK_HEADER + 3 * BLOCK_CHARS + 11 * BLOCK_RECORDS);
+    scratch ??= Buffer.allocUnsafeSlow(BLOCK_HEADER + 3 * BLOCK_CHARS + RECORD_TABLE_MAX * BLOCK_RECORDS);
     const block = room <= scratch.length ? scratch : Buffer.allocUnsafeSlow(room);
+    const view = viewOf(block);
     let textBytes = block.write(text, BLOCK_HEADER, 'utf8');
-    if (textBytes !== chars) {
-      // Not all ASCII, so bytes and units differ: encode each string on its own to learn its bytes.
-      let at = BLOCK_HEADER;
-      let from = 0;
-      for (let i = 0; i < 2 * count; i++) {
-        const units = lengths[i]!;
-        const bytes = block.write(text.slice(from, from + units), at, 'utf8');
-        lengths[i] = bytes;
-        at += bytes;
-        from += units;
-      }
-      textBytes = at - BLOCK_HEADER;
+    let end: number;
+    if (textBytes === chars) {
+      end = BLOCK_HEADER + textBytes + this.table.copy(block, BLOCK_HEADER + textBytes, 0, tableBytes);
+    } else {
+      textBytes = this.encodeEach(text, count, block);
+      end = this.writeByteTable(count, view, BLOCK_HEADER + textBytes);
     }
-    const tableStart = BLOCK_HEADER + textBytes;
-    const kinds = this.kinds;
-    let at = tableStart;
-    for (let i = 0; i < count; i++) {
-      block[at++] = kinds[i]!;
-      // Most lengths take one byte: that case inline, it is most of the table's cost.
-      const keyBytes = lengths[2 * i]!;
-      if (keyBytes < 0x80) block[at++] = keyBytes;
-      else at = writeVarint(block, at, keyBytes);
-      const valueBytes = lengths[2 * i + 1]!;
-      if (valueBytes < 0x80) block[at++] = valueBytes;
-      else at = writeVarint(block, at, valueBytes);
-    }
-    block.writeUInt32LE(count, 0);
-    block.writeUInt32LE(textBytes, 4);
-    block.writeUInt32LE(at - tableStart, 8);
-    const bytes = block.subarray(0, at);
+    view.setUint32(0, count, true);
+    view.setUint32(4, textBytes, true);
+    view.setUint32(8, end - BLOCK_HEADER - textBytes, true);
+    const bytes = block.subarray(0, end);
     return this.opened().writeBytes(block === scratch ? Buffer.from(bytes) : bytes);
+  }
+
+  /** The byte lengths of the keys and values of a block encodeEach encoded, in record order. */
+  private readonly byteLengths: number[] = [];
+
+  /**
+   * Not all ASCII, so bytes and units differ: encodes each string on its own (and a lone surrogate
+   * at the end of one cannot pair with the start of the next) to learn its bytes. Returns the
+   * text's bytes.
+   */
+  private encodeEach(text: string, count: number, block: Buffer): number {
+    const table = this.table;
+    const lengths = this.byteLengths;
+    lengths.length = 0;
+    let at = BLOCK_HEADER;
+    let from = 0;
+    let t = 0;
+    for (let i = 0; i < 2 * count; i++) {
+      if (i % 2 === 0) t++; // the record's kind
+      const units = varintAt(table, t);
+      t = varintEnd(table, t);
+      const bytes = block.write(text.slice(from, from + units), at, 'utf8');
+      lengths.push(bytes);
+      at += bytes;
+      from += units;
+    }
+    return at - BLOCK_HEADER;
+  }
+
+  /** Writes the table with the byte lengths encodeEach found, from `at`; returns where it ends. */
+  private writeByteTable(count: number, view: DataView, at: number): number {
+    const table = this.table;
+    const lengths = this.byteLengths;
+    let t = 0;
+    for (let i = 0; i < count; i++) {
+      view.setUint8(at++, table[t]!);
+      t = varintEnd(table, varintEnd(table, t + 1));
+      at = writeVarint(view, at, lengths[2 * i]!);
+      at = writeVarint(view, at, lengths[2 * i + 1]!);
+    }
+    return at;
   }
 
   private opened(): DataFileWriter {

@@ -87,7 +87,7 @@ export class StateSnapshots {
       if (written !== undefined) wait = written;
     });
     for (const [gte, lt] of dropped) wait = segment.drop(gte, lt) ?? wait;
-    return wait;
+    return segment.endBlock() ?? wait;
   }
 
   /**
@@ -162,6 +162,8 @@ export class StateSnapshots {
         const wait = writer.set(key, value);
         if (wait !== undefined) await wait;
       }
+      const wait = writer.endBlock();
+      if (wait !== undefined) await wait;
     }
     return writer.close();
   }
