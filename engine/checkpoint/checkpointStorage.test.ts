@@ -2,7 +2,7 @@
 // metadata records (CRC-32 for the engine's own files, SHA-256 for sink parts). Anything else is
 // refused with a reason a user can act on.
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,5 +122,53 @@ describe('CheckpointStorage.load', () => {
     await expect(storage.load(7)).rejects.toThrow(
       /checkpoint 7: its metadata is not a Pipewright checkpoint/,
     );
+  });
+});
+
+describe('CheckpointStorage.retain', () => {
+  /** A checkpoint naming one feedback file per name given, each written to disk. */
+  async function named(storage: CheckpointStorage, id: number, names: readonly string[]) {
+    const refs: FileRef[] = [];
+    for (const name of names) {
+      const path = storage.dataPath('op', 0, name);
+      await mkdir(dirname(storage.absolute(path)), { recursive: true });
+      await writeFile(storage.absolute(path), name);
+      refs.push({ path, bytes: name.length, crc32: '00000000' });
+    }
+    const [first, ...rest] = refs;
+    const meta = metadata(id, first === undefined ? {} : { feedback: first });
+    const extra = rest.map((feedback, k) => ({ operator: 'op', subtask: k + 1, feedback }));
+    await storage.writeMetadata({ ...meta, subtasks: [...meta.subtasks, ...extra] });
+  }
+
+  async function left(storage: CheckpointStorage): Promise<string[]> {
+    const data = (await readdir(join(storage.root, 'data', 'op-0'))).sort();
+    return [...(await storage.completedIds()).map((id) => `chk-${id}`), ...data];
+  }
+
+  it('keeps what the kept checkpoints name, from metadata it wrote or finds on disk', async () => {
+    const dir = join(root, `retain-${dirs++}`);
+    const writer = new CheckpointStorage(dir);
+    await named(writer, 1, ['base-1.kv', 'changes-1.kv']);
+    await named(writer, 2, ['base-1.kv', 'changes-2.kv']);
+    await named(writer, 3, ['base-3.kv']);
+    await named(writer, 4, ['base-3.kv', 'changes-4.kv']);
+    await writer.retain(2, 4);
+    expect(await left(writer)).toEqual(['chk-4', 'chk-3', 'base-3.kv', 'changes-4.kv']);
+    // Another storage on the same folder (a later run) reads the metadata it did not write.
+    const reader = new CheckpointStorage(dir);
+    await named(reader, 5, ['base-3.kv', 'changes-5.kv']);
+    await reader.retain(1, 5);
+    expect(await left(reader)).toEqual(['chk-5', 'base-3.kv', 'changes-5.kv']);
+  });
+
+  it('follows a checkpoint id forgotten and taken again (a debug run going back)', async () => {
+    const storage = new CheckpointStorage(join(root, `retain-${dirs++}`));
+    await named(storage, 1, ['base-1.kv']);
+    await named(storage, 2, ['base-1.kv', 'changes-2.kv']);
+    await storage.forget(2);
+    await named(storage, 2, ['base-1.kv', 'changes-2.2.kv']);
+    await storage.retain(1, 2);
+    expect(await left(storage)).toEqual(['chk-2', 'base-1.kv', 'changes-2.2.kv']);
   });
 });

@@ -125,6 +125,13 @@ export class DataFileWriter {
 }
 
 export class CheckpointStorage implements CheckpointFiles {
+  /**
+   * The files each checkpoint's metadata names, by id, for those this storage wrote or read: retain
+   * runs after every checkpoint and would otherwise read and parse every kept metadata file again.
+   * Metadata is never changed in place (a debug run going back forgets an id before taking it again).
+   */
+  private readonly namedFiles = new Map<number, readonly string[]>();
+
   constructor(readonly root: string) {}
 
   dataPath(operator: string, subtask: number, name: string): string {
@@ -149,11 +156,13 @@ export class CheckpointStorage implements CheckpointFiles {
   }
 
   async writeMetadata(metadata: CheckpointMetadata): Promise<void> {
+    this.namedFiles.delete(metadata.id);
     try {
       await this.writeMetadataFile(metadata);
     } catch (error) {
       throw cannotWrite('checkpoint', this.root, error);
     }
+    this.namedFiles.set(metadata.id, pathsOf(metadata));
   }
 
   private async writeMetadataFile(metadata: CheckpointMetadata): Promise<void> {
@@ -178,6 +187,7 @@ export class CheckpointStorage implements CheckpointFiles {
 
   /** Removes a checkpoint's metadata (a debug run went back to before it; its files stay for retain). */
   async forget(id: number): Promise<void> {
+    this.namedFiles.delete(id);
     await rm(join(this.root, `chk-${id}.json`), { force: true });
   }
 
@@ -245,6 +255,24 @@ export class CheckpointStorage implements CheckpointFiles {
     if (!matches) throw new Error(`checkpoint ${id}: file ${ref.path} is corrupted (checksum)`);
   }
 
+  private async filesNamedBy(id: number): Promise<readonly string[]> {
+    let paths = this.namedFiles.get(id);
+    if (paths === undefined) {
+      try {
+        paths = pathsOf(
+          migrateCheckpoint(
+            JSON.parse(await readFile(join(this.root, `chk-${id}.json`), 'utf8')),
+          ) as CheckpointMetadata,
+        );
+      } catch {
+        // An unreadable checkpoint protects nothing; restore skips it too.
+        return [];
+      }
+      this.namedFiles.set(id, paths);
+    }
+    return paths;
+  }
+
   /**
    * Keeps the newest `retained` checkpoints, and `pinned` if given; deletes other metadata and
    * every data file that no kept checkpoint names and that belongs to a checkpoint not newer than
@@ -254,18 +282,11 @@ export class CheckpointStorage implements CheckpointFiles {
     const ids = await this.completedIds();
     const keep = ids.filter((id, k) => k < retained || id === pinned);
     const referenced = new Set<string>();
-    for (const id of keep) {
-      try {
-        const metadata = migrateCheckpoint(
-          JSON.parse(await readFile(join(this.root, `chk-${id}.json`), 'utf8')),
-        ) as CheckpointMetadata;
-        for (const ref of referencedFiles(metadata)) referenced.add(ref.path);
-      } catch {
-        // An unreadable checkpoint protects nothing; restore skips it too.
-      }
-    }
+    for (const id of keep) for (const path of await this.filesNamedBy(id)) referenced.add(path);
     for (const id of ids) {
-      if (!keep.includes(id)) await rm(join(this.root, `chk-${id}.json`), { force: true });
+      if (keep.includes(id)) continue;
+      this.namedFiles.delete(id);
+      await rm(join(this.root, `chk-${id}.json`), { force: true });
     }
     let folders: string[];
     try {
@@ -281,6 +302,10 @@ export class CheckpointStorage implements CheckpointFiles {
       }
     }
   }
+}
+
+function pathsOf(metadata: CheckpointMetadata): string[] {
+  return referencedFiles(metadata).map((ref) => ref.path);
 }
 
 export function referencedFiles(metadata: CheckpointMetadata): FileRef[] {
