@@ -2,8 +2,8 @@
 // designer would: it sends any frame, awaits the answer by the id it must carry (any number of
 // them in flight), gives up after a bound, and notes whatever else arrives that should not.
 import WebSocket from 'ws';
-import type { EventMessage, HostMessage, ResponseMessage, RunInfo } from '../engine/protocol/protocol.js';
 import { HOST_PATH, type WebServer } from '../engine/host/webServer.js';
+import type { EventMessage, HostMessage, ResponseMessage, RunInfo } from '../engine/protocol/protocol.js';
 import type { Frame } from './hostProtocolFrames.js';
 
 type Waiter = (message: ResponseMessage) => void;

@@ -5,8 +5,8 @@ import { ClassicLevel } from 'classic-level';
 import { cannotWrite } from './fileFault.js';
 import type { KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
 import { jsonTextCodec } from './stateCodecs.js';
-import type { KeyRange, StoreBrowser } from './storeBrowser.js';
 import { trackStateRead } from './stateReads.js';
+import type { KeyRange, StoreBrowser } from './storeBrowser.js';
 
 /** Pending writes that trigger a batch. */
 const FLUSH_ENTRIES = 4096;
