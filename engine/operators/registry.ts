@@ -2,6 +2,7 @@
 // (kindFactories.ts). Work that belongs to the operator as a whole happens once here: a source's
 // enumerator assigns the splits, a sink's committer is made, user code is compiled (once per
 // subtask: each gets its own Compartment, see compileSubtaskFunctions).
+import { JobError } from '../graph/jobError.js';
 import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import type { ConnectorState } from '../runtime/connectorState.js';
@@ -37,7 +38,7 @@ export function prepareOperator(
       findKind(operator.kind)?.available === false
         ? 'is not available yet in this version'
         : 'has no implementation loaded (its kind module was not loaded in this process)';
-    throw new Error(`operator "${operator.id}": kind ${operator.kind} ${why}`);
+    throw new JobError(`operator "${operator.id}": kind ${operator.kind} ${why}`, operator.id);
   }
   const context: OperatorContext = { planned, jobDir, checkpoints };
   switch (factory.role) {

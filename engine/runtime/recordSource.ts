@@ -9,7 +9,12 @@ export type RecordSource =
   /** A record a generator made; the position is its index. */
   | { readonly kind: 'generator'; readonly operatorId: string }
   /** A record in flight round a loop when checkpoint `checkpointId` was taken, replayed on restore. */
-  | { readonly kind: 'loop'; readonly operatorId: string; readonly checkpointId: number };
+  | { readonly kind: 'loop'; readonly operatorId: string; readonly checkpointId: number }
+  /**
+   * Any other connector's record: `label` says where, the position is its offset there, e.g.
+   * label "topic orders partition 3 offset" and position 1234.
+   */
+  | { readonly kind: 'at'; readonly operatorId: string; readonly label: string };
 
 /** `events.jsonl:17`, `generator "g" record 42`, `record 3 in flight round a loop at checkpoint 7`. */
 export function describeRecordSource(source: RecordSource, position: number): string {
@@ -20,6 +25,8 @@ export function describeRecordSource(source: RecordSource, position: number): st
       return `generator "${source.operatorId}" record ${position}`;
     case 'loop':
       return `record ${position} in flight round a loop at checkpoint ${source.checkpointId}`;
+    case 'at':
+      return `${source.label} ${position}`;
   }
 }
 
@@ -32,6 +39,8 @@ export function recordSourceKey(source: RecordSource): string {
       return `generator\0${source.operatorId}`;
     case 'loop':
       return `loop\0${source.operatorId}\0${source.checkpointId}`;
+    case 'at':
+      return `at\0${source.operatorId}\0${source.label}`;
   }
 }
 

@@ -72,9 +72,8 @@ class CounterReader implements SourceReader<CounterSplit> {
   ) {
     this.perPoll = params.perPoll ?? DEFAULT_PER_POLL;
     this.pauseMs = params.pauseMs ?? 0;
-    // The runtime's origins are a closed list (file, generator, loop): a counter's record n reads
-    // best as a generator's record n.
-    this.origin = { kind: 'generator', operatorId: env.operator.id };
+    // An error on record n then names it `counter "src" n 42`.
+    this.origin = { kind: 'at', operatorId: env.operator.id, label: `counter "${env.operator.id}" n` };
   }
 
   async open(splits: readonly CounterSplit[]): Promise<void> {
