@@ -159,6 +159,37 @@ describe('StateSnapshots', () => {
     }
   });
 
+  it('on LevelDB: a base taken while batches are still being written holds them, and nothing later', async () => {
+    const storage = new CheckpointStorage(freshDir());
+    const store = await LevelKvStore.open(freshDir(), 1 << 20);
+    const state = new KeyedState(store);
+    const snapshots = new StateSnapshots(storage, 'op', 0, store, ALL, 1);
+    try {
+      await work(state, store, 1, 3000);
+      // Two batches started and not waited for, the second with a map cleared (a dropped range),
+      // then the barrier: its base is read from LevelDB while they are being written.
+      for (let i = 0; i < 5000; i++) {
+        state.setKey(i % 128, `k${i}`);
+        state.api.value('v').set({ round: 2, i });
+        if (i % 7 === 0) state.api.value('gone').clear();
+        if (i === 4500) state.api.map('m').clear();
+        void store.maybeFlush();
+      }
+      const pending = snapshots.snapshot(1, { entries: 0, bytes: 0 });
+      pending.written.catch(() => {});
+      await pending.taken;
+      const expected = await dump(store);
+      // After the barrier: overwritten, deleted and cleared again before the base is written.
+      await work(state, store, 3, 3000);
+      const result = await pending.written;
+      expect(kindOf(result)).toBe('base');
+      expect(await restored(storage, result.handle, false)).toEqual(expected);
+    } finally {
+      await snapshots.discard();
+      await store.close();
+    }
+  });
+
   it('on the heap: every checkpoint is a whole copy, and restores exactly', async () => {
     const storage = new CheckpointStorage(freshDir());
     const store = new MemoryKvStore();

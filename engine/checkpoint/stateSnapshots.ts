@@ -3,7 +3,7 @@
 // the file of the changes since the previous one. A full copy (the base) is taken again when the
 // changes since the last one outgrow it, so restore reads a bounded amount. The heap backend is
 // copied whole each time.
-import type { KvStore, SnapshotChunks } from '../state/kvStore.js';
+import type { FlushedBatch, KvStore, SnapshotChunks } from '../state/kvStore.js';
 import { MemoryKvStore } from '../state/memoryKvStore.js';
 import { keyGroupOfStoreKey } from '../state/stateKeys.js';
 import type { FileRef, StateHandle } from './checkpointMetadata.js';
@@ -63,7 +63,7 @@ export class StateSnapshots {
     firstCheckpointId: number,
   ) {
     this.nextSegmentId = firstCheckpointId;
-    if (!(store instanceof MemoryKvStore)) store.onFlush = (batch, dropped) => this.log(batch, dropped);
+    if (!(store instanceof MemoryKvStore)) store.onFlush = (flushed) => this.log(flushed);
   }
 
   /**
@@ -71,29 +71,19 @@ export class StateSnapshots {
    * Later records win on restore, so nothing is coalesced; a batch's drops apply after its
    * writes, as in LevelDB. The promise returned is the disk's backpressure.
    */
-  private log(
-    batch: ReadonlyMap<string, string | null>,
-    dropped: readonly (readonly [string, string])[],
-  ): Promise<void> | undefined {
+  private log(flushed: FlushedBatch): Promise<void> | undefined {
     if (!this.logging) return undefined;
     this.segment ??= new StateFileWriter(
       this.storage,
       this.storage.dataPath(this.operator, this.subtask, this.fileName('changes', this.nextSegmentId)),
     );
-    const segment = this.segment;
-    let wait: Promise<void> | undefined;
-    batch.forEach((value, key) => {
-      const written = value === null ? segment.delete(key) : segment.set(key, value);
-      if (written !== undefined) wait = written;
-    });
-    for (const [gte, lt] of dropped) wait = segment.drop(gte, lt) ?? wait;
-    return segment.endBlock() ?? wait;
+    return writeBatch(this.segment, flushed);
   }
 
   /**
-   * At the barrier. The changes since the last checkpoint are closed at once; a new base needs
-   * LevelDB to hold every batch first (a short wait) and is then read from a snapshot while
-   * records keep flowing.
+   * At the barrier. The changes since the last checkpoint are closed at once; a new base is read
+   * from a snapshot of LevelDB taken now, followed by the batches still being written, while
+   * records keep flowing (a store without snapshotNow needs every batch written first: a short wait).
    */
   snapshot(checkpointId: number, size: { entries: number; bytes: number }): PendingStateSnapshot {
     this.store.flushNow?.();
@@ -104,11 +94,13 @@ export class StateSnapshots {
     if (needBase) {
       this.failed = false;
       this.logging = true;
-      const entries = this.store.snapshotEntries();
+      const store: KvStore = this.store;
+      const now = store.snapshotNow?.();
+      const entries = now === undefined ? store.snapshotEntries() : Promise.resolve(now.entries);
       const base = (async () => {
         // The base holds every change these batches made.
         await segment?.discard();
-        return this.writeBase(checkpointId, await entries);
+        return this.writeBase(checkpointId, await entries, now?.pending ?? []);
       })();
       this.base = base;
       this.changes = [];
@@ -152,7 +144,11 @@ export class StateSnapshots {
     );
   }
 
-  private async writeBase(checkpointId: number, entries: SnapshotChunks): Promise<FileRef> {
+  private async writeBase(
+    checkpointId: number,
+    entries: SnapshotChunks,
+    pending: readonly FlushedBatch[],
+  ): Promise<FileRef> {
     const writer = new StateFileWriter(
       this.storage,
       this.storage.dataPath(this.operator, this.subtask, this.fileName('base', checkpointId)),
@@ -163,6 +159,10 @@ export class StateSnapshots {
         if (wait !== undefined) await wait;
       }
       const wait = writer.endBlock();
+      if (wait !== undefined) await wait;
+    }
+    for (const flushed of pending) {
+      const wait = writeBatch(writer, flushed);
       if (wait !== undefined) await wait;
     }
     return writer.close();
@@ -188,6 +188,21 @@ export class StateSnapshots {
     this.logging = false;
     await this.segment?.discard();
   }
+}
+
+/**
+ * Writes a batch as the store hands it to LevelDB, as one block. Later records win on restore, so
+ * nothing is coalesced; a batch's drops apply after its writes, as in LevelDB. The promise
+ * returned is the disk's backpressure.
+ */
+function writeBatch(writer: StateFileWriter, { batch, dropped }: FlushedBatch): Promise<void> | undefined {
+  let wait: Promise<void> | undefined;
+  batch.forEach((value, key) => {
+    const written = value === null ? writer.delete(key) : writer.set(key, value);
+    if (written !== undefined) wait = written;
+  });
+  for (const [gte, lt] of dropped) wait = writer.drop(gte, lt) ?? wait;
+  return writer.endBlock() ?? wait;
 }
 
 /**

@@ -17,6 +17,22 @@ export type SnapshotChunks =
   | AsyncIterable<readonly [string, string][]>
   | Iterable<readonly [string, string][]>;
 
+/** A batch as it goes to LevelDB: its writes (null deletes), then its dropped ranges [gte, lt). */
+export interface FlushedBatch {
+  readonly batch: ReadonlyMap<string, string | null>;
+  readonly dropped: readonly (readonly [string, string])[];
+}
+
+/**
+ * A whole-state snapshot taken without waiting for the disk: the entries of a store snapshot taken
+ * at the call, then the batches that were still being written, to be applied after them in order.
+ * A batch the snapshot already holds is applied twice, to the same result.
+ */
+export interface ImmediateSnapshot {
+  readonly entries: SnapshotChunks;
+  readonly pending: readonly FlushedBatch[];
+}
+
 /** One space, resolved once: the hot path of value state costs no look-up of the space. */
 export interface KvSpace {
   get(key: string): Stored | undefined;
@@ -40,6 +56,11 @@ export interface KvStore {
    * taken (on LevelDB, after pending batches are written), and later writes do not show in it.
    */
   snapshotEntries(): Promise<SnapshotChunks>;
+  /**
+   * What a checkpoint's base copies, taken at once (see ImmediateSnapshot): stores that write in
+   * batches have it, so that the records do not wait at the barrier for the batches in flight.
+   */
+  snapshotNow?(): ImmediateSnapshot;
   /** Restore: sets (from JSON text) or deletes (undefined) an entry by its full key; no size accounting. */
   restoreEntry(key: string, json: string | undefined): void;
   /** Restore: deletes every entry in [gte, lt). */
@@ -52,12 +73,7 @@ export interface KvStore {
    * write in batches call it; the others are copied whole. A promise returned is waited for
    * (never failing) like the batch's own write, so the changelog shares the state's backpressure.
    */
-  onFlush?:
-    | ((
-        batch: ReadonlyMap<string, string | null>,
-        dropped: readonly (readonly [string, string])[],
-      ) => Promise<unknown> | undefined)
-    | undefined;
+  onFlush?: ((flushed: FlushedBatch) => Promise<unknown> | undefined) | undefined;
   /** Starts writing what is pending now (so onFlush sees it) without waiting for the disk. */
   flushNow?(): void;
   /** A read-only view of the raw entries for the state browser; sees every write made before the call. */

@@ -3,7 +3,7 @@
 // flight it stays readable in `inFlight`, because LevelDB does not see it until it completes.
 import { ClassicLevel } from 'classic-level';
 import { cannotWrite } from './fileFault.js';
-import type { KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
+import type { FlushedBatch, ImmediateSnapshot, KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
 import { jsonTextCodec } from './stateCodecs.js';
 import { trackStateRead } from './stateReads.js';
 import type { KeyRange, StoreBrowser } from './storeBrowser.js';
@@ -33,6 +33,8 @@ export class LevelKvStore implements KvStore {
   private dirtyChars = 0;
   /** Batches written to LevelDB but maybe not yet visible there, oldest first. */
   private inFlight: Pending[] = [];
+  /** The ranges each batch in flight drops after its writes, in the same order. */
+  private inFlightDrops: (readonly [string, string])[][] = [];
   /** The last batch write; each waits for the one before, so they apply in order. */
   private flushing: Promise<void> | undefined;
   onFlush: KvStore['onFlush'];
@@ -164,8 +166,9 @@ export class LevelKvStore implements KvStore {
     this.dirty = new Map();
     this.dirtyChars = 0;
     this.droppedRanges = [];
-    const logged = this.onFlush?.(batch, ranges);
+    const logged = this.onFlush?.({ batch, dropped: ranges });
     this.inFlight.push(batch);
+    this.inFlightDrops.push(ranges);
     const operations = this.db.batch();
     for (const [key, value] of batch) {
       if (value === null) operations.del(key);
@@ -188,6 +191,7 @@ export class LevelKvStore implements KvStore {
       // What was just written is what is most likely read next.
       for (const [key, value] of batch) this.remember(key, value);
       this.inFlight.shift();
+      this.inFlightDrops.shift();
       if (this.flushing === done) this.flushing = undefined;
     })();
     // A failure is reported where `flushing` is awaited (the next batch, flush, close); this only marks it handled.
@@ -197,6 +201,20 @@ export class LevelKvStore implements KvStore {
 
   async snapshotEntries(): Promise<AsyncIterable<[string, string][]>> {
     await this.flush();
+    return this.scan();
+  }
+
+  snapshotNow(): ImmediateSnapshot {
+    this.flushNow();
+    const pending: FlushedBatch[] = this.inFlight.map((batch, i) => ({
+      batch,
+      dropped: this.inFlightDrops[i]!,
+    }));
+    return { entries: this.scan(), pending };
+  }
+
+  /** Every entry in LevelDB now, in chunks. */
+  private scan(): AsyncIterable<[string, string][]> {
     // classic-level takes the iterator's snapshot synchronously, here, before any later write. A
     // whole-state scan would push the blocks the records are reading out of LevelDB's cache.
     const iterator = this.db.iterator({ fillCache: false, highWaterMarkBytes: SNAPSHOT_CHUNK_BYTES });
