@@ -104,7 +104,11 @@ export class DeterministicExecutor implements Executor {
   private async waitForMail(): Promise<void> {
     if (this.mailPosted) return;
     await new Promise<void>((resolve) => {
+      // Unref'd: it only lets a due checkpoint start. A call that can never settle (nothing
+      // left that could wake it) must leave the event loop empty, which is how a run on a
+      // worker thread learns of it.
       const timer = setTimeout(resolve, YIELD_EVERY_MS);
+      timer.unref();
       this.wake = () => {
         clearTimeout(timer);
         resolve();
