@@ -9,7 +9,6 @@ import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import type { KeyedState, StateSize } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
-import { settlesInPlace } from './asyncCalls.js';
 import type { FeedbackLog } from './barrierAligner.js';
 import type { CallMarker } from './callMarker.js';
 import type { Channel } from './channel.js';
@@ -17,9 +16,10 @@ import type { Emitter, EmitterProgress } from './emitter.js';
 import { barrier, type ChannelItem, END_OF_STREAM, type Envelope } from './envelope.js';
 import type { GateProgress, InputGate } from './inputGate.js';
 import { LogicCalls } from './logicCalls.js';
-import { type Mail, Mailbox } from './mailbox.js';
+import { Mailbox } from './mailbox.js';
 import type { OperatorLogic, SubtaskEnvironment } from './operatorLogic.js';
 import type { SubtaskCheckpointer } from './subtaskCheckpointing.js';
+import { Suspension } from './suspension.js';
 
 export type SubtaskPhase =
   /** Taking records. */
@@ -105,13 +105,7 @@ export class Subtask {
   private readonly observer: DeliveryObserver | undefined;
   private readonly calls: LogicCalls;
   private readonly stepping: boolean;
-  private readonly suspendsOnWait: boolean;
-  /** A call went asynchronous and waits on the world: no slice runs until its mail comes. */
-  private suspended = false;
-  /** What the suspended slice does once its call has settled. */
-  private continuation: (() => Promise<void> | undefined) | undefined;
-  /** The call has settled (its mail was taken): the slice goes on at the next turn. */
-  private resumed: Extract<Mail, { type: 'resume' }> | undefined;
+  private readonly suspension: Suspension;
   private paused: PausedSlice | undefined;
   /** Debug runs: the item the last step took, and the channel it came on. */
   taken: { readonly channel: Channel; readonly item: ChannelItem } | undefined;
@@ -135,7 +129,7 @@ export class Subtask {
     this.ordinal = options.ordinal;
     this.calls = new LogicCalls(this.operator, this.subtask, logic, options.callMarker, this.ordinal);
     this.stepping = options.stepping;
-    this.suspendsOnWait = options.suspendsOnWait && !options.stepping;
+    this.suspension = new Suspension(this.mailbox, options.suspendsOnWait && !options.stepping);
   }
 
   /** The envelope being processed. */
@@ -148,7 +142,7 @@ export class Subtask {
   }
 
   runnable(): boolean {
-    if (this.suspended) return this.resumed !== undefined;
+    if (this.suspension.active) return !this.suspension.waiting;
     if (this.barrierDue !== undefined) return true;
     if (this.phase === 'finished') return false;
     if (this.isSource) return !this.sourceExhausted && this.emitter.canSend();
@@ -157,7 +151,7 @@ export class Subtask {
 
   /** Waiting on a call that went asynchronous: the executor waits for this subtask's mail. */
   get waiting(): boolean {
-    return this.suspended && this.resumed === undefined;
+    return this.suspension.waiting;
   }
 
   /** Takes the mail that has come, between two slices. */
@@ -175,7 +169,7 @@ export class Subtask {
           }
           break;
         case 'resume':
-          this.resumed = mail;
+          this.suspension.resume(mail);
           break;
       }
     }
@@ -211,15 +205,8 @@ export class Subtask {
   }
 
   runSlice(budget: number): Promise<void> | undefined {
-    const resumed = this.resumed;
-    if (resumed !== undefined) {
-      this.resumed = undefined;
-      this.suspended = false;
-      if (resumed.failed) throw resumed.error;
-      const rest = this.continuation!;
-      this.continuation = undefined;
-      return this.endSlice(rest());
-    }
+    const rest = this.suspension.takeRest();
+    if (rest !== undefined) return this.endSlice(rest());
     if (this.barrierDue !== undefined) {
       const id = this.barrierDue;
       this.barrierDue = undefined;
@@ -243,7 +230,7 @@ export class Subtask {
     const pending = produced.then((n) => {
       count = n;
     });
-    return this.whenSettled(pending, () => this.afterProduce(count));
+    return this.suspension.whenSettled(pending, () => this.afterProduce(count));
   }
 
   private afterProduce(count: number): Promise<void> | undefined {
@@ -278,7 +265,7 @@ export class Subtask {
           // from the first input once it has settled (a paused slice, in a debug run).
           if (item.type !== 'record') return pending;
           const rest = left;
-          return this.whenSettled(pending, () => {
+          return this.suspension.whenSettled(pending, () => {
             if (rest === 0) return undefined;
             if (!this.stepping) return this.consumeSlice(rest);
             this.paused = { from: 0, left: rest };
@@ -357,29 +344,6 @@ export class Subtask {
     this.state?.setKey(envelope.keyGroup, envelope.key);
     this.observer?.(this, channel, envelope);
     return this.calls.process(envelope);
-  }
-
-  /**
-   * After a call went asynchronous: `rest` of the slice runs once it has settled. A call that
-   * settles within the job's own microtasks is waited for in place, as is every call of a
-   * logic that does not suspend; one that waits on the world suspends this subtask until its
-   * mail comes, so the other subtasks go on meanwhile.
-   */
-  private whenSettled(
-    pending: Promise<void>,
-    rest: () => Promise<void> | undefined,
-  ): Promise<void> | undefined {
-    if (!this.suspendsOnWait) return pending.then(rest);
-    return settlesInPlace(pending).then((settled) => {
-      if (settled) return pending.then(rest);
-      this.suspended = true;
-      this.continuation = rest;
-      pending.then(
-        () => this.mailbox.put({ type: 'resume', failed: false, error: undefined }),
-        (error: unknown) => this.mailbox.put({ type: 'resume', failed: true, error }),
-      );
-      return undefined;
-    });
   }
 
   private channelEnded(channel: Channel): Promise<void> | undefined {
@@ -484,7 +448,7 @@ export class Subtask {
       this.logic.progress !== undefined &&
       this.gate.quiet &&
       !this.awaitingFeedback &&
-      !this.suspended &&
+      !this.suspension.active &&
       this.mailbox.size === 0
     );
   }
