@@ -119,8 +119,11 @@ export class DataFileWriter {
 
   async discard(): Promise<void> {
     await this.writing.catch(() => {});
-    if (this.handle !== undefined) await (await this.handle.catch(() => undefined))?.close().catch(() => {});
-    await rm(this.absolute, { force: true });
+    const handle = await this.handle?.catch(() => undefined);
+    await handle?.close().catch(() => {});
+    // A file that never opened is not this writer's to remove: its path may hold something else
+    // (a folder in the way is why it did not open), and removing that would fail the next base.
+    if (handle !== undefined) await rm(this.absolute, { force: true });
   }
 }
 
