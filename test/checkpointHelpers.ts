@@ -50,8 +50,13 @@ export interface RunningCli {
 
 /** Starts `node bin/pipewright.js ...args` without waiting for it. */
 export function startCli(args: readonly string[], cwd: string = repoRoot): RunningCli {
+  return startNode([cliBin, ...args], cwd);
+}
+
+/** Starts `node ...args` without waiting for it, collecting what it prints. */
+export function startNode(args: readonly string[], cwd: string): RunningCli {
   const startedAt = Date.now();
-  const child = spawn(process.execPath, [cliBin, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   let exited = false;

@@ -6,7 +6,6 @@
 // every record once, each key's records in order.
 // Kill times come from a seeded PRNG: the seed is printed, and PIPEWRIGHT_TEST_SEED=<seed>
 // repeats them.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +22,7 @@ import {
   killHard,
   type RunningCli,
   seededRandom,
+  startNode,
   testSeed,
   waitUntil,
 } from './checkpointHelpers.js';
@@ -164,28 +164,7 @@ function startRunner(dir: string, restore: boolean): RunningCli {
     join(dir, 'checkpoints'),
     ...(restore ? ['--restore', 'latest'] : []),
   ];
-  const startedAt = Date.now();
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  let exited = false;
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const done = new Promise<CliResult>((resolve) => {
-    child.on('error', (error) => {
-      exited = true;
-      resolve({ code: null, signal: null, stdout, stderr: `${stderr}\nspawn error: ${String(error)}` });
-    });
-    child.on('close', (code, signal) => {
-      exited = true;
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-  return { child, startedAt, done, exited: () => exited, stderr: () => stderr };
+  return startNode(args, dir);
 }
 
 interface Attempt {
