@@ -11,6 +11,8 @@
 // --runs N  at least N runs of each measurement (default 2; 5 in all for those under 15 s)
 // --docs    write the results into docs/benchmarks.md even with --only or --quick
 // --no-docs never write the docs
+// --checkpoint-throughput-only  of the checkpoints suite, only its throughput row (checkpoints off
+//           against every second, ~5 minutes); never writes the docs
 // The full run (no --only, no --quick) writes its results table into docs/benchmarks.md
 // between <!-- results:start --> and <!-- results:end -->; with --only, --docs replaces only the
 // sections of the suites it ran (each marked with its own run), keeping the others. Every run
@@ -116,6 +118,7 @@ function parseCli(argv) {
     else if (a === '--build') o.build = true;
     else if (a === '--docs') o.docs = true;
     else if (a === '--no-docs') o.docs = false;
+    else if (a === '--checkpoint-throughput-only') o.checkpointThroughputOnly = true;
     else if (a === '--only') {
       o.only = (argv[++i] ?? '').split(',').filter(Boolean);
       const bad = o.only.filter((s) => !SUITES.includes(s));
@@ -128,13 +131,19 @@ function parseCli(argv) {
     else usage(`unknown argument ${a}`);
   }
   if (o.docs === undefined) o.docs = !o.quick && !o.onlyGiven;
+  // A section of the docs is replaced whole: a part of one is never written there.
+  if (o.checkpointThroughputOnly) {
+    if (!o.onlyGiven || !o.only.includes('checkpoints'))
+      usage('--checkpoint-throughput-only goes with --only checkpoints');
+    o.docs = false;
+  }
   return o;
 }
 
 function usage(message) {
   if (message) process.stderr.write(`bench: ${message}\n`);
   process.stderr.write(
-    `usage: node bench/run.mjs [--only ${SUITES.join(',')}] [--quick] [--build] [--runs N] [--docs|--no-docs]\n`,
+    `usage: node bench/run.mjs [--only ${SUITES.join(',')}] [--quick] [--build] [--runs N] [--docs|--no-docs] [--checkpoint-throughput-only]\n`,
   );
   process.exit(message ? 2 : 0);
 }
@@ -575,6 +584,7 @@ async function checkpointsSuite(size, opt, engine) {
     delete r.inspections;
   }
   const throughput = { data: pick(d, ['records', 'keys', 'bytes']), rows: withRatios(rows) };
+  if (opt.checkpointThroughputOnly) return { throughput, bySize: [], byShare: [] };
   log('checkpoints: cost against state size and changed share, recovery time');
   const state = await checkpointStateSuite(size, { entry: ENGINE_ENTRY, log });
   return { throughput, ...state };
@@ -911,6 +921,8 @@ function checkpointsReport(c) {
     );
     L.push('');
   }
+  // --checkpoint-throughput-only measured the throughput row alone.
+  if (c.bySize.length === 0 && c.byShare.length === 0) return L;
   const later = c.bySize.find((r) => r.steady)?.steady?.later?.length ?? 0;
   L.push(
     `#### Cost against state size: ${fmtInt(c.valueChars)}-character values, ${fmtShare(c.bySize[0]?.share ?? 0)} of the keys ` +
