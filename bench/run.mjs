@@ -2,7 +2,7 @@
 // Pipewright benchmarks: the engine's CLI against hand-written Node scripts doing the same
 // job, measured in the same run, side by side. See docs/benchmarks.md for the method.
 //
-//   node bench/run.mjs [--only keyed,awaited,large,usercall,checkpoints,stepback,designer] [--quick] [--build] [--runs N]
+//   node bench/run.mjs [--only keyed,flink,awaited,large,usercall,checkpoints,stepback,designer] [--quick] [--build] [--runs N]
 //                      [--docs | --no-docs]
 //
 // --only    run only these suites (comma-separated)
@@ -42,9 +42,10 @@ import {
   runTimed,
   writeJob,
 } from './engineRun.mjs';
+import { flinkReport, flinkSuite } from './flinkSuite.mjs';
 import { stepBackSuite } from './stepBack.mjs';
 
-const SUITES = ['keyed', 'awaited', 'large', 'usercall', 'checkpoints', 'stepback', 'designer'];
+const SUITES = ['keyed', 'flink', 'awaited', 'large', 'usercall', 'checkpoints', 'stepback', 'designer'];
 const JOBS_DIR = join(WORK_DIR, 'jobs');
 const OUT_DIR = join(WORK_DIR, 'out');
 const STATE_DIR = join(WORK_DIR, 'state');
@@ -389,6 +390,27 @@ async function engineStatus() {
 // ---------------------------------------------------------------------------------------
 // Suites
 
+/** The keyed suite's engine row for `backend` and `parallelism` (the Flink suite measures them too). */
+function keyedEngineConfig(d, backend, parallelism) {
+  return engineConfig(
+    `engine-${backend}-p${parallelism}`,
+    `engine: ${backend}, parallelism ${parallelism}`,
+    keyedJob(`keyed-${backend}-p${parallelism}`, { dataPath: d.path, backend, parallelism }),
+    {
+      records: d.records,
+      expected: d.expectedDigest,
+      canon: keyedCanon,
+      meta: {
+        kind: 'engine',
+        backend,
+        parallelism,
+        vs: backend === 'memory' ? 'baseline-map' : 'baseline-level',
+      },
+      timeoutMs: 15 * 60_000,
+    },
+  );
+}
+
 async function keyedSuite(size, opt, engine) {
   const d = keyedData(size);
   log(`keyed read-modify-write: ${fmtInt(d.records)} records, ${fmtInt(d.keys)} keys (${d.path})`);
@@ -399,22 +421,7 @@ async function keyedSuite(size, opt, engine) {
       meta: { kind: 'baseline', backend: 'memory' },
     }),
   ];
-  const engineCfg = (backend, parallelism) =>
-    engineConfig(
-      `engine-${backend}-p${parallelism}`,
-      `engine: ${backend}, parallelism ${parallelism}`,
-      keyedJob(`keyed-${backend}-p${parallelism}`, { dataPath: d.path, backend, parallelism }),
-      {
-        ...common,
-        meta: {
-          kind: 'engine',
-          backend,
-          parallelism,
-          vs: backend === 'memory' ? 'baseline-map' : 'baseline-level',
-        },
-        timeoutMs: 15 * 60_000,
-      },
-    );
+  const engineCfg = (backend, parallelism) => keyedEngineConfig(d, backend, parallelism);
   if (engine.ok) configs.push(engineCfg('memory', 1), engineCfg('memory', 2));
   configs.push(
     baselineConfig('baseline-level', 'baseline: LevelDB script, one batch in flight', 'keyed-level.mjs', {
@@ -738,6 +745,7 @@ function report(results, opt) {
     );
     L.push('');
   }
+  if (results.flink) L.push(...flinkReport(results.flink));
   const a = results.awaited;
   if (a) {
     L.push(
@@ -1013,6 +1021,7 @@ function checkpointsReport(c) {
 /** The suite each `### ` section of the results comes from, by how its title starts. */
 const SECTION_SUITES = [
   ['### Keyed read-modify-write', 'keyed'],
+  ['### Apache Flink', 'flink'],
   ['### Awaited get/put', 'awaited'],
   ['### Large state', 'large'],
   ['### User-code call cost', 'usercall'],
@@ -1091,7 +1100,7 @@ async function main() {
   }
   const results = { machine: machine(), quick: opt.quick };
   snapshotEngine(); // right after reading the build time, before anything runs
-  const wantsEngine = opt.only.some((s) => s === 'keyed' || s === 'large' || s === 'checkpoints');
+  const wantsEngine = opt.only.some((s) => ['keyed', 'flink', 'large', 'checkpoints'].includes(s));
   if (wantsEngine) {
     results.engine = await engineStatus();
     log(
@@ -1101,6 +1110,21 @@ async function main() {
     );
   }
   if (opt.only.includes('keyed')) results.keyed = await keyedSuite(sizes.keyed, opt, results.engine);
+  if (opt.only.includes('flink')) {
+    // Pipewright's side: the keyed suite's rows when it ran just before, else measured with Flink's.
+    results.flink = await flinkSuite(sizes.keyed, opt, {
+      measure,
+      verifyOutput,
+      log,
+      outDir: OUT_DIR,
+      stateDir: STATE_DIR,
+      engineRows: results.keyed?.rows,
+      engineConfigs: (d) =>
+        results.engine.ok
+          ? ['memory', 'level'].flatMap((b) => [1, 2].map((p) => keyedEngineConfig(d, b, p)))
+          : [],
+    });
+  }
   if (opt.only.includes('awaited')) results.awaited = await awaitedSuite(sizes.awaited, opt);
   if (opt.only.includes('large')) results.large = await largeSuite(sizes.large, opt, results.engine);
   if (opt.only.includes('usercall')) results.usercall = await usercallSuite(sizes.usercallCalls);
