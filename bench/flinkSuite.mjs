@@ -225,13 +225,15 @@ function ratios(engine, flink) {
     const pair = FLINK_BACKENDS.find((b) => b.engineBackend === e.backend);
     const f = pair && flink.find((r) => r.backend === pair.backend && r.parallelism === e.parallelism);
     if (!f) continue;
+    const flinkJobRps = f.bestJobMs ? f.records / (f.bestJobMs / 1000) : undefined;
     out.push({
       engine: e.label,
       flink: f.label,
       engineRps: e.rps,
       flinkRps: f.rps,
+      flinkJobRps,
       vsProcess: e.rps && f.rps ? e.rps / f.rps : undefined,
-      vsJob: e.rps && f.bestJobMs ? e.rps / (f.records / (f.bestJobMs / 1000)) : undefined,
+      vsJob: e.rps && flinkJobRps ? e.rps / flinkJobRps : undefined,
     });
   }
   return out;
@@ -267,11 +269,17 @@ export function flinkReport(f) {
   L.push('');
   if (f.ratios.length) {
     L.push(
-      '| Pipewright | Flink | Pipewright / Flink (process) | Pipewright / Flink (Flink job time only) |',
+      '| Pipewright | records/s | Flink | records/s (process) | records/s (job only) | ' +
+        'Pipewright / Flink (process) | Pipewright / Flink (Flink job time only) |',
     );
-    L.push('| --- | --- | ---: | ---: |');
-    for (const r of f.ratios)
-      L.push(`| ${r.engine} | ${r.flink} | ${fmtX(r.vsProcess)} | ${fmtX(r.vsJob)} |`);
+    L.push('| --- | ---: | --- | ---: | ---: | ---: | ---: |');
+    const rps = (x) => (x ? fmtInt(x) : '—');
+    for (const r of f.ratios) {
+      L.push(
+        `| ${r.engine} | ${rps(r.engineRps)} | ${r.flink} | ${rps(r.flinkRps)} | ${rps(r.flinkJobRps)} | ` +
+          `${fmtX(r.vsProcess)} | ${fmtX(r.vsJob)} |`,
+      );
+    }
     L.push('');
   }
   L.push(
