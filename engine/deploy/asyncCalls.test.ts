@@ -14,7 +14,7 @@ import type { Envelope } from '../runtime/envelope.js';
 import { BaseLogic } from '../runtime/operatorLogic.js';
 import { JobRun } from './jobRun.js';
 
-const WAIT_MS = 400;
+const WAIT_MS = 1000;
 
 /** A transform whose every call awaits a timer, as an async function calling a service would. */
 const slowKind = {
