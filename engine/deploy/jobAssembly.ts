@@ -29,9 +29,13 @@ import { MemoryKvStore } from '../state/memoryKvStore.js';
 import { wire } from './channelWiring.js';
 import type { RunOptions } from './runOptions.js';
 
+function runsUserCode(op: PlannedOperator): boolean {
+  return findKind(op.operator.kind)?.userCode !== undefined;
+}
+
 /** Keyed state for every operator with keyed input that runs user code. */
 export function hasKeyedState(op: PlannedOperator): boolean {
-  return op.keyed && findKind(op.operator.kind)?.userCode !== undefined;
+  return op.keyed && runsUserCode(op);
 }
 
 /** The state read caches of all subtasks together: a quarter of the heap, at most 64 MiB. */
@@ -96,7 +100,7 @@ export async function assembleJob(job: Job, options: RunOptions): Promise<Assemb
       acknowledge: (ordinal, id, ack) => coordinatorRef.current?.acknowledge(ordinal, id, ack),
     };
     for (const op of plan.operators) {
-      const runsUserCode = findKind(op.operator.kind)?.userCode !== undefined;
+      const userCode = runsUserCode(op);
       for (let index = 0; index < op.parallelism; index++) {
         const inputs = channels.inputsOf(op.id, index);
         const emitter = new Emitter(index, plan.maxParallelism, op.outputs, (edge) =>
@@ -148,7 +152,7 @@ export async function assembleJob(job: Job, options: RunOptions): Promise<Assemb
           new Subtask(context, new InputGate(inputs.list, inputs.counter), logic, stateStore, checkpointer, {
             observer: options.observer,
             // A sink or a file source never holds its thread: only user code is marked.
-            callMarker: runsUserCode ? options.callMarker : undefined,
+            callMarker: userCode ? options.callMarker : undefined,
             ordinal,
             stepping: debug !== undefined,
             suspendsOnWait: logic.waitsInPlace !== true,
