@@ -1,0 +1,67 @@
+// Which thread runs each subtask, for the parallel executor. Two rules, as Flink's chaining and
+// slot sharing: a forward edge never crosses threads (subtask i of every operator of a forward
+// chain shares a thread, so the records it carries are never encoded), and the work of every
+// stage is spread over all threads (the groups are dealt round-robin in the plan's order, one
+// counter across operators, so each thread gets a share of the sources, of the keyed work and
+// of the sinks, rather than a thread per stage). Pure: no Node API.
+import type { Plan, PlannedEdge } from './plan.js';
+
+export interface ThreadPlacement {
+  /** The threads the job runs on: at most as many as asked, none without a subtask (but at least 1). */
+  readonly threads: number;
+  /** Per operator id, the thread of each subtask index. */
+  readonly byOperator: ReadonlyMap<string, readonly number[]>;
+}
+
+/**
+ * A forward edge chains its ends (validation has them at one parallelism), unless it is a loop's
+ * way back, which Flink never chains either (validation has those hash-partitioned today).
+ */
+function chains(edge: PlannedEdge): boolean {
+  return edge.partition === 'forward' && !edge.feedback;
+}
+
+/** Each operator's chain, named by one of its operators (union-find over chaining edges). */
+function chainsOf(plan: Plan): (id: string) => string {
+  const parent = new Map<string, string>(plan.operators.map((op) => [op.id, op.id]));
+  const root = (id: string): string => {
+    let at = id;
+    while (parent.get(at) !== at) at = parent.get(at)!;
+    parent.set(id, at);
+    return at;
+  };
+  for (const op of plan.operators) {
+    for (const edge of op.inputs) {
+      if (chains(edge)) parent.set(root(edge.from), root(edge.to));
+    }
+  }
+  return root;
+}
+
+/**
+ * Places every subtask of the plan on one of `threads` threads (a whole number, 1 or more).
+ * A job without subtasks still gets one thread.
+ */
+export function placeSubtasks(plan: Plan, threads: number): ThreadPlacement {
+  if (!Number.isInteger(threads) || threads < 1) {
+    throw new RangeError(`placeSubtasks: threads must be a whole number, 1 or more (got ${threads})`);
+  }
+  const chainOf = chainsOf(plan);
+  /** The position in which each (chain, subtask index) group was first met. */
+  const groups = new Map<string, number>();
+  const groupOf = plan.operators.map((op) => {
+    const chain = chainOf(op.id);
+    return Array.from({ length: op.parallelism }, (_, index) => {
+      const group = `${chain}\u0000${index}`;
+      if (!groups.has(group)) groups.set(group, groups.size);
+      return groups.get(group)!;
+    });
+  });
+  const effective = Math.max(1, Math.min(threads, groups.size));
+  return {
+    threads: effective,
+    byOperator: new Map(
+      plan.operators.map((op, i) => [op.id, groupOf[i]!.map((group) => group % effective)]),
+    ),
+  };
+}
