@@ -34,6 +34,14 @@ export const settingsSchema = z
       .describe(
         'A call into user code that runs longer than this (a record, or a promise it returned) fails the run, naming the operator and the record. Absent: no limit (Stop still ends a call that does not return).',
       ),
+    threads: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        "How many worker threads run the job's subtasks; 1 runs everything on one thread. Absent: the number of cores. The CLI's --threads overrides it; debug runs always use the deterministic single-thread order.",
+      ),
   })
   .describe('Job-wide settings; every field has a default.');
 

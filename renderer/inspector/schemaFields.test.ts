@@ -95,6 +95,7 @@ describe('describeFields on the engine schemas', () => {
       'checkpointIntervalMs',
       'checkpointsRetained',
       'callTimeoutMs',
+      'threads',
     ]);
     // Optional, without a default: absent means no limit.
     expect(byName(fields, 'callTimeoutMs')).toMatchObject({
