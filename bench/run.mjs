@@ -2,7 +2,7 @@
 // Pipewright benchmarks: the engine's CLI against hand-written Node scripts doing the same
 // job, measured in the same run, side by side. See docs/benchmarks.md for the method.
 //
-//   node bench/run.mjs [--only keyed,flink,awaited,large,usercall,checkpoints,stepback,designer] [--quick] [--build] [--runs N]
+//   node bench/run.mjs [--only keyed,flink,awaited,large,usercall,transport,checkpoints,stepback,designer] [--quick] [--build] [--runs N]
 //                      [--docs | --no-docs]
 //
 // --only    run only these suites (comma-separated)
@@ -44,8 +44,19 @@ import {
 } from './engineRun.mjs';
 import { flinkReport, flinkSuite } from './flinkSuite.mjs';
 import { stepBackSuite } from './stepBack.mjs';
+import { transportReport, transportSuite } from './transportSuite.mjs';
 
-const SUITES = ['keyed', 'flink', 'awaited', 'large', 'usercall', 'checkpoints', 'stepback', 'designer'];
+const SUITES = [
+  'keyed',
+  'flink',
+  'awaited',
+  'large',
+  'usercall',
+  'transport',
+  'checkpoints',
+  'stepback',
+  'designer',
+];
 const JOBS_DIR = join(WORK_DIR, 'jobs');
 const OUT_DIR = join(WORK_DIR, 'out');
 const STATE_DIR = join(WORK_DIR, 'state');
@@ -390,12 +401,16 @@ async function engineStatus() {
 // ---------------------------------------------------------------------------------------
 // Suites
 
-/** The keyed suite's engine row for `backend` and `parallelism` (the Flink suite measures them too). */
-function keyedEngineConfig(d, backend, parallelism) {
+/**
+ * The keyed suite's engine row for `backend` and `parallelism` on `threads` threads
+ * (`pipewright run --threads`); the Flink suite measures those with threads = parallelism too.
+ */
+function keyedEngineConfig(d, backend, parallelism, threads) {
+  const name = `keyed-${backend}-p${parallelism}-t${threads}`;
   return engineConfig(
-    `engine-${backend}-p${parallelism}`,
-    `engine: ${backend}, parallelism ${parallelism}`,
-    keyedJob(`keyed-${backend}-p${parallelism}`, { dataPath: d.path, backend, parallelism }),
+    `engine-${backend}-p${parallelism}-t${threads}`,
+    `engine: ${backend}, parallelism ${parallelism}, ${threads === 1 ? '1 thread' : `${threads} threads`}`,
+    keyedJob(name, { dataPath: d.path, backend, parallelism }),
     {
       records: d.records,
       expected: d.expectedDigest,
@@ -404,12 +419,26 @@ function keyedEngineConfig(d, backend, parallelism) {
         kind: 'engine',
         backend,
         parallelism,
+        threads,
         vs: backend === 'memory' ? 'baseline-map' : 'baseline-level',
       },
       timeoutMs: 15 * 60_000,
+      extraArgs: ['--threads', String(threads)],
     },
   );
 }
+
+/**
+ * The keyed suite's engine rows of one backend, as [parallelism, threads]: parallelism 1 on one
+ * thread (the deterministic executor: the baseline of the thread ratios), parallelism 2 and 4 on
+ * as many threads, and parallelism 2 on one thread (the same job without the threads).
+ */
+const KEYED_ENGINE_ROWS = [
+  [1, 1],
+  [2, 2],
+  [4, 4],
+  [2, 1],
+];
 
 async function keyedSuite(size, opt, engine) {
   const d = keyedData(size);
@@ -421,8 +450,9 @@ async function keyedSuite(size, opt, engine) {
       meta: { kind: 'baseline', backend: 'memory' },
     }),
   ];
-  const engineCfg = (backend, parallelism) => keyedEngineConfig(d, backend, parallelism);
-  if (engine.ok) configs.push(engineCfg('memory', 1), engineCfg('memory', 2));
+  const engineRows = (backend) =>
+    engine.ok ? KEYED_ENGINE_ROWS.map(([p, t]) => keyedEngineConfig(d, backend, p, t)) : [];
+  configs.push(...engineRows('memory'));
   configs.push(
     baselineConfig('baseline-level', 'baseline: LevelDB script, one batch in flight', 'keyed-level.mjs', {
       ...common,
@@ -440,9 +470,14 @@ async function keyedSuite(size, opt, engine) {
       },
     ),
   );
-  if (engine.ok) configs.push(engineCfg('level', 1), engineCfg('level', 2));
-  const rows = await measure(configs, { runs: opt.runs });
-  return { data: pick(d, ['records', 'keys', 'bytes']), rows: withRatios(rows) };
+  configs.push(...engineRows('level'));
+  const rows = withRatios(await measure(configs, { runs: opt.runs }));
+  // The thread ratios: each engine row against parallelism 1 on one thread of its backend.
+  for (const r of rows) {
+    const one = rows.find((x) => x.id === `engine-${r.backend}-p1-t1`);
+    if (r.kind === 'engine' && one?.rps && r.rps) r.ratioOneThread = r.rps / one.rps;
+  }
+  return { data: pick(d, ['records', 'keys', 'bytes']), rows };
 }
 
 async function awaitedSuite(size, opt) {
@@ -700,16 +735,29 @@ function machine() {
   };
 }
 
-function rowCells(r, { ratioCol = true, stateCol = false } = {}) {
+function rowCells(r, { ratioCol = true, stateCol = false, oneThreadCol = false } = {}) {
   const failed = r.error ? `FAILED: ${r.error.replaceAll('|', '\\|')}` : undefined;
   const cells = [r.label];
   if (stateCol) cells.push(r.stateBytesPeak ? fmtMiB(r.stateBytesEnd || r.stateBytesPeak) : '—');
   cells.push(r.rps ? `**${fmtInt(r.rps)}**` : '—');
   if (ratioCol) cells.push(r.ratio ? `**${r.ratio.toFixed(2)}×**` : '');
+  if (oneThreadCol) cells.push(r.ratioOneThread ? `${r.ratioOneThread.toFixed(2)}×` : '');
   cells.push(r.bestMs ? fmtS(r.bestMs) : '—', r.bestCpuMs ? fmtS(r.bestCpuMs) : '—', runsCell(r) || '—');
   cells.push(r.peakRssKb ? fmtMiB(r.peakRssKb * 1024) : '—');
   cells.push(failed ?? (r.times.length ? 'ok' : '—'));
   return `| ${cells.join(' | ')} |`;
+}
+
+/** The issue's parallel targets as measured: level, parallelism 2 on 2 threads. */
+function threadTargets(rows) {
+  const p2 = rows.find((r) => r.id === 'engine-level-p2-t2');
+  if (!p2?.rps) return undefined;
+  const fmt = (x, want) =>
+    x ? `**${x.toFixed(2)}×** (target ≥ ${want}×: ${x >= want ? 'met' : 'not met'})` : '—';
+  return (
+    `Level, parallelism 2 on 2 threads: ${fmt(p2.ratioOneThread, 1.6)} parallelism 1 on 1 thread, ` +
+    `${fmt(p2.ratio, 1.8)} the LevelDB script.`
+  );
 }
 
 function report(results, opt) {
@@ -733,16 +781,20 @@ function report(results, opt) {
     );
     L.push('');
     L.push(
-      '| implementation | records/s (best) | vs baseline | best s | its CPU s | runs s | peak RSS | output |',
+      '| implementation | records/s (best) | vs baseline | vs parallelism 1, 1 thread | best s | its CPU s | runs s | peak RSS | output |',
     );
-    L.push('| --- | ---: | ---: | ---: | ---: | --- | ---: | --- |');
-    for (const r of k.rows) L.push(rowCells(r));
+    L.push('| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |');
+    for (const r of k.rows) L.push(rowCells(r, { oneThreadCol: true }));
     L.push('');
     L.push(
       'Engine memory rows are compared with the Map script, engine level rows with the LevelDB script ' +
         '(one batch in flight); the awaited-batches script is compared with the one-in-flight script. ' +
-        'Targets: engine parallelism 1 ≥ 0.80× on both backends.',
+        '"vs parallelism 1, 1 thread": against the engine row of the same backend at parallelism 1 on one thread ' +
+        '(`--threads 1`, the deterministic executor). Targets: engine parallelism 1 ≥ 0.80× on both backends; ' +
+        'level, parallelism 2 on 2 threads ≥ 1.6× parallelism 1 on 1 thread and ≥ 1.8× the LevelDB script.',
     );
+    const target = threadTargets(k.rows);
+    if (target) L.push('', target);
     L.push('');
   }
   if (results.flink) L.push(...flinkReport(results.flink));
@@ -805,6 +857,7 @@ function report(results, opt) {
     }
     L.push('');
   }
+  if (results.transport) L.push(...transportReport(results.transport));
   if (results.checkpoints) L.push(...checkpointsReport(results.checkpoints));
   if (results.stepback) L.push(...stepBackReport(results.stepback));
   if (results.designer) L.push(...designerReport(results.designer));
@@ -1025,6 +1078,7 @@ const SECTION_SUITES = [
   ['### Awaited get/put', 'awaited'],
   ['### Large state', 'large'],
   ['### User-code call cost', 'usercall'],
+  ['### Cross-thread transport', 'transport'],
   ['### Checkpoints', 'checkpoints'],
   ['### Debugger step back', 'stepback'],
   ['### Designer', 'designer'],
@@ -1121,13 +1175,14 @@ async function main() {
       engineRows: results.keyed?.rows,
       engineConfigs: (d) =>
         results.engine.ok
-          ? ['memory', 'level'].flatMap((b) => [1, 2].map((p) => keyedEngineConfig(d, b, p)))
+          ? ['memory', 'level'].flatMap((b) => [1, 2].map((p) => keyedEngineConfig(d, b, p, p)))
           : [],
     });
   }
   if (opt.only.includes('awaited')) results.awaited = await awaitedSuite(sizes.awaited, opt);
   if (opt.only.includes('large')) results.large = await largeSuite(sizes.large, opt, results.engine);
   if (opt.only.includes('usercall')) results.usercall = await usercallSuite(sizes.usercallCalls);
+  if (opt.only.includes('transport')) results.transport = await transportSuite({ quick: opt.quick, log });
   if (opt.only.includes('checkpoints')) {
     results.checkpoints = await checkpointsSuite(sizes.checkpoints, opt, results.engine);
   }
