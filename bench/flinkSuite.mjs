@@ -218,10 +218,15 @@ export async function flinkSuite(
   };
 }
 
-/** Every Pipewright engine row against the Flink row of the same kind of state and parallelism. */
+/**
+ * Every Pipewright engine row against the Flink row of the same kind of state and parallelism;
+ * of the keyed suite's rows only those on as many threads as subtasks (a Flink MiniCluster runs
+ * each of its P slots on a thread of its own).
+ */
 function ratios(engine, flink) {
   const out = [];
   for (const e of engine) {
+    if (e.threads !== undefined && e.threads !== e.parallelism) continue;
     const pair = FLINK_BACKENDS.find((b) => b.engineBackend === e.backend);
     const f = pair && flink.find((r) => r.backend === pair.backend && r.parallelism === e.parallelism);
     if (!f) continue;
