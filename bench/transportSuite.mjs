@@ -66,6 +66,17 @@ export function transportReport(t) {
     );
   }
   L.push('');
+  if (t.codec?.length) {
+    L.push(
+      '| each side alone, on one thread (ns per record) | batch | make the message | take it apart, with the work |',
+    );
+    L.push('| --- | ---: | ---: | ---: |');
+    for (const c of t.codec) {
+      L.push(`| structured clone (V8's serializer) | ${c.batch} | ${c.cloneEncodeNs} | ${c.cloneDecodeNs} |`);
+      L.push(`| encoded bytes (compact JSON) | ${c.batch} | ${c.bytesEncodeNs} | ${c.bytesDecodeNs} |`);
+    }
+    L.push('');
+  }
   L.push(
     "MB/s: records/s × the bytes a record takes in that transport's own form (V8's serializer for structured clone, " +
       "the compact JSON for the others). Busy: the share of the best round each worker's event loop was not idle " +

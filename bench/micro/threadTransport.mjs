@@ -26,12 +26,15 @@
 //
 // Prints a table on stderr and one JSON object on stdout:
 //   { records, rounds, inflight, rows: [{ mode, batch, recordsPerSec, mbPerSec, wireBytesPerRecord,
-//     producerBusy, consumerBusy, runsMs }] }
-// Each row is the best of --rounds rounds (after one warm-up round) in a fresh pair of workers.
+//     producerBusy, consumerBusy, runsMs }], codec: [{ batch, cloneEncodeNs, cloneDecodeNs,
+//     bytesEncodeNs, bytesDecodeNs }] }
+// Each row is the best of --rounds rounds (after one warm-up round) of a pair of workers of its
+// own; the rounds go round-robin over the pairs.
 // MB/s counts a record's bytes in that mode's own form (V8's serializer for a structured clone).
 // Busy: each worker's event-loop utilization over the best round (1: never idle, the limit).
+// codec: each side's work measured alone on the main thread first, ns per record (see codecCost).
 import { performance } from 'node:perf_hooks';
-import { serialize } from 'node:v8';
+import { deserialize, serialize } from 'node:v8';
 import {
   isMainThread,
   MessageChannel,
@@ -304,7 +307,8 @@ function wireBytesPerRecord(mode, batch) {
   return bytes / batch;
 }
 
-async function measure(mode, batch, { records, rounds, inflight }) {
+/** A producer and a consumer worker joined by `mode`'s transport; `round()` times one round. */
+function openPair(mode, batch, { records, inflight }) {
   const perRecord = wireBytesPerRecord(mode, batch);
   const data = { mode, batch, inflight };
   const transferList = [];
@@ -333,9 +337,12 @@ async function measure(mode, batch, { records, rounds, inflight }) {
   });
   const fromProducer = replies(producer);
   const fromConsumer = replies(consumer);
-  const times = [];
-  try {
-    for (let round = 0; round <= rounds; round++) {
+  return {
+    mode,
+    batch,
+    perRecord,
+    times: [],
+    async round() {
       // The consumer knows how many records to expect before the first one can reach it.
       consumer.postMessage({ records });
       await fromConsumer.next();
@@ -346,24 +353,44 @@ async function measure(mode, batch, { records, rounds, inflight }) {
       const ms = performance.now() - t0;
       if (p.check !== c.check)
         throw new Error(`${mode}/${batch}: checksums differ (${p.check} vs ${c.check})`);
-      if (round > 0) times.push({ ms, producerBusy: p.busy, consumerBusy: c.busy });
+      return { ms, producerBusy: p.busy, consumerBusy: c.busy };
+    },
+    close: () => Promise.all([producer.terminate(), consumer.terminate()]),
+  };
+}
+
+/**
+ * Every pair gets a warm-up round, then the rounds go round-robin over the pairs (one round of
+ * each in turn), so a slow spell of the machine hits them all alike; each pair's best round counts.
+ */
+async function measure(opt) {
+  const pairs = [];
+  for (const batch of opt.batches) for (const mode of opt.modes) pairs.push(openPair(mode, batch, opt));
+  try {
+    for (let round = 0; round <= opt.rounds; round++) {
+      for (const pair of pairs) {
+        const r = await pair.round();
+        if (round > 0) pair.times.push(r);
+      }
     }
   } finally {
-    await Promise.all([producer.terminate(), consumer.terminate()]);
+    await Promise.all(pairs.map((p) => p.close()));
   }
-  const best = times.reduce((a, b) => (b.ms < a.ms ? b : a));
-  const recordsPerSec = records / (best.ms / 1000);
-  return {
-    mode,
-    batch,
-    recordsPerSec: Math.round(recordsPerSec),
-    mbPerSec: Number(((recordsPerSec * perRecord) / 1e6).toFixed(1)),
-    wireBytesPerRecord: Number(perRecord.toFixed(1)),
-    // How busy each thread's event loop was in the best round: the one near 1 is the limit.
-    producerBusy: Number(best.producerBusy.toFixed(2)),
-    consumerBusy: Number(best.consumerBusy.toFixed(2)),
-    runsMs: times.map((t) => Math.round(t.ms)),
-  };
+  return pairs.map(({ mode, batch, perRecord, times }) => {
+    const best = times.reduce((x, y) => (y.ms < x.ms ? y : x));
+    const recordsPerSec = opt.records / (best.ms / 1000);
+    return {
+      mode,
+      batch,
+      recordsPerSec: Math.round(recordsPerSec),
+      mbPerSec: Number(((recordsPerSec * perRecord) / 1e6).toFixed(1)),
+      wireBytesPerRecord: Number(perRecord.toFixed(1)),
+      // How busy each thread's event loop was in the best round: the one near 1 is the limit.
+      producerBusy: Number(best.producerBusy.toFixed(2)),
+      consumerBusy: Number(best.consumerBusy.toFixed(2)),
+      runsMs: times.map((t) => Math.round(t.ms)),
+    };
+  });
 }
 
 function parseArgs(argv) {
@@ -380,12 +407,47 @@ function parseArgs(argv) {
   return o;
 }
 
+/**
+ * Each side's work alone, on one thread (no scheduling between threads in it): ns per record to
+ * make a batch's message and to take it apart, for structured clone (V8's serializer, the format
+ * postMessage uses) and for the bytes. Best of 5 rounds of `records` records.
+ */
+function codecCost(batch, records) {
+  const pool = makePool();
+  const items = [];
+  for (let i = 0; i < batch; i++) items.push(pool[(i * 5) & (POOL - 1)]);
+  const iterations = Math.max(1, Math.round(records / batch));
+  const time = (fn) => {
+    let best = Number.POSITIVE_INFINITY;
+    let sink = 0;
+    for (let round = 0; round < 5; round++) {
+      const t0 = performance.now();
+      for (let i = 0; i < iterations; i++) sink += fn() ? 1 : 0;
+      best = Math.min(best, performance.now() - t0);
+    }
+    if (sink === -1) process.stderr.write('unreachable\n');
+    return Number(((best * 1e6) / (iterations * batch)).toFixed(0));
+  };
+  const cloned = serialize(items);
+  const bytes = encoder.encode(encodeText(items)).buffer;
+  const consume = (list) => {
+    let check = 0;
+    for (let i = 0; i < list.length; i++) check = (check + work(list[i])) | 0;
+    return check;
+  };
+  return {
+    batch,
+    cloneEncodeNs: time(() => serialize(items).length),
+    cloneDecodeNs: time(() => consume(deserialize(cloned))),
+    bytesEncodeNs: time(() => encoder.encode(encodeText(items)).length),
+    bytesDecodeNs: time(() => consume(decodeText(Buffer.from(bytes).toString()))),
+  };
+}
+
 async function main() {
   const opt = parseArgs(process.argv.slice(2));
-  const rows = [];
-  for (const batch of opt.batches) {
-    for (const mode of opt.modes) rows.push(await measure(mode, batch, opt));
-  }
+  const codec = opt.batches.map((batch) => codecCost(batch, opt.records));
+  const rows = await measure(opt);
   const line = (cells) => `${cells.map((c, i) => String(c).padStart(i < 2 ? 10 : 12)).join(' ')}\n`;
   process.stderr.write(
     line(['mode', 'batch', 'records/s', 'MB/s', 'B/record', 'vs clone', 'prod busy', 'cons busy']),
@@ -406,8 +468,15 @@ async function main() {
       ]),
     );
   }
+  process.stderr.write('\nns per record on one thread: make the message / take it apart (with the work)\n');
+  for (const c of codec) {
+    process.stderr.write(
+      `  batch ${c.batch}: structured clone ${c.cloneEncodeNs} / ${c.cloneDecodeNs}, ` +
+        `bytes ${c.bytesEncodeNs} / ${c.bytesDecodeNs}\n`,
+    );
+  }
   const { records, rounds, inflight } = opt;
-  process.stdout.write(`${JSON.stringify({ records, rounds, inflight, rows })}\n`);
+  process.stdout.write(`${JSON.stringify({ records, rounds, inflight, rows, codec })}\n`);
 }
 
 if (isMainThread) await main();
