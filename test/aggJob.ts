@@ -1,0 +1,56 @@
+// A keyed aggregation for the parallel executor's tests: src (JSONL) -> agg (process, keyed by k,
+// a running count and sum in value state, one line per record) -> out. Every line is fixed by the
+// input, whatever the executor, the parallelism or the restores: `k`'s records reach one subtask
+// through one channel, in file order.
+import { writeFileSync } from 'node:fs';
+import type { JobDocument } from './cliHarness.js';
+
+const AGG_CODE = `function process(record, ctx) {
+  const total = ctx.state.value('total');
+  const t = total.get() ?? { n: 0, sum: 0 };
+  t.n += 1;
+  t.sum += record.v;
+  total.set(t);
+  ctx.emit({ k: record.k, seq: record.seq, n: t.n, sum: t.sum });
+}`;
+
+export const AGG_OUTPUT = 'out/totals.jsonl';
+
+export interface AggShape {
+  readonly intervalMs: number;
+  readonly parallelism: number;
+  /** settings.threads (absent: not set, the CLI's --threads or the cores decide). */
+  readonly threads?: number;
+}
+
+export function aggJob(input: string, { intervalMs, parallelism, threads }: AggShape): JobDocument {
+  return {
+    format: 'pipewright.job/1',
+    name: 'agg',
+    settings: {
+      maxParallelism: 128,
+      stateBackend: 'level',
+      checkpointIntervalMs: intervalMs,
+      checkpointsRetained: 3,
+      ...(threads === undefined ? {} : { threads }),
+    },
+    operators: [
+      { id: 'src', kind: 'source.jsonl', parallelism: 1, params: { path: input } },
+      { id: 'agg', kind: 'process', parallelism, params: { code: AGG_CODE } },
+      { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: AGG_OUTPUT } },
+    ],
+    edges: [
+      { id: 'src-agg', from: 'src', to: 'agg', partition: 'hash', key: 'k' },
+      { id: 'agg-out', from: 'agg', to: 'out', partition: 'rebalance' },
+    ],
+  };
+}
+
+/** `records` lines {seq, k, v} over `keys` keys. */
+export function writeAggInput(file: string, records: number, keys: number): void {
+  const lines: string[] = [];
+  for (let seq = 0; seq < records; seq++) {
+    lines.push(JSON.stringify({ seq, k: `k${(seq * 7919) % keys}`, v: (seq * 31) % 1000 }));
+  }
+  writeFileSync(file, `${lines.join('\n')}\n`);
+}
