@@ -1,10 +1,11 @@
 // `pipewright run | validate`: the engine headless. Exit 0 done, 1 invalid job or failed run,
 // 2 usage error. Messages name the operator, edge or line; never an engine stack trace.
 
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import { findCheckpoint } from '../checkpoint/findCheckpoint.js';
-import { ThreadedJobRun } from '../deploy/threadedJobRun.js';
+import { type BackgroundRun, startRun } from '../deploy/backgroundRun.js';
 import { JobError } from '../graph/jobError.js';
 import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { Problem } from '../graph/problem.js';
@@ -87,7 +88,7 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
     restore = found.checkpoint;
   }
 
-  let running: ThreadedJobRun | undefined;
+  let running: BackgroundRun | undefined;
   const metricsFile =
     command.metrics === undefined
       ? undefined
@@ -101,11 +102,12 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
   const progress = new ProgressDisplay(() => running?.metrics());
   /** What the CLI says during the run goes above the progress table, where a redraw cannot cover it. */
   const tell = (text: string) => progress.note(`pipewright: ${text}`);
-  const jobRun = ThreadedJobRun.start({
+  const jobRun = startRun({
     job,
     jobDir,
     stateDir,
     checkpointDir,
+    threads: command.threads ?? job.settings.threads ?? availableParallelism(),
     ...(restore === undefined ? {} : { restore }),
     onCheckpoint: (event) => metricsFile?.event(event),
     onLongCall: (text) => {

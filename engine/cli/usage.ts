@@ -3,7 +3,8 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 export const RUN_USAGE = `Usage: pipewright run JOB.job.json [--state-dir DIR] [--checkpoint-dir DIR]
-                                   [--restore latest|ID] [--metrics FILE] [--quiet]
+                                   [--restore latest|ID] [--threads N]
+                                   [--metrics FILE] [--quiet]
 
 Runs the job until its sources end, or until Ctrl-C (SIGINT) or SIGTERM: that takes a final
 checkpoint, publishes what it covers and exits 0; a second one stops at once (exit 130).
@@ -13,6 +14,8 @@ Options:
   --state-dir DIR       keyed state (default: .pipewright/NAME/state beside the job file)
   --checkpoint-dir DIR  checkpoints (default: .pipewright/NAME/checkpoints beside the job file)
   --restore latest|ID   resume from the newest complete checkpoint, or from checkpoint ID
+  --threads N           threads to spread the subtasks over (default: settings.threads, else
+                        the number of cores; 1 runs the whole job on one thread)
   --metrics FILE        write per-operator and per-subtask counters as JSON lines every second
   --quiet               print only errors
   -h, --help            print this help
@@ -34,7 +37,8 @@ Exit status: 0 valid, 1 not valid (or the file cannot be read), 2 usage error.`;
 
 export const USAGE = `Usage:
   pipewright run JOB.job.json [--state-dir DIR] [--checkpoint-dir DIR]
-                              [--restore latest|ID] [--metrics FILE] [--quiet]
+                              [--restore latest|ID] [--threads N]
+                              [--metrics FILE] [--quiet]
   pipewright validate JOB.job.json [--json]
   pipewright run --help | validate --help
   pipewright --help | --version
@@ -46,6 +50,8 @@ Options of run:
   --state-dir DIR       keyed state (default: .pipewright/NAME/state beside the job file)
   --checkpoint-dir DIR  checkpoints (default: .pipewright/NAME/checkpoints beside the job file)
   --restore latest|ID   resume from the newest complete checkpoint, or from checkpoint ID
+  --threads N           threads to spread the subtasks over (default: settings.threads, else
+                        the number of cores; 1 runs the whole job on one thread)
   --metrics FILE        write per-operator and per-subtask counters as JSON lines every second
   --quiet               print only errors
 
@@ -73,6 +79,8 @@ export type Command =
       checkpointDir?: string;
       restore?: string;
       metrics?: string;
+      /** Absent: the job's settings.threads, else the number of cores. */
+      threads?: number;
       quiet: boolean;
     }
   | { name: 'validate'; job: string; json: boolean };
@@ -83,6 +91,7 @@ const OPTIONS: Readonly<Record<CommandName, Readonly<Record<string, { value?: st
     'state-dir': { value: 'DIR' },
     'checkpoint-dir': { value: 'DIR' },
     restore: { value: 'latest|ID' },
+    threads: { value: 'N' },
     metrics: { value: 'FILE' },
     quiet: {},
     help: {},
@@ -124,14 +133,26 @@ function parseOptions(command: CommandName, args: readonly string[]) {
       if (token.inlineValue === true) throw new UsageError(`${token.rawName} takes no value`, usage);
       values[token.name] = true;
     } else {
-      // `--metrics --quiet` is a missing value, not a file named --quiet (write --metrics=--quiet).
-      if (token.value === undefined || (token.inlineValue === false && token.value.startsWith('-'))) {
+      // `--metrics --quiet` is a missing value, not a file named --quiet (write --metrics=--quiet);
+      // `--threads -1` is a value, a wrong one, said as such below.
+      const optionNext = token.inlineValue === false && /^-(?!\d)/.test(token.value ?? '');
+      if (token.value === undefined || optionNext) {
         throw new UsageError(`${token.rawName} needs a value: ${token.rawName} ${option.value}`, usage);
       }
       values[token.name] = token.value;
     }
   }
   return { values, positionals, usage };
+}
+
+/** `--threads N`: a whole number of threads, 1 or more (written in digits: not 1e3, not 0x10). */
+function threadCount(text: string | undefined, usage: string): number | undefined {
+  if (text === undefined) return undefined;
+  const threads = Number(text);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(threads) || threads < 1) {
+    throw new UsageError(`--threads takes a whole number of threads, 1 or more, not "${text}"`, usage);
+  }
+  return threads;
 }
 
 export function parseCommand(argv: readonly string[]): Command {
@@ -161,6 +182,7 @@ export function parseCommand(argv: readonly string[]): Command {
   if (restore !== undefined && restore !== 'latest' && !/^[0-9]+$/.test(restore)) {
     throw new UsageError(`--restore takes "latest" or a checkpoint id (a number), not "${restore}"`, usage);
   }
+  const threads = threadCount(text('threads'), usage);
   return {
     name: 'run',
     job,
@@ -168,6 +190,7 @@ export function parseCommand(argv: readonly string[]): Command {
     checkpointDir: text('checkpoint-dir'),
     restore,
     metrics: text('metrics'),
+    threads,
     quiet: values.quiet === true,
   };
 }
