@@ -78,7 +78,9 @@ export async function replayFeedback(
       const [value, key, , timestamp] = line as [unknown, unknown, number, number | null];
       const keyGroup = keyGroupOf(key, plan.maxParallelism);
       const target = subtaskOfKeyGroup(keyGroup, operator.parallelism, plan.maxParallelism);
-      const subtask = subtasks.find((s) => s.operator === operator && s.subtask === target)!;
+      // On several threads, each thread replays the records of its own subtasks.
+      const subtask = subtasks.find((s) => s.operator === operator && s.subtask === target);
+      if (subtask === undefined) continue;
       const channel = subtask.inputs.find((c) => c.edge.feedback);
       if (channel === undefined) continue;
       channel.push(envelope(value, key, keyGroup, timestamp ?? undefined, source, position++));

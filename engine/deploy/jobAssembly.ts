@@ -20,13 +20,14 @@ import { PreviewSinkLogic } from '../operators/sinkPreview.js';
 import { DeterministicExecutor } from '../runtime/deterministicExecutor.js';
 import { Emitter } from '../runtime/emitter.js';
 import { InputGate } from '../runtime/inputGate.js';
+import type { SinkCommitterOf } from '../runtime/sink.js';
 import { Subtask, type SubtaskContext } from '../runtime/subtask.js';
 import { cannotWrite } from '../state/fileFault.js';
 import { KeyedState } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
 import { LevelKvStore } from '../state/levelKvStore.js';
 import { MemoryKvStore } from '../state/memoryKvStore.js';
-import { wire } from './channelWiring.js';
+import { type ThreadPart, wire } from './channelWiring.js';
 import type { RunOptions } from './runOptions.js';
 
 function runsUserCode(op: PlannedOperator): boolean {
@@ -51,19 +52,98 @@ export interface AssembledJob {
   readonly firstCheckpointId: number;
 }
 
+/** What one thread of a run on several threads is given (parallelJobRun.ts makes it). */
+export interface PartSetup extends ThreadPart {
+  /** Acknowledgements go to the coordinator, on the run's main thread. */
+  readonly acker: CheckpointAcker;
+  /** The first checkpoint's id, as the main thread found it. */
+  readonly firstCheckpointId: number;
+}
+
+/** One thread's subtasks of a run on several threads, opened and wired to the others. */
+export interface AssembledPart {
+  readonly plan: Plan;
+  readonly subtasks: readonly Subtask[];
+  /** The committers of the sinks this thread runs (all of a sink's subtasks share a thread). */
+  readonly sinks: readonly SinkCommitterOf[];
+}
+
+function checkpointStorage(job: Job, options: RunOptions): CheckpointStorage | undefined {
+  return options.checkpointDir !== undefined &&
+    (job.settings.checkpointIntervalMs > 0 || options.restore !== undefined)
+    ? new CheckpointStorage(options.checkpointDir)
+    : undefined;
+}
+
+/** The first checkpoint's id: one after the newest completed in the folder. */
+export async function firstCheckpointId(job: Job, options: RunOptions): Promise<number> {
+  const storage = checkpointStorage(job, options);
+  return (
+    options.debug?.firstCheckpointId ??
+    (storage === undefined ? 1 : ((await storage.completedIds())[0] ?? 0) + 1)
+  );
+}
+
 export async function assembleJob(job: Job, options: RunOptions): Promise<AssembledJob> {
   const plan = planJob(job);
   const restore = options.restore;
   if (restore !== undefined) checkRestorable(plan, restore);
-  const storage =
-    options.checkpointDir !== undefined && (job.settings.checkpointIntervalMs > 0 || restore !== undefined)
-      ? new CheckpointStorage(options.checkpointDir)
-      : undefined;
+  const storage = checkpointStorage(job, options);
+  const firstId = await firstCheckpointId(job, options);
+  const coordinatorRef: { current?: CheckpointCoordinator } = {};
+  const acker: CheckpointAcker = {
+    acknowledge: (ordinal, id, ack) => coordinatorRef.current?.acknowledge(ordinal, id, ack),
+  };
+  const { subtasks, sinks } = await assembleSubtasks(job, options, plan, storage, firstId, acker, undefined);
+  const executor = new DeterministicExecutor(subtasks);
+  let coordinator: CheckpointCoordinator | undefined;
+  if (storage !== undefined) {
+    coordinator = new CheckpointCoordinator(storage, job, plan, executor.participants, sinks, firstId);
+    coordinator.onEvent = options.onCheckpoint;
+    // A debug run may open again from the checkpoint it started from (to replay from its
+    // start), so that one stays however many are taken after it.
+    if (options.debug !== undefined) coordinator.pinned = restore?.id;
+    coordinatorRef.current = coordinator;
+    const poll = coordinator;
+    executor.beforeSlice = () => poll.poll();
+  }
+  return { plan, subtasks, executor, coordinator, firstCheckpointId: firstId };
+}
+
+/**
+ * One thread's part: its subtasks, opened, their state restored, wired to the other threads'
+ * through `part`. The main thread has recovered the sinks and keeps the coordinator.
+ */
+export async function assemblePart(job: Job, options: RunOptions, part: PartSetup): Promise<AssembledPart> {
+  const plan = planJob(job);
+  const storage = checkpointStorage(job, options);
+  const { subtasks, sinks } = await assembleSubtasks(
+    job,
+    options,
+    plan,
+    storage,
+    part.firstCheckpointId,
+    part.acker,
+    part,
+  );
+  return { plan, subtasks, sinks };
+}
+
+async function assembleSubtasks(
+  job: Job,
+  options: RunOptions,
+  plan: Plan,
+  storage: CheckpointStorage | undefined,
+  firstId: number,
+  acker: CheckpointAcker,
+  part: PartSetup | undefined,
+): Promise<{ subtasks: Subtask[]; sinks: SinkCommitterOf[] }> {
+  const restore = options.restore;
   const debug = options.debug;
-  const firstId =
-    debug?.firstCheckpointId ?? (storage === undefined ? 1 : ((await storage.completedIds())[0] ?? 0) + 1);
   const setup = storage === undefined ? undefined : { files: storage, firstId };
   const preview = options.previewSinks;
+  const here = (op: PlannedOperator, index: number) =>
+    part === undefined || part.placement.byOperator.get(op.id)![index] === part.thread;
   const prepared = new Map<string, PreparedOperator>(
     plan.operators.map((op) => [
       op.id,
@@ -77,15 +157,16 @@ export async function assembleJob(job: Job, options: RunOptions): Promise<Assemb
           ),
     ]),
   );
-  const sinks = [...prepared].flatMap(([operatorId, p]) =>
-    p.committer === undefined ? [] : [{ operatorId, committer: p.committer }],
-  );
+  const sinks = plan.operators.flatMap((op) => {
+    const committer = prepared.get(op.id)!.committer;
+    return committer === undefined || !here(op, 0) ? [] : [{ operatorId: op.id, committer }];
+  });
   const subtasks: Subtask[] = [];
   const stores: KvStore[] = [];
-  const coordinatorRef: { current?: CheckpointCoordinator } = {};
   try {
     const stateRoot = join(options.stateDir, 'subtasks');
-    if (job.settings.stateBackend === 'level') {
+    // On several threads the main thread has emptied the folder before any part opens.
+    if (job.settings.stateBackend === 'level' && part === undefined) {
       try {
         await rm(stateRoot, { recursive: true, force: true });
         await mkdir(stateRoot, { recursive: true });
@@ -93,15 +174,17 @@ export async function assembleJob(job: Job, options: RunOptions): Promise<Assemb
         throw cannotWrite('state', options.stateDir, error);
       }
     }
-    const channels = wire(plan);
-    const keyedSubtasks = plan.operators.filter(hasKeyedState).reduce((n, op) => n + op.parallelism, 0);
+    const channels = wire(plan, part);
+    // The cache budget is the heap's, and each thread has a heap of its own.
+    const keyedSubtasks = plan.operators
+      .filter(hasKeyedState)
+      .reduce((n, op) => n + [...Array(op.parallelism).keys()].filter((i) => here(op, i)).length, 0);
     const cacheBytes = stateCacheBudget() / Math.max(1, keyedSubtasks);
-    const acker: CheckpointAcker = {
-      acknowledge: (ordinal, id, ack) => coordinatorRef.current?.acknowledge(ordinal, id, ack),
-    };
+    let ordinal = 0;
     for (const op of plan.operators) {
       const userCode = runsUserCode(op);
-      for (let index = 0; index < op.parallelism; index++) {
+      for (let index = 0; index < op.parallelism; index++, ordinal++) {
+        if (!here(op, index)) continue;
         const inputs = channels.inputsOf(op.id, index);
         const emitter = new Emitter(index, plan.maxParallelism, op.outputs, (edge) =>
           channels.outputsOf(edge, index),
@@ -125,7 +208,6 @@ export async function assembleJob(job: Job, options: RunOptions): Promise<Assemb
           await restoreState(storage!, store, handles, range);
           await state.recount();
         }
-        const ordinal = subtasks.length;
         const context: SubtaskContext = {
           operator: op,
           subtask: index,
@@ -160,8 +242,15 @@ export async function assembleJob(job: Job, options: RunOptions): Promise<Assemb
         );
       }
     }
+    // The marker names a subtask by its ordinal among the whole run's, on every thread.
     options.callMarker?.begin(
-      subtasks.map((s) => ({ operatorId: s.operator.id, subtask: s.subtask, parallelism: s.parallelism })),
+      plan.operators.flatMap((op) =>
+        [...Array(op.parallelism).keys()].map((subtask) => ({
+          operatorId: op.id,
+          subtask,
+          parallelism: op.parallelism,
+        })),
+      ),
     );
     if (restore !== undefined) {
       await replayFeedback(storage!, restore, plan, subtasks);
@@ -181,17 +270,5 @@ export async function assembleJob(job: Job, options: RunOptions): Promise<Assemb
     await Promise.allSettled(stores.map((s) => s.close()));
     throw error;
   }
-  const executor = new DeterministicExecutor(subtasks);
-  let coordinator: CheckpointCoordinator | undefined;
-  if (storage !== undefined) {
-    coordinator = new CheckpointCoordinator(storage, job, plan, executor.participants, sinks, firstId);
-    coordinator.onEvent = options.onCheckpoint;
-    // A debug run may open again from the checkpoint it started from (to replay from its
-    // start), so that one stays however many are taken after it.
-    if (debug !== undefined) coordinator.pinned = restore?.id;
-    coordinatorRef.current = coordinator;
-    const poll = coordinator;
-    executor.beforeSlice = () => poll.poll();
-  }
-  return { plan, subtasks, executor, coordinator, firstCheckpointId: firstId };
+  return { subtasks, sinks };
 }

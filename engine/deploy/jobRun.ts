@@ -5,7 +5,7 @@ import type { CheckpointCoordinator, CoordinatorProgress } from '../checkpoint/c
 import { JobError } from '../graph/jobError.js';
 import type { Plan } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
-import { type JobMetrics, operatorTotals, type SubtaskMetrics } from '../metrics/jobMetrics.js';
+import type { JobMetrics } from '../metrics/jobMetrics.js';
 import type { Channel } from '../runtime/channel.js';
 import type {
   DeterministicExecutor,
@@ -20,6 +20,7 @@ import type { Subtask, SubtaskProgress } from '../runtime/subtask.js';
 import { UserCodeError } from '../sandbox/userCode.js';
 import type { KvStore } from '../state/kvStore.js';
 import { type AssembledJob, assembleJob } from './jobAssembly.js';
+import { jobMetrics, subtaskRow } from './runMetrics.js';
 import type { RunOptions } from './runOptions.js';
 
 export { hasKeyedState } from './jobAssembly.js';
@@ -306,42 +307,7 @@ export class JobRun {
 
   metrics(): JobMetrics {
     const elapsedMs = (this.finishedAt ?? performance.now()) - this.startedAt;
-    return {
-      job: this.job.name,
-      elapsedMs,
-      operators: this.plan.operators.map((op) => {
-        const subtasks: SubtaskMetrics[] = this.subtasks
-          .filter((s) => s.operator === op)
-          .map((s) => {
-            const size = s.stateSize();
-            return {
-              subtask: s.subtask,
-              recordsIn: s.recordsIn,
-              recordsOut: s.emitter.recordsOut,
-              queued: s.gate.counter.queued,
-              ...(size === undefined
-                ? {}
-                : { stateEntries: size.entries, stateBytes: size.bytes, stateKeys: size.keys }),
-            };
-          });
-        const totals = operatorTotals(subtasks);
-        return {
-          id: op.id,
-          kind: op.operator.kind,
-          parallelism: op.parallelism,
-          recordsIn: totals.recordsIn,
-          recordsOut: totals.recordsOut,
-          ...(totals.stateEntries === undefined
-            ? {}
-            : {
-                stateEntries: totals.stateEntries,
-                stateBytes: totals.stateBytes,
-                stateKeys: totals.stateKeys,
-              }),
-          subtasks,
-        };
-      }),
-    };
+    return jobMetrics(this.job.name, this.plan, elapsedMs, this.subtasks.map(subtaskRow));
   }
 
   private async closeStores(): Promise<void> {

@@ -67,3 +67,19 @@ export function threadDiedMessage(why: string, call: MarkedCall | undefined): st
   const where = call === undefined ? '' : ` while ${operatorOf(call)} ran its code${taskOf(call)}`;
   return `the run's thread died (${why})${where}`;
 }
+
+/**
+ * The failure of a run on several threads one of whose threads died: the operator and subtask
+ * in a call then, or else every subtask the thread ran.
+ */
+export function partDiedMessage(
+  why: string,
+  call: MarkedCall | undefined,
+  ran: readonly { readonly operatorId: string; readonly subtask: number; readonly parallelism: number }[],
+): string {
+  if (call !== undefined) return threadDiedMessage(why, call);
+  const names = ran.map((s) =>
+    operatorOf({ subtask: s, kind: 'process', awaiting: false, source: undefined, position: 0 }),
+  );
+  return `the thread running ${names.join(', ')} died (${why})`;
+}

@@ -3,7 +3,11 @@
 // chain shares a thread, so the records it carries are never encoded), and the work of every
 // stage is spread over all threads (the groups are dealt round-robin in the plan's order, one
 // counter across operators, so each thread gets a share of the sources, of the keyed work and
-// of the sinks, rather than a thread per stage). Pure: no Node API.
+// of the sinks, rather than a thread per stage). One exception: a sink's subtasks share one
+// thread, since they and the sink's committer share its target (the parts written, what is
+// published), and its committer runs beside them; so a forward edge into a sink is not chained
+// (that would pull the whole chain onto the sink's thread). Pure: no Node API.
+import { findKind } from './kinds/kindRegistry.js';
 import type { Plan, PlannedEdge } from './plan.js';
 
 export interface ThreadPlacement {
@@ -17,8 +21,12 @@ export interface ThreadPlacement {
  * A forward edge chains its ends (validation has them at one parallelism), unless it is a loop's
  * way back, which Flink never chains either (validation has those hash-partitioned today).
  */
-function chains(edge: PlannedEdge): boolean {
-  return edge.partition === 'forward' && !edge.feedback;
+function chains(edge: PlannedEdge, plan: Plan): boolean {
+  return edge.partition === 'forward' && !edge.feedback && !isSink(plan, edge.to);
+}
+
+function isSink(plan: Plan, operatorId: string): boolean {
+  return findKind(plan.byId.get(operatorId)!.operator.kind)?.role === 'sink';
 }
 
 /** Each operator's chain, named by one of its operators (union-find over chaining edges). */
@@ -32,7 +40,7 @@ function chainsOf(plan: Plan): (id: string) => string {
   };
   for (const op of plan.operators) {
     for (const edge of op.inputs) {
-      if (chains(edge)) parent.set(root(edge.from), root(edge.to));
+      if (chains(edge, plan)) parent.set(root(edge.from), root(edge.to));
     }
   }
   return root;
@@ -47,12 +55,13 @@ export function placeSubtasks(plan: Plan, threads: number): ThreadPlacement {
     throw new RangeError(`placeSubtasks: threads must be a whole number, 1 or more (got ${threads})`);
   }
   const chainOf = chainsOf(plan);
+  const whole = new Set(plan.operators.filter((op) => isSink(plan, op.id)).map((op) => chainOf(op.id)));
   /** The position in which each (chain, subtask index) group was first met. */
   const groups = new Map<string, number>();
   const groupOf = plan.operators.map((op) => {
     const chain = chainOf(op.id);
     return Array.from({ length: op.parallelism }, (_, index) => {
-      const group = `${chain}\u0000${index}`;
+      const group = whole.has(chain) ? chain : `${chain}\u0000${index}`;
       if (!groups.has(group)) groups.set(group, groups.size);
       return groups.get(group)!;
     });

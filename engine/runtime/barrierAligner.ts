@@ -22,6 +22,8 @@ export class BarrierAligner {
   /** A checkpoint started whose barrier has not come yet: an input that ends instead counts as aligned. */
   expected: number | undefined;
   alignmentStartedAt = 0;
+  /** The last checkpoint this subtask took its snapshot of. */
+  private released = 0;
   private readonly blocked = new Set<Channel>();
   log: FeedbackLog | undefined;
 
@@ -92,6 +94,7 @@ export class BarrierAligner {
 
   /** The snapshot is taken: unblock, and on a loop head start logging the feedback inputs. */
   release(checkpointId: number, loopHead: boolean): void {
+    this.released = Math.max(this.released, checkpointId);
     this.aligning = undefined;
     this.expected = undefined;
     if (loopHead) {
@@ -109,8 +112,13 @@ export class BarrierAligner {
 
   /** A barrier on a feedback input; returns the finished log when it was the last awaited. */
   feedbackBarrier(channel: Channel, checkpointId: number): FeedbackLog | undefined {
-    if (this.log === undefined && (this.aligning ?? this.expected) === checkpointId) {
-      // Before this head's own snapshot: hold the input until it is taken.
+    // Before this head's own snapshot: hold the input until it is taken. On several threads
+    // another head's barrier may come round before this head has even been told of the
+    // checkpoint, so a newer id than its last snapshot's counts as well.
+    if (
+      this.log === undefined &&
+      ((this.aligning ?? this.expected) === checkpointId || checkpointId > this.released)
+    ) {
       this.blocked.add(channel);
       return undefined;
     }

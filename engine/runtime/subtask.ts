@@ -80,6 +80,7 @@ export interface SubtaskProgress {
   readonly sourceExhausted: boolean;
   readonly stopRequested: boolean;
   readonly barrierDue: number | undefined;
+  readonly lastSnapshot: number;
   readonly paused: PausedSlice | undefined;
   readonly emitter: EmitterProgress;
   readonly logic: unknown;
@@ -102,6 +103,11 @@ export class Subtask {
   private stopRequested = false;
   /** A checkpoint to take before the next record: at sources, and where no input can bring a barrier. */
   private barrierDue: number | undefined;
+  /**
+   * The last checkpoint this subtask took part in. On several threads a checkpoint's trigger may
+   * reach it after the barriers have (they come over other threads' links): it is then done.
+   */
+  private lastSnapshot = 0;
   private readonly observer: DeliveryObserver | undefined;
   private readonly calls: LogicCalls;
   private readonly stepping: boolean;
@@ -181,6 +187,7 @@ export class Subtask {
    * have ended). The others wait for the barrier on their inputs.
    */
   private triggerCheckpoint(id: number): void {
+    if (id <= this.lastSnapshot) return;
     if (this.phase === 'running' && !this.isSource && this.gate.barrierCanCome) this.gate.expect(id);
     else this.barrierDue = id;
   }
@@ -381,6 +388,7 @@ export class Subtask {
   private takeSnapshot(checkpointId: number): Promise<void> | undefined {
     const checkpointer = this.checkpointer;
     if (checkpointer === undefined) return undefined;
+    this.lastSnapshot = checkpointId;
     const startedAt = performance.now();
     const alignmentMs = this.gate.alignmentMs(startedAt);
     let operatorPart: ReturnType<OperatorLogic['snapshot']>;
@@ -462,6 +470,7 @@ export class Subtask {
       sourceExhausted: this.sourceExhausted,
       stopRequested: this.stopRequested,
       barrierDue: this.barrierDue,
+      lastSnapshot: this.lastSnapshot,
       paused: this.paused,
       emitter: this.emitter.progress(),
       logic: this.logic.progress!(),
@@ -481,6 +490,7 @@ export class Subtask {
     this.sourceExhausted = progress.sourceExhausted;
     this.stopRequested = progress.stopRequested;
     this.barrierDue = progress.barrierDue;
+    this.lastSnapshot = progress.lastSnapshot;
     this.paused = progress.paused;
     this.taken = undefined;
     this.mailbox.clear();

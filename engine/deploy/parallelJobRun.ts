@@ -1,0 +1,477 @@
+// A run on several threads (the parallel executor): one worker per thread runs its share of
+// the subtasks (partWorker.ts), and the records go between workers over links of their own.
+// This thread keeps what must see the whole job: the checkpoint coordinator and the sinks'
+// committers, the run's locks, the quiet detection loops need, the merged metrics, and the
+// watch over every thread's calls into user code. It never runs user code, so a stop always
+// gets through; when a thread dies, the run fails naming what that thread ran, and the last
+// completed checkpoint is intact for `--restore latest`.
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import { CheckpointCoordinator } from '../checkpoint/checkpointCoordinator.js';
+import { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
+import { checkRestorable } from '../checkpoint/restore.js';
+import { JobError } from '../graph/jobError.js';
+import { findKind } from '../graph/kinds/kindRegistry.js';
+import { type Plan, planJob } from '../graph/plan.js';
+import { placeSubtasks, type ThreadPlacement } from '../graph/threadPlacement.js';
+import type { JobMetrics } from '../metrics/jobMetrics.js';
+import { CallMarkerView, createMarkerBuffer } from '../runtime/callMarker.js';
+import type { ConnectorState } from '../runtime/connectorState.js';
+import type { CheckpointParticipants } from '../runtime/executor.js';
+import { type HeldRunLocks, takeRunLocks } from '../runtime/runLock.js';
+import { runLockTargets } from '../runtime/runLockTargets.js';
+import type { SinkCommitter, SinkCommitterOf } from '../runtime/sink.js';
+import { cannotWrite } from '../state/fileFault.js';
+import { CallWatch } from './callWatch.js';
+import { firstCheckpointId } from './jobAssembly.js';
+import type { RunSummary } from './jobRun.js';
+import type { FromPartWorker, PartWorkerData, ToPartWorker } from './partWorkerProtocol.js';
+
+type SinkCall = Extract<ToPartWorker, { type: 'sinkCall' }>;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+import { QuietDetector } from './quietDetector.js';
+import { jobMetrics, type SubtaskRow } from './runMetrics.js';
+import { neverSettledMessage, partDiedMessage } from './stuckCall.js';
+import type { ThreadedRunOptions } from './threadedJobRun.js';
+import { workerScript } from './workerScript.js';
+
+/** How often a stop looks whether a call in progress has moved on. */
+const WATCH_EVERY_MS = 100;
+/** How often the coordinator may start a due checkpoint. */
+const POLL_EVERY_MS = 5;
+/** How long threads get to clean up after a failure before they are terminated. */
+const CLEANUP_MS = 2000;
+
+interface Part {
+  readonly worker: Worker;
+  readonly view: CallMarkerView;
+  readonly subtasks: {
+    readonly operatorId: string;
+    readonly subtask: number;
+    readonly parallelism: number;
+  }[];
+  opened: boolean;
+  finished: boolean;
+  closed: boolean;
+  /** Resolves once the thread has closed its subtasks, or has ended. */
+  readonly gone: Promise<void>;
+  readonly markGone: () => void;
+  rows: readonly SubtaskRow[];
+}
+
+export class ParallelJobRun {
+  private readonly startedAt = performance.now();
+  private finishedAt: number | undefined;
+  private readonly plan: Plan;
+  private readonly placement: ThreadPlacement;
+  private parts: Part[] = [];
+  private locks: HeldRunLocks | undefined;
+  private coordinator: CheckpointCoordinator | undefined;
+  /** Calls to sinks' committers waiting for their thread's answer. */
+  private readonly sinkCalls = new Map<
+    number,
+    { resolve(result: ConnectorState | undefined): void; reject(error: Error): void }
+  >();
+  private nextSinkCall = 0;
+  private quiet: QuietDetector | undefined;
+  private watch: CallWatch | undefined;
+  private timers: NodeJS.Timeout[] = [];
+  private stopping = false;
+  private halting = false;
+  private failure: string | undefined;
+  private done = false;
+  readonly opened: Promise<void>;
+  private readonly ended: Promise<RunSummary>;
+  private settle!: { resolve(summary: RunSummary): void; reject(error: JobError): void };
+  private openedSettle!: { resolve(): void; reject(error: unknown): void };
+
+  private constructor(
+    private readonly options: ThreadedRunOptions,
+    threads: number,
+  ) {
+    this.plan = planJob(options.job);
+    this.placement = placeSubtasks(this.plan, threads);
+    this.ended = new Promise<RunSummary>((resolve, reject) => {
+      this.settle = { resolve, reject };
+    });
+    this.ended.catch(() => {});
+    this.opened = new Promise<void>((resolve, reject) => {
+      this.openedSettle = { resolve, reject };
+    });
+    this.opened.catch(() => {});
+    this.ended.catch((error) => this.openedSettle.reject(error));
+    void this.open().catch((error: unknown) => {
+      this.fail(
+        error instanceof JobError ? error.message : `internal error: ${(error as Error)?.stack ?? error}`,
+      );
+    });
+  }
+
+  /** Opens the job on `threads` threads and runs it (see `opened`). */
+  static start(options: ThreadedRunOptions & { readonly threads: number }): ParallelJobRun {
+    const { threads, ...rest } = options;
+    return new ParallelJobRun(rest, threads);
+  }
+
+  /** The number of threads the subtasks are spread over. */
+  get threads(): number {
+    return this.placement.threads;
+  }
+
+  run(): Promise<RunSummary> {
+    return this.ended;
+  }
+
+  metrics(): JobMetrics | undefined {
+    if (this.parts.length === 0) return undefined;
+    const elapsed = (this.finishedAt ?? performance.now()) - this.startedAt;
+    return jobMetrics(
+      this.options.job.name,
+      this.plan,
+      elapsed,
+      this.parts.flatMap((p) => p.rows),
+    );
+  }
+
+  private async open(): Promise<void> {
+    const { job } = this.options;
+    const options = this.options;
+    this.locks = takeRunLocks(runLockTargets(job, options), { job: job.name });
+    const restore = options.restore;
+    if (restore !== undefined) checkRestorable(this.plan, restore);
+    if (job.settings.stateBackend === 'level') {
+      const stateRoot = join(options.stateDir, 'subtasks');
+      try {
+        await rm(stateRoot, { recursive: true, force: true });
+        await mkdir(stateRoot, { recursive: true });
+      } catch (error) {
+        throw cannotWrite('state', options.stateDir, error);
+      }
+    }
+    const firstId = await firstCheckpointId(job, options);
+    if (
+      options.checkpointDir !== undefined &&
+      (job.settings.checkpointIntervalMs > 0 || restore !== undefined)
+    ) {
+      this.coordinator = new CheckpointCoordinator(
+        new CheckpointStorage(options.checkpointDir),
+        job,
+        this.plan,
+        this.participants(),
+        this.sinkCommitters(),
+        firstId,
+      );
+      this.coordinator.onEvent = options.onCheckpoint;
+    }
+    if (this.done) return;
+    this.spawn(firstId);
+  }
+
+  private participants(): CheckpointParticipants {
+    return {
+      count: this.plan.operators.reduce((n, op) => n + op.parallelism, 0),
+      allFinished: () => this.parts.every((p) => p.finished),
+      trigger: (checkpointId) => this.broadcast({ type: 'trigger', checkpointId }),
+      complete: (checkpointId) => this.broadcast({ type: 'complete', checkpointId }),
+    };
+  }
+
+  /**
+   * The coordinator's view of each sink's committer: the committer itself runs on the thread
+   * of the sink's writers (it shares their target), so a call is a message there and back.
+   * A restore's recovery happens there too, before the writers open.
+   */
+  private sinkCommitters(): SinkCommitterOf[] {
+    return this.plan.operators.flatMap((op) => {
+      if (findKind(op.operator.kind)?.role !== 'sink') return [];
+      const thread = this.placement.byOperator.get(op.id)![0]!;
+      const call = (message: DistributiveOmit<SinkCall, 'type' | 'call' | 'operatorId'>) =>
+        new Promise<ConnectorState | undefined>((resolve, reject) => {
+          const id = this.nextSinkCall++;
+          this.sinkCalls.set(id, { resolve, reject });
+          this.parts[thread]!.worker.postMessage({
+            type: 'sinkCall',
+            call: id,
+            operatorId: op.id,
+            ...message,
+          });
+        });
+      const committer: SinkCommitter = {
+        prepare: (checkpointId, committables) => call({ method: 'prepare', checkpointId, committables }),
+        commit: async (commit) => {
+          await call({ method: 'commit', commit });
+        },
+        commitRemaining: () =>
+          Promise.reject(new Error('internal: a sink commits its rest on its own thread')),
+        recover: () => Promise.reject(new Error('internal: a sink recovers on its own thread')),
+      };
+      return [{ operatorId: op.id, committer }];
+    });
+  }
+
+  private spawn(firstId: number): void {
+    const threads = this.placement.threads;
+    const ports: (MessagePort | undefined)[][] = [...Array(threads)].map(() =>
+      new Array(threads).fill(undefined),
+    );
+    for (let a = 0; a < threads; a++) {
+      for (let b = a + 1; b < threads; b++) {
+        const { port1, port2 } = new MessageChannel();
+        ports[a]![b] = port1;
+        ports[b]![a] = port2;
+      }
+    }
+    const { onCheckpoint: _c, onLongCall: _l, ...rest } = this.options;
+    for (let thread = 0; thread < threads; thread++) {
+      const marker = createMarkerBuffer();
+      const links = ports[thread]!;
+      const data: PartWorkerData = {
+        ...rest,
+        thread,
+        threads,
+        links,
+        firstCheckpointId: firstId,
+        marker,
+      };
+      const worker = new Worker(workerScript(import.meta.url, './partWorker.js'), {
+        workerData: data,
+        transferList: links.filter((p): p is MessagePort => p !== undefined),
+      });
+      let markGone!: () => void;
+      const gone = new Promise<void>((resolve) => {
+        markGone = resolve;
+      });
+      const part: Part = {
+        worker,
+        gone,
+        markGone,
+        view: new CallMarkerView(marker),
+        subtasks: this.plan.operators.flatMap((op) =>
+          this.placement.byOperator
+            .get(op.id)!
+            .flatMap((t, subtask) =>
+              t === thread ? [{ operatorId: op.id, subtask, parallelism: op.parallelism }] : [],
+            ),
+        ),
+        opened: false,
+        finished: false,
+        closed: false,
+        rows: [],
+      };
+      this.parts.push(part);
+      worker.on('message', (message: FromPartWorker) => this.heard(thread, part, message));
+      worker.on('error', (error) => {
+        const why =
+          (error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? 'out of memory'
+            : error.message;
+        this.fail(partDiedMessage(why, part.view.current(), part.subtasks), true);
+      });
+      worker.on('exit', (code) => {
+        part.markGone();
+        if (part.closed || this.done) return;
+        this.fail(
+          partDiedMessage(`it ended with exit code ${code}`, part.view.current(), part.subtasks),
+          true,
+        );
+      });
+    }
+    this.quiet = new QuietDetector(
+      threads,
+      (round) => this.broadcast({ type: 'probe', round }),
+      (action) => {
+        if (action === 'closeLoops' || action === 'tellLoopsEnded') {
+          this.broadcast({ type: 'command', command: action });
+        } else if (action === 'neverSettles') {
+          const call = this.parts.map((p) => p.view.current()).find((c) => c?.awaiting === true);
+          this.fail(
+            call === undefined
+              ? 'internal: a call waits on a promise nothing can settle'
+              : neverSettledMessage(call),
+            true,
+          );
+        } else if (action === 'stalled') {
+          this.fail('internal: the job stalled with subtasks unfinished and nothing left to run');
+        }
+      },
+    );
+    this.watch = new CallWatch(
+      this.parts.map((p) => p.view),
+      this.options.job.settings.callTimeoutMs,
+      this.options.onLongCall,
+      // A call that does not return cannot take an abort: its thread is terminated.
+      (message) => this.fail(message, true),
+    );
+    const watch = setInterval(() => this.watch?.look(), WATCH_EVERY_MS);
+    watch.unref();
+    this.timers.push(watch);
+  }
+
+  private heard(thread: number, part: Part, message: FromPartWorker): void {
+    switch (message.type) {
+      case 'marker':
+        part.view.update(message.update);
+        return;
+      case 'opened':
+        part.opened = true;
+        if (this.parts.every((p) => p.opened)) this.begin();
+        return;
+      case 'ack':
+        this.coordinator?.acknowledge(message.ordinal, message.checkpointId, Promise.resolve(message.ack));
+        return;
+      case 'ackFailed':
+        this.coordinator?.acknowledge(
+          message.ordinal,
+          message.checkpointId,
+          Promise.reject(new Error(message.reason)),
+        );
+        return;
+      case 'idle':
+        this.quiet?.reported(thread, message.status);
+        return;
+      case 'probed':
+        this.quiet?.probed(thread, message.round, message.status);
+        return;
+      case 'finished':
+        part.finished = true;
+        if (this.parts.every((p) => p.finished)) void this.finishAll();
+        return;
+      case 'metrics':
+        part.rows = message.subtasks;
+        return;
+      case 'sinkReply': {
+        const call = this.sinkCalls.get(message.call);
+        this.sinkCalls.delete(message.call);
+        if (message.failed !== undefined) call?.reject(new Error(message.failed));
+        else call?.resolve(message.result);
+        return;
+      }
+      case 'closed':
+        part.rows = message.subtasks;
+        part.closed = true;
+        part.markGone();
+        if (this.parts.every((p) => p.closed)) this.allClosed();
+        return;
+      case 'failed':
+        this.fail(message.message);
+        return;
+    }
+  }
+
+  /** Every part is open: the run starts, and with it the checkpoint interval. */
+  private begin(): void {
+    this.openedSettle.resolve();
+    this.broadcast({ type: 'start' });
+    const coordinator = this.coordinator;
+    if (coordinator !== undefined) {
+      coordinator.start(this.options.job.settings.checkpointIntervalMs);
+      const poll = setInterval(() => coordinator.poll(), POLL_EVERY_MS);
+      poll.unref();
+      this.timers.push(poll);
+    }
+    if (this.stopping) {
+      this.stopping = false;
+      this.stop();
+    }
+  }
+
+  /** Every subtask has finished: the checkpoint in flight settles, then every part commits. */
+  private async finishAll(): Promise<void> {
+    if (this.halting || this.failure !== undefined) return;
+    await this.coordinator?.stop();
+    if (this.halting || this.failure !== undefined) return;
+    this.broadcast({ type: 'commit' });
+  }
+
+  /** Every part has closed (committed, or aborted at a stop): the run is over. */
+  private allClosed(): void {
+    if (this.failure !== undefined) return;
+    this.end(() =>
+      this.settle.resolve({
+        stopped: this.halting || this.stopRequested,
+        metrics: this.metrics()!,
+        checkpoints: this.coordinator?.completed ?? [],
+      }),
+    );
+  }
+
+  private stopRequested = false;
+
+  /**
+   * A clean stop, as JobRun.stop: with checkpoints, one more and the run ends at it; without,
+   * sources stop and what is in flight completes. A call that does not return a second after
+   * the stop ends the run by force (see CallWatch).
+   */
+  stop(): void {
+    this.watch?.stopAsked();
+    if (this.stopRequested) return;
+    if (!this.parts.every((p) => p.opened)) {
+      // Not running yet: the stop is taken as soon as it is.
+      this.stopping = true;
+      return;
+    }
+    this.stopRequested = true;
+    this.broadcast({ type: 'resume' });
+    const coordinator = this.coordinator;
+    if (coordinator === undefined) {
+      this.broadcast({ type: 'requestStop' });
+      return;
+    }
+    coordinator.onComplete = () => {
+      this.halting = true;
+      this.broadcast({ type: 'abort' });
+    };
+    coordinator.onFailed = () => this.broadcast({ type: 'requestStop' });
+    coordinator.requestNow();
+  }
+
+  pause(): void {
+    if (!this.stopRequested) this.broadcast({ type: 'pause' });
+  }
+
+  resume(): void {
+    this.broadcast({ type: 'resume' });
+  }
+
+  /** Ends the run at once, wherever it is (a second Ctrl-C). */
+  async kill(): Promise<void> {
+    this.fail('stopped at once', true);
+    await Promise.allSettled(this.parts.map((p) => p.worker.terminate()));
+  }
+
+  private broadcast(message: ToPartWorker): void {
+    for (const part of this.parts) if (!part.closed) part.worker.postMessage(message);
+  }
+
+  /**
+   * Ends the run with `message`: the threads abort and close (their state and the sinks'
+   * uncommitted parts go), and any that has not closed soon (at once when `force`: a thread
+   * that is stuck or dead) is terminated.
+   */
+  private fail(message: string, force = false): void {
+    if (this.done || this.failure !== undefined) return;
+    this.failure = message;
+    this.coordinator?.abandon();
+    this.broadcast({ type: 'abort' });
+    const cleanup = Promise.all(
+      this.parts.map(async (p) => {
+        const timer = setTimeout(() => void p.worker.terminate(), force ? 0 : CLEANUP_MS);
+        await p.gone;
+        clearTimeout(timer);
+      }),
+    );
+    void cleanup.then(() => this.end(() => this.settle.reject(new JobError(message))));
+  }
+
+  private end(settle: () => void): void {
+    if (this.done) return;
+    this.done = true;
+    this.finishedAt = performance.now();
+    for (const timer of this.timers) clearInterval(timer);
+    this.locks?.release();
+    for (const part of this.parts) void part.worker.terminate();
+    settle();
+  }
+}

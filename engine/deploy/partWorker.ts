@@ -1,0 +1,220 @@
+// One worker of a run on several threads: it opens its own subtasks (their LevelDB, their user
+// code compiled in this thread's SES compartments), links them to the other threads'
+// subtasks, runs them with a PartExecutor, and does what the main thread says (checkpoints,
+// loops, the end). Failures go to the main thread as one line for the user.
+import { parentPort, workerData } from 'node:worker_threads';
+import { JobError } from '../graph/jobError.js';
+import { planJob } from '../graph/plan.js';
+import { placeSubtasks } from '../graph/threadPlacement.js';
+import { loadKindModule } from '../operators/kindFactories.js';
+import { CallMarker } from '../runtime/callMarker.js';
+import { catchEscapedRejections, onEscapedRejection } from '../runtime/escapedRejections.js';
+import { PartExecutor } from '../runtime/partExecutor.js';
+import type { SinkCommitter } from '../runtime/sink.js';
+import type { Subtask } from '../runtime/subtask.js';
+import { ThreadLink } from '../runtime/threadLink.js';
+import { ensureLockdown, UserCodeError } from '../sandbox/userCode.js';
+import { assemblePart } from './jobAssembly.js';
+import type { FromPartWorker, PartWorkerData, ToPartWorker } from './partWorkerProtocol.js';
+import { subtaskRow } from './runMetrics.js';
+
+/** How often the main thread gets this thread's figures. */
+const METRICS_EVERY_MS = 200;
+
+const port = parentPort!;
+const data = workerData as PartWorkerData;
+const post = (message: FromPartWorker) => port.postMessage(message);
+
+function messageOf(error: unknown): string {
+  if (error instanceof JobError || error instanceof UserCodeError) return error.message;
+  return `internal error: ${(error as Error)?.stack ?? String(error)}`;
+}
+
+const marker = new CallMarker(data.marker, (update) => post({ type: 'marker', update }));
+ensureLockdown();
+catchEscapedRejections(marker);
+
+let executor: PartExecutor | undefined;
+let subtasks: readonly Subtask[] = [];
+const committers = new Map<string, SinkCommitter>();
+let failure: string | undefined;
+const early: ToPartWorker[] = [];
+let started: () => void;
+const start = new Promise<void>((resolve) => {
+  started = resolve;
+});
+let aborted = false;
+
+function fail(message: string): void {
+  failure ??= message;
+  executor?.halt();
+}
+onEscapedRejection((error) => fail(error.message));
+
+function handle(message: ToPartWorker): void {
+  const running = executor;
+  if (running === undefined && message.type !== 'abort') {
+    early.push(message);
+    return;
+  }
+  switch (message.type) {
+    case 'start':
+      started();
+      return;
+    case 'trigger':
+      running!.trigger(message.checkpointId);
+      return;
+    case 'complete':
+      running!.complete(message.checkpointId);
+      return;
+    case 'command':
+      running!.command(message.command);
+      return;
+    case 'probe':
+      post({ type: 'probed', round: message.round, status: running!.status() });
+      return;
+    case 'requestStop':
+      running!.requestStop();
+      return;
+    case 'pause':
+      running!.pause();
+      return;
+    case 'resume':
+      running!.resume();
+      return;
+    case 'commit':
+      running!.command('end');
+      return;
+    case 'sinkCall':
+      void callCommitter(message);
+      return;
+    case 'abort':
+      aborted = true;
+      executor?.halt();
+      started();
+      return;
+  }
+}
+port.on('message', handle);
+
+/** The coordinator, on the main thread, calls the committer of a sink this thread runs. */
+async function callCommitter(message: Extract<ToPartWorker, { type: 'sinkCall' }>): Promise<void> {
+  const committer = committers.get(message.operatorId)!;
+  try {
+    const result =
+      message.method === 'prepare'
+        ? await committer.prepare(message.checkpointId, message.committables)
+        : await committer.commit(message.commit);
+    post({ type: 'sinkReply', call: message.call, result: result ?? undefined });
+  } catch (error) {
+    post({ type: 'sinkReply', call: message.call, failed: (error as Error)?.message ?? String(error) });
+  }
+}
+
+async function loadKinds(specifiers: readonly string[]): Promise<void> {
+  for (const specifier of specifiers) {
+    try {
+      await loadKindModule(specifier);
+    } catch (error) {
+      throw new JobError(`cannot load the kind module ${specifier}: ${(error as Error)?.message ?? error}`);
+    }
+  }
+}
+
+async function open(): Promise<PartExecutor> {
+  await loadKinds(data.kindModules ?? []);
+  const plan = planJob(data.job);
+  const placement = placeSubtasks(plan, data.threads);
+  const links = new Map<number, ThreadLink>();
+  const wake = () => executor?.wakeUp();
+  data.links.forEach((linkPort, thread) => {
+    if (linkPort !== undefined) links.set(thread, new ThreadLink(linkPort, wake));
+  });
+  const part = await assemblePart(
+    data.job,
+    {
+      jobDir: data.jobDir,
+      stateDir: data.stateDir,
+      checkpointDir: data.checkpointDir,
+      ...(data.restore === undefined ? {} : { restore: data.restore }),
+      callMarker: marker,
+    },
+    {
+      placement,
+      thread: data.thread,
+      link: (thread) => links.get(thread)!,
+      firstCheckpointId: data.firstCheckpointId,
+      acker: {
+        acknowledge: (ordinal, checkpointId, ack) => {
+          ack.then(
+            (value) => post({ type: 'ack', ordinal, checkpointId, ack: value }),
+            (error: unknown) =>
+              post({
+                type: 'ackFailed',
+                ordinal,
+                checkpointId,
+                reason: (error as Error)?.message ?? String(error),
+              }),
+          );
+        },
+      },
+    },
+  );
+  subtasks = part.subtasks;
+  for (const sink of part.sinks) committers.set(sink.operatorId, sink.committer);
+  return new PartExecutor(subtasks, [...links.values()], {
+    idle: (status) => post({ type: 'idle', status }),
+    finished: () => post({ type: 'finished' }),
+  });
+}
+
+const rows = () => subtasks.map(subtaskRow);
+
+/** Commits (the run ended) or aborts (a stop at a checkpoint, a failure), then closes. */
+async function close(commit: boolean): Promise<void> {
+  if (commit) {
+    for (const subtask of subtasks) subtask.takeFinalEndsOfStream();
+    for (const subtask of subtasks) await subtask.store?.flush();
+    for (const subtask of subtasks) await subtask.logic.commit();
+  } else {
+    await Promise.allSettled(subtasks.map((s) => s.logic.abort()));
+  }
+  await Promise.allSettled(subtasks.map((s) => s.discardSnapshots()));
+  await Promise.allSettled(subtasks.map((s) => s.store?.close()));
+}
+
+async function main(): Promise<void> {
+  try {
+    executor = await open();
+  } catch (error) {
+    post({ type: 'failed', message: messageOf(error) });
+    return;
+  }
+  const running = executor;
+  for (const message of early.splice(0)) handle(message);
+  post({ type: 'opened' });
+  await start;
+  const sampler = setInterval(() => post({ type: 'metrics', subtasks: rows() }), METRICS_EVERY_MS);
+  sampler.unref();
+  try {
+    if (!aborted) await running.run();
+    if (failure !== undefined) throw new JobError(failure);
+    if (!running.halted) {
+      await close(true);
+      post({ type: 'closed', subtasks: rows() });
+      return;
+    }
+  } catch (error) {
+    failure ??= messageOf(error);
+    // The main thread stops the other threads at once; this one cleans up meanwhile.
+    post({ type: 'failed', message: failure });
+  } finally {
+    clearInterval(sampler);
+  }
+  await close(false).catch(() => {});
+  post({ type: 'closed', subtasks: rows() });
+}
+
+await main();
+for (const link of data.links) link?.close();
+port.off('message', handle);

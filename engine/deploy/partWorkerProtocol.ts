@@ -1,0 +1,98 @@
+// What the main thread of a run on several threads and each of its workers say to each other:
+// plain data only (structured clone), one row per message. The links between workers carry
+// the records (threadLink.ts); none of them pass through here.
+
+import type { MessagePort } from 'node:worker_threads';
+import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
+import type { SubtaskAck } from '../checkpoint/subtaskCheckpointer.js';
+import type { Job } from '../graph/schema.js';
+import type { MarkerUpdate } from '../runtime/callMarker.js';
+import type { ConnectorState } from '../runtime/connectorState.js';
+import type { PartCommand, PartStatus } from '../runtime/partExecutor.js';
+import type { SubtaskRow } from './runMetrics.js';
+
+/** Handed to each worker as its workerData. */
+export interface PartWorkerData {
+  readonly job: Job;
+  readonly jobDir: string;
+  readonly stateDir: string;
+  readonly checkpointDir: string;
+  readonly restore?: CheckpointMetadata;
+  readonly kindModules?: readonly string[];
+  /** This worker's thread, among `threads`; the placement is computed alike on every thread. */
+  readonly thread: number;
+  readonly threads: number;
+  /** Per other thread, the port of the link to it (undefined for this one). */
+  readonly links: readonly (MessagePort | undefined)[];
+  readonly firstCheckpointId: number;
+  /** This thread's call marker (callMarker.ts). */
+  readonly marker: SharedArrayBuffer;
+}
+
+/** To a worker. */
+export type ToPartWorker =
+  /** Every part has opened: run. */
+  | { readonly type: 'start' }
+  | { readonly type: 'trigger'; readonly checkpointId: number }
+  | { readonly type: 'complete'; readonly checkpointId: number }
+  | { readonly type: 'command'; readonly command: PartCommand }
+  /** Say how you stand now (quiet detection's second wave). */
+  | { readonly type: 'probe'; readonly round: number }
+  /** Sources stop; what is in flight goes on to the sinks. */
+  | { readonly type: 'requestStop' }
+  | { readonly type: 'pause' }
+  | { readonly type: 'resume' }
+  /** Every subtask has finished and the last checkpoint is settled: commit and close. */
+  | { readonly type: 'commit' }
+  /** Stop where you are: abort what is uncommitted and close (a stop at a checkpoint, a failure elsewhere). */
+  | { readonly type: 'abort' }
+  /** The coordinator calls a sink's committer, which runs beside the sink's writers. */
+  | {
+      readonly type: 'sinkCall';
+      readonly call: number;
+      readonly operatorId: string;
+      readonly method: 'prepare';
+      readonly checkpointId: number;
+      readonly committables: readonly ConnectorState[];
+    }
+  | {
+      readonly type: 'sinkCall';
+      readonly call: number;
+      readonly operatorId: string;
+      readonly method: 'commit';
+      readonly commit: ConnectorState;
+    };
+
+/** From a worker. */
+export type FromPartWorker =
+  | { readonly type: 'marker'; readonly update: MarkerUpdate }
+  /** Its subtasks are open (state restored, loops replayed); it waits for 'start'. */
+  | { readonly type: 'opened' }
+  | {
+      readonly type: 'ack';
+      readonly ordinal: number;
+      readonly checkpointId: number;
+      readonly ack: SubtaskAck;
+    }
+  | {
+      readonly type: 'ackFailed';
+      readonly ordinal: number;
+      readonly checkpointId: number;
+      readonly reason: string;
+    }
+  | { readonly type: 'idle'; readonly status: PartStatus }
+  | { readonly type: 'probed'; readonly round: number; readonly status: PartStatus }
+  /** Every subtask of this thread has finished (it still takes part in a checkpoint in flight). */
+  | { readonly type: 'finished' }
+  | { readonly type: 'metrics'; readonly subtasks: readonly SubtaskRow[] }
+  /** A sink committer's answer to `sinkCall` (`failed`: its error's message). */
+  | {
+      readonly type: 'sinkReply';
+      readonly call: number;
+      readonly result?: ConnectorState | undefined;
+      readonly failed?: string;
+    }
+  /** Committed (or aborted) and closed: the thread ends after this. */
+  | { readonly type: 'closed'; readonly subtasks: readonly SubtaskRow[] }
+  /** Opening or running failed; `message` is for the user as it is. */
+  | { readonly type: 'failed'; readonly message: string };

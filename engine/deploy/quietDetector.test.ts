@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import type { PartStatus } from '../runtime/partExecutor.js';
+import { type QuietAction, QuietDetector } from './quietDetector.js';
+
+const status = (over: Partial<PartStatus> = {}): PartStatus => ({
+  quiet: true,
+  sent: 0,
+  received: 0,
+  awaitingLoop: 0,
+  drainingLoop: 0,
+  unfinished: 1,
+  waitsOnNothing: false,
+  ...over,
+});
+
+function detector(threads: number) {
+  const probes: number[] = [];
+  const actions: QuietAction[] = [];
+  const d = new QuietDetector(
+    threads,
+    (round) => probes.push(round),
+    (action) => actions.push(action),
+  );
+  return { d, probes, actions };
+}
+
+describe('QuietDetector', () => {
+  it('asks again once every thread is quiet with nothing in flight, and acts when nothing moved', () => {
+    const { d, probes, actions } = detector(2);
+    d.reported(0, status({ sent: 3, received: 1, awaitingLoop: 1 }));
+    expect(probes).toEqual([]);
+    d.reported(1, status({ sent: 1, received: 3 }));
+    expect(probes).toEqual([1]);
+    d.probed(0, 1, status({ sent: 3, received: 1, awaitingLoop: 1 }));
+    expect(actions).toEqual([]);
+    d.probed(1, 1, status({ sent: 1, received: 3 }));
+    expect(actions).toEqual(['tellLoopsEnded']);
+  });
+
+  it('does not ask while a message is in flight (sent and received differ)', () => {
+    const { d, probes } = detector(2);
+    d.reported(0, status({ sent: 2, received: 0 }));
+    d.reported(1, status({ sent: 0, received: 1 }));
+    expect(probes).toEqual([]);
+    d.reported(1, status({ sent: 0, received: 2 }));
+    expect(probes).toEqual([1]);
+  });
+
+  it('does nothing when a thread moved between the two waves (the four-counter rule)', () => {
+    const { d, probes, actions } = detector(2);
+    d.reported(0, status({ sent: 1, received: 1 }));
+    d.reported(1, status({ sent: 1, received: 1 }));
+    // Thread 1 received one more and sent one more in between: the sums still agree.
+    d.probed(0, 1, status({ sent: 1, received: 2 }));
+    d.probed(1, 1, status({ sent: 2, received: 1 }));
+    expect(actions).toEqual([]);
+    // A later report starts a new round.
+    d.reported(0, status({ sent: 1, received: 2 }));
+    expect(probes).toEqual([1, 2]);
+  });
+
+  it('ignores a busy answer and answers of an old round', () => {
+    const { d, actions } = detector(1);
+    d.reported(0, status());
+    d.probed(0, 7, status());
+    expect(actions).toEqual([]);
+    d.probed(0, 1, status({ quiet: false }));
+    expect(actions).toEqual([]);
+  });
+
+  it.each([
+    [{ drainingLoop: 1, awaitingLoop: 1 }, 'closeLoops'],
+    [{ awaitingLoop: 2 }, 'tellLoopsEnded'],
+    [{ waitsOnNothing: true, drainingLoop: 1 }, 'neverSettles'],
+    [{ unfinished: 0 }, 'none'],
+    [{}, 'stalled'],
+  ] as const)('at a quiet moment with %o: %s', (over, action) => {
+    const { d, actions } = detector(1);
+    d.reported(0, status(over));
+    d.probed(0, 1, status(over));
+    expect(actions).toEqual([action]);
+  });
+});

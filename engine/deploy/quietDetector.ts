@@ -1,0 +1,92 @@
+// When is a job on several threads quiet: nothing runs anywhere and nothing is in flight between
+// threads? Loop heads wait for that moment (see DeterministicExecutor.advanceLoops, which on
+// one thread simply sees it). Each thread reports its state when it runs out of work; no thread
+// can see the others, so this uses Mattern's four-counter method: once every thread's last
+// report says it is quiet and the messages sent equal those received, every thread is asked
+// again (a second wave); if all are still quiet and their counts have not moved since the first
+// wave, no message was in flight in between and the job is quiet.
+import type { PartStatus } from '../runtime/partExecutor.js';
+
+/** What the job does at a quiet moment (as advanceLoops does on one thread). */
+export type QuietAction =
+  /** Loop heads told that input ended have no more records coming round: they close. */
+  | 'closeLoops'
+  /** Loop heads whose regular input ended are told so. */
+  | 'tellLoopsEnded'
+  /** A call waits on a promise nothing is left to settle. */
+  | 'neverSettles'
+  /** Nothing is left to run, yet some subtask has not finished. */
+  | 'stalled'
+  /** Every subtask has finished. */
+  | 'none';
+
+export class QuietDetector {
+  private readonly reports: (PartStatus | undefined)[];
+  private round = 0;
+  /** The first wave's counts of the round in progress, per thread. */
+  private wave: readonly PartStatus[] | undefined;
+  private readonly answers = new Map<number, PartStatus>();
+
+  constructor(
+    private readonly threads: number,
+    /** Asks every thread for its state now, tagged with `round`. */
+    private readonly probe: (round: number) => void,
+    private readonly onQuiet: (action: QuietAction) => void,
+  ) {
+    this.reports = new Array(threads).fill(undefined);
+  }
+
+  /** A thread ran out of work. */
+  reported(thread: number, status: PartStatus): void {
+    this.reports[thread] = status;
+    if (this.wave !== undefined) return;
+    const all = this.reports;
+    if (!all.every((r) => r?.quiet === true)) return;
+    if (!balanced(all as PartStatus[])) return;
+    this.wave = [...(all as PartStatus[])];
+    this.answers.clear();
+    this.probe(++this.round);
+  }
+
+  /** A thread's answer to the second wave. */
+  probed(thread: number, round: number, status: PartStatus): void {
+    if (round !== this.round || this.wave === undefined) return;
+    this.answers.set(thread, status);
+    if (this.answers.size < this.threads) return;
+    const first = this.wave;
+    const second = [...Array(this.threads).keys()].map((t) => this.answers.get(t)!);
+    this.wave = undefined;
+    const still = second.every(
+      (s, t) => s.quiet && s.sent === first[t]!.sent && s.received === first[t]!.received,
+    );
+    if (!still) {
+      // Someone moved: its next report starts another round. Keep the answers as the latest reports.
+      second.forEach((s, t) => {
+        this.reports[t] = s;
+      });
+      return;
+    }
+    // What the action changes, the threads report afresh.
+    this.reports.fill(undefined);
+    this.onQuiet(actionAt(second));
+  }
+}
+
+function balanced(statuses: readonly PartStatus[]): boolean {
+  let sent = 0;
+  let received = 0;
+  for (const s of statuses) {
+    sent += s.sent;
+    received += s.received;
+  }
+  return sent === received;
+}
+
+function actionAt(statuses: readonly PartStatus[]): QuietAction {
+  const sum = (f: (s: PartStatus) => number) => statuses.reduce((n, s) => n + f(s), 0);
+  if (statuses.some((s) => s.waitsOnNothing)) return 'neverSettles';
+  if (sum((s) => s.drainingLoop) > 0) return 'closeLoops';
+  if (sum((s) => s.awaitingLoop) > 0) return 'tellLoopsEnded';
+  if (sum((s) => s.unfinished) > 0) return 'stalled';
+  return 'none';
+}

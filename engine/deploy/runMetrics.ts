@@ -1,0 +1,60 @@
+// A run's figures as the progress display, the metrics file and the designer read them: per
+// subtask, then per operator. On several threads each thread reports its own subtasks' rows and
+// the main thread puts them together.
+import type { Plan } from '../graph/plan.js';
+import { type JobMetrics, operatorTotals, type SubtaskMetrics } from '../metrics/jobMetrics.js';
+import type { Subtask } from '../runtime/subtask.js';
+
+/** One subtask's row, named by its operator. */
+export interface SubtaskRow extends SubtaskMetrics {
+  readonly operatorId: string;
+}
+
+export function subtaskRow(s: Subtask): SubtaskRow {
+  const size = s.stateSize();
+  return {
+    operatorId: s.operator.id,
+    subtask: s.subtask,
+    recordsIn: s.recordsIn,
+    recordsOut: s.emitter.recordsOut,
+    queued: s.gate.counter.queued,
+    ...(size === undefined
+      ? {}
+      : { stateEntries: size.entries, stateBytes: size.bytes, stateKeys: size.keys }),
+  };
+}
+
+/** The job's metrics from its subtasks' rows (a subtask with no row yet counts as idle). */
+export function jobMetrics(
+  job: string,
+  plan: Plan,
+  elapsedMs: number,
+  rows: readonly SubtaskRow[],
+): JobMetrics {
+  return {
+    job,
+    elapsedMs,
+    operators: plan.operators.map((op) => {
+      const subtasks: SubtaskMetrics[] = rows
+        .filter((r) => r.operatorId === op.id)
+        .sort((a, b) => a.subtask - b.subtask)
+        .map(({ operatorId: _, ...row }) => row);
+      const totals = operatorTotals(subtasks);
+      return {
+        id: op.id,
+        kind: op.operator.kind,
+        parallelism: op.parallelism,
+        recordsIn: totals.recordsIn,
+        recordsOut: totals.recordsOut,
+        ...(totals.stateEntries === undefined
+          ? {}
+          : {
+              stateEntries: totals.stateEntries,
+              stateBytes: totals.stateBytes,
+              stateKeys: totals.stateKeys,
+            }),
+        subtasks,
+      };
+    }),
+  };
+}
