@@ -36,56 +36,60 @@ describe('placeSubtasks', () => {
         mapOp('m1', p(2)),
         mapOp('m2', p(2)),
         processOp('acc', undefined, p(2)),
-        sink('out', p(2)),
+        mapOp('fin', p(2)),
+        sink('out'),
       ],
       [
         edge('e1', 'src', 'm1', { partition: 'forward' }),
         edge('e2', 'm1', 'm2', { partition: 'forward' }),
         edge('e3', 'm2', 'acc', { partition: 'hash', key: 'k' }),
-        edge('e4', 'acc', 'out', { partition: 'forward' }),
+        edge('e4', 'acc', 'fin', { partition: 'forward' }),
+        edge('e5', 'fin', 'out'),
       ],
     );
-    const placement = placeSubtasks(plan, 4);
-    // Two chains of two subtasks each: four groups, four threads.
-    expect(placement.threads).toBe(4);
+    const placement = placeSubtasks(plan, 5);
+    // Two chains of two subtasks each, and the sink: five groups, five threads.
+    expect(placement.threads).toBe(5);
     expect(threadsOf(placement)).toEqual({
       src: [0, 1],
       m1: [0, 1],
       m2: [0, 1],
       acc: [2, 3],
-      out: [2, 3],
+      fin: [2, 3],
+      out: [4],
     });
     expect(threadsOf(placeSubtasks(plan, 2))).toEqual({
       src: [0, 1],
       m1: [0, 1],
       m2: [0, 1],
       acc: [0, 1],
-      out: [0, 1],
+      fin: [0, 1],
+      out: [0],
     });
   });
 
   it('chains a forward edge into an operator with other inputs too (a join of a chain and a shuffle)', () => {
     const plan = planOf(
-      [source('a', p(2)), source('b'), mapOp('m', p(2)), sink('out', p(2))],
+      [source('a', p(2)), source('b'), mapOp('m', p(2)), sink('out')],
       [
         edge('e1', 'a', 'm', { partition: 'forward' }),
         edge('e2', 'b', 'm', { partition: 'rebalance' }),
-        edge('e3', 'm', 'out', { partition: 'forward' }),
+        edge('e3', 'm', 'out', { partition: 'rebalance' }),
       ],
     );
-    const placement = placeSubtasks(plan, 3);
-    expect(placement.threads).toBe(3);
-    expect(threadsOf(placement)).toEqual({ a: [0, 1], b: [2], m: [0, 1], out: [0, 1] });
+    const placement = placeSubtasks(plan, 4);
+    expect(placement.threads).toBe(4);
+    expect(threadsOf(placement)).toEqual({ a: [0, 1], b: [2], m: [0, 1], out: [3] });
   });
 
   it('puts a parallelism-1 job on one thread when it is one forward chain', () => {
     const plan = planOf(
-      [source('src'), mapOp('m'), sink('out')],
-      [edge('e1', 'src', 'm', { partition: 'forward' }), edge('e2', 'm', 'out', { partition: 'forward' })],
+      [source('src'), mapOp('m'), processOp('last')],
+      [edge('e1', 'src', 'm', { partition: 'forward' }), edge('e2', 'm', 'last', { partition: 'forward' })],
     );
     const placement = placeSubtasks(plan, 8);
     expect(placement.threads).toBe(1);
-    expect(threadsOf(placement)).toEqual({ src: [0], m: [0], out: [0] });
+    expect(threadsOf(placement)).toEqual({ src: [0], m: [0], last: [0] });
   });
 
   it('spreads a parallelism-1 job without forward edges over a thread per operator', () => {
@@ -127,8 +131,8 @@ describe('placeSubtasks', () => {
     );
     const placement = placeSubtasks(plan, 3);
     expect(placement.threads).toBe(3);
-    // Groups in order: src#0 src#1 acc#0 acc#1 acc#2 out#0 out#1.
-    expect(threadsOf(placement)).toEqual({ src: [0, 1], acc: [2, 0, 1], out: [2, 0] });
+    // Groups in order: src#0 src#1 acc#0 acc#1 acc#2 out (a sink's subtasks are one group).
+    expect(threadsOf(placement)).toEqual({ src: [0, 1], acc: [2, 0, 1], out: [2, 2] });
   });
 
   /** A process that sends each record on, and back round its loop through `port`. */
@@ -178,8 +182,49 @@ describe('placeSubtasks', () => {
       e.id === 'e2' ? { ...e, partition: 'forward' as const, key: undefined } : e,
     );
     const placement = placeSubtasks(planJob({ ...job2, edges: forwardBack }), 8);
-    // Chained over e2, next and loop would share threads; they do not.
-    expect(threadsOf(placement)).toEqual({ src: [0, 1], loop: [2, 3], next: [4, 5], out: [2, 3] });
+    // Chained over e2, next and loop would share threads; they do not (nor does the sink, one group).
+    expect(threadsOf(placement)).toEqual({ src: [0, 1], loop: [2, 3], next: [4, 5], out: [6, 6] });
+  });
+
+  it("puts all of a sink's subtasks on one thread, one group dealt like the others", () => {
+    const plan = planOf(
+      [source('src', p(2)), sink('out', p(2))],
+      [edge('e1', 'src', 'out', { partition: 'rebalance' })],
+    );
+    const placement = placeSubtasks(plan, 4);
+    // Groups in order: src#0 src#1 out: three groups, three threads.
+    expect(placement.threads).toBe(3);
+    expect(threadsOf(placement)).toEqual({ src: [0, 1], out: [2, 2] });
+  });
+
+  it('does not chain a forward edge into a sink: the subtasks before it stay on their own threads', () => {
+    const plan = planOf(
+      [source('src'), processOp('acc', undefined, p(2)), sink('out', p(2))],
+      [
+        edge('e1', 'src', 'acc', { partition: 'hash', key: 'k' }),
+        edge('e2', 'acc', 'out', { partition: 'forward' }),
+      ],
+    );
+    const placement = placeSubtasks(plan, 2);
+    const { acc } = threadsOf(placement);
+    // Chained into the sink's one group, both of acc's subtasks would be pulled onto one thread.
+    expect(acc![0]).not.toBe(acc![1]);
+    expect(threadsOf(placement)).toEqual({ src: [0], acc: [1, 0], out: [1, 1] });
+  });
+
+  it('keeps a forward chain before a sink chained, and the sink after it out of the chain', () => {
+    const plan = planOf(
+      [source('src'), mapOp('m', p(2)), processOp('proc', undefined, p(2)), sink('out', p(2))],
+      [
+        edge('e1', 'src', 'm', { partition: 'rebalance' }),
+        edge('e2', 'm', 'proc', { partition: 'forward' }),
+        edge('e3', 'proc', 'out', { partition: 'forward' }),
+      ],
+    );
+    const placement = placeSubtasks(plan, 4);
+    // Groups in order: src, the chain m->proc #0 and #1, out.
+    expect(placement.threads).toBe(4);
+    expect(threadsOf(placement)).toEqual({ src: [0], m: [1, 2], proc: [1, 2], out: [3, 3] });
   });
 
   it('gives a job without operators one thread', () => {
