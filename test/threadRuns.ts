@@ -45,7 +45,8 @@ export async function runAtThreads(
   await writeJob(jobPath, job);
   const result = await runCli(['run', jobPath, '--quiet', '--threads', String(threads), ...extraArgs], {
     cwd: dir,
-    timeoutMs: 60_000,
+    // Within the test's own time, so a run that hangs is named with what it printed.
+    timeoutMs: 25_000,
   });
   const outputs = new Map<string, string[]>();
   for (const sink of sinkPaths(job)) outputs.set(sink, await outputLines(path.join(dir, sink)));
