@@ -48,7 +48,9 @@ describe('"Five minutes with owner-has-items"', () => {
   it('gives the figures a run of the example gives', async () => {
     const text = section('Five minutes with owner-has-items');
     const { dir, jobPath } = await copyExample('owner-has-items');
-    const result = await runCli(['run', jobPath, '--metrics', 'out/metrics.jsonl'], { cwd: dir });
+    const result = await runCli(['run', jobPath, '--threads', '1', '--metrics', 'out/metrics.jsonl'], {
+      cwd: dir,
+    });
     expect(result.code, describeRun(result)).toBe(0);
 
     const events = await readJsonl(path.join(dir, 'events.jsonl'));
