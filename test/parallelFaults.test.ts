@@ -197,7 +197,11 @@ describe('a fast source and a slow operator on another thread', () => {
     expect(await outputLines(path.join(dir, 'out.jsonl'))).toHaveLength(RECORDS);
 
     type Sample = JobMetrics & { type: string; final: boolean };
-    const samples = (await readJsonl<Sample>(metricsPath)).filter((l) => l.type === 'metrics' && !l.final);
+    // Samples from before the workers had opened the job have no subtasks yet.
+    const samples = (await readJsonl<Sample>(metricsPath)).filter(
+      (l) =>
+        l.type === 'metrics' && !l.final && l.operators.every((op) => op.subtasks.length === op.parallelism),
+    );
     const of = (sample: Sample, id: string) => sample.operators.find((op) => op.id === id)!;
     // One input channel each (every operator here has one producer subtask), at most the
     // capacity of a channel between threads, the larger of the two kinds.
