@@ -54,9 +54,24 @@ describe('QuietDetector', () => {
     d.probed(0, 1, status({ sent: 1, received: 2 }));
     d.probed(1, 1, status({ sent: 2, received: 1 }));
     expect(actions).toEqual([]);
-    // A later report starts a new round.
-    d.reported(0, status({ sent: 1, received: 2 }));
+    // The answers are quiet with nothing in flight: they start the next round themselves.
     expect(probes).toEqual([1, 2]);
+  });
+
+  it('starts the next round from the answers when the thread that moved reported during the wave', () => {
+    const { d, probes, actions } = detector(2);
+    d.reported(0, status({ sent: 1, received: 0 }));
+    d.reported(1, status({ sent: 0, received: 1 }));
+    expect(probes).toEqual([1]);
+    // Thread 0 took a message (credit) between its report and the probe, and said so during the wave.
+    d.reported(0, status({ sent: 1, received: 1 }));
+    d.probed(0, 1, status({ sent: 1, received: 1 }));
+    d.probed(1, 1, status({ sent: 1, received: 1 }));
+    expect(actions).toEqual([]);
+    expect(probes).toEqual([1, 2]);
+    d.probed(0, 2, status({ sent: 1, received: 1 }));
+    d.probed(1, 2, status({ sent: 1, received: 1 }));
+    expect(actions).toEqual(['stalled']);
   });
 
   it('ignores a busy answer and answers of an old round', () => {

@@ -39,6 +39,11 @@ export class QuietDetector {
   /** A thread ran out of work. */
   reported(thread: number, status: PartStatus): void {
     this.reports[thread] = status;
+    this.maybeProbe();
+  }
+
+  /** Starts the second wave once the latest reports all say quiet, with nothing in flight. */
+  private maybeProbe(): void {
     if (this.wave !== undefined) return;
     const all = this.reports;
     if (!all.every((r) => r?.quiet === true)) return;
@@ -60,10 +65,12 @@ export class QuietDetector {
       (s, t) => s.quiet && s.sent === first[t]!.sent && s.received === first[t]!.received,
     );
     if (!still) {
-      // Someone moved: its next report starts another round. Keep the answers as the latest reports.
+      // Someone moved. Its report since then may have come during this wave, and no other
+      // may follow: the answers are the latest reports, and may start the next round at once.
       second.forEach((s, t) => {
         this.reports[t] = s;
       });
+      this.maybeProbe();
       return;
     }
     // What the action changes, the threads report afresh.
