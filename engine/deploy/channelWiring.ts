@@ -15,10 +15,11 @@ import type { ThreadLink } from '../runtime/threadLink.js';
 /** Items per channel before its producer is held back. */
 export const CHANNEL_CAPACITY = 1024;
 /**
- * Items a cross-thread channel may have in flight: more than a local one, since the consumer
- * gives credit back only a quarter of it at a time and batches are BATCH_ITEMS long.
+ * Items a cross-thread channel may have in flight. As a local channel's: a barrier waits behind
+ * everything in flight, so more would make checkpoints slower for little more throughput (the
+ * consumer gives credit back a quarter at a time, so batches keep coming).
  */
-export const THREAD_CHANNEL_CAPACITY = 4096;
+export const THREAD_CHANNEL_CAPACITY = 1024;
 
 export interface Wiring {
   inputsOf(operatorId: string, subtask: number): { list: Channel[]; counter: InputCounter };

@@ -10,7 +10,7 @@ import { BatchDecoder, BatchEncoder } from './batchCodec.js';
 import type { InboundChannel, LinkOut, OutboundChannel } from './threadChannel.js';
 
 /** Items that make a batch worth sending on their own. */
-export const BATCH_ITEMS = 512;
+export const BATCH_ITEMS = 256;
 /** How long an item may wait for its batch to fill (so a slow trickle still flows). */
 const MAX_DELAY_MS = 5;
 
