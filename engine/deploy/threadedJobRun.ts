@@ -11,17 +11,10 @@ import type { JobMetrics } from '../metrics/jobMetrics.js';
 import { CallMarkerView, createMarkerBuffer } from '../runtime/callMarker.js';
 import { releaseRunLocks } from '../runtime/runLock.js';
 import { runLockTargets } from '../runtime/runLockTargets.js';
+import { CallWatch } from './callWatch.js';
 import type { RunSummary } from './jobRun.js';
 import type { FromJobWorker, JobWorkerData, ToJobWorker } from './jobWorkerProtocol.js';
-import {
-  describeCall,
-  NOTICE_AFTER_MS,
-  neverSettledMessage,
-  overTimeLimitMessage,
-  STUCK_AFTER_MS,
-  stuckStopMessage,
-  threadDiedMessage,
-} from './stuckCall.js';
+import { neverSettledMessage, threadDiedMessage } from './stuckCall.js';
 import { workerScript } from './workerScript.js';
 
 /** How often a stop looks whether the call in progress has moved on. */
@@ -43,19 +36,18 @@ export class ThreadedJobRun {
   private settle!: { resolve(summary: RunSummary): void; reject(error: JobError): void };
   /** Samples the call marker, so that how long a call has lasted is known when a stop comes. */
   private readonly watch: NodeJS.Timeout;
-  private stopAskedAt: number | undefined;
-  private readonly onLongCall: ((text: string) => void) | undefined;
-  /** The call in progress has been told of (once per call). */
-  private noticed = false;
+  private readonly calls: CallWatch;
   private done = false;
   /** fail() is ending the thread: its exit is no news. */
   private failing = false;
 
   private constructor(private readonly options: ThreadedRunOptions) {
     const { onCheckpoint, onLongCall, ...rest } = options;
-    this.onLongCall = onLongCall;
     const marker = createMarkerBuffer();
     this.view = new CallMarkerView(marker);
+    this.calls = new CallWatch([this.view], options.job.settings.callTimeoutMs, onLongCall, (message) =>
+      this.fail(message),
+    );
     const data: JobWorkerData = { ...rest, marker };
     this.worker = new Worker(workerScript(import.meta.url, './jobWorker.js'), { workerData: data });
     this.ended = new Promise<RunSummary>((resolve, reject) => {
@@ -97,7 +89,7 @@ export class ThreadedJobRun {
           : error.message;
       this.fail(threadDiedMessage(why, this.view.current()));
     });
-    this.watch = setInterval(() => this.look(), WATCH_EVERY_MS);
+    this.watch = setInterval(() => this.calls.look(), WATCH_EVERY_MS);
     this.watch.unref();
     this.worker.on('exit', (code) => {
       if (this.done || this.failing) return;
@@ -127,41 +119,17 @@ export class ThreadedJobRun {
 
   /**
    * A clean stop (as JobRun.stop); and a forced one once the stop is STUCK_AFTER_MS old and a
-   * call into user code has been in progress that long (see look()).
+   * call into user code has been in progress that long (see CallWatch).
    */
   stop(): void {
     this.post({ type: 'stop' });
-    this.stopAskedAt ??= performance.now();
+    this.calls.stopAsked();
   }
 
   /** Ends the run at once, wherever it is (a second Ctrl-C). */
   async kill(): Promise<void> {
     this.fail('stopped at once');
     await this.worker.terminate();
-  }
-
-  /**
-   * Once a stop was asked for STUCK_AFTER_MS ago, a call in progress for that long is stuck (it
-   * may have begun before the stop, or after it: records in flight are still delivered).
-   */
-  private look(): void {
-    const now = performance.now();
-    const stuckFor = this.view.stuckFor(now);
-    // A new call (or none) starts the count again: it is told of once it is long.
-    if (stuckFor < NOTICE_AFTER_MS) this.noticed = false;
-    const call = this.view.current();
-    if (call === undefined) return;
-    const limit = this.options.job.settings.callTimeoutMs;
-    if (limit !== undefined && stuckFor >= limit) {
-      this.fail(overTimeLimitMessage(call, stuckFor, limit));
-      return;
-    }
-    if (stuckFor >= NOTICE_AFTER_MS && !this.noticed) {
-      this.noticed = true;
-      this.onLongCall?.(describeCall(call, stuckFor));
-    }
-    if (this.stopAskedAt === undefined || now - this.stopAskedAt < STUCK_AFTER_MS) return;
-    if (stuckFor >= STUCK_AFTER_MS) this.fail(stuckStopMessage(call, stuckFor));
   }
 
   private post(message: ToJobWorker): void {
