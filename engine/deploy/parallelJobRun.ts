@@ -16,17 +16,19 @@ import { findKind } from '../graph/kinds/kindRegistry.js';
 import { type Plan, planJob } from '../graph/plan.js';
 import { placeSubtasks, type ThreadPlacement } from '../graph/threadPlacement.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
-import { CallMarkerView, createMarkerBuffer } from '../runtime/callMarker.js';
+import type { PreviewListener } from '../operators/sinkPreview.js';
+import { CallMarkerView, createMarkerBuffer, type MarkedCall } from '../runtime/callMarker.js';
 import type { ConnectorState } from '../runtime/connectorState.js';
 import type { CheckpointParticipants } from '../runtime/executor.js';
 import { type HeldRunLocks, takeRunLocks } from '../runtime/runLock.js';
 import { runLockTargets } from '../runtime/runLockTargets.js';
 import type { SinkCommitter, SinkCommitterOf } from '../runtime/sink.js';
 import { cannotWrite } from '../state/fileFault.js';
+import type { StoreBrowser } from '../state/storeBrowser.js';
 import { CallWatch } from './callWatch.js';
 import { firstCheckpointId } from './jobAssembly.js';
 import type { RunSummary } from './jobRun.js';
-import type { FromPartWorker, PartWorkerData, ToPartWorker } from './partWorkerProtocol.js';
+import type { BrowseRequest, FromPartWorker, PartWorkerData, ToPartWorker } from './partWorkerProtocol.js';
 
 type SinkCall = Extract<ToPartWorker, { type: 'sinkCall' }>;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -44,6 +46,21 @@ const POLL_EVERY_MS = 5;
 /** How long threads get to clean up after a failure before they are terminated. */
 const CLEANUP_MS = 2000;
 
+/**
+ * As the CLI's run (no checkpoint folder: no checkpoints, as a preview takes none), and for the
+ * designer's Run: sinks that hand their records to `previewSinks` and write nothing.
+ */
+export type ParallelRunOptions = Omit<ThreadedRunOptions, 'checkpointDir'> & {
+  readonly checkpointDir?: string;
+  readonly previewSinks?: PreviewListener;
+};
+
+/** A call a thread has had in progress for a while, as the designer's run status shows it. */
+export interface CallInProgress {
+  readonly call: MarkedCall;
+  readonly forMs: number;
+}
+
 interface Part {
   readonly worker: Worker;
   readonly view: CallMarkerView;
@@ -59,12 +76,16 @@ interface Part {
   readonly gone: Promise<void>;
   readonly markGone: () => void;
   rows: readonly SubtaskRow[];
+  /** Per edge, the fullest channel this thread has an end of. */
+  fill: ReadonlyMap<string, number>;
+  /** The state browser's reads waiting for this thread's answer. */
+  readonly browsing: Map<number, { resolve(result: unknown): void; reject(error: Error): void }>;
 }
 
 export class ParallelJobRun {
   private readonly startedAt = performance.now();
   private finishedAt: number | undefined;
-  private readonly plan: Plan;
+  readonly plan: Plan;
   private readonly placement: ThreadPlacement;
   private parts: Part[] = [];
   private locks: HeldRunLocks | undefined;
@@ -75,6 +96,9 @@ export class ParallelJobRun {
     { resolve(result: ConnectorState | undefined): void; reject(error: Error): void }
   >();
   private nextSinkCall = 0;
+  private nextBrowse = 0;
+  /** Paused (the designer): no checkpoint starts, as none does on one thread while paused. */
+  private paused = false;
   private quiet: QuietDetector | undefined;
   private watch: CallWatch | undefined;
   private timers: NodeJS.Timeout[] = [];
@@ -88,7 +112,7 @@ export class ParallelJobRun {
   private openedSettle!: { resolve(): void; reject(error: unknown): void };
 
   private constructor(
-    private readonly options: ThreadedRunOptions,
+    private readonly options: ParallelRunOptions,
     threads: number,
   ) {
     this.plan = planJob(options.job);
@@ -110,7 +134,7 @@ export class ParallelJobRun {
   }
 
   /** Opens the job on `threads` threads and runs it (see `opened`). */
-  static start(options: ThreadedRunOptions & { readonly threads: number }): ParallelJobRun {
+  static start(options: ParallelRunOptions & { readonly threads: number }): ParallelJobRun {
     const { threads, ...rest } = options;
     return new ParallelJobRun(rest, threads);
   }
@@ -135,10 +159,68 @@ export class ParallelJobRun {
     );
   }
 
+  /** Per edge, the fill of its fullest channel (items / capacity, at most 1), as JobRun.edgeFill. */
+  edgeFill(): Map<string, number> {
+    const fill = new Map<string, number>();
+    for (const part of this.parts) {
+      for (const [edge, f] of part.fill) if (f >= (fill.get(edge) ?? 0)) fill.set(edge, f);
+    }
+    return fill;
+  }
+
+  /**
+   * The state browser's reads of one subtask's store while the run has it open: each a message
+   * to the thread that runs the subtask (only it has the store open) and its answer.
+   */
+  stateBrowser(operatorId: string, subtask: number): StoreBrowser | undefined {
+    const thread = this.placement.byOperator.get(operatorId)?.[subtask];
+    const part = thread === undefined ? undefined : this.parts[thread];
+    if (part === undefined || this.done) return undefined;
+    const read = <T>(request: BrowseRequest) =>
+      new Promise<T>((resolve, reject) => {
+        if (part.closed || this.done) {
+          reject(new Error(`the run has closed the state of operator "${operatorId}" subtask ${subtask}`));
+          return;
+        }
+        const call = this.nextBrowse++;
+        part.browsing.set(call, { resolve: resolve as (result: unknown) => void, reject });
+        part.worker.postMessage({
+          type: 'browse',
+          call,
+          operatorId,
+          subtask,
+          request,
+        } satisfies ToPartWorker);
+      });
+    return {
+      keys: (range, limit) => read({ method: 'keys', range, limit }),
+      entries: (range, limit) => read({ method: 'entries', range, limit }),
+      values: (keys) => read({ method: 'values', keys }),
+    };
+  }
+
+  /**
+   * The longest call into user code in progress on any thread, with how long it has lasted (to
+   * WATCH_EVERY_MS): what the designer's run status shows while it lasts.
+   */
+  callInProgress(): CallInProgress | undefined {
+    const now = performance.now();
+    let longest: CallInProgress | undefined;
+    for (const part of this.parts) {
+      const forMs = part.view.stuckFor(now);
+      const call = part.view.current();
+      if (call !== undefined && forMs >= (longest?.forMs ?? 0)) longest = { call, forMs };
+    }
+    return longest;
+  }
+
   private async open(): Promise<void> {
     const { job } = this.options;
     const options = this.options;
-    this.locks = takeRunLocks(runLockTargets(job, options), { job: job.name });
+    this.locks = takeRunLocks(
+      runLockTargets(job, { ...options, previewSinks: options.previewSinks !== undefined }),
+      { job: job.name },
+    );
     const restore = options.restore;
     if (restore !== undefined) checkRestorable(this.plan, restore);
     if (job.settings.stateBackend === 'level') {
@@ -223,7 +305,7 @@ export class ParallelJobRun {
         ports[b]![a] = port2;
       }
     }
-    const { onCheckpoint: _c, onLongCall: _l, ...rest } = this.options;
+    const { onCheckpoint: _c, onLongCall: _l, previewSinks, ...rest } = this.options;
     for (let thread = 0; thread < threads; thread++) {
       const marker = createMarkerBuffer();
       const links = ports[thread]!;
@@ -234,14 +316,21 @@ export class ParallelJobRun {
         links,
         firstCheckpointId: firstId,
         marker,
+        ...(previewSinks === undefined ? {} : { preview: true }),
       };
       const worker = new Worker(workerScript(import.meta.url, './partWorker.js'), {
         workerData: data,
         transferList: links.filter((p): p is MessagePort => p !== undefined),
       });
       let markGone!: () => void;
+      const browsing: Part['browsing'] = new Map();
       const gone = new Promise<void>((resolve) => {
-        markGone = resolve;
+        markGone = () => {
+          resolve();
+          // Nothing more comes from this thread: a read waiting on it would wait forever.
+          for (const { reject } of browsing.values()) reject(new Error(`the run has closed its state`));
+          browsing.clear();
+        };
       });
       const part: Part = {
         worker,
@@ -259,6 +348,8 @@ export class ParallelJobRun {
         finished: false,
         closed: false,
         rows: [],
+        fill: new Map(),
+        browsing,
       };
       this.parts.push(part);
       worker.on('message', (message: FromPartWorker) => this.heard(thread, part, message));
@@ -340,7 +431,20 @@ export class ParallelJobRun {
         return;
       case 'metrics':
         part.rows = message.subtasks;
+        part.fill = new Map(message.fill);
         return;
+      case 'preview': {
+        const listener = this.options.previewSinks;
+        for (const record of message.records) listener?.(message.operatorId, message.subtask, record);
+        return;
+      }
+      case 'browsed': {
+        const call = part.browsing.get(message.call);
+        part.browsing.delete(message.call);
+        if (message.failed !== undefined) call?.reject(new Error(message.failed));
+        else call?.resolve(message.result);
+        return;
+      }
       case 'sinkReply': {
         const call = this.sinkCalls.get(message.call);
         this.sinkCalls.delete(message.call);
@@ -367,7 +471,9 @@ export class ParallelJobRun {
     const coordinator = this.coordinator;
     if (coordinator !== undefined) {
       coordinator.start(this.options.job.settings.checkpointIntervalMs);
-      const poll = setInterval(() => coordinator.poll(), POLL_EVERY_MS);
+      const poll = setInterval(() => {
+        if (!this.paused) coordinator.poll();
+      }, POLL_EVERY_MS);
       poll.unref();
       this.timers.push(poll);
     }
@@ -413,6 +519,8 @@ export class ParallelJobRun {
       return;
     }
     this.stopRequested = true;
+    // A paused run could never reach the final checkpoint.
+    this.paused = false;
     this.broadcast({ type: 'resume' });
     const coordinator = this.coordinator;
     if (coordinator === undefined) {
@@ -427,11 +535,15 @@ export class ParallelJobRun {
     coordinator.requestNow();
   }
 
+  /** Each thread holds at its next slice boundary (the designer's Pause); stop() resumes first. */
   pause(): void {
-    if (!this.stopRequested) this.broadcast({ type: 'pause' });
+    if (this.stopRequested) return;
+    this.paused = true;
+    this.broadcast({ type: 'pause' });
   }
 
   resume(): void {
+    this.paused = false;
     this.broadcast({ type: 'resume' });
   }
 

@@ -16,6 +16,7 @@ import { ThreadLink } from '../runtime/threadLink.js';
 import { ensureLockdown, UserCodeError } from '../sandbox/userCode.js';
 import { assemblePart } from './jobAssembly.js';
 import type { FromPartWorker, PartWorkerData, ToPartWorker } from './partWorkerProtocol.js';
+import { PreviewBatches } from './previewBatches.js';
 import { subtaskRow } from './runMetrics.js';
 
 /** How often the main thread gets this thread's figures. */
@@ -44,6 +45,9 @@ const start = new Promise<void>((resolve) => {
   started = resolve;
 });
 let aborted = false;
+/** A preview's sinks' records on their way to the main thread. */
+const preview =
+  data.preview === true ? new PreviewBatches((batch) => post({ type: 'preview', ...batch })) : undefined;
 
 function fail(message: string): void {
   failure ??= message;
@@ -88,6 +92,9 @@ function handle(message: ToPartWorker): void {
     case 'sinkCall':
       void callCommitter(message);
       return;
+    case 'browse':
+      void browse(message);
+      return;
     case 'abort':
       aborted = true;
       executor?.halt();
@@ -108,6 +115,29 @@ async function callCommitter(message: Extract<ToPartWorker, { type: 'sinkCall' }
     post({ type: 'sinkReply', call: message.call, result: result ?? undefined });
   } catch (error) {
     post({ type: 'sinkReply', call: message.call, failed: (error as Error)?.message ?? String(error) });
+  }
+}
+
+/** The state browser reads a store of this thread's: afresh each time, so it sees every write so far. */
+async function browse(message: Extract<ToPartWorker, { type: 'browse' }>): Promise<void> {
+  try {
+    const store = subtasks.find(
+      (s) => s.operator.id === message.operatorId && s.subtask === message.subtask,
+    )?.store;
+    if (store === undefined) {
+      throw new Error(
+        `internal: operator "${message.operatorId}" subtask ${message.subtask} has no state on thread ${data.thread}`,
+      );
+    }
+    const browser = await store.browse();
+    const { request } = message;
+    const result =
+      request.method === 'values'
+        ? await browser.values(request.keys)
+        : await browser[request.method](request.range, request.limit);
+    post({ type: 'browsed', call: message.call, result });
+  } catch (error) {
+    post({ type: 'browsed', call: message.call, failed: (error as Error)?.message ?? String(error) });
   }
 }
 
@@ -135,8 +165,9 @@ async function open(): Promise<PartExecutor> {
     {
       jobDir: data.jobDir,
       stateDir: data.stateDir,
-      checkpointDir: data.checkpointDir,
+      ...(data.checkpointDir === undefined ? {} : { checkpointDir: data.checkpointDir }),
       ...(data.restore === undefined ? {} : { restore: data.restore }),
+      ...(preview === undefined ? {} : { previewSinks: preview.receive }),
       callMarker: marker,
     },
     {
@@ -170,6 +201,20 @@ async function open(): Promise<PartExecutor> {
 
 const rows = () => subtasks.map(subtaskRow);
 
+/** Per edge, the fill of its fullest channel with an end here (as JobRun.edgeFill on one thread). */
+function fills(): [string, number][] {
+  const fill = new Map<string, number>();
+  for (const subtask of subtasks) {
+    for (const channel of [...subtask.inputs, ...subtask.emitter.allChannels]) {
+      const f = Math.min(1, channel.size / channel.capacity);
+      if (f >= (fill.get(channel.edge.id) ?? 0)) fill.set(channel.edge.id, f);
+    }
+  }
+  return [...fill];
+}
+
+const sample = () => post({ type: 'metrics', subtasks: rows(), fill: fills() });
+
 /** Commits (the run ended) or aborts (a stop at a checkpoint, a failure), then closes. */
 async function close(commit: boolean): Promise<void> {
   if (commit) {
@@ -191,16 +236,22 @@ async function main(): Promise<void> {
     return;
   }
   const running = executor;
+  // An abort that came while this thread opened found no executor to halt: what opened must
+  // not commit.
+  if (aborted) running.halt();
   for (const message of early.splice(0)) handle(message);
+  // The live panels have a row for every subtask from the start.
+  sample();
   post({ type: 'opened' });
   await start;
-  const sampler = setInterval(() => post({ type: 'metrics', subtasks: rows() }), METRICS_EVERY_MS);
+  const sampler = setInterval(sample, METRICS_EVERY_MS);
   sampler.unref();
   try {
     if (!aborted) await running.run();
     if (failure !== undefined) throw new JobError(failure);
     if (!running.halted) {
       await close(true);
+      preview?.flush();
       post({ type: 'closed', subtasks: rows() });
       return;
     }
@@ -212,6 +263,7 @@ async function main(): Promise<void> {
     clearInterval(sampler);
   }
   await close(false).catch(() => {});
+  preview?.flush();
   post({ type: 'closed', subtasks: rows() });
 }
 

@@ -9,6 +9,7 @@ import type { Job } from '../graph/schema.js';
 import type { MarkerUpdate } from '../runtime/callMarker.js';
 import type { ConnectorState } from '../runtime/connectorState.js';
 import type { PartCommand, PartStatus } from '../runtime/partExecutor.js';
+import type { KeyRange } from '../state/storeBrowser.js';
 import type { SubtaskRow } from './runMetrics.js';
 
 /** Handed to each worker as its workerData. */
@@ -16,7 +17,8 @@ export interface PartWorkerData {
   readonly job: Job;
   readonly jobDir: string;
   readonly stateDir: string;
-  readonly checkpointDir: string;
+  /** Absent: the run takes no checkpoints (a preview). */
+  readonly checkpointDir?: string;
   readonly restore?: CheckpointMetadata;
   readonly kindModules?: readonly string[];
   /** This worker's thread, among `threads`; the placement is computed alike on every thread. */
@@ -27,7 +29,17 @@ export interface PartWorkerData {
   readonly firstCheckpointId: number;
   /** This thread's call marker (callMarker.ts). */
   readonly marker: SharedArrayBuffer;
+  /**
+   * Sinks write nothing and send what they receive to the main thread (`preview` messages),
+   * which hands it to the run's preview listener: a function cannot cross to a worker.
+   */
+  readonly preview?: boolean;
 }
+
+/** A read of a subtask's state for the state browser (storeBrowser.ts), one method of it. */
+export type BrowseRequest =
+  | { readonly method: 'keys' | 'entries'; readonly range: KeyRange; readonly limit: number }
+  | { readonly method: 'values'; readonly keys: readonly string[] };
 
 /** To a worker. */
 export type ToPartWorker =
@@ -61,6 +73,14 @@ export type ToPartWorker =
       readonly operatorId: string;
       readonly method: 'commit';
       readonly commit: ConnectorState;
+    }
+  /** The state browser reads a subtask's store, which only its thread has open. */
+  | {
+      readonly type: 'browse';
+      readonly call: number;
+      readonly operatorId: string;
+      readonly subtask: number;
+      readonly request: BrowseRequest;
     };
 
 /** From a worker. */
@@ -84,7 +104,24 @@ export type FromPartWorker =
   | { readonly type: 'probed'; readonly round: number; readonly status: PartStatus }
   /** Every subtask of this thread has finished (it still takes part in a checkpoint in flight). */
   | { readonly type: 'finished' }
-  | { readonly type: 'metrics'; readonly subtasks: readonly SubtaskRow[] }
+  /**
+   * This thread's subtasks' rows, and per edge the fill of its fullest channel this thread has
+   * an end of (the producer's end counts what is in flight too, so it is the fuller).
+   */
+  | {
+      readonly type: 'metrics';
+      readonly subtasks: readonly SubtaskRow[];
+      readonly fill: readonly (readonly [edgeId: string, fill: number])[];
+    }
+  /** Records a preview sink subtask received, in order, since its last batch. */
+  | {
+      readonly type: 'preview';
+      readonly operatorId: string;
+      readonly subtask: number;
+      readonly records: readonly unknown[];
+    }
+  /** The answer to `browse` (`failed`: its error's message, e.g. the store has closed). */
+  | { readonly type: 'browsed'; readonly call: number; readonly result?: unknown; readonly failed?: string }
   /** A sink committer's answer to `sinkCall` (`failed`: its error's message). */
   | {
       readonly type: 'sinkReply';

@@ -1,4 +1,4 @@
-// What the run service drives, whichever the mode: a run (hostRun.ts, JobRun as the CLI runs it)
+// What the run service drives, whichever the mode: a run (hostRun.ts, the job as the CLI runs it)
 // or a debug run (debugRun.ts, the debugger's DebugSession). The service knows only this.
 import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
 import type { Job } from '../graph/schema.js';
@@ -13,6 +13,12 @@ import type {
 import type { CallMarker } from '../runtime/callMarker.js';
 import type { RunDirs } from '../runtime/runDirs.js';
 import type { KvStore } from '../state/kvStore.js';
+
+/**
+ * What the state browser reads of a live run's subtask: a store's raw entries. A run on several
+ * threads has its stores open on its workers, and gives this much of them by message.
+ */
+export type LiveState = Pick<KvStore, 'browse'>;
 
 /** Where a run's events go (the host service sends them to every client). */
 export interface RunEventSink {
@@ -36,7 +42,7 @@ export interface DrivenRun {
   /** Ends the run; resolves with its last status. */
   stop(): Promise<RunInfo>;
   /** A subtask's open state store, while the run has one to read. */
-  liveStore(operatorId: string, subtask: number): KvStore | undefined;
+  liveStore(operatorId: string, subtask: number): LiveState | undefined;
   /** Why the state of this run cannot be read live now, when it cannot; undefined when it can. */
   liveStateUnavailable(): string | undefined;
   /** Resolves once the run has let go of its state folder (it may be read from disk then). */

@@ -1,17 +1,26 @@
-// A run of a job in mode "run", driven by the designer: the engine's JobRun as the CLI runs it,
-// with its status, live metrics and checkpoints sent as host events. Pause holds the scheduler
-// at a slice boundary; stop is the CLI's clean stop (a final checkpoint where checkpoints are on).
+// A run of a job in mode "run", driven by the designer: the job as the CLI runs it (on one
+// thread or spread over several, runEngine.ts), with its status, live metrics and checkpoints
+// sent as host events. Pause holds every thread at a slice boundary; stop is the CLI's clean
+// stop (a final checkpoint where checkpoints are on).
 
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import type { RunSummary } from '../deploy/jobRun.js';
-import { JobRun } from '../deploy/jobRun.js';
 import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { RunInfo, RunStatus } from '../protocol/runProtocol.js';
-import { ensureLockdown } from '../sandbox/userCode.js';
-import type { KvStore } from '../state/kvStore.js';
-import { checkpointEventOf, type DrivenRun, type RunBasics, StatusReportingRun } from './drivenRun.js';
+import {
+  checkpointEventOf,
+  type DrivenRun,
+  type LiveState,
+  type RunBasics,
+  StatusReportingRun,
+} from './drivenRun.js';
+import { LongCallStatus } from './longCallStatus.js';
 import { PreviewOutput } from './previewOutput.js';
+import { openRunEngine, type RunEngine } from './runEngine.js';
 import { liveMetrics, MetricsFeed } from './runMetricsFeed.js';
+
+/** How often a run on several threads looks at its workers' calls into user code. */
+const WATCH_EVERY_MS = 100;
 
 export interface HostRunOptions extends RunBasics {
   readonly restore?: CheckpointMetadata;
@@ -37,10 +46,13 @@ function summaryMessage(summary: RunSummary): string {
 
 export class HostRun extends StatusReportingRun implements DrivenRun {
   readonly mode = 'run' as const;
-  private jobRun: JobRun | undefined;
+  private engine: RunEngine | undefined;
   private feed: MetricsFeed | undefined;
   private preview: PreviewOutput | undefined;
   private stopRequested = false;
+  /** A run on several threads: its workers' long calls, shown in the status (runThread.ts shows this thread's). */
+  private longCall: LongCallStatus | undefined;
+  private watch: NodeJS.Timeout | undefined;
   /** Resolves when the run has ended, however it ended (its stores closed); never rejects. */
   readonly released: Promise<void>;
   private end!: () => void;
@@ -67,14 +79,18 @@ export class HostRun extends StatusReportingRun implements DrivenRun {
     return 0;
   }
 
+  protected override setStatus(status: RunStatus, message?: string): void {
+    super.setStatus(status, message);
+    this.longCall?.replaced();
+  }
+
   private async open(): Promise<void> {
     const { runId, job, dirs, restore, events } = this.options;
     const preview = this.options.previewSinks ? new PreviewOutput(runId, events.output) : undefined;
     this.preview = preview;
-    let jobRun: JobRun;
+    let engine: RunEngine;
     try {
-      ensureLockdown();
-      jobRun = await JobRun.open(
+      engine = await openRunEngine(
         preview === undefined ? job : { ...job, settings: { ...job.settings, checkpointIntervalMs: 0 } },
         {
           jobDir: dirs.jobDir,
@@ -92,24 +108,43 @@ export class HostRun extends StatusReportingRun implements DrivenRun {
       this.end();
       throw error;
     }
-    this.jobRun = jobRun;
+    this.engine = engine;
     this.feed = new MetricsFeed(
-      () => liveMetrics(runId, jobRun.plan, jobRun.metrics(), jobRun.edgeFill()),
+      () => liveMetrics(runId, engine.plan, engine.metrics(), engine.edgeFill()),
       (event) => events.metrics(event),
     );
     this.setStatus('running', this.message);
     this.feed.start();
+    if (engine.threads > 1) this.watchCalls(engine);
     // On the next turn: the answer to run.start goes out first, however long user code then runs.
     setImmediate(() => {
-      void jobRun.run().then(
+      void engine.run().then(
         (summary) => this.finish(summary.stopped ? 'stopped' : 'finished', summaryMessage(summary)),
         (error: unknown) => this.finish('failed', (error as Error).message),
       );
-      if (this.stopRequested) jobRun.stop();
+      if (this.stopRequested) engine.stop();
     });
   }
 
+  /**
+   * The workers' calls into user code, as the host's thread watches this thread's: a long one
+   * shows in the status. Ending a stuck one (a stop, settings.callTimeoutMs) is the parallel
+   * run's own (its CallWatch), which fails the run naming it.
+   */
+  private watchCalls(engine: RunEngine): void {
+    const longCall = new LongCallStatus((message) =>
+      message === undefined ? this.emitStatus() : this.options.events.status({ ...this.info(), message }),
+    );
+    this.longCall = longCall;
+    this.watch = setInterval(() => {
+      const current = this.active ? engine.callInProgress() : undefined;
+      longCall.look(current?.call, current?.forMs ?? 0);
+    }, WATCH_EVERY_MS);
+    this.watch.unref();
+  }
+
   private finish(status: RunStatus, message: string): void {
+    clearInterval(this.watch);
     this.preview?.flush();
     this.feed?.stop();
     this.setStatus(status, message);
@@ -125,8 +160,8 @@ export class HostRun extends StatusReportingRun implements DrivenRun {
 
   async pause(): Promise<RunInfo> {
     if (this.status === 'paused') return this.info();
-    if (this.status !== 'running' || this.jobRun === undefined || this.stopRequested) this.refuse('pause');
-    this.jobRun.pause();
+    if (this.status !== 'running' || this.engine === undefined || this.stopRequested) this.refuse('pause');
+    this.engine.pause();
     this.setStatus('paused');
     this.preview?.flush();
     this.feed?.now();
@@ -135,8 +170,8 @@ export class HostRun extends StatusReportingRun implements DrivenRun {
 
   async resume(): Promise<RunInfo> {
     if (this.status === 'running') return this.info();
-    if (this.status !== 'paused' || this.jobRun === undefined) this.refuse('resume');
-    this.jobRun.resume();
+    if (this.status !== 'paused' || this.engine === undefined) this.refuse('resume');
+    this.engine.resume();
     this.setStatus('running');
     return this.info();
   }
@@ -145,7 +180,7 @@ export class HostRun extends StatusReportingRun implements DrivenRun {
   async stop(): Promise<RunInfo> {
     if (this.active && !this.stopRequested) {
       this.stopRequested = true;
-      this.jobRun?.stop();
+      this.engine?.stop();
       // A stop from pause goes straight on to its final checkpoint: say so.
       if (this.status === 'paused') this.setStatus('running', 'stopping');
     }
@@ -154,14 +189,14 @@ export class HostRun extends StatusReportingRun implements DrivenRun {
   }
 
   /** A subtask's state store while the run has it open. */
-  liveStore(operatorId: string, subtask: number): KvStore | undefined {
-    return this.active ? this.jobRun?.stateStore(operatorId, subtask) : undefined;
+  liveStore(operatorId: string, subtask: number): LiveState | undefined {
+    return this.active ? this.engine?.liveState(operatorId, subtask) : undefined;
   }
 
   liveStateUnavailable(): string | undefined {
     return this.status === 'starting' ? `run ${this.runId} is still opening its state` : undefined;
   }
 
-  /** An ended run holds nothing: JobRun closed its stores as it ended. */
+  /** An ended run holds nothing: its stores closed as it ended. */
   async dispose(): Promise<void> {}
 }

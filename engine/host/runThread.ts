@@ -12,8 +12,6 @@
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import {
-  describeCall,
-  NOTICE_AFTER_MS,
   overTimeLimitMessage,
   STUCK_AFTER_MS,
   stuckStopMessage,
@@ -28,6 +26,7 @@ import { releaseRunLocks } from '../runtime/runLock.js';
 import { runLockTargets } from '../runtime/runLockTargets.js';
 import { isEnded } from './drivenRun.js';
 import type { MethodSpec } from './hostService.js';
+import { LongCallStatus } from './longCallStatus.js';
 import type { RunEventEmitter, RunMethodTable, RunService } from './runService.js';
 import type { FromRunWorker, RunWorkerData, ToRunWorker } from './runWorkerProtocol.js';
 
@@ -107,9 +106,10 @@ export function createThreadedRunService(emit: RunEventEmitter, runsDir?: string
   /** The last status of the run the thread has (or had): what a forced end reports against. */
   let lastInfo: RunInfo | undefined;
   let stopAskedAt: number | undefined;
-  /** A long call is being shown in the run's status, last at this many seconds. */
-  let noticed = false;
-  let noticedSecond = -1;
+  const longCall = new LongCallStatus((message) => {
+    if (lastInfo !== undefined)
+      emit('run.status', message === undefined ? lastInfo : { ...lastInfo, message });
+  });
 
   function runIsActive(): boolean {
     return lastInfo !== undefined && !isEnded(lastInfo.status);
@@ -131,7 +131,7 @@ export function createThreadedRunService(emit: RunEventEmitter, runsDir?: string
       case 'event':
         if (message.event === 'run.status') {
           lastInfo = message.data as RunInfo;
-          noticed = false;
+          longCall.replaced();
           if (!runIsActive()) stopAskedAt = undefined;
         }
         emit(message.event, message.data as never);
@@ -211,9 +211,7 @@ export function createThreadedRunService(emit: RunEventEmitter, runsDir?: string
     const stuckFor = owner.view.stuckFor(now);
     const current = owner.view.current();
     if (current === undefined || !runIsActive()) {
-      if (noticed && lastInfo !== undefined) emit('run.status', lastInfo);
-      noticed = false;
-      noticedSecond = -1;
+      longCall.look(undefined, 0);
       return;
     }
     const limit = owner.job?.settings.callTimeoutMs;
@@ -226,13 +224,7 @@ export function createThreadedRunService(emit: RunEventEmitter, runsDir?: string
       void endThread(owner, stuckStopMessage(current, stuckFor));
       return;
     }
-    // Once a second: the status counts the seconds up.
-    const second = Math.floor(stuckFor / 1000);
-    if (stuckFor >= NOTICE_AFTER_MS && lastInfo !== undefined && second !== noticedSecond) {
-      noticedSecond = second;
-      noticed = true;
-      emit('run.status', { ...lastInfo, message: `${describeCall(current, stuckFor)}; Stop ends it` });
-    }
+    longCall.look(current, stuckFor);
   }, WATCH_EVERY_MS);
   watch.unref();
 

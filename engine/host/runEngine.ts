@@ -1,0 +1,91 @@
+// What the designer's Run drives: the job on as many threads as the CLI's run would give it
+// (settings.threads, else the cores). On one thread it is JobRun in the run thread, the
+// deterministic executor, as before; spread over more it is the parallel executor, whose
+// workers the run thread starts and watches (ParallelJobRun). Debug keeps the deterministic
+// executor (debugRun.ts): stepping needs one order of events. HostRun sees only this.
+import { availableParallelism } from 'node:os';
+import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
+import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
+import { JobRun, type RunSummary } from '../deploy/jobRun.js';
+import { type CallInProgress, ParallelJobRun } from '../deploy/parallelJobRun.js';
+import { type Plan, planJob } from '../graph/plan.js';
+import type { Job } from '../graph/schema.js';
+import { placeSubtasks } from '../graph/threadPlacement.js';
+import type { JobMetrics } from '../metrics/jobMetrics.js';
+import type { PreviewListener } from '../operators/sinkPreview.js';
+import type { CallMarker } from '../runtime/callMarker.js';
+import { ensureLockdown } from '../sandbox/userCode.js';
+import type { LiveState } from './drivenRun.js';
+
+export interface RunEngine {
+  readonly plan: Plan;
+  /** Threads the subtasks run on: 1 is JobRun in this thread. */
+  readonly threads: number;
+  /** Runs to the end or a stop; rejects with the engine's one-line JobError. */
+  run(): Promise<RunSummary>;
+  metrics(): JobMetrics;
+  edgeFill(): ReadonlyMap<string, number>;
+  pause(): void;
+  resume(): void;
+  stop(): void;
+  liveState(operatorId: string, subtask: number): LiveState | undefined;
+  /**
+   * The longest call into user code in progress on the run's workers. On one thread there is
+   * none to see from here: the code runs on this thread, which the host's watches (runThread.ts).
+   */
+  callInProgress(): CallInProgress | undefined;
+}
+
+export interface RunEngineOptions {
+  readonly jobDir: string;
+  readonly stateDir: string;
+  /** Absent: no checkpoints (a preview). */
+  readonly checkpointDir?: string;
+  readonly restore?: CheckpointMetadata;
+  readonly previewSinks?: PreviewListener;
+  readonly onCheckpoint: (event: CheckpointEvent) => void;
+  /** The run thread's marker: only a run on this thread marks its calls in it. */
+  readonly callMarker?: CallMarker;
+}
+
+/** Opens the job and has it ready to run; rejects with the engine's message if it cannot open. */
+export async function openRunEngine(job: Job, options: RunEngineOptions): Promise<RunEngine> {
+  const threads = placeSubtasks(planJob(job), job.settings.threads ?? availableParallelism()).threads;
+  if (threads > 1) return openParallel(job, options, threads);
+  ensureLockdown();
+  const run = await JobRun.open(job, options);
+  return {
+    plan: run.plan,
+    threads: 1,
+    run: () => run.run(),
+    metrics: () => run.metrics(),
+    edgeFill: () => run.edgeFill(),
+    pause: () => run.pause(),
+    resume: () => run.resume(),
+    stop: () => run.stop(),
+    liveState: (operatorId, subtask) => run.stateStore(operatorId, subtask),
+    callInProgress: () => undefined,
+  };
+}
+
+async function openParallel(job: Job, options: RunEngineOptions, threads: number): Promise<RunEngine> {
+  const { callMarker: _, ...rest } = options;
+  const run = ParallelJobRun.start({ ...rest, job, threads });
+  await run.opened;
+  return {
+    plan: run.plan,
+    threads,
+    run: () => run.run(),
+    // Every thread has sent its rows before the run counts as opened.
+    metrics: () => run.metrics()!,
+    edgeFill: () => run.edgeFill(),
+    pause: () => run.pause(),
+    resume: () => run.resume(),
+    stop: () => run.stop(),
+    liveState: (operatorId, subtask) => {
+      const browser = run.stateBrowser(operatorId, subtask);
+      return browser === undefined ? undefined : { browse: async () => browser };
+    },
+    callInProgress: () => run.callInProgress(),
+  };
+}
