@@ -236,9 +236,6 @@ async function main(): Promise<void> {
     return;
   }
   const running = executor;
-  // An abort that came while this thread opened found no executor to halt: what opened must
-  // not commit.
-  if (aborted) running.halt();
   for (const message of early.splice(0)) handle(message);
   // The live panels have a row for every subtask from the start.
   sample();
