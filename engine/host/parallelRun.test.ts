@@ -142,6 +142,7 @@ describe('a run spread over two threads', () => {
     const runId = info.runId;
     await until('a checkpoint', () => eventsOf('run.checkpoint', runId).length >= 1);
     expect((await result('run.pause', { runId })).status).toBe('paused');
+    const pausedAt = Date.now();
     const atPause = eventsOf('run.metrics', runId).length;
     await until('two samples while paused', () => eventsOf('run.metrics', runId).length >= atPause + 2);
     const whilePaused = eventsOf('run.metrics', runId).slice(atPause);
@@ -154,6 +155,7 @@ describe('a run spread over two threads', () => {
     const counted = operator(whilePaused.at(-1)!, 'count').recordsIn;
     expect([...live.values()].reduce((a, b) => a + b, 0)).toBe(counted);
 
+    const resumedAt = Date.now();
     expect((await result('run.resume', { runId })).status).toBe('running');
     await until('the source to go on', () => {
       const latest = eventsOf('run.metrics', runId).at(-1);
@@ -164,6 +166,9 @@ describe('a run spread over two threads', () => {
     const final = eventsOf('run.checkpoint', runId).at(-1)!;
     expect(final.status).toBe('completed');
     expect(stopped.message).toContain(`stopped at checkpoint ${final.id}`);
+    // As on one thread, no checkpoint starts while the run is paused (one could not go on).
+    const triggered = eventsOf('run.checkpoint', runId).map((c) => Date.parse(c.triggeredAt));
+    expect(triggered.filter((t) => t > pausedAt && t < resumedAt)).toEqual([]);
     expect(eventsOf('run.status', runId).map((s) => s.status)).toEqual([
       'starting',
       'running',
