@@ -1,19 +1,13 @@
 // What user code of one subtask can reach, through real runs: its top-level variables are its
 // own (each subtask compiles the code in a Compartment of its own), and the state handles ctx
-// gives it are frozen like the rest of ctx.
+// gives it are frozen like the rest of ctx. On both executors: on worker threads each thread
+// compiles the code for its own subtasks.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  fn,
-  makeJob,
-  type OperatorInput,
-  runForOutput,
-  sink,
-  generator as source,
-} from '../../test/jobBuilders.js';
-import { JobRun } from '../deploy/jobRun.js';
+import { EXECUTORS, type Executor, runForOutput, runJob } from '../../test/executors.js';
+import { fn, makeJob, type OperatorInput, sink, generator as source } from '../../test/jobBuilders.js';
 
 let root: string;
 
@@ -27,6 +21,7 @@ afterAll(async () => {
 
 /** gen (40 records, k = i % 8) -> `op` over `partition` -> out.jsonl; its records, or the error. */
 async function run(
+  executor: Executor,
   op: OperatorInput,
   partition: 'rebalance' | 'hash',
 ): Promise<{ out?: unknown[]; error?: Error }> {
@@ -39,10 +34,10 @@ async function run(
       { id: 'out', from: op.id, to: 'out', partition: 'rebalance' },
     ],
   );
-  return runForOutput(job, dir);
+  return runForOutput(executor, job, dir);
 }
 
-describe('top-level variables of user code', () => {
+describe.each(EXECUTORS)('top-level variables of user code (%s)', (executor) => {
   it("are one subtask's own: subtask 0 never sees what subtask 1 wrote", async () => {
     const code = `
       const seenBy = [];
@@ -52,7 +47,7 @@ describe('top-level variables of user code', () => {
         records++;
         ctx.emit({ subtask: ctx.subtask, seenBy: [...seenBy], records });
       }`;
-    const { out, error } = await run(fn('op', 'process', code, 3), 'rebalance');
+    const { out, error } = await run(executor, fn('op', 'process', code, 3), 'rebalance');
     expect(error).toBeUndefined();
     const records = out as { subtask: number; seenBy: number[]; records: number }[];
     expect(records).toHaveLength(40);
@@ -73,7 +68,7 @@ describe('top-level variables of user code', () => {
       [source('gen', code, 20, 2), sink('out', 'out.jsonl', 2)],
       [{ id: 'out', from: 'gen', to: 'out', partition: 'forward' }],
     );
-    await (await JobRun.open(job, { jobDir: dir, stateDir: join(dir, 'state') })).run();
+    await runJob(executor, job, { jobDir: dir, stateDir: join(dir, 'state') });
     const text = await readFile(join(dir, 'out.jsonl'), 'utf8');
     const records = text
       .trim()
@@ -84,7 +79,7 @@ describe('top-level variables of user code', () => {
   });
 });
 
-describe('state handles', () => {
+describe.each(EXECUTORS)('state handles (%s)', (executor) => {
   it('are frozen: user code cannot replace their methods or add to them', async () => {
     const code = `
       function process(r, ctx) {
@@ -97,7 +92,7 @@ describe('state handles', () => {
         try { ctx.state.list('l').extra = 1; } catch (e) { add = e.name; }
         ctx.emit({ frozen, assign, add, sameHandle: ctx.state.value('v') === handles[0] });
       }`;
-    const { out, error } = await run(fn('op', 'process', code), 'hash');
+    const { out, error } = await run(executor, fn('op', 'process', code), 'hash');
     expect(error).toBeUndefined();
     expect(out).toHaveLength(40);
     for (const record of out!) {

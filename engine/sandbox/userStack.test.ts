@@ -4,8 +4,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXECUTORS, runJob } from '../../test/executors.js';
 import { fn, makeJob, sink } from '../../test/jobBuilders.js';
-import { JobRun } from '../deploy/jobRun.js';
 import { compileUserCode, describeUserThrow, ensureLockdown, hardenForUser } from './userCode.js';
 
 ensureLockdown();
@@ -97,7 +97,8 @@ describe('error.stack as user code reads it', () => {
   });
 });
 
-describe('a run whose user code passes a stack on', () => {
+// On both executors: on worker threads the engine runs from dist/, whose paths must not show either.
+describe.each(EXECUTORS)('a run whose user code passes a stack on (%s)', (executor) => {
   // Each catches what ctx threw at it and hands its stack on: in a record and in a throw.
   const misuse = {
     port: 'ctx.emit(r, 5)',
@@ -125,15 +126,13 @@ describe('a run whose user code passes a stack on', () => {
           { id: 'b', from: 'user', to: 'out', partition: 'forward' },
         ],
       );
-      const run = await JobRun.open(emitting, { jobDir: dir, stateDir: join(dir, 'state') });
-      await run.run();
+      await runJob(executor, emitting, { jobDir: dir, stateDir: join(dir, 'state') });
       const record = JSON.parse(await readFile(join(dir, 'out.jsonl'), 'utf8')) as { stack: string };
       expectNoInstallPaths(record.stack);
       expect(record.stack).toMatch(/\n {4}at process \(user:3:\d+\)$/);
 
       await writeFile(join(dir, 'in.jsonl'), '{"k":2}\n');
-      const failing = await JobRun.open(emitting, { jobDir: dir, stateDir: join(dir, 'state2') });
-      const error = await failing.run().then(
+      const error = await runJob(executor, emitting, { jobDir: dir, stateDir: join(dir, 'state2') }).then(
         () => new Error('expected the run to fail'),
         (e: unknown) => e as Error,
       );
