@@ -1,6 +1,7 @@
 // The example jobs in assets/examples/ run end to end through the real CLI, on the default
 // (LevelDB) state backend, and produce exactly the output a plain sequential program
-// written here computes from the same input.
+// written here computes from the same input: on one thread (--threads 1, the deterministic
+// executor) and on two (the parallel executor), which must both give it.
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,6 +20,8 @@ import {
 } from './cliHarness.js';
 
 const EXAMPLES = ['word-count', 'owner-has-items', 'bar-state'] as const;
+/** Every run of an example runs at each of these --threads. */
+const THREADS = [1, 2] as const;
 
 afterAll(removeTempDirs);
 
@@ -26,6 +29,7 @@ afterAll(removeTempDirs);
 async function runExample<T>(
   name: string,
   sinkPath: string,
+  threads: number,
   change?: (job: JobDocument) => void,
 ): Promise<{ dir: string; records: T[] }> {
   const { dir, jobPath } = await copyExample(name);
@@ -34,7 +38,7 @@ async function runExample<T>(
     change(job);
     await writeJob(jobPath, job);
   }
-  const result = await runCli(['run', jobPath, '--quiet'], { cwd: dir });
+  const result = await runCli(['run', jobPath, '--quiet', '--threads', String(threads)], { cwd: dir });
   expect(result.code, describeRun(result)).toBe(0);
   // State lives in .pipewright/NAME/ beside the job file.
   expect(await pathExists(path.join(dir, '.pipewright', String(job.name))), 'state directory').toBe(true);
@@ -118,9 +122,9 @@ interface WordCount {
   count: number;
 }
 
-describe('word-count', () => {
+describe.each(THREADS)('word-count (--threads %i)', (threads) => {
   it('emits the running count of every word, ending at the count of the input', async () => {
-    const { dir, records } = await runExample<WordCount>('word-count', 'out/word-counts.jsonl');
+    const { dir, records } = await runExample<WordCount>('word-count', 'out/word-counts.jsonl', threads);
 
     const lines = await readJsonl<{ line: string }>(path.join(dir, 'lines.jsonl'));
     const words = lines.flatMap((l) => l.line.toLowerCase().match(/[a-z]+(?:'[a-z]+)*/g) ?? []);
@@ -217,39 +221,56 @@ describe('owner-has-items', () => {
     simulateOwnership(events);
   });
 
-  it('ends with the owner a sequential program computes, every move carried out exactly once', async () => {
-    const events = await ownerInput();
-    const { records } = await runExample<OwnershipChange>('owner-has-items', 'out/ownership.jsonl');
+  it.each(THREADS)(
+    'ends with the owner a sequential program computes, every move carried out exactly once (--threads %i)',
+    async (threads) => {
+      const events = await ownerInput();
+      const { records } = await runExample<OwnershipChange>(
+        'owner-has-items',
+        'out/ownership.jsonl',
+        threads,
+      );
 
-    expect(foldOwnership(records)).toEqual(simulateOwnership(events));
+      expect(foldOwnership(records)).toEqual(simulateOwnership(events));
 
-    // Exactly once: one `owned` per add, one `released` and one `owned` per move, and nothing else.
-    expect(sortedCanonical(withoutSubtask(records))).toEqual(sortedCanonical(expectedChanges(events)));
+      // Exactly once: one `owned` per add, one `released` and one `owned` per move, and nothing else.
+      expect(sortedCanonical(withoutSubtask(records))).toEqual(sortedCanonical(expectedChanges(events)));
 
-    // A move waits at most once (when it overtakes its item) and only moves wait.
-    const waits = records.filter((r) => r.event === 'waiting');
-    const moveSeqs = new Set(events.filter((e) => e.type === 'move').map((e) => e.seq));
-    for (const w of waits) expect(moveSeqs.has(w.seq), `waiting seq ${w.seq}`).toBe(true);
-    expect(new Set(waits.map((w) => w.seq)).size).toBe(waits.length);
+      // A move waits at most once (when it overtakes its item) and only moves wait.
+      const waits = records.filter((r) => r.event === 'waiting');
+      const moveSeqs = new Set(events.filter((e) => e.type === 'move').map((e) => e.seq));
+      for (const w of waits) expect(moveSeqs.has(w.seq), `waiting seq ${w.seq}`).toBe(true);
+      expect(new Set(waits.map((w) => w.seq)).size).toBe(waits.length);
 
-    // With 4 subtasks, items cross from one subtask to another over the feedback edge.
-    const releasedOn = new Map(records.filter((r) => r.event === 'released').map((r) => [r.seq, r.subtask]));
-    const crossings = records.filter(
-      (r) => r.event === 'owned' && r.from !== undefined && releasedOn.get(r.seq) !== r.subtask,
-    );
-    expect(crossings.length).toBeGreaterThan(0);
-    expect(new Set(records.map((r) => r.subtask)).size).toBe(4);
-  });
+      // With 4 subtasks, items cross from one subtask to another over the feedback edge.
+      const releasedOn = new Map(
+        records.filter((r) => r.event === 'released').map((r) => [r.seq, r.subtask]),
+      );
+      const crossings = records.filter(
+        (r) => r.event === 'owned' && r.from !== undefined && releasedOn.get(r.seq) !== r.subtask,
+      );
+      expect(crossings.length).toBeGreaterThan(0);
+      expect(new Set(records.map((r) => r.subtask)).size).toBe(4);
+    },
+  );
 
-  it.each([1, 3])('gives the same result with the owners operator at parallelism %i', async (parallelism) => {
-    const events = await ownerInput();
-    const { records } = await runExample<OwnershipChange>('owner-has-items', 'out/ownership.jsonl', (job) => {
-      operator(job, 'owners').parallelism = parallelism;
-    });
-    expect(foldOwnership(records)).toEqual(simulateOwnership(events));
-    expect(sortedCanonical(withoutSubtask(records))).toEqual(sortedCanonical(expectedChanges(events)));
-    expect(new Set(records.map((r) => r.subtask)).size).toBe(parallelism);
-  });
+  it.each(THREADS.flatMap((threads) => [1, 3].map((parallelism) => [parallelism, threads])))(
+    'gives the same result with the owners operator at parallelism %i (--threads %i)',
+    async (parallelism, threads) => {
+      const events = await ownerInput();
+      const { records } = await runExample<OwnershipChange>(
+        'owner-has-items',
+        'out/ownership.jsonl',
+        threads,
+        (job) => {
+          operator(job, 'owners').parallelism = parallelism;
+        },
+      );
+      expect(foldOwnership(records)).toEqual(simulateOwnership(events));
+      expect(sortedCanonical(withoutSubtask(records))).toEqual(sortedCanonical(expectedChanges(events)));
+      expect(new Set(records.map((r) => r.subtask)).size).toBe(parallelism);
+    },
+  );
 });
 
 // ------------------------------------------------------------------------------------ bar-state
@@ -301,7 +322,7 @@ function simulateBars(events: readonly BarInput[]): { outputs: BarOutput[]; fina
   return { outputs, final: new Map([...bars].map(([bar, foos]) => [bar, [...foos].sort()])) };
 }
 
-describe('bar-state', () => {
+describe.each(THREADS)('bar-state (--threads %i)', (threads) => {
   it('emits exactly what a sequential program emits, and ends with the same foos per bar', async () => {
     const events = await readJsonl<BarInput>(path.join(examplesDir, 'bar-state', 'bar-events.jsonl'));
     const { outputs, final } = simulateBars(events);
@@ -314,7 +335,7 @@ describe('bar-state', () => {
     ).toBeGreaterThan(0);
     expect(outputs.filter((o) => o.event === 'BarListed').length).toBe(2 * final.size);
 
-    const { records } = await runExample<BarOutput>('bar-state', 'out/bar-events-out.jsonl');
+    const { records } = await runExample<BarOutput>('bar-state', 'out/bar-events-out.jsonl', threads);
     const bySeq = [...records].sort((a, b) => a.seq - b.seq);
     expect(bySeq).toEqual(outputs);
 
