@@ -246,7 +246,7 @@ async function main(): Promise<void> {
   try {
     if (!aborted) await running.run();
     if (failure !== undefined) throw new JobError(failure);
-    if (!running.halted) {
+    if (!running.halted && !aborted) {
       await close(true);
       preview?.flush();
       post({ type: 'closed', subtasks: rows() });
