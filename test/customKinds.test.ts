@@ -10,7 +10,6 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobRun } from '../engine/deploy/jobRun.js';
 import { ThreadedJobRun } from '../engine/deploy/threadedJobRun.js';
 import type { Job } from '../engine/graph/schema.js';
 import { validateJob } from '../engine/graph/validation/validateJob.js';
@@ -27,6 +26,7 @@ import {
   waitUntil,
 } from './checkpointHelpers.js';
 import type { CliResult } from './cliHarness.js';
+import { EXECUTORS, runJob } from './executors.js';
 import { compiledKindModules, compiledRunner, compileKinds } from './kinds/compileKinds.js';
 import { collectedLines } from './kinds/sinkCollect/collectFiles.js';
 import { kind as sinkCollect } from './kinds/sinkCollect/kind.js';
@@ -262,17 +262,18 @@ async function expectKilledAndRestored(dir: string, parallelisms: readonly numbe
 // -------------------------------------------------------------------------------------- tests
 
 describe('a source kind and a sink kind from test code', () => {
-  it('run a keyed job in this process through checkpoints, exactly once', async () => {
-    const dir = await freshDir('inprocess');
+  // On worker threads each worker loads the compiled kinds it is told to.
+  it.each(EXECUTORS)('run a keyed job through checkpoints, exactly once (%s executor)', async (executor) => {
+    const dir = await freshDir(executor);
     const job = validJob({ parallelism: 2, perPoll: 20, pauseMs: 1 });
-    const run = await JobRun.open(job, {
+    const summary = await runJob(executor, job, {
       jobDir: dir,
       stateDir: join(dir, 'state'),
       checkpointDir: join(dir, 'checkpoints'),
+      kindModules: compiledKindModules,
     });
-    const summary = await run.run();
     expect(summary.checkpoints.length, 'checkpoints completed during the run').toBeGreaterThan(0);
-    await expectExactOutput(dir, `in-process run, checkpoints ${summary.checkpoints.join(', ')}`);
+    await expectExactOutput(dir, `${executor} run, checkpoints ${summary.checkpoints.join(', ')}`);
   });
 
   it('survive kill -9 at random moments, restored from the latest checkpoint each time', async () => {
