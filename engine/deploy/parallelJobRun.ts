@@ -7,7 +7,7 @@
 // completed checkpoint is intact for `--restore latest`.
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { CheckpointCoordinator } from '../checkpoint/checkpointCoordinator.js';
 import { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
 import { checkRestorable } from '../checkpoint/restore.js';
@@ -17,27 +17,23 @@ import { type Plan, planJob } from '../graph/plan.js';
 import { placeSubtasks, type ThreadPlacement } from '../graph/threadPlacement.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
 import type { PreviewListener } from '../operators/sinkPreview.js';
-import { CallMarkerView, createMarkerBuffer, type MarkedCall } from '../runtime/callMarker.js';
-import type { ConnectorState } from '../runtime/connectorState.js';
+import type { MarkedCall } from '../runtime/callMarker.js';
 import type { CheckpointParticipants } from '../runtime/executor.js';
 import { type HeldRunLocks, takeRunLocks } from '../runtime/runLock.js';
 import { runLockTargets } from '../runtime/runLockTargets.js';
-import type { SinkCommitter, SinkCommitterOf } from '../runtime/sink.js';
+import type { SinkCommitterOf } from '../runtime/sink.js';
 import { cannotWrite } from '../state/fileFault.js';
 import type { StoreBrowser } from '../state/storeBrowser.js';
 import { CallWatch } from './callWatch.js';
 import { firstCheckpointId } from './jobAssembly.js';
 import type { RunSummary } from './jobRun.js';
-import type { BrowseRequest, FromPartWorker, PartWorkerData, ToPartWorker } from './partWorkerProtocol.js';
-
-type SinkCall = Extract<ToPartWorker, { type: 'sinkCall' }>;
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
+import { browserOn, committerOn } from './partProxies.js';
+import { PartThread } from './partThread.js';
+import type { FromPartWorker, ToPartWorker } from './partWorkerProtocol.js';
 import { QuietDetector } from './quietDetector.js';
-import { jobMetrics, type SubtaskRow } from './runMetrics.js';
+import { jobMetrics } from './runMetrics.js';
 import { neverSettledMessage, partDiedMessage } from './stuckCall.js';
 import type { ThreadedRunOptions } from './threadedJobRun.js';
-import { workerScript } from './workerScript.js';
 
 /** How often a stop looks whether a call in progress has moved on. */
 const WATCH_EVERY_MS = 100;
@@ -61,42 +57,14 @@ export interface CallInProgress {
   readonly forMs: number;
 }
 
-interface Part {
-  readonly worker: Worker;
-  readonly view: CallMarkerView;
-  readonly subtasks: {
-    readonly operatorId: string;
-    readonly subtask: number;
-    readonly parallelism: number;
-  }[];
-  opened: boolean;
-  finished: boolean;
-  closed: boolean;
-  /** Resolves once the thread has closed its subtasks, or has ended. */
-  readonly gone: Promise<void>;
-  readonly markGone: () => void;
-  rows: readonly SubtaskRow[];
-  /** Per edge, the fullest channel this thread has an end of. */
-  fill: ReadonlyMap<string, number>;
-  /** The state browser's reads waiting for this thread's answer. */
-  readonly browsing: Map<number, { resolve(result: unknown): void; reject(error: Error): void }>;
-}
-
 export class ParallelJobRun {
   private readonly startedAt = performance.now();
   private finishedAt: number | undefined;
   readonly plan: Plan;
   private readonly placement: ThreadPlacement;
-  private parts: Part[] = [];
+  private parts: PartThread[] = [];
   private locks: HeldRunLocks | undefined;
   private coordinator: CheckpointCoordinator | undefined;
-  /** Calls to sinks' committers waiting for their thread's answer. */
-  private readonly sinkCalls = new Map<
-    number,
-    { resolve(result: ConnectorState | undefined): void; reject(error: Error): void }
-  >();
-  private nextSinkCall = 0;
-  private nextBrowse = 0;
   /** Paused (the designer): no checkpoint starts, as none does on one thread while paused. */
   private paused = false;
   private quiet: QuietDetector | undefined;
@@ -176,27 +144,7 @@ export class ParallelJobRun {
     const thread = this.placement.byOperator.get(operatorId)?.[subtask];
     const part = thread === undefined ? undefined : this.parts[thread];
     if (part === undefined || this.done) return undefined;
-    const read = <T>(request: BrowseRequest) =>
-      new Promise<T>((resolve, reject) => {
-        if (part.closed || this.done) {
-          reject(new Error(`the run has closed the state of operator "${operatorId}" subtask ${subtask}`));
-          return;
-        }
-        const call = this.nextBrowse++;
-        part.browsing.set(call, { resolve: resolve as (result: unknown) => void, reject });
-        part.worker.postMessage({
-          type: 'browse',
-          call,
-          operatorId,
-          subtask,
-          request,
-        } satisfies ToPartWorker);
-      });
-    return {
-      keys: (range, limit) => read({ method: 'keys', range, limit }),
-      entries: (range, limit) => read({ method: 'entries', range, limit }),
-      values: (keys) => read({ method: 'values', keys }),
-    };
+    return browserOn(part, operatorId, subtask);
   }
 
   /**
@@ -233,6 +181,9 @@ export class ParallelJobRun {
       }
     }
     const firstId = await firstCheckpointId(job, options);
+    if (this.done) return;
+    this.spawn(firstId);
+    // The sinks' committers are on the threads just made.
     if (
       options.checkpointDir !== undefined &&
       (job.settings.checkpointIntervalMs > 0 || restore !== undefined)
@@ -247,8 +198,6 @@ export class ParallelJobRun {
       );
       this.coordinator.onEvent = options.onCheckpoint;
     }
-    if (this.done) return;
-    this.spawn(firstId);
   }
 
   private participants(): CheckpointParticipants {
@@ -268,28 +217,8 @@ export class ParallelJobRun {
   private sinkCommitters(): SinkCommitterOf[] {
     return this.plan.operators.flatMap((op) => {
       if (findKind(op.operator.kind)?.role !== 'sink') return [];
-      const thread = this.placement.byOperator.get(op.id)![0]!;
-      const call = (message: DistributiveOmit<SinkCall, 'type' | 'call' | 'operatorId'>) =>
-        new Promise<ConnectorState | undefined>((resolve, reject) => {
-          const id = this.nextSinkCall++;
-          this.sinkCalls.set(id, { resolve, reject });
-          this.parts[thread]!.worker.postMessage({
-            type: 'sinkCall',
-            call: id,
-            operatorId: op.id,
-            ...message,
-          });
-        });
-      const committer: SinkCommitter = {
-        prepare: (checkpointId, committables) => call({ method: 'prepare', checkpointId, committables }),
-        commit: async (commit) => {
-          await call({ method: 'commit', commit });
-        },
-        commitRemaining: () =>
-          Promise.reject(new Error('internal: a sink commits its rest on its own thread')),
-        recover: () => Promise.reject(new Error('internal: a sink recovers on its own thread')),
-      };
-      return [{ operatorId: op.id, committer }];
+      const part = this.parts[this.placement.byOperator.get(op.id)![0]!]!;
+      return [{ operatorId: op.id, committer: committerOn(part, op.id) }];
     });
   }
 
@@ -307,67 +236,22 @@ export class ParallelJobRun {
     }
     const { onCheckpoint: _c, onLongCall: _l, previewSinks, ...rest } = this.options;
     for (let thread = 0; thread < threads; thread++) {
-      const marker = createMarkerBuffer();
-      const links = ports[thread]!;
-      const data: PartWorkerData = {
+      const data = {
         ...rest,
         thread,
         threads,
-        links,
+        links: ports[thread]!,
         firstCheckpointId: firstId,
-        marker,
         ...(previewSinks === undefined ? {} : { preview: true }),
       };
-      const worker = new Worker(workerScript(import.meta.url, './partWorker.js'), {
-        workerData: data,
-        transferList: links.filter((p): p is MessagePort => p !== undefined),
+      const part: PartThread = new PartThread(thread, this.plan, this.placement, data, {
+        heard: (message) => this.heard(thread, part, message),
+        // A thread that died cannot take an abort; nor can one that is stuck.
+        died: (why) => {
+          if (!this.done) this.fail(partDiedMessage(why, part.view.current(), part.subtasks), true);
+        },
       });
-      let markGone!: () => void;
-      const browsing: Part['browsing'] = new Map();
-      const gone = new Promise<void>((resolve) => {
-        markGone = () => {
-          resolve();
-          // Nothing more comes from this thread: a read waiting on it would wait forever.
-          for (const { reject } of browsing.values()) reject(new Error(`the run has closed its state`));
-          browsing.clear();
-        };
-      });
-      const part: Part = {
-        worker,
-        gone,
-        markGone,
-        view: new CallMarkerView(marker),
-        subtasks: this.plan.operators.flatMap((op) =>
-          this.placement.byOperator
-            .get(op.id)!
-            .flatMap((t, subtask) =>
-              t === thread ? [{ operatorId: op.id, subtask, parallelism: op.parallelism }] : [],
-            ),
-        ),
-        opened: false,
-        finished: false,
-        closed: false,
-        rows: [],
-        fill: new Map(),
-        browsing,
-      };
       this.parts.push(part);
-      worker.on('message', (message: FromPartWorker) => this.heard(thread, part, message));
-      worker.on('error', (error) => {
-        const why =
-          (error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? 'out of memory'
-            : error.message;
-        this.fail(partDiedMessage(why, part.view.current(), part.subtasks), true);
-      });
-      worker.on('exit', (code) => {
-        part.markGone();
-        if (part.closed || this.done) return;
-        this.fail(
-          partDiedMessage(`it ended with exit code ${code}`, part.view.current(), part.subtasks),
-          true,
-        );
-      });
     }
     this.quiet = new QuietDetector(
       threads,
@@ -400,7 +284,7 @@ export class ParallelJobRun {
     this.timers.push(watch);
   }
 
-  private heard(thread: number, part: Part, message: FromPartWorker): void {
+  private heard(thread: number, part: PartThread, message: FromPartWorker): void {
     switch (message.type) {
       case 'marker':
         part.view.update(message.update);
@@ -438,24 +322,10 @@ export class ParallelJobRun {
         for (const record of message.records) listener?.(message.operatorId, message.subtask, record);
         return;
       }
-      case 'browsed': {
-        const call = part.browsing.get(message.call);
-        part.browsing.delete(message.call);
-        if (message.failed !== undefined) call?.reject(new Error(message.failed));
-        else call?.resolve(message.result);
+      case 'answer':
         return;
-      }
-      case 'sinkReply': {
-        const call = this.sinkCalls.get(message.call);
-        this.sinkCalls.delete(message.call);
-        if (message.failed !== undefined) call?.reject(new Error(message.failed));
-        else call?.resolve(message.result);
-        return;
-      }
       case 'closed':
         part.rows = message.subtasks;
-        part.closed = true;
-        part.markGone();
         if (this.parts.every((p) => p.closed)) this.allClosed();
         return;
       case 'failed':
@@ -554,7 +424,7 @@ export class ParallelJobRun {
   }
 
   private broadcast(message: ToPartWorker): void {
-    for (const part of this.parts) if (!part.closed) part.worker.postMessage(message);
+    for (const part of this.parts) part.post(message);
   }
 
   /**

@@ -15,7 +15,7 @@ import type { Subtask } from '../runtime/subtask.js';
 import { ThreadLink } from '../runtime/threadLink.js';
 import { ensureLockdown, UserCodeError } from '../sandbox/userCode.js';
 import { assemblePart } from './jobAssembly.js';
-import type { FromPartWorker, PartWorkerData, ToPartWorker } from './partWorkerProtocol.js';
+import type { FromPartWorker, PartRequest, PartWorkerData, ToPartWorker } from './partWorkerProtocol.js';
 import { PreviewBatches } from './previewBatches.js';
 import { subtaskRow } from './runMetrics.js';
 
@@ -89,11 +89,8 @@ function handle(message: ToPartWorker): void {
     case 'commit':
       running!.command('end');
       return;
-    case 'sinkCall':
-      void callCommitter(message);
-      return;
-    case 'browse':
-      void browse(message);
+    case 'call':
+      void answer(message.call, message.request);
       return;
     case 'abort':
       aborted = true;
@@ -104,40 +101,41 @@ function handle(message: ToPartWorker): void {
 }
 port.on('message', handle);
 
-/** The coordinator, on the main thread, calls the committer of a sink this thread runs. */
-async function callCommitter(message: Extract<ToPartWorker, { type: 'sinkCall' }>): Promise<void> {
-  const committer = committers.get(message.operatorId)!;
+/** A call from the main thread: a sink's committer, or the state browser, of this thread. */
+async function answer(call: number, request: PartRequest): Promise<void> {
   try {
-    const result =
-      message.method === 'prepare'
-        ? await committer.prepare(message.checkpointId, message.committables)
-        : await committer.commit(message.commit);
-    post({ type: 'sinkReply', call: message.call, result: result ?? undefined });
+    post({ type: 'answer', call, result: await answerOf(request) });
   } catch (error) {
-    post({ type: 'sinkReply', call: message.call, failed: (error as Error)?.message ?? String(error) });
+    post({ type: 'answer', call, failed: (error as Error)?.message ?? String(error) });
   }
 }
 
-/** The state browser reads a store of this thread's: afresh each time, so it sees every write so far. */
-async function browse(message: Extract<ToPartWorker, { type: 'browse' }>): Promise<void> {
-  try {
-    const store = subtasks.find(
-      (s) => s.operator.id === message.operatorId && s.subtask === message.subtask,
-    )?.store;
-    if (store === undefined) {
-      throw new Error(
-        `internal: operator "${message.operatorId}" subtask ${message.subtask} has no state on thread ${data.thread}`,
+async function answerOf(request: PartRequest): Promise<unknown> {
+  switch (request.method) {
+    case 'prepare':
+      return (
+        (await committers.get(request.operatorId)!.prepare(request.checkpointId, request.committables)) ??
+        undefined
       );
+    case 'commit':
+      await committers.get(request.operatorId)!.commit(request.commit);
+      return undefined;
+    case 'browse': {
+      const store = subtasks.find(
+        (s) => s.operator.id === request.operatorId && s.subtask === request.subtask,
+      )?.store;
+      if (store === undefined) {
+        throw new Error(
+          `internal: operator "${request.operatorId}" subtask ${request.subtask} has no state on thread ${data.thread}`,
+        );
+      }
+      // Afresh each time, so that it sees every write so far.
+      const browser = await store.browse();
+      const read = request.read;
+      return read.method === 'values'
+        ? browser.values(read.keys)
+        : browser[read.method](read.range, read.limit);
     }
-    const browser = await store.browse();
-    const { request } = message;
-    const result =
-      request.method === 'values'
-        ? await browser.values(request.keys)
-        : await browser[request.method](request.range, request.limit);
-    post({ type: 'browsed', call: message.call, result });
-  } catch (error) {
-    post({ type: 'browsed', call: message.call, failed: (error as Error)?.message ?? String(error) });
   }
 }
 

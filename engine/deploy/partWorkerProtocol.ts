@@ -58,29 +58,25 @@ export type ToPartWorker =
   | { readonly type: 'commit' }
   /** Stop where you are: abort what is uncommitted and close (a stop at a checkpoint, a failure elsewhere). */
   | { readonly type: 'abort' }
+  /** A call that waits for its answer (`answer`, with the same `call`). */
+  | { readonly type: 'call'; readonly call: number; readonly request: PartRequest };
+
+/** What the main thread asks of a thread and waits for. */
+export type PartRequest =
   /** The coordinator calls a sink's committer, which runs beside the sink's writers. */
   | {
-      readonly type: 'sinkCall';
-      readonly call: number;
-      readonly operatorId: string;
       readonly method: 'prepare';
+      readonly operatorId: string;
       readonly checkpointId: number;
       readonly committables: readonly ConnectorState[];
     }
-  | {
-      readonly type: 'sinkCall';
-      readonly call: number;
-      readonly operatorId: string;
-      readonly method: 'commit';
-      readonly commit: ConnectorState;
-    }
+  | { readonly method: 'commit'; readonly operatorId: string; readonly commit: ConnectorState }
   /** The state browser reads a subtask's store, which only its thread has open. */
   | {
-      readonly type: 'browse';
-      readonly call: number;
+      readonly method: 'browse';
       readonly operatorId: string;
       readonly subtask: number;
-      readonly request: BrowseRequest;
+      readonly read: BrowseRequest;
     };
 
 /** From a worker. */
@@ -120,15 +116,8 @@ export type FromPartWorker =
       readonly subtask: number;
       readonly records: readonly unknown[];
     }
-  /** The answer to `browse` (`failed`: its error's message, e.g. the store has closed). */
-  | { readonly type: 'browsed'; readonly call: number; readonly result?: unknown; readonly failed?: string }
-  /** A sink committer's answer to `sinkCall` (`failed`: its error's message). */
-  | {
-      readonly type: 'sinkReply';
-      readonly call: number;
-      readonly result?: ConnectorState | undefined;
-      readonly failed?: string;
-    }
+  /** The answer to `call` (`failed`: its error's message, e.g. the store has closed). */
+  | { readonly type: 'answer'; readonly call: number; readonly result?: unknown; readonly failed?: string }
   /** Committed (or aborted) and closed: the thread ends after this. */
   | { readonly type: 'closed'; readonly subtasks: readonly SubtaskRow[] }
   /** Opening or running failed; `message` is for the user as it is. */
