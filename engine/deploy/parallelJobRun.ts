@@ -326,6 +326,8 @@ export class ParallelJobRun {
         return;
       case 'closed':
         part.rows = message.subtasks;
+        // Closed, its channels hold nothing more.
+        part.fill = new Map([...part.fill.keys()].map((edge) => [edge, 0]));
         if (this.parts.every((p) => p.closed)) this.allClosed();
         return;
       case 'failed':

@@ -177,13 +177,18 @@ export class SinkTarget {
     for (const part of this.parts) if (part.epoch !== undefined && part.epoch <= id) await this.adopt(part);
   }
 
-  /** A failed run: the parts of a subtask written beside the target go (no checkpoint names them). */
+  /**
+   * A failed run: the parts of a subtask written beside the target go (no checkpoint names
+   * them). Without checkpoints that is every part, the closed ones too: a subtask whose input
+   * ended before another failed has closed its last one.
+   */
   async discardOutside(subtask: number): Promise<void> {
-    if (this.storage === undefined) return;
     for (const part of this.parts) {
       if (part.subtask !== subtask || (await part.closing.catch(() => undefined)) === undefined) continue;
       // The others are in the checkpoint folder, where retention lets them go.
-      if (part.ref !== undefined && isAbsolute(part.ref.path)) await rm(part.ref.path, { force: true });
+      const ref = part.ref;
+      if (ref !== undefined && (this.storage === undefined || isAbsolute(ref.path)))
+        await rm(ref.path, { force: true });
     }
   }
 

@@ -4,12 +4,11 @@
 // the main thread decides: when checkpoints start (mail), and when the whole job is quiet, which
 // is when loop heads learn that their input has ended (see quietDetector.ts): this thread
 // reports its state each time it runs out of work, and follows the main thread's commands.
+import { SLICE_RECORDS } from './deterministicExecutor.js';
 import type { Executor } from './executor.js';
 import type { Subtask } from './subtask.js';
 import type { ThreadLink } from './threadLink.js';
 
-/** Records a subtask takes per slice (as the deterministic executor's). */
-const SLICE_RECORDS = 256;
 /** How often a busy thread gives its event loop a turn: the main thread's messages come then. */
 const YIELD_EVERY_MS = 10;
 
