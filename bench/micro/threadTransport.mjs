@@ -12,11 +12,14 @@
 //                record sources interned in a table at the head of the batch, TextEncoder;
 //                the ArrayBuffer transferred; decoded with Buffer.from(ab).toString() and
 //                JSON.parse, back into envelope objects; 'message' events.
+//   text         the same compact JSON posted as a string: structured clone copies a string as
+//                flat bytes, so this skips TextEncoder and Buffer.toString (what the engine does).
 //   ring         the same bytes through a SharedArrayBuffer ring (one producer, one
 //                consumer, Atomics for the indices): the consumer waits for data, and the
 //                producer for space, with Atomics.waitAsync. The ring's size is the flow control.
 //   clone-poll   as clone, but the consumer drains its port with receiveMessageOnPort
-//   bytes-poll   as bytes, likewise   (a 'message' event only wakes it when it was idle; the
+//   bytes-poll   as bytes, likewise
+//   text-poll    as text, likewise   (a 'message' event only wakes it when it was idle; the
 //                producer also takes its credits with receiveMessageOnPort before waiting).
 // Flow control in the port modes: the consumer returns a credit per batch it has processed;
 // the producer stops when --inflight records are in flight. The ring holds as many bytes
@@ -44,7 +47,7 @@ import {
   workerData,
 } from 'node:worker_threads';
 
-const MODES = ['clone', 'bytes', 'ring', 'clone-poll', 'bytes-poll'];
+const MODES = ['clone', 'bytes', 'text', 'ring', 'clone-poll', 'bytes-poll', 'text-poll'];
 /** Distinct envelopes the producer cycles through (distinct keys, values and positions). */
 const POOL = 4096;
 
@@ -219,6 +222,7 @@ function producerMain({ port, ring: sab, mode, batch, inflight }) {
         while (credits < n) await waitCredit();
         credits -= n;
         if (mode.startsWith('clone')) port.postMessage(items);
+        else if (mode.startsWith('text')) port.postMessage(encodeText(items));
         else {
           const buf = encoder.encode(encodeText(items)).buffer;
           port.postMessage(buf, [buf]);
@@ -245,7 +249,7 @@ function consumerMain({ port, ring: sab, mode }) {
     }
   };
   const onBatch = (data) => {
-    const items = clone ? data : decodeText(Buffer.from(data).toString());
+    const items = clone ? data : decodeText(typeof data === 'string' ? data : Buffer.from(data).toString());
     take(items);
     port.postMessage(items.length);
   };

@@ -40,8 +40,8 @@ describe('batchCodec', () => {
     const decoder = new BatchDecoder();
     const first = encoder.encode([[1, [envelope(1, undefined, 0, undefined, file, 0)]]]);
     const second = encoder.encode([[1, [envelope(2, undefined, 0, undefined, file, 5)]]]);
-    expect(Buffer.from(first).toString()).toContain('in.jsonl');
-    expect(Buffer.from(second).toString()).not.toContain('in.jsonl');
+    expect(first).toContain('in.jsonl');
+    expect(second).not.toContain('in.jsonl');
     const seen: ChannelItem[] = [];
     decoder.decode(first, (_, items) => seen.push(...items));
     decoder.decode(second, (_, items) => seen.push(...items));
@@ -60,11 +60,5 @@ describe('batchCodec', () => {
     ]);
     const keys = out[0]![1].map((e) => (e.type === 'record' ? e.key : 'x'));
     expect(keys).toEqual([undefined, null]);
-  });
-
-  it('gives each batch a buffer of its own, which can be transferred', () => {
-    const bytes = new BatchEncoder().encode([[0, [barrier(1)]]]);
-    expect(bytes.byteOffset).toBe(0);
-    expect(bytes.buffer.byteLength).toBe(bytes.byteLength);
   });
 });

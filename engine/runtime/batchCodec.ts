@@ -1,6 +1,7 @@
-// How a batch of channel items crosses to another thread: as bytes in one transferred buffer
-// (bench/micro/threadTransport.mjs measures this against structured clone and a shared ring).
-// The batch is compact JSON: a record is an array, a barrier its checkpoint id, an end of
+// How a batch of channel items crosses to another thread: as one string of compact JSON, which
+// postMessage copies as flat bytes (bench/micro/threadTransport.mjs measures this against
+// structured clone of the items, UTF-8 bytes in a transferred buffer and a shared ring: turning
+// the text into bytes costs more than the copy it saves). The batch is compact JSON: a record is an array, a barrier its checkpoint id, an end of
 // stream the string "end". Records are JSON values already (records leaving user code are
 // copied as JSON), so the encoding loses nothing. Where a record came from repeats from record
 // to record: each source is sent once per direction of a link and named by its index after.
@@ -14,8 +15,6 @@ type EncodedItem = EncodedRecord | number | 'end';
 /** The sources first seen in this batch, then every channel's items: [channel, ...items]. */
 type EncodedBatch = [RecordSource[], ...[number, ...EncodedItem[]][]];
 
-const utf8 = new TextEncoder();
-
 /** One direction of a link: remembers which sources the other side already knows. */
 export class BatchEncoder {
   private readonly known = new Map<string, number>();
@@ -24,7 +23,7 @@ export class BatchEncoder {
   private fresh: RecordSource[] = [];
 
   /** `batches`: per channel id, its items in order. */
-  encode(batches: readonly (readonly [number, readonly ChannelItem[]])[]): Uint8Array {
+  encode(batches: readonly (readonly [number, readonly ChannelItem[]])[]): string {
     const encoded: unknown[] = [this.fresh];
     for (const [channel, items] of batches) {
       const row: unknown[] = [channel];
@@ -32,9 +31,7 @@ export class BatchEncoder {
       encoded.push(row);
     }
     this.fresh = [];
-    // TextEncoder gives the bytes a buffer of their own: a Buffer's may be a shared pool's,
-    // which transferring would take from every other Buffer in it.
-    return utf8.encode(JSON.stringify(encoded));
+    return JSON.stringify(encoded);
   }
 
   private item(item: ChannelItem): EncodedItem {
@@ -75,8 +72,7 @@ export class BatchDecoder {
   private readonly sources: RecordSource[] = [];
 
   /** Calls `deliver` once per channel of the batch, in the order they were encoded. */
-  decode(bytes: Uint8Array, deliver: (channel: number, items: ChannelItem[]) => void): number {
-    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  decode(text: string, deliver: (channel: number, items: ChannelItem[]) => void): number {
     const [fresh, ...rows] = JSON.parse(text) as EncodedBatch;
     for (const source of fresh) this.sources.push(source);
     let count = 0;

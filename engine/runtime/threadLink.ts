@@ -16,7 +16,7 @@ const MAX_DELAY_MS = 5;
 
 /** A message on a link: encoded batches (see batchCodec.ts), and credit as [channel, items] pairs. */
 interface LinkMessage {
-  readonly batch?: Uint8Array;
+  readonly batch?: string;
   readonly credit?: number[];
 }
 
@@ -98,7 +98,7 @@ export class ThreadLink implements LinkOut {
       }
     }
     if (!sendBatch && credit === undefined) return;
-    const message: { batch?: Uint8Array; credit?: number[] } = {};
+    const message: { batch?: string; credit?: number[] } = {};
     if (credit !== undefined) message.credit = credit;
     if (sendBatch) {
       const batches: [number, ReturnType<OutboundChannel['takePending']>][] = [];
@@ -110,7 +110,7 @@ export class ThreadLink implements LinkOut {
       this.hasUrgent = false;
     }
     this.sent++;
-    this.port.postMessage(message, message.batch === undefined ? [] : [message.batch.buffer as ArrayBuffer]);
+    this.port.postMessage(message);
   }
 
   /** Nothing queued to send (credit aside: it is sent whenever the thread goes idle). */
