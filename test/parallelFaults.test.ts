@@ -12,6 +12,7 @@ import { planJob } from '../engine/graph/plan.js';
 import { placeSubtasks } from '../engine/graph/threadPlacement.js';
 import { validateJob } from '../engine/graph/validation/validateJob.js';
 import type { JobMetrics } from '../engine/metrics/jobMetrics.js';
+import { SLICE_RECORDS } from '../engine/runtime/deterministicExecutor.js';
 import { AGG_OUTPUT, aggJob, writeAggInput } from './aggJob.js';
 import {
   cliBin,
@@ -204,8 +205,9 @@ describe('a fast source and a slow operator on another thread', () => {
     );
     const of = (sample: Sample, id: string) => sample.operators.find((op) => op.id === id)!;
     // One input channel each (every operator here has one producer subtask), at most the
-    // capacity of a channel between threads, the larger of the two kinds.
-    const bound = Math.max(CHANNEL_CAPACITY, THREAD_CHANNEL_CAPACITY);
+    // capacity of a channel between threads, the larger of the two kinds, and a source's slice
+    // (it makes a slice of records before it looks at its channel again).
+    const bound = Math.max(CHANNEL_CAPACITY, THREAD_CHANNEL_CAPACITY) + SLICE_RECORDS;
     const table = samples
       .map(
         (s) =>

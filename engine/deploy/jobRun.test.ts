@@ -18,7 +18,7 @@ import type { Job } from '../graph/schema.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
 import { SLICE_RECORDS } from '../runtime/deterministicExecutor.js';
 import type { DeliveryObserver } from '../runtime/subtask.js';
-import { CHANNEL_CAPACITY } from './channelWiring.js';
+import { CHANNEL_CAPACITY, THREAD_CHANNEL_CAPACITY } from './channelWiring.js';
 import { JobRun } from './jobRun.js';
 
 let root: string;
@@ -229,18 +229,21 @@ describe('backpressure', () => {
       .filter((e) => e.to === id)
       .reduce((n, e) => n + (e.partition === 'forward' ? 1 : parallelism.get(e.from)!), 0);
   // A subtask yields once a send fills a channel, so a channel holds at most its capacity
-  // plus what one record emits (at most 16 here), plus the end-of-stream marker. A source makes
-  // a slice of records before it looks again: on one thread it runs only once everything below
-  // it is drained, but on several it runs beside its consumer, so its channel may take a slice more.
-  const bound = (id: string, slack = 16) => inputChannels(id) * (CHANNEL_CAPACITY + slack);
+  // plus what one record emits (at most 16 here), plus the end-of-stream marker. On several
+  // threads a channel between two threads holds THREAD_CHANNEL_CAPACITY, and a source makes a
+  // slice of records before it looks again: on one thread it runs only once everything below it
+  // is drained, but on several it runs beside its consumer, so its channel may take a slice more.
+  const bound = (id: string, threads = false) =>
+    inputChannels(id) *
+    (threads ? Math.max(CHANNEL_CAPACITY, THREAD_CHANNEL_CAPACITY) + SLICE_RECORDS : CHANNEL_CAPACITY + 16);
   /** Throws at a subtask holding more than its bound; gives each subtask's queue. */
-  const checkQueues = (metrics: JobMetrics, maxQueued: Map<string, number>, slack?: number) => {
+  const checkQueues = (metrics: JobMetrics, maxQueued: Map<string, number>, threads = false) => {
     for (const op of metrics.operators) {
       for (const s of op.subtasks) {
         const label = `${op.id}#${s.subtask}`;
         maxQueued.set(label, Math.max(maxQueued.get(label) ?? 0, s.queued));
-        if (s.queued > bound(op.id, slack)) {
-          throw new Error(`${label} holds ${s.queued} items, more than ${bound(op.id, slack)}`);
+        if (s.queued > bound(op.id, threads)) {
+          throw new Error(`${label} holds ${s.queued} items, more than ${bound(op.id, threads)}`);
         }
       }
     }
@@ -286,7 +289,7 @@ describe('backpressure', () => {
     const sampler = setInterval(() => {
       const metrics = run.metrics();
       try {
-        if (metrics !== undefined) checkQueues(metrics, maxQueued, SLICE_RECORDS);
+        if (metrics !== undefined) checkQueues(metrics, maxQueued, true);
       } catch (error) {
         overflow ??= error;
       }
