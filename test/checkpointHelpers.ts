@@ -27,6 +27,19 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+/**
+ * A PRNG of its own for each test, from the run's seed and the test's label, so that one
+ * test's kill times do not depend on another's.
+ */
+export function randomFor(seed: number, label: string): () => number {
+  let hash = 2166136261;
+  for (let i = 0; i < label.length; i++) hash = Math.imul(hash ^ label.charCodeAt(i), 16777619);
+  return seededRandom((seed ^ hash) >>> 0);
+}
+
+/** A number in [low, high). */
+export const between = (random: () => number, low: number, high: number) => low + random() * (high - low);
+
 /** The seed of this test run: PIPEWRIGHT_TEST_SEED if set, else a random one. Printed either way. */
 export function testSeed(): number {
   const fromEnv = process.env.PIPEWRIGHT_TEST_SEED;

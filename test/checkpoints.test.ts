@@ -1,18 +1,10 @@
-// Checkpoints through the real CLI, with real processes, LevelDB state and temporary folders:
-// runs killed with `kill -9` at random moments (and while a checkpoint is being written) and
-// restored with `--restore latest` produce exactly the output of a run that never failed, also
-// round a feedback edge and at another parallelism; damaged checkpoints are skipped and named;
-// checkpoint size follows what changed; checkpoints do not change the output; SIGTERM stops
-// cleanly; and a restore refuses a job its state cannot follow.
-//
-// Kill times come from a seeded PRNG: the seed is printed, and PIPEWRIGHT_TEST_SEED=<seed>
-// repeats them (as far as the timing of a machine allows).
-import { writeFileSync } from 'node:fs';
 import { open, readFile, stat, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { aggJob as aggJobOf, writeAggInput } from './aggJob.js';
 import {
   type Attempt,
+  between,
   checkpointLines,
   crashAndRestore,
   describeAttempts,
@@ -23,156 +15,53 @@ import {
   type KillPlan,
   multisetDifference,
   outputLines,
+  randomFor as randomForSeed,
   readMetadata,
   referencedFiles,
   runToEnd,
-  seededRandom,
   startCli,
   testSeed,
   waitUntil,
 } from './checkpointHelpers.js';
-import {
-  examplesDir,
-  type JobDocument,
-  makeTempDir,
-  type OwnerEvent,
-  readJob,
-  removeTempDirs,
-  writeJob,
-} from './cliHarness.js';
+import { type JobDocument, makeTempDir, removeTempDirs, writeJob } from './cliHarness.js';
+import { foldOwnership, isWaiting, ownersJob as ownersJobOf, writeOwnerEvents } from './ownerEvents.js';
 
 afterAll(removeTempDirs);
 
 const seed = testSeed();
 
-/** A PRNG of its own for each test, so one test's kill times do not depend on another's. */
-function randomFor(label: string): () => number {
-  let hash = 2166136261;
-  for (let i = 0; i < label.length; i++) hash = Math.imul(hash ^ label.charCodeAt(i), 16777619);
-  return seededRandom((seed ^ hash) >>> 0);
-}
-
-const between = (random: () => number, low: number, high: number) => low + random() * (high - low);
+const randomFor = (label: string) => randomForSeed(seed, label);
 
 // ------------------------------------------------------------------------------- the two jobs
 
 const AGG_RECORDS = 300_000;
 const AGG_KEYS = 5_000;
 
-/** Keyed aggregation: per key a running count and sum in value state, one output per record. */
-const AGG_CODE = `function process(record, ctx) {
-  const total = ctx.state.value('total');
-  const t = total.get() ?? { n: 0, sum: 0 };
-  t.n += 1;
-  t.sum += record.v;
-  total.set(t);
-  ctx.emit({ k: record.k, seq: record.seq, n: t.n, sum: t.sum });
-}`;
-
-interface AggOptions {
-  readonly input: string;
-  readonly intervalMs: number;
-  readonly parallelism?: number;
-}
-
-/** src (JSONL) -> agg (process, keyed by k, value state) -> out (sink, parallelism 1). */
-function aggJob({ input, intervalMs, parallelism = 1 }: AggOptions): JobDocument {
-  return {
-    format: 'pipewright.job/1',
-    name: 'agg',
-    settings: {
-      maxParallelism: 128,
-      stateBackend: 'level',
-      checkpointIntervalMs: intervalMs,
-      checkpointsRetained: 3,
-    },
-    operators: [
-      { id: 'src', kind: 'source.jsonl', parallelism: 1, params: { path: input } },
-      { id: 'agg', kind: 'process', parallelism, params: { code: AGG_CODE } },
-      { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: 'out/totals.jsonl' } },
-    ],
-    edges: [
-      { id: 'src-agg', from: 'src', to: 'agg', partition: 'hash', key: 'k' },
-      { id: 'agg-out', from: 'agg', to: 'out', partition: 'rebalance' },
-    ],
-  };
-}
-
-function writeAggInput(file: string): void {
-  const lines: string[] = [];
-  for (let seq = 0; seq < AGG_RECORDS; seq++) {
-    lines.push(JSON.stringify({ seq, k: `k${(seq * 7919) % AGG_KEYS}`, v: (seq * 31) % 1000 }));
-  }
-  writeFileSync(file, `${lines.join('\n')}\n`);
-}
-
 const OWNER_EVENTS = 40_000;
 
-/**
- * Add and move events shaped like assets/examples/owner-has-items/events.jsonl, from a fixed
- * seed: 40 owners, every move leaves the item's current owner, and half the moves take the item
- * that moved last (so moves overtake their item round the feedback edge). Returns who owns what.
- */
-function writeOwnerEvents(file: string): Map<string, string> {
-  const random = seededRandom(20240611);
-  const owners = 40;
-  const ownerOf = new Map<string, string>();
-  const items: string[] = [];
-  let last: string | undefined;
-  const lines: string[] = [];
-  for (let seq = 1; seq <= OWNER_EVENTS; seq++) {
-    let event: OwnerEvent;
-    if (items.length < 20 || random() < 0.15) {
-      const item = `i${items.length + 1}`;
-      const owner = `o${1 + Math.floor(random() * owners)}`;
-      items.push(item);
-      ownerOf.set(item, owner);
-      event = { seq, type: 'add', owner, item };
-    } else {
-      const item = last !== undefined && random() < 0.5 ? last : items[Math.floor(random() * items.length)]!;
-      const from = ownerOf.get(item)!;
-      let to = from;
-      while (to === from) to = `o${1 + Math.floor(random() * owners)}`;
-      ownerOf.set(item, to);
-      last = item;
-      event = { seq, type: 'move', owner: from, item, from, to };
-    }
-    lines.push(JSON.stringify(event));
-  }
-  writeFileSync(file, `${lines.join('\n')}\n`);
-  return ownerOf;
-}
+/** The keyed aggregation of test/aggJob.ts, its sink at parallelism 1, reading `input`. */
+const aggJob = ({
+  input,
+  intervalMs,
+  parallelism = 1,
+}: {
+  input: string;
+  intervalMs: number;
+  parallelism?: number;
+}) => aggJobOf(input, { intervalMs, parallelism });
 
 /**
- * The example job, reading `events` and checkpointing every `intervalMs`, on `threads` threads.
- * On one thread (the deterministic executor) its output is the same bytes from run to run. On
- * several, its feedback edge and its input race, as its description says: which moves find
- * their item not there yet ("waiting" lines) depends on timing, while what it owns and releases
- * (the effects) does not.
+ * The example job (test/ownerEvents.ts), on one thread unless asked. On one thread (the
+ * deterministic executor) its output is the same bytes from run to run. On several, its
+ * feedback edge and its input race, as its description says: which moves find their item not
+ * there yet ("waiting" lines) depends on timing, while what it owns and releases (the effects)
+ * does not.
  */
-async function ownersJob(events: string, intervalMs: number, threads = 1): Promise<JobDocument> {
-  const job = await readJob(path.join(examplesDir, 'owner-has-items', 'owner-has-items.job.json'));
-  const source = (job.operators as JobDocument[]).find((op) => op.kind === 'source.jsonl')!;
-  source.params.path = events;
-  job.settings.checkpointIntervalMs = intervalMs;
-  job.settings.threads = threads;
-  return job;
-}
+const ownersJob = (events: string, intervalMs: number, threads = 1) =>
+  ownersJobOf(events, intervalMs, threads);
 
 /** Lines that are effects of the owner-has-items job: every line but its "waiting" ones. */
-const effects = (all: readonly string[]) => all.filter((line) => !line.includes('"event":"waiting"'));
-
-/** As in test/examples.test.ts: an item's owner is the owner of its `owned` record with the highest seq. */
-function foldOwnership(lines: readonly string[]): Map<string, string> {
-  const latest = new Map<string, { seq: number; owner: string }>();
-  for (const line of lines) {
-    const change = JSON.parse(line) as { event: string; item: string; owner: string; seq: number };
-    if (change.event !== 'owned') continue;
-    const seen = latest.get(change.item);
-    if (seen === undefined || change.seq > seen.seq) latest.set(change.item, change);
-  }
-  return new Map([...latest].map(([item, change]) => [item, change.owner]));
-}
+const effects = (all: readonly string[]) => all.filter((line) => !isWaiting(line));
 
 // --------------------------------------------------------------------------------- test cases
 
@@ -225,9 +114,9 @@ let ownersBaseline: Baseline;
 beforeAll(async () => {
   fixtures = await makeTempDir('pipewright-chk-inputs-');
   aggInput = path.join(fixtures, 'records.jsonl');
-  writeAggInput(aggInput);
+  writeAggInput(aggInput, AGG_RECORDS, AGG_KEYS);
   ownerEvents = path.join(fixtures, 'owner-events.jsonl');
-  finalOwners = writeOwnerEvents(ownerEvents);
+  finalOwners = writeOwnerEvents(ownerEvents, OWNER_EVENTS).owners;
   // The runs that never fail, without checkpoints at all.
   aggBaseline = await runBaseline('agg-baseline', aggJob({ input: aggInput, intervalMs: 0 }));
   expect(aggBaseline.lines).toHaveLength(AGG_RECORDS);

@@ -10,14 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aggJob, writeAggInput } from './aggJob.js';
 import {
   type Attempt,
+  between,
   crashAndRestore,
   describeAttempts,
   describeDifference,
   describeResult,
   type KillPlan,
   outputLines,
+  randomFor as randomForSeed,
   runToEnd,
-  seededRandom,
   testSeed,
 } from './checkpointHelpers.js';
 import { type JobDocument, makeTempDir, removeTempDirs, writeJob } from './cliHarness.js';
@@ -27,13 +28,7 @@ afterAll(removeTempDirs);
 
 const seed = testSeed();
 
-function randomFor(label: string): () => number {
-  let hash = 2166136261;
-  for (let i = 0; i < label.length; i++) hash = Math.imul(hash ^ label.charCodeAt(i), 16777619);
-  return seededRandom((seed ^ hash) >>> 0);
-}
-
-const between = (random: () => number, low: number, high: number) => low + random() * (high - low);
+const randomFor = (label: string) => randomForSeed(seed, label);
 
 // ---------------------------------------------------------------------------------- the jobs
 

@@ -1,7 +1,7 @@
 // Where the CLI's run goes: one worker thread running the deterministic executor when the job
 // runs on one thread, or the parallel executor's workers otherwise. Both are driven alike.
 import { planJob } from '../graph/plan.js';
-import { placeSubtasks } from '../graph/threadPlacement.js';
+import { threadsFor } from '../graph/threadPlacement.js';
 import { ParallelJobRun } from './parallelJobRun.js';
 import { ThreadedJobRun, type ThreadedRunOptions } from './threadedJobRun.js';
 
@@ -21,7 +21,7 @@ export interface BackgroundRun {
 
 export function startRun(options: BackgroundRunOptions): BackgroundRun {
   const { threads, ...rest } = options;
-  // A job whose subtasks make one group (a chain of forward edges) has nothing to spread.
-  if (placeSubtasks(planJob(options.job), threads).threads > 1) return ParallelJobRun.start(options);
+  // A job at parallelism 1, or whose subtasks make one group, runs on one thread (threadsFor).
+  if (threadsFor(planJob(options.job), threads) > 1) return ParallelJobRun.start(options);
   return ThreadedJobRun.start(rest);
 }

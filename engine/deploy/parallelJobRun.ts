@@ -14,7 +14,7 @@ import { checkRestorable } from '../checkpoint/restore.js';
 import { JobError } from '../graph/jobError.js';
 import { findKind } from '../graph/kinds/kindRegistry.js';
 import { type Plan, planJob } from '../graph/plan.js';
-import { placeSubtasks, type ThreadPlacement } from '../graph/threadPlacement.js';
+import { placeSubtasks, type ThreadPlacement, threadsFor } from '../graph/threadPlacement.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
 import type { PreviewListener } from '../operators/sinkPreview.js';
 import type { MarkedCall } from '../runtime/callMarker.js';
@@ -84,7 +84,7 @@ export class ParallelJobRun {
     threads: number,
   ) {
     this.plan = planJob(options.job);
-    this.placement = placeSubtasks(this.plan, threads);
+    this.placement = placeSubtasks(this.plan, threadsFor(this.plan, threads));
     this.ended = new Promise<RunSummary>((resolve, reject) => {
       this.settle = { resolve, reject };
     });

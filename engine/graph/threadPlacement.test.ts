@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planJob } from './plan.js';
-import { placeSubtasks, type ThreadPlacement } from './threadPlacement.js';
+import { placeSubtasks, type ThreadPlacement, threadsFor } from './threadPlacement.js';
 import { edge, job, mapOp, processOp, sink, source } from './validation/jobFixtures.js';
 import { validateJob } from './validation/validateJob.js';
 
@@ -245,5 +245,21 @@ describe('placeSubtasks', () => {
         [edge('e1', 'src', 'acc', { partition: 'hash', key: 'k' }), edge('e2', 'acc', 'out')],
       );
     expect(threadsOf(placeSubtasks(make(), 2))).toEqual(threadsOf(placeSubtasks(make(), 2)));
+  });
+
+  it('runs a job on no more threads than its highest parallelism (threadsFor)', () => {
+    const p1 = planOf(
+      [source('src'), processOp('acc'), sink('out')],
+      [edge('e1', 'src', 'acc', { partition: 'hash', key: 'k' }), edge('e2', 'acc', 'out')],
+    );
+    expect(placeSubtasks(p1, 8).threads).toBe(3);
+    expect(threadsFor(p1, 8)).toBe(1);
+    const p3 = planOf(
+      [source('src'), processOp('acc', undefined, p(3)), sink('out')],
+      [edge('e1', 'src', 'acc', { partition: 'hash', key: 'k' }), edge('e2', 'acc', 'out')],
+    );
+    expect(threadsFor(p3, 8)).toBe(3);
+    expect(threadsFor(p3, 2)).toBe(2);
+    expect(threadsFor(p3, 1)).toBe(1);
   });
 });

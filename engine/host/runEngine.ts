@@ -10,7 +10,7 @@ import { JobRun, type RunSummary } from '../deploy/jobRun.js';
 import { type CallInProgress, ParallelJobRun } from '../deploy/parallelJobRun.js';
 import { type Plan, planJob } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
-import { placeSubtasks } from '../graph/threadPlacement.js';
+import { threadsFor } from '../graph/threadPlacement.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
 import type { PreviewListener } from '../operators/sinkPreview.js';
 import type { CallMarker } from '../runtime/callMarker.js';
@@ -50,7 +50,7 @@ export interface RunEngineOptions {
 
 /** Opens the job and has it ready to run; rejects with the engine's message if it cannot open. */
 export async function openRunEngine(job: Job, options: RunEngineOptions): Promise<RunEngine> {
-  const threads = placeSubtasks(planJob(job), job.settings.threads ?? availableParallelism()).threads;
+  const threads = threadsFor(planJob(job), job.settings.threads ?? availableParallelism());
   if (threads > 1) return openParallel(job, options, threads);
   ensureLockdown();
   const run = await JobRun.open(job, options);

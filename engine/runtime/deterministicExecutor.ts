@@ -9,6 +9,7 @@ import { JobError } from '../graph/jobError.js';
 import type { Channel } from './channel.js';
 import type { ChannelItem } from './envelope.js';
 import type { CheckpointParticipants, Executor } from './executor.js';
+import { PauseGate } from './pauseGate.js';
 import type { Subtask } from './subtask.js';
 
 /** Records a subtask takes per slice: small batches amortise the scheduling. */
@@ -61,8 +62,7 @@ export class DeterministicExecutor implements Executor {
   private sliceOwner: Subtask | undefined;
   private loopEnds: Subtask[] = [];
   /** While paused, the run waits on this at the next slice boundary. */
-  private gate: Promise<void> | undefined;
-  private openGate: (() => void) | undefined;
+  private readonly pauseGate = new PauseGate();
   /** Some subtask has mail to take. */
   private mailPosted = false;
   /** While every subtask that could run waits on the world: wakes the run when mail comes. */
@@ -135,19 +135,15 @@ export class DeterministicExecutor implements Executor {
 
   /** Holds the run at the next slice boundary: no subtask runs and no checkpoint starts until resume(). */
   pause(): void {
-    this.gate ??= new Promise<void>((resolve) => {
-      this.openGate = resolve;
-    });
+    this.pauseGate.close();
   }
 
   resume(): void {
-    this.openGate?.();
-    this.gate = undefined;
-    this.openGate = undefined;
+    this.pauseGate.open();
   }
 
   get paused(): boolean {
-    return this.gate !== undefined;
+    return this.pauseGate.closed;
   }
 
   async run(): Promise<void> {
@@ -158,9 +154,10 @@ export class DeterministicExecutor implements Executor {
     const beforeSlice = this.beforeSlice;
     for (;;) {
       if (this.halted) return;
-      // One property read per slice while running: the gate costs nothing measurable.
-      if (this.gate !== undefined) {
-        await this.gate;
+      // One getter call per slice while running: the gate costs nothing measurable.
+      const paused = this.pauseGate.waiting;
+      if (paused !== undefined) {
+        await paused;
         lastYield = performance.now();
         continue;
       }

@@ -6,6 +6,7 @@
 // reports its state each time it runs out of work, and follows the main thread's commands.
 import { SLICE_RECORDS } from './deterministicExecutor.js';
 import type { Executor } from './executor.js';
+import { PauseGate } from './pauseGate.js';
 import type { Subtask } from './subtask.js';
 import type { ThreadLink } from './threadLink.js';
 
@@ -45,8 +46,8 @@ export class PartExecutor implements Executor {
   halted = false;
   private stopping = false;
   private ending = false;
-  private gate: Promise<void> | undefined;
-  private openGate: (() => void) | undefined;
+  /** While paused, the run waits on this at the next slice boundary. */
+  private readonly pauseGate = new PauseGate();
   private mailPosted = false;
   private wake: (() => void) | undefined;
   private readonly commands: PartCommand[] = [];
@@ -109,19 +110,15 @@ export class PartExecutor implements Executor {
   }
 
   pause(): void {
-    this.gate ??= new Promise<void>((resolve) => {
-      this.openGate = resolve;
-    });
+    this.pauseGate.close();
   }
 
   resume(): void {
-    this.openGate?.();
-    this.gate = undefined;
-    this.openGate = undefined;
+    this.pauseGate.open();
   }
 
   get paused(): boolean {
-    return this.gate !== undefined;
+    return this.pauseGate.closed;
   }
 
   status(): PartStatus {
@@ -155,8 +152,9 @@ export class PartExecutor implements Executor {
     for (;;) {
       if (this.commands.length > 0) await this.runCommands();
       if (this.halted || this.ending) return;
-      if (this.gate !== undefined) {
-        await this.gate;
+      const paused = this.pauseGate.waiting;
+      if (paused !== undefined) {
+        await paused;
         lastYield = performance.now();
         continue;
       }
