@@ -32,6 +32,10 @@ export interface HostSession {
   eventsOf<E extends HostEvent>(event: E, runId?: string): HostEvents[E][];
   /** Polls `probe` until it gives a value; the error names `what` and the last statuses sent. */
   until<T>(what: string, probe: () => T | undefined | false, timeoutMs?: number): Promise<T>;
+  /** The last status a run sent. */
+  statusOf(runId: string): HostEvents['run.status'] | undefined;
+  /** Waits for a run to finish, fail or stop; its last status. */
+  ended(runId: string): Promise<HostEvents['run.status']>;
   /** Closes this test's host and opens another on the same folder, with `options` changed. */
   reopen(options?: Partial<HostServiceOptions>): Promise<void>;
 }
@@ -114,6 +118,12 @@ export function hostSessionPerTest(prefix: string): HostSession {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },
+    statusOf: (runId) => session.eventsOf('run.status', runId).at(-1),
+    ended: (runId) =>
+      session.until(`run ${runId} to end`, () => {
+        const s = session.statusOf(runId);
+        return s !== undefined && ['finished', 'failed', 'stopped'].includes(s.status) ? s : undefined;
+      }),
     async reopen(options) {
       await host?.close();
       open(options);

@@ -1,9 +1,4 @@
-// Jobs built as objects in tests and checked by the engine's validator, which must find nothing
-// wrong with them; shorthands for the operator kinds the tests use most.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { expect } from 'vitest';
-import { JobRun } from '../engine/deploy/jobRun.js';
 import type { Job } from '../engine/graph/schema.js';
 import { validateJob } from '../engine/graph/validation/validateJob.js';
 
@@ -66,24 +61,3 @@ export const sink = (id: string, path: string, parallelism = 1): OperatorInput =
   parallelism,
   params: { path },
 });
-
-/** Runs `job` (JobRun, state in `dir`) and reads the JSONL file `output` it writes there; or the error it fails with. */
-export async function runForOutput(
-  job: Job,
-  dir: string,
-  output = 'out.jsonl',
-): Promise<{ out?: unknown[]; error?: Error }> {
-  try {
-    const jobRun = await JobRun.open(job, { jobDir: dir, stateDir: join(dir, 'state') });
-    await jobRun.run();
-  } catch (error) {
-    return { error: error as Error };
-  }
-  const text = await readFile(join(dir, output), 'utf8');
-  return {
-    out: text
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line)),
-  };
-}

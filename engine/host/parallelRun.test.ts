@@ -10,18 +10,11 @@ import { STOP_BOUND_MS } from '../../test/processJob.js';
 import type { ParamsOf, RunInfo, RunMetricsEvent } from '../protocol/protocol.js';
 
 const session = hostSessionPerTest('pipewright-parallel-run-');
-const { result, eventsOf, until } = session;
+const { result, eventsOf, until, ended } = session;
 let dir = '';
 beforeEach(() => {
   dir = session.dir;
 });
-
-const statusOf = (runId: string) => eventsOf('run.status', runId).at(-1);
-const ended = (runId: string) =>
-  until(`run ${runId} to end`, () => {
-    const s = statusOf(runId);
-    return s !== undefined && ['finished', 'failed', 'stopped'].includes(s.status) ? s : undefined;
-  });
 
 const COUNT_CODE =
   'function process(r, ctx) { const s = ctx.state.value("n"); const n = (s.get() ?? 0) + 1; s.set(n); ctx.emit({ k: r.k, i: r.i, n }); }';

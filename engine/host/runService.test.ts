@@ -18,18 +18,11 @@ import { answerMessage } from './hostConnection.js';
 import { createHostService } from './hostService.js';
 
 const session = hostSessionPerTest('pipewright-runs-');
-const { result, failure, eventsOf, until } = session;
+const { result, failure, eventsOf, until, statusOf, ended } = session;
 let dir = '';
 beforeEach(() => {
   dir = session.dir;
 });
-
-const statusOf = (runId: string) => eventsOf('run.status', runId).at(-1);
-const ended = (runId: string) =>
-  until(`run ${runId} to end`, () => {
-    const s = statusOf(runId);
-    return s !== undefined && ['finished', 'failed', 'stopped'].includes(s.status) ? s : undefined;
-  });
 
 const COUNT_CODE = `function process(r, ctx) {
   const count = ctx.state.value("count");
