@@ -8,6 +8,7 @@ import { findOperator } from '../document/draftEdits';
 import { isObject, type JsonObject, operatorIds, operatorKind } from '../document/jobDraft';
 import { useDesigner, useDesignerStore } from '../store/designerContext';
 import { problemsOf } from '../store/selectors';
+import { formFields, paramPatch } from './applicableFields';
 import { FieldPlaceContext } from './fieldOwner';
 import { PortList } from './PortList';
 import { OtherProblems, ProblemNotes } from './ProblemNotes';
@@ -56,8 +57,9 @@ export function OperatorForm({ id, renamedTo }: OperatorFormProps) {
   const kindProblems = inline('kind');
   const parallelismProblems = inline('parallelism');
   const descriptor = kind === undefined ? undefined : getKind(kind);
-  const fields = descriptor === undefined ? [] : kindFields(descriptor);
-  const fieldProblems = new Map(fields.map((field) => [field.name, inline('params', field.name)]));
+  // Only the fields that apply to the params as they are now (a tumbling window has no slide).
+  const fields = descriptor === undefined ? [] : formFields(descriptor, kindFields(descriptor), params);
+  const fieldProblems = new Map(fields.map(({ field }) => [field.name, inline('params', field.name)]));
   const rest = otherProblems(problems, id, path, shown);
 
   const parseId = (text: string) => {
@@ -83,14 +85,14 @@ export function OperatorForm({ id, renamedTo }: OperatorFormProps) {
     return parsed;
   };
 
-  const setParam = (name: string, value: unknown) =>
-    store
-      .getState()
-      .updateOperator(
-        id,
-        { params: { [name]: value as JsonObject[string] | undefined } },
-        `${id}.params.${name}`,
-      );
+  const setParam = (name: string, value: JsonObject[string] | undefined) =>
+    store.getState().updateOperator(
+      id,
+      {
+        params: descriptor === undefined ? { [name]: value } : paramPatch(descriptor, params, name, value),
+      },
+      `${id}.params.${name}`,
+    );
 
   return (
     <FieldPlaceContext.Provider value={{ owner: { kind: 'operator', id }, path }}>
@@ -153,7 +155,7 @@ export function OperatorForm({ id, renamedTo }: OperatorFormProps) {
             The kind is not one this version knows, so its parameters cannot be edited here.
           </p>
         ) : (
-          fields.map((field) =>
+          fields.map(({ field, note }) =>
             field.type === 'code' ? (
               <Suspense
                 key={field.name}
@@ -175,6 +177,7 @@ export function OperatorForm({ id, renamedTo }: OperatorFormProps) {
                 at={['params', field.name]}
                 value={params[field.name]}
                 onChange={(value) => setParam(field.name, value)}
+                note={note}
                 problems={fieldProblems.get(field.name)}
               />
             ),

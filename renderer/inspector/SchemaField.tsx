@@ -12,6 +12,8 @@ export interface SchemaFieldProps {
   readonly value: JsonValue | undefined;
   readonly onChange: (value: JsonValue | undefined) => void;
   readonly problems?: readonly string[];
+  /** Said after the help, e.g. that the field holds a value it does not use. */
+  readonly note?: string;
   /** Where the value is inside the form's place (see fieldOwner.ts). */
   readonly at?: PathSegments;
 }
@@ -20,8 +22,9 @@ function sentence(text: string): string {
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
 }
 
-function helpOf(field: SchemaFieldProps['field']): string | undefined {
+function helpOf(field: SchemaFieldProps['field'], note: string | undefined): string | undefined {
   const parts: string[] = [];
+  if (note !== undefined) parts.push(note);
   if (field.description !== undefined) parts.push(field.description);
   if (field.type === 'number') parts.push(sentence(numberWords(field)));
   if (field.type === 'stringList') parts.push('Separate the items with commas.');
@@ -29,8 +32,8 @@ function helpOf(field: SchemaFieldProps['field']): string | undefined {
   return parts.length === 0 ? undefined : parts.join(' ');
 }
 
-export function SchemaField({ field, value, onChange, problems, at }: SchemaFieldProps) {
-  const common = { label: field.label, jsonKey: field.name, help: helpOf(field), problems };
+export function SchemaField({ field, value, onChange, problems, at, note }: SchemaFieldProps) {
+  const common = { label: field.label, jsonKey: field.name, help: helpOf(field, note), problems };
   switch (field.type) {
     case 'enum':
       return (

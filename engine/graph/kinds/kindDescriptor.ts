@@ -3,6 +3,7 @@
 // (engine/operators). A new kind is one descriptor plus one factory; nothing here may use a
 // Node API, since the designer loads it in the browser.
 import type { z } from 'zod';
+import type { FieldCondition } from './fieldConditions.js';
 import type { ParamField } from './paramFields.js';
 
 /** Where a kind sits in a job: a source has no inputs, a sink no outputs. */
@@ -58,6 +59,11 @@ export interface KindDesigner {
    * when absent, which is what a kind needs unless its schema reads badly as a form.
    */
   readonly fields?: readonly ParamField[];
+  /**
+   * Params that mean something only beside some values of another (a window's `slideMs` only
+   * for sliding windows), by name: the inspector leaves them out while they do not apply.
+   */
+  readonly fieldConditions?: Readonly<Record<string, FieldCondition>>;
 }
 
 export interface KindDescriptor<K extends string = string, P extends z.ZodObject = z.ZodObject> {

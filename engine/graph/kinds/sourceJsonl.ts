@@ -21,5 +21,11 @@ export const sourceJsonlKind = defineKind({
     idBase: 'source',
     defaultParams: { path: 'input.jsonl' },
     icon: 'M4 1.5h5.5l3 3v10H4z M6 7h4.5 M6 9.5h4.5 M6 12h3',
+    // Watermark settings mean nothing until the records have a time.
+    fieldConditions: {
+      maxOutOfOrdernessMs: { field: 'timestampField' },
+      idleTimeoutMs: { field: 'timestampField' },
+      onBadTimestamp: { field: 'timestampField' },
+    },
   },
 });
