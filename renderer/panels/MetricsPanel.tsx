@@ -6,6 +6,7 @@ import { lazy, Suspense } from 'react';
 import { FILL_LEVELS, fillColour } from '../run/edgeFill';
 import { useRun } from '../run/runContext';
 import { formatRate } from '../run/units';
+import { WatermarkTable } from './WatermarkTable';
 
 // uPlot loads with the first chart, not with the app.
 const RateChart = lazy(() => import('../run/RateChart').then((m) => ({ default: m.RateChart })));
@@ -21,11 +22,14 @@ export function MetricsPanel() {
   const ids = metrics?.operators.map((op) => op.id).filter((id) => series.latest(id) !== undefined) ?? [];
   if (ids.length === 0) {
     return (
-      <p className="run-empty">
-        {status === 'idle'
-          ? 'Records per second per operator appear here while the job runs, and edges on the canvas take the colour of their channels’ fill.'
-          : 'Waiting for the first two measurements of the run…'}
-      </p>
+      <div className="metrics-panel">
+        <p className="run-empty">
+          {status === 'idle'
+            ? 'Records per second per operator appear here while the job runs, and edges on the canvas take the colour of their channels’ fill; with event time, each subtask’s watermark.'
+            : 'Waiting for the first two measurements of the run…'}
+        </p>
+        <WatermarkTable />
+      </div>
     );
   }
   const throughput = (id: string) => {
@@ -56,6 +60,7 @@ export function MetricsPanel() {
           </span>
         )}
       </div>
+      <WatermarkTable />
       <div className="metrics-grid">
         {shown.map((id) => {
           const r = series.latest(id)!;

@@ -1,4 +1,4 @@
-// The State panel: per keyed operator and subtask, the state size and number of keys as numbers
+// The State panel: per keyed operator and subtask, the state size, number of keys and timers as numbers
 // and as bars, the key groups each subtask owns and a warning when one holds more than twice
 // the mean; beside it, the state browser. Refreshed by every run.metrics event (about once a
 // second), and the last reading stays after the run ends.
@@ -11,6 +11,7 @@ function OperatorState({ rows }: { rows: OperatorStateRows }) {
   // Keys and entries (a map's elements count one each) are shown as far as the engine reports them.
   const keys = rows.subtasks.some((s) => s.keys !== undefined);
   const entries = rows.subtasks.some((s) => s.entries !== undefined);
+  const timers = rows.subtasks.some((s) => s.timers !== undefined);
   return (
     <section className="state-operator" aria-label={`State of ${rows.operator}`}>
       <h3>
@@ -37,6 +38,11 @@ function OperatorState({ rows }: { rows: OperatorStateRows }) {
                 Entries
               </th>
             )}
+            {timers && (
+              <th scope="col" title="Event-time and processing-time timers waiting to fire">
+                Timers
+              </th>
+            )}
             <th scope="col">Key groups</th>
             <th scope="col" className="state-bar-col">
               Size
@@ -56,6 +62,11 @@ function OperatorState({ rows }: { rows: OperatorStateRows }) {
                 </td>
               )}
               {entries && <td className="state-number">{formatCount(s.entries)}</td>}
+              {timers && (
+                <td className="state-number" data-timers={s.timers}>
+                  {formatCount(s.timers)}
+                </td>
+              )}
               <td>
                 {s.keyGroups[0]}–{s.keyGroups[1]}
               </td>

@@ -16,6 +16,7 @@ import type {
 } from '../../engine/protocol/protocol.js';
 import { UNSAVED } from './documentChange';
 import { fillLevel } from './edgeFill';
+import { watermarkedSubtasks } from './eventTime';
 import { MetricsSeries } from './metricsSeries';
 import { isActive, type RunPhase } from './runControls';
 
@@ -71,6 +72,8 @@ export interface RunState {
   documentKey: string;
   breakpointProblems: readonly BreakpointProblem[];
   metrics: RunMetricsEvent | undefined;
+  /** Subtasks ("operator/subtask") that have had a watermark in this run (see eventTime.ts). */
+  watermarked: ReadonlySet<string>;
   /** Mutable (a ring buffer per operator); `seriesVersion` says when it changed. */
   series: MetricsSeries;
   seriesVersion: number;
@@ -137,6 +140,7 @@ function cleared(): Omit<
     runningTo: 'breakpoint',
     breakpointProblems: [],
     metrics: undefined,
+    watermarked: new Set<string>(),
     series: new MetricsSeries(),
     seriesVersion: 0,
     edgeFill: new Map(),
@@ -196,7 +200,12 @@ export function createRunStore(documentKey = UNSAVED) {
       const edgeFill = isActive(status)
         ? new Map(event.edges.map((e) => [e.id, fillLevel(e.fill)]))
         : get().edgeFill;
-      set({ metrics: event, edgeFill, ...(added ? { seriesVersion: seriesVersion + 1 } : {}) });
+      set({
+        metrics: event,
+        edgeFill,
+        watermarked: watermarkedSubtasks(get().watermarked, event),
+        ...(added ? { seriesVersion: seriesVersion + 1 } : {}),
+      });
     },
     applyCheckpoint(event) {
       const others = get().checkpoints.filter((c) => c.id !== event.id);

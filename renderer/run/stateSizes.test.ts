@@ -58,3 +58,29 @@ describe('stateRows', () => {
     expect(owners.skew).toBeUndefined();
   });
 });
+
+describe('stateRows with timers', () => {
+  it('counts each subtask’s timers, and lists an operator that holds only timers as keyed', () => {
+    const timed: RunMetricsEvent = {
+      ...metrics,
+      operators: [
+        {
+          id: 'timeouts',
+          recordsIn: 5,
+          recordsOut: 0,
+          subtasks: [
+            { ...sub(0), timers: 3 },
+            { ...sub(1), timers: 0 },
+          ],
+        },
+        { id: 'owners', recordsIn: 0, recordsOut: 0, subtasks: [sub(0, 10, 1)] },
+      ],
+    };
+    const { keyed, stateless } = stateRows(timed);
+    expect(stateless).toEqual([]);
+    expect(keyed.map((k) => [k.operator, k.subtasks.map((s) => s.timers)])).toEqual([
+      ['timeouts', [3, 0]],
+      ['owners', [undefined]],
+    ]);
+  });
+});

@@ -1,5 +1,5 @@
 // The State panel's numbers: per keyed operator, each subtask's state size, keys and key-group
-// range, its share of the operator's largest subtask (the bar), and which subtasks are skewed.
+// range, its timers, its share of the operator's largest subtask (the bar), and which subtasks are skewed.
 import type { RunMetricsEvent, SubtaskLive } from '../../engine/protocol/protocol.js';
 import { skewedIndexes, skewMessage } from './skew';
 
@@ -8,6 +8,8 @@ export interface SubtaskStateRow {
   readonly bytes: number;
   readonly keys: number | undefined;
   readonly entries: number | undefined;
+  /** Timers the subtask holds, where the operator uses them (event and processing time). */
+  readonly timers: number | undefined;
   readonly keyGroups: readonly [number, number];
   /** 0..1 of the operator's largest subtask. */
   readonly share: number;
@@ -22,7 +24,12 @@ export interface OperatorStateRows {
 }
 
 function hasState(s: SubtaskLive): boolean {
-  return s.stateBytes !== undefined || s.stateKeys !== undefined || s.stateEntries !== undefined;
+  return (
+    s.stateBytes !== undefined ||
+    s.stateKeys !== undefined ||
+    s.stateEntries !== undefined ||
+    s.timers !== undefined
+  );
 }
 
 /** Operators that keep keyed state, in the order the event lists them; the rest by id. */
@@ -49,6 +56,7 @@ export function stateRows(metrics: RunMetricsEvent): {
         bytes: bytes[k]!,
         keys: s.stateKeys,
         entries: s.stateEntries,
+        timers: s.timers,
         keyGroups: s.keyGroups,
         share: max > 0 ? bytes[k]! / max : 0,
         skewed: skewed.includes(k),
