@@ -11,11 +11,13 @@ import type { KindFactory, KindModule } from './kindFactory.js';
 import { sinkJsonlFactory } from './sinkJsonl.js';
 import { sourceGeneratorFactory } from './sourceGenerator.js';
 import { sourceJsonlFactory } from './sourceJsonl.js';
+import { sourceNexmarkFactory } from './sourceNexmark.js';
 import { userFunctionFactory } from './userFunctions.js';
 
 const factories = new Map<string, KindFactory>([
   ['source.jsonl', sourceJsonlFactory],
   ['source.generator', sourceGeneratorFactory],
+  ['source.nexmark', sourceNexmarkFactory],
   ['map', userFunctionFactory],
   ['filter', userFunctionFactory],
   ['flatMap', userFunctionFactory],

@@ -7,12 +7,14 @@ import { processKind } from './process.js';
 import { sinkJsonlKind } from './sinkJsonl.js';
 import { sourceGeneratorKind } from './sourceGenerator.js';
 import { sourceJsonlKind } from './sourceJsonl.js';
+import { sourceNexmarkKind } from './sourceNexmark.js';
 import { transactionKind } from './transaction.js';
 import { windowKind } from './window.js';
 
 export const BUILTIN_KINDS = [
   sourceJsonlKind,
   sourceGeneratorKind,
+  sourceNexmarkKind,
   mapKind,
   filterKind,
   flatMapKind,
