@@ -123,10 +123,28 @@ export interface StateEntryView {
   readonly bytes: number;
 }
 
+/** The timers of one key on a state page, listed under the key. */
+export interface KeyTimersView {
+  /** The key as `ctx.key` shows it. */
+  readonly key: unknown;
+  /** Its first timers, event time first, each domain in time order. */
+  readonly timers: readonly {
+    readonly domain: 'eventTime' | 'processingTime';
+    /** Epoch ms. */
+    readonly timestamp: number;
+  }[];
+  /** How many timers it has. */
+  readonly count: number;
+  /** Its key group holds more timers than a page reads: it may have more than `count`. */
+  readonly atLeast?: boolean;
+}
+
 export interface StatePage {
   readonly entries: readonly StateEntryView[];
   /** Pass as `after` for the next page; absent on the last page. */
   readonly next?: string;
+  /** The timers of the page's keys, for those that have any. */
+  readonly timers?: readonly KeyTimersView[];
 }
 
 /** A record as a source read or made it: the source operator, subtask and position. */

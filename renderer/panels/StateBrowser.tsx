@@ -3,7 +3,8 @@
 // so state far bigger than memory is browsed without ever being loaded whole. The page shown is
 // read again as the run moves on (each metrics event or step), so it stays live.
 import { useEffect, useRef, useState } from 'react';
-import type { StateEntryView, StatePage } from '../../engine/protocol/protocol.js';
+import type { KeyTimersView, StateEntryView, StatePage } from '../../engine/protocol/protocol.js';
+import { keyTimerLines } from '../run/eventTime';
 import { Field } from '../run/Field';
 import { KeyCompare } from '../run/KeyCompare';
 import { useRun, useRunController } from '../run/runContext';
@@ -31,6 +32,27 @@ function elementsNote(entry: StateEntryView): string | undefined {
   return shown === undefined || shown >= entry.elementCount
     ? `${n} element${entry.elementCount === 1 ? '' : 's'}`
     : `${n} elements, the first ${shown} shown`;
+}
+
+/** The row under a key that lists its timers ("event-time timer 12:00:10"). */
+function timersRow(text: string, key: unknown, view: KeyTimersView) {
+  const { count, lines } = keyTimerLines(view);
+  return (
+    <tr key={`${text}\u0000timers`} className="state-timers" aria-label={`Timers of ${text}`}>
+      <td>
+        <code>{inlineValue(key)}</code>
+      </td>
+      <td>timers</td>
+      <td>{count}</td>
+      <td colSpan={3}>
+        <ul className="state-timer-list">
+          {lines.map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      </td>
+    </tr>
+  );
 }
 
 export function StateBrowser({ operators }: { operators: readonly BrowsableOperator[] }) {
@@ -92,6 +114,7 @@ export function StateBrowser({ operators }: { operators: readonly BrowsableOpera
 
   if (operator === undefined) return null;
   const pageNumber = cursors.length;
+  const timersByKey = new Map((page?.timers ?? []).map((t) => [keyText(t.key), t]));
 
   return (
     <section className="state-browser" aria-label="State browser">
@@ -166,10 +189,13 @@ export function StateBrowser({ operators }: { operators: readonly BrowsableOpera
               </tr>
             </thead>
             <tbody>
-              {page.entries.map((entry) => {
+              {page.entries.flatMap((entry, k) => {
                 const key = keyText(entry.key);
                 const note = elementsNote(entry);
-                return (
+                // A key's timers follow its last state entry on the page.
+                const lastOfKey = k + 1 === page.entries.length || keyText(page.entries[k + 1]!.key) !== key;
+                const timers = lastOfKey ? timersByKey.get(key) : undefined;
+                const row = (
                   <tr key={`${key}\u0000${entry.state}`}>
                     <td>
                       <code>{inlineValue(entry.key)}</code>
@@ -193,6 +219,7 @@ export function StateBrowser({ operators }: { operators: readonly BrowsableOpera
                     </td>
                   </tr>
                 );
+                return timers === undefined ? [row] : [row, timersRow(key, entry.key, timers)];
               })}
             </tbody>
           </table>

@@ -4,6 +4,7 @@ import {
   eventTimeTitle,
   formatEventTime,
   formatLag,
+  keyTimerLines,
   timerLine,
   watermarkedSubtasks,
   watermarkRows,
@@ -101,5 +102,42 @@ describe('watermark rows', () => {
         subtasks: [{ subtask: 0, watermark: undefined, lagMs: undefined, ended: true }],
       },
     ]);
+  });
+});
+
+describe("a key's timers in the state browser", () => {
+  it('are counted, then listed one a line, saying how many more there are', () => {
+    expect(
+      keyTimerLines(
+        {
+          key: 'o7',
+          count: 2,
+          timers: [
+            { domain: 'eventTime', timestamp: NOON + 10_000 },
+            { domain: 'processingTime', timestamp: NOON + 250 },
+          ],
+        },
+        NOON,
+      ),
+    ).toEqual({
+      count: '2 timers',
+      lines: ['event-time timer 12:00:10', 'processing-time timer 12:00:00.250'],
+    });
+    expect(
+      keyTimerLines({ key: 'o7', count: 1, timers: [{ domain: 'eventTime', timestamp: 5 }] }, NOON),
+    ).toEqual({
+      count: '1 timer',
+      lines: ['event-time timer 5 ms'],
+    });
+    const many = {
+      key: 'o7',
+      count: 1999,
+      atLeast: true,
+      timers: [{ domain: 'eventTime' as const, timestamp: NOON }],
+    };
+    expect(keyTimerLines(many, NOON)).toEqual({
+      count: 'at least 1,999 timers',
+      lines: ['event-time timer 12:00:00', '… and at least 1,998 more'],
+    });
   });
 });

@@ -2,7 +2,7 @@
 // the date when it is not today's), lags as durations, and per operator and subtask the
 // watermark rows of the Metrics panel. Event times near 0 are a test's or a generator's
 // counting, not dates, so they are shown as the milliseconds they are.
-import type { RunMetricsEvent } from '../../engine/protocol/protocol.js';
+import type { KeyTimersView, RunMetricsEvent } from '../../engine/protocol/protocol.js';
 import { formatCount, formatMs } from './units';
 
 /** Below this (a year after the epoch) an event time reads better as a number of ms than as a date. */
@@ -107,4 +107,14 @@ export function watermarkRows(event: RunMetricsEvent, seen: ReadonlySet<string>)
     rows.push({ operator: op.id, subtasks });
   }
   return rows;
+}
+
+/** What the state browser says under a key about its timers: a count, then one line each. */
+export function keyTimerLines(view: KeyTimersView, now?: number): { count: string; lines: string[] } {
+  const n = formatCount(view.count);
+  const count = `${view.atLeast ? 'at least ' : ''}${n} timer${view.count === 1 ? '' : 's'}`;
+  const lines = view.timers.map((t) => timerLine(t.domain, t.timestamp, now));
+  const more = view.count - view.timers.length;
+  if (more > 0) lines.push(`… and ${view.atLeast ? 'at least ' : ''}${formatCount(more)} more`);
+  return { count, lines };
 }
