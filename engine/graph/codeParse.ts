@@ -39,7 +39,7 @@ export interface CodeFacts {
     /** Names the code binds at its top level: declarations, and assignments outside functions. */
     readonly defines: ReadonlySet<string>;
     readonly ports: EmittedPorts;
-    /** Calls `.state.value(`, `.state.map(` or `.state.list(`, or uses `.timers.`. */
+    /** Calls `.state.value(`, `.state.map(` or `.state.list(`, reads `.timers`, or defines onTimer. */
     readonly usesKeyedState: boolean;
   };
 }
@@ -297,8 +297,9 @@ function readTree(program: AnyNode): TreeFacts {
         break;
       }
       case 'MemberExpression': {
-        if (propertyName(node.object) === 'timers') usesKeyedState = true;
         const property = node.property as Tree;
+        // `ctx.timers` however it is then used: called through, kept in a variable, passed on.
+        if ((node.computed ? staticString(property) : property.name) === 'timers') usesKeyedState = true;
         if (node.computed) {
           if (staticString(property) === 'emit') dynamic = true;
         } else {
@@ -313,6 +314,9 @@ function readTree(program: AnyNode): TreeFacts {
         if (node.computed) break;
         const key = node.key as Tree;
         const value = node.value as Tree;
+        // `const { timers } = ctx`, `function process(r, { timers })`.
+        if (parent?.type === 'ObjectPattern' && key.type === 'Identifier' && key.name === 'timers')
+          usesKeyedState = true;
         if (parent?.type === 'ObjectPattern' && key.type === 'Identifier' && key.name === 'emit') {
           // `const { emit } = ctx` is read where it is called; `{ emit: send }` renames it.
           if (node.shorthand) {
@@ -359,7 +363,8 @@ function readTree(program: AnyNode): TreeFacts {
   return {
     defines,
     ports: { ports, dynamic },
-    usesKeyedState,
+    // An onTimer is there for timers, which only keyed input has.
+    usesKeyedState: usesKeyedState || defines.has('onTimer'),
     ...(requireAt === undefined || declared.has('require') ? {} : { requireAt }),
   };
 }

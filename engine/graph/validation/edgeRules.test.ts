@@ -66,19 +66,22 @@ describe('edge rules', () => {
     expect(validateJob(job(ops, edges)).problems).toEqual([]);
   });
 
-  it('a window may use its late port (reported only as not available yet)', () => {
+  it('a window may use its late port, and only the ports it has', () => {
     const window = {
       id: 'w',
       kind: 'window',
       params: { type: 'tumbling', sizeMs: 1000, aggregate: 'count' },
     };
-    const { problems } = validateJob(
-      job(
-        [source('s'), window, sink('o')],
-        [edge('e1', 's', 'w', { partition: 'hash', key: 'k' }), edge('e2', 'w', 'o', { fromPort: 'late' })],
-      ),
+    const ops = [source('s'), window, sink('o')];
+    const hash = edge('e1', 's', 'w', { partition: 'hash', key: 'k' });
+    expect(validateJob(job(ops, [hash, edge('e2', 'w', 'o', { fromPort: 'late' })])).problems).toEqual([]);
+    const problem = only(
+      validateJob(job(ops, [hash, edge('e2', 'w', 'o', { fromPort: 'lat' })])).problems,
+      'unknown-port',
     );
-    expect(problems.map((p) => p.code)).toEqual(['not-yet-available']);
+    expect(problem.message).toBe(
+      'edge "e2" comes from port "lat" of operator "w", but it has no such output (its outputs: "out", "late"); did you mean "late"?',
+    );
   });
 
   it('a sink has no outputs', () => {
@@ -184,10 +187,32 @@ describe('edge rules', () => {
     expect(problem.message).not.toContain('"e1"');
   });
 
-  it('a process that uses timers needs hash-partitioned inputs', () => {
-    const code = 'function process(r, ctx) { ctx.timers.eventTime(r.ts + 1000); }';
+  it.each([
+    'function process(r, ctx) { ctx.timers.eventTime(r.ts + 1000); }',
+    'function process(r, ctx) { ctx.timers.processingTime(5); }',
+    'function process(r, ctx) { ctx.timers.deleteEventTime(r.ts); }',
+    'function process(r, ctx) { const t = ctx.timers; t.eventTime(r.ts); }',
+    'function process(r, ctx) { const { timers } = ctx; timers.eventTime(r.ts); }',
+    'function process(r, { emit, timers }) { timers.eventTime(r.ts); }',
+    "function process(r, ctx) { ctx['timers'].eventTime(r.ts); }",
+    'function process(r, ctx) { ctx.timers?.eventTime(r.ts); }',
+    // Timers are keyed: an onTimer can only be for timers of keyed input.
+    'function process(r, ctx) {}\nfunction onTimer(ts, ctx) { ctx.emit({ ts }); }',
+  ])('a process that uses timers needs hash-partitioned inputs: %s', (code) => {
     const { problems } = validateJob(job([source('s'), processOp('p', code)], [edge('e1', 's', 'p')]));
-    expect(only(problems, 'keyed-input').ids).toEqual(['e1', 'p']);
+    const problem = only(problems, 'keyed-input');
+    expect(problem.ids).toEqual(['e1', 'p']);
+    expect(problem.message).toBe(
+      'operator "p" uses keyed state or timers, so its input edge "e1" must be hash-partitioned (it is rebalance)',
+    );
+  });
+
+  it('a process that uses timers on a hash input is valid', () => {
+    const code = 'function process(r, ctx) { ctx.timers.eventTime(r.ts); }\nfunction onTimer(ts, ctx) {}';
+    const { problems } = validateJob(
+      job([source('s'), processOp('p', code)], [edge('e1', 's', 'p', { partition: 'hash', key: 'k' })]),
+    );
+    expect(problems).toEqual([]);
   });
 
   it('a stateless process may take any input', () => {
