@@ -16,6 +16,8 @@ export interface OperatorFacts {
   readonly kind?: KindDescriptor;
   readonly parallelism?: number;
   readonly code?: string;
+  /** Its params, when they are an object (each field still unchecked: rules read what they need). */
+  readonly params?: Readonly<Record<string, unknown>>;
 }
 
 export interface EdgeFacts {
@@ -63,6 +65,7 @@ function operatorFacts(element: unknown, index: number): OperatorFacts | undefin
           ? Number(parallelism)
           : undefined,
     code: isRecord(params) && typeof params.code === 'string' ? params.code : undefined,
+    params: isRecord(params) ? params : undefined,
   };
 }
 

@@ -23,6 +23,7 @@ import {
   parallelismAboveMax,
   userCodeFaults,
 } from './operatorRules.js';
+import { windowParams } from './windowRules.js';
 
 export const GRAPH_RULES: readonly GraphRule[] = [
   duplicateOperatorIds,
@@ -30,6 +31,7 @@ export const GRAPH_RULES: readonly GraphRule[] = [
   kindNotAvailable,
   parallelismAboveMax,
   userCodeFaults,
+  windowParams,
   edgeFromUnknownOperator,
   edgeFromSink,
   edgeFromUnknownPort,

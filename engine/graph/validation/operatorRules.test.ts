@@ -36,7 +36,6 @@ describe('operator rules', () => {
   });
 
   it.each([
-    ['window', { type: 'tumbling', sizeMs: 10, aggregate: 'count' }],
     ['transaction', { tables: ['t'], code: 'function keys(r) { return []; } function transact(r, tx) {}' }],
   ])('kind %s is not available yet', (kind, params) => {
     const { problems } = validateJob(job([{ id: 'w1', kind, params }]));
