@@ -108,3 +108,43 @@ describe('the JSON Lines source', () => {
     expect(timed).toEqual(kindFields(jsonl).map((f) => f.name));
   });
 });
+
+describe('the window', () => {
+  const window = getKind('window');
+  const names = (params: Record<string, unknown>) =>
+    formFields(window, kindFields(window), params).map(({ field }) => field.name);
+
+  it('asks for a size and offset, a slide, or a gap, as its type needs; a field for sum, code for "code"', () => {
+    expect(names({ type: 'tumbling', aggregate: 'count' })).toEqual([
+      'type',
+      'sizeMs',
+      'offsetMs',
+      'aggregate',
+      'allowedLatenessMs',
+    ]);
+    expect(names({ type: 'sliding', aggregate: 'sum' })).toEqual([
+      'type',
+      'sizeMs',
+      'slideMs',
+      'offsetMs',
+      'aggregate',
+      'field',
+      'allowedLatenessMs',
+    ]);
+    expect(names({ type: 'session', aggregate: 'code' })).toEqual([
+      'type',
+      'gapMs',
+      'aggregate',
+      'code',
+      'allowedLatenessMs',
+    ]);
+  });
+
+  it('drops the size and offset of a window made a session', () => {
+    expect(paramPatch(window, { type: 'tumbling', sizeMs: 1000, offsetMs: 5 }, 'type', 'session')).toEqual({
+      type: 'session',
+      sizeMs: undefined,
+      offsetMs: undefined,
+    });
+  });
+});
