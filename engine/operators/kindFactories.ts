@@ -13,6 +13,7 @@ import { sourceGeneratorFactory } from './sourceGenerator.js';
 import { sourceJsonlFactory } from './sourceJsonl.js';
 import { sourceNexmarkFactory } from './sourceNexmark.js';
 import { userFunctionFactory } from './userFunctions.js';
+import { windowFactory } from './windowLogic.js';
 
 const factories = new Map<string, KindFactory>([
   ['source.jsonl', sourceJsonlFactory],
@@ -22,6 +23,7 @@ const factories = new Map<string, KindFactory>([
   ['filter', userFunctionFactory],
   ['flatMap', userFunctionFactory],
   ['process', userFunctionFactory],
+  ['window', windowFactory],
   ['sink.jsonl', sinkJsonlFactory],
 ]);
 

@@ -1,0 +1,141 @@
+// Drives a window logic as a subtask would, without one: records with their key and time, then
+// watermarks that fire the due event-time timers in time order (key order within a time), and the
+// end of input, which fires every timer. Real keyed state over the heap store; the timers a fake
+// that keeps, per key, the times registered. For the window logic's unit tests.
+import { type Plan, planJob } from '../graph/plan.js';
+import { JOB_FORMAT, type Job, jobSchema } from '../graph/schema.js';
+import type { Emitter } from '../runtime/emitter.js';
+import { envelope } from '../runtime/envelope.js';
+import type { OperatorLogic, SubtaskEnvironment } from '../runtime/operatorLogic.js';
+import { FINAL_WATERMARK, NO_WATERMARK, type TimeDomain, type TimerService } from '../runtime/timers.js';
+import { KeyedState } from '../state/keyedState.js';
+import { MemoryKvStore } from '../state/memoryKvStore.js';
+import { encodeKey } from '../state/stateKeys.js';
+import { windowFactory } from './windowLogic.js';
+
+export interface Emitted {
+  readonly port: string;
+  readonly value: unknown;
+  /** The time the emitted record carries on (the emitter's lineage). */
+  readonly timestamp: number | undefined;
+}
+
+export class WindowHarness {
+  readonly emitted: Emitted[] = [];
+  readonly state = new KeyedState(new MemoryKvStore());
+  /** Registered event-time timers: key text -> [key, times]. */
+  private readonly timers = new Map<string, { key: unknown; times: Set<number> }>();
+  private watermark = NO_WATERMARK;
+  private readonly logic: OperatorLogic;
+
+  constructor(params: Record<string, unknown>) {
+    const job = jobSchema.parse({
+      format: JOB_FORMAT,
+      name: 'windows',
+      operators: [
+        { id: 's', kind: 'source.jsonl', params: { path: 'in.jsonl' } },
+        { id: 'w', kind: 'window', params },
+      ],
+      edges: [{ id: 'e', from: 's', to: 'w', partition: 'hash', key: 'k' }],
+    }) as Job;
+    const plan: Plan = planJob(job);
+    const planned = plan.byId.get('w')!;
+    const harness = this;
+    const lineage = { timestamp: undefined as number | undefined, source: undefined, position: 0 };
+    const emitter = {
+      lineage,
+      emit(value: unknown, port?: string) {
+        harness.emitted.push({ port: port ?? 'out', value, timestamp: lineage.timestamp });
+      },
+    } as unknown as Emitter;
+    const timerService: TimerService = {
+      register: (domain: TimeDomain, timestamp: number) => {
+        if (domain !== 'eventTime') throw new Error('the window registered a processing-time timer');
+        const key = this.state.currentKey;
+        const text = encodeKey(key);
+        let entry = this.timers.get(text);
+        if (entry === undefined) {
+          entry = { key, times: new Set() };
+          this.timers.set(text, entry);
+        }
+        entry.times.add(timestamp);
+      },
+      delete: (_domain: TimeDomain, timestamp: number) => {
+        this.timers.get(encodeKey(this.state.currentKey))?.times.delete(timestamp);
+      },
+      get count() {
+        let n = 0;
+        for (const entry of harness.timers.values()) n += entry.times.size;
+        return n;
+      },
+    };
+    const env: SubtaskEnvironment = {
+      operator: planned,
+      subtask: 0,
+      parallelism: 1,
+      jobDir: '.',
+      emitter,
+      state: this.state,
+      current: undefined,
+      input: undefined,
+      get watermark() {
+        return harness.watermark;
+      },
+      timers: timerService,
+      checkpoints: undefined,
+    };
+    this.logic = (windowFactory as Extract<typeof windowFactory, { role: 'transform' }>).createLogic({
+      planned,
+      jobDir: '.',
+      checkpoints: undefined,
+    })(env);
+  }
+
+  /** Registered timers of a key, in time order. */
+  timersOf(key: unknown): number[] {
+    return [...(this.timers.get(encodeKey(key))?.times ?? [])].sort((a, b) => a - b);
+  }
+
+  get timerCount(): number {
+    let n = 0;
+    for (const entry of this.timers.values()) n += entry.times.size;
+    return n;
+  }
+
+  /** One record of key `record.k` at `timestamp` (undefined: a record without time). */
+  record(record: { k: unknown; [field: string]: unknown }, timestamp: number | undefined): void {
+    this.state.setKey(0, record.k);
+    this.logic.process(envelope(record, record.k, 0, timestamp, undefined, 0));
+  }
+
+  /** The watermark reaches `timestamp`: due timers fire in time order, then it is the subtask's. */
+  advance(timestamp: number): void {
+    for (;;) {
+      let next: { key: unknown; time: number } | undefined;
+      for (const { key, times } of this.timers.values()) {
+        for (const time of times) {
+          if (time <= timestamp && (next === undefined || time < next.time)) next = { key, time };
+        }
+      }
+      if (next === undefined) break;
+      this.timers.get(encodeKey(next.key))!.times.delete(next.time);
+      this.state.setKey(0, next.key);
+      this.watermark = Math.max(this.watermark, next.time);
+      this.logic.onTimer!({ domain: 'eventTime', timestamp: next.time, keyGroup: 0, key: next.key });
+    }
+    this.watermark = Math.max(this.watermark, timestamp);
+  }
+
+  /** The input ended: every timer fires. */
+  end(): void {
+    this.advance(FINAL_WATERMARK);
+  }
+
+  /** The records emitted to `port`, taken (the next call sees only later ones). */
+  take(port = 'out'): unknown[] {
+    const taken = this.emitted.filter((e) => e.port === port);
+    const rest = this.emitted.filter((e) => e.port !== port);
+    this.emitted.splice(0, this.emitted.length, ...rest);
+    return taken.map((e) => e.value);
+  }
+}

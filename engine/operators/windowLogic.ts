@@ -1,0 +1,236 @@
+// window: each key's records aggregated over event-time windows, with Flink's WindowOperator
+// semantics and its EventTimeTrigger. State is one accumulator per key and window (map state
+// "windows", by window start; session windows also keep the key's windows in value state
+// "sessions"), never the records. A window fires when the watermark reaches its last ms (an
+// event-time timer at end − 1), emitting { key, start, end, value } on "out"; with
+// allowedLatenessMs it keeps its state until end − 1 + allowedLatenessMs (a cleanup timer), and a
+// record arriving meanwhile fires it again at once with the updated value. A record too late for
+// every window it belongs to goes, unchanged, to port "late".
+import { paramsOf } from '../graph/kinds/kindDescriptor.js';
+import { windowKind } from '../graph/kinds/window.js';
+import type { Envelope } from '../runtime/envelope.js';
+import { BaseLogic, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
+import { recordCopy } from '../runtime/recordCopy.js';
+import type { FiredTimer, TimerService } from '../runtime/timers.js';
+import type { KeyedState, MapStateApi, ValueStateApi } from '../state/keyedState.js';
+import type { KindFactory } from './kindFactory.js';
+import { builtinAggregate } from './window/builtinAggregates.js';
+import { compileCodeAggregate } from './window/codeAggregate.js';
+import { addSession } from './window/sessionMerge.js';
+import { maxTimestamp, type TimeWindow } from './window/timeWindow.js';
+import type { WindowAggregate } from './window/windowAggregate.js';
+import { assignWindows, type WindowSpec } from './window/windowAssigner.js';
+
+/** Timers are whole ms within ±2^52 (state/timerStore.ts); a cleanup beyond that never comes. */
+const LAST_TIMER = 2 ** 52 - 1;
+
+/** A key's session windows as value state holds them: [start, end] pairs, by start. */
+type StoredSessions = [number, number][];
+
+function preview(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+}
+
+export class WindowLogic extends BaseLogic {
+  private readonly state: KeyedState;
+  private readonly timers: TimerService;
+  private readonly windows: MapStateApi;
+  private readonly sessions: ValueStateApi;
+
+  constructor(
+    env: SubtaskEnvironment,
+    private readonly spec: WindowSpec,
+    private readonly aggregate: WindowAggregate,
+    private readonly allowedLateness: number,
+  ) {
+    super(env);
+    if (env.state === undefined || env.timers === undefined) {
+      throw new Error(
+        `operator "${env.operator.id}": a window runs only with keyed state and timers (hash-partitioned input)`,
+      );
+    }
+    this.state = env.state;
+    this.timers = env.timers;
+    this.windows = env.state.api.map('windows');
+    this.sessions = env.state.api.value('sessions');
+  }
+
+  /** When a window's state goes: the watermark is past the last record it will take. */
+  private cleanupTime(window: TimeWindow): number {
+    return maxTimestamp(window) + this.allowedLateness;
+  }
+
+  /** Too late to take anything more (Flink's isWindowLate). */
+  private isLate(window: TimeWindow): boolean {
+    return this.cleanupTime(window) <= this.env.watermark;
+  }
+
+  override process(envelope: Envelope): void {
+    const timestamp = envelope.timestamp;
+    if (timestamp === undefined) {
+      throw new Error(
+        `the record has no event time, which a window needs (give its source a timestampField): ${preview(envelope.value)}`,
+      );
+    }
+    // Windows are whole ms, as Flink's long timestamps.
+    const time = Math.floor(timestamp);
+    const taken =
+      this.spec.type === 'session'
+        ? this.addToSession(envelope.value, time)
+        : this.addToWindows(envelope.value, time);
+    if (!taken) this.env.emitter.emit(envelope.value, 'late');
+  }
+
+  /** Tumbling and sliding windows: the record goes into each of its windows that is not late. */
+  private addToWindows(record: unknown, time: number): boolean {
+    let taken = false;
+    for (const window of assignWindows(this.spec, time)) {
+      if (this.isLate(window)) continue;
+      taken = true;
+      const held = this.windows.get(window.start);
+      const accumulator = this.aggregate.add(
+        held === undefined ? this.aggregate.createAccumulator() : held,
+        record,
+      );
+      this.windows.set(window.start, accumulator);
+      // A window that holds state has its timers already.
+      this.settle(window, accumulator, held === undefined);
+    }
+    return taken;
+  }
+
+  /**
+   * Session windows: the record's window [t, t + gap) merges with every session of the key it
+   * touches (their accumulators merged, their timers replaced by the merged window's).
+   */
+  private addToSession(record: unknown, time: number): boolean {
+    if (this.spec.type !== 'session') throw new Error('internal: not a session window');
+    const stored = (this.sessions.get() as StoredSessions | undefined) ?? [];
+    const before = stored.map(([start, end]) => ({ start, end }));
+    const { window, absorbed, sessions } = addSession(before, { start: time, end: time + this.spec.gap });
+    // A live session it touched would have made the merged window live too.
+    if (this.isLate(window)) return false;
+    let accumulator: unknown;
+    for (const old of absorbed) {
+      const held = this.windows.get(old.start);
+      this.windows.delete(old.start);
+      accumulator = accumulator === undefined ? held : this.aggregate.merge(accumulator, held);
+    }
+    accumulator = this.aggregate.add(accumulator ?? this.aggregate.createAccumulator(), record);
+    this.windows.set(window.start, accumulator);
+    this.sessions.set(sessions.map((w): [number, number] => [w.start, w.end]));
+    // Timers of the sessions merged away, unless a session of the key still has one at that time.
+    const needed = new Set(sessions.flatMap((w) => [maxTimestamp(w), this.cleanupTime(w)]));
+    for (const old of absorbed) {
+      for (const at of [maxTimestamp(old), this.cleanupTime(old)]) {
+        if (!needed.has(at)) this.timers.delete('eventTime', at);
+      }
+    }
+    this.settle(window, accumulator, true);
+    return true;
+  }
+
+  /**
+   * After a record went into a window: a window the watermark has passed already (a late record
+   * within the allowed lateness) fires now with its new value; any other is due at its last ms.
+   */
+  private settle(window: TimeWindow, accumulator: unknown, registerTimers: boolean): void {
+    const due = maxTimestamp(window);
+    if (due <= this.env.watermark) this.fire(window, accumulator);
+    else if (registerTimers) this.timers.register('eventTime', due);
+    const cleanup = this.cleanupTime(window);
+    if (registerTimers && cleanup !== due && cleanup <= LAST_TIMER)
+      this.timers.register('eventTime', cleanup);
+  }
+
+  private fire(window: TimeWindow, accumulator: unknown): void {
+    const output = {
+      key: this.state.currentKey,
+      start: window.start,
+      end: window.end,
+      value: this.aggregate.result(accumulator),
+    };
+    const lineage = this.env.emitter.lineage;
+    const time = lineage.timestamp;
+    // Flink's window output carries the window's last ms as its time.
+    lineage.timestamp = maxTimestamp(window);
+    this.env.emitter.emit(recordCopy(output, () => `the result of window [${window.start}, ${window.end})`));
+    lineage.timestamp = time;
+  }
+
+  onTimer(timer: FiredTimer): void {
+    if (timer.domain !== 'eventTime') return;
+    if (this.spec.type === 'session') this.sessionTimer(timer.timestamp);
+    else this.windowTimer(timer.timestamp, this.spec.size);
+  }
+
+  /** A timer at t is due for the window ending at t + 1 and the cleanup of the one whose lateness ends at t. */
+  private windowTimer(at: number, size: number): void {
+    const dueStart = at + 1 - size;
+    const held = this.windows.get(dueStart);
+    if (held !== undefined) this.fire({ start: dueStart, end: dueStart + size }, held);
+    this.windows.delete(at + 1 - this.allowedLateness - size);
+  }
+
+  private sessionTimer(at: number): void {
+    const stored = (this.sessions.get() as StoredSessions | undefined) ?? [];
+    const kept: StoredSessions = [];
+    for (const [start, end] of stored) {
+      const window = { start, end };
+      if (maxTimestamp(window) === at) this.fire(window, this.windows.get(start));
+      if (this.cleanupTime(window) === at) this.windows.delete(start);
+      else kept.push([start, end]);
+    }
+    if (kept.length === stored.length) return;
+    if (kept.length === 0) this.sessions.clear();
+    else this.sessions.set(kept);
+  }
+
+  /** Nothing of its own between two records: windows and timers are keyed state. */
+  progress(): undefined {
+    return undefined;
+  }
+
+  restoreProgress(): void {}
+}
+
+/** The window spec its params say (validation made sure each type has what it needs). */
+export function windowSpecOf(params: {
+  type: 'tumbling' | 'sliding' | 'session';
+  sizeMs?: number | undefined;
+  slideMs?: number | undefined;
+  gapMs?: number | undefined;
+  offsetMs?: number | undefined;
+}): WindowSpec {
+  const offset = params.offsetMs ?? 0;
+  switch (params.type) {
+    case 'tumbling':
+      return { type: 'tumbling', size: params.sizeMs!, offset };
+    case 'sliding':
+      return { type: 'sliding', size: params.sizeMs!, slide: params.slideMs!, offset };
+    case 'session':
+      return { type: 'session', gap: params.gapMs! };
+  }
+}
+
+/** window: the aggregate compiled once per subtask (code, like every user function) or built in. */
+export const windowFactory: KindFactory = {
+  role: 'transform',
+  createLogic: ({ planned }) => {
+    const operator = planned.operator;
+    const params = paramsOf(windowKind, operator);
+    const spec = windowSpecOf(params);
+    const aggregates: WindowAggregate[] = Array.from({ length: planned.parallelism }, () =>
+      params.aggregate === 'code'
+        ? compileCodeAggregate({ code: params.code ?? '', operatorId: operator.id, windowType: params.type })
+        : builtinAggregate(params.aggregate, params.field),
+    );
+    return (env) => new WindowLogic(env, spec, aggregates[env.subtask]!, params.allowedLatenessMs ?? 0);
+  },
+};
