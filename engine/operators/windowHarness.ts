@@ -20,6 +20,7 @@ export interface Emitted {
   readonly timestamp: number | undefined;
 }
 
+/** Made with `await WindowHarness.open(params)`. */
 export class WindowHarness {
   readonly emitted: Emitted[] = [];
   readonly state = new KeyedState(new MemoryKvStore());
@@ -28,7 +29,11 @@ export class WindowHarness {
   private watermark = NO_WATERMARK;
   private readonly logic: OperatorLogic;
 
-  constructor(params: Record<string, unknown>) {
+  static open(params: Record<string, unknown>): Promise<WindowHarness> {
+    return new WindowHarness(params).open();
+  }
+
+  private constructor(params: Record<string, unknown>) {
     const job = jobSchema.parse({
       format: JOB_FORMAT,
       name: 'windows',
@@ -89,6 +94,12 @@ export class WindowHarness {
       jobDir: '.',
       checkpoints: undefined,
     })(env);
+  }
+
+  /** Opens the logic, as the subtask does before the first record. */
+  async open(): Promise<this> {
+    await this.logic.open();
+    return this;
   }
 
   /** Registered timers of a key, in time order. */

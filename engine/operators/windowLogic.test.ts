@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { WindowHarness } from './windowHarness.js';
 
 const tumbling = (extra: Record<string, unknown> = {}) =>
-  new WindowHarness({ type: 'tumbling', sizeMs: 10, aggregate: 'count', ...extra });
+  WindowHarness.open({ type: 'tumbling', sizeMs: 10, aggregate: 'count', ...extra });
 
 describe('tumbling windows', () => {
-  it('fire when the watermark reaches their last ms, one result per key and window', () => {
-    const h = tumbling({ aggregate: 'sum', field: 'v' });
+  it('fire when the watermark reaches their last ms, one result per key and window', async () => {
+    const h = await tumbling({ aggregate: 'sum', field: 'v' });
     h.record({ k: 'a', v: 1 }, 0);
     h.record({ k: 'a', v: 2 }, 9);
     h.record({ k: 'b', v: 5 }, 3);
@@ -25,8 +25,8 @@ describe('tumbling windows', () => {
     expect(h.timerCount).toBe(0);
   });
 
-  it('the output carries the window’s last ms as its time', () => {
-    const h = tumbling();
+  it('the output carries the window’s last ms as its time', async () => {
+    const h = await tumbling();
     h.record({ k: 'a' }, 3);
     h.end();
     expect(h.emitted).toEqual([
@@ -34,8 +34,8 @@ describe('tumbling windows', () => {
     ]);
   });
 
-  it('before the epoch and with an offset', () => {
-    const h = tumbling({ offsetMs: 3 });
+  it('before the epoch and with an offset', async () => {
+    const h = await tumbling({ offsetMs: 3 });
     h.record({ k: 'a' }, -1);
     h.record({ k: 'a' }, -7);
     h.record({ k: 'a' }, -8);
@@ -47,7 +47,7 @@ describe('tumbling windows', () => {
   });
 
   it('keeps one accumulator per key and window, never the records', async () => {
-    const h = tumbling({ aggregate: 'avg', field: 'v' });
+    const h = await tumbling({ aggregate: 'avg', field: 'v' });
     for (let i = 0; i < 100; i++) h.record({ k: 'a', v: i }, i % 10);
     h.state.setKey(0, 'a');
     const entries: unknown[] = [];
@@ -59,8 +59,8 @@ describe('tumbling windows', () => {
     expect(h.state.stateSize().entries).toBe(0);
   });
 
-  it('a record whose window has fired goes, unchanged, to port "late"', () => {
-    const h = tumbling();
+  it('a record whose window has fired goes, unchanged, to port "late"', async () => {
+    const h = await tumbling();
     h.record({ k: 'a' }, 5);
     h.advance(10);
     expect(h.take()).toEqual([{ key: 'a', start: 0, end: 10, value: 1 }]);
@@ -75,8 +75,8 @@ describe('tumbling windows', () => {
     expect(h.take('late')).toEqual([]);
   });
 
-  it('a record at the watermark itself is late when its window ends right there', () => {
-    const h = tumbling();
+  it('a record at the watermark itself is late when its window ends right there', async () => {
+    const h = await tumbling();
     h.advance(9);
     h.record({ k: 'a' }, 9);
     expect(h.take('late')).toHaveLength(1);
@@ -84,8 +84,8 @@ describe('tumbling windows', () => {
     expect(h.take('late')).toHaveLength(0);
   });
 
-  it('a record without event time fails, saying what the window needs', () => {
-    const h = tumbling();
+  it('a record without event time fails, saying what the window needs', async () => {
+    const h = await tumbling();
     expect(() => h.record({ k: 'a', v: 1 }, undefined)).toThrow(
       'the record has no event time, which a window needs (give its source a timestampField): {"k":"a","v":1}',
     );
@@ -93,8 +93,8 @@ describe('tumbling windows', () => {
 });
 
 describe('allowed lateness', () => {
-  it('a late record within it fires the window again at once with the updated value', () => {
-    const h = tumbling({ allowedLatenessMs: 5, aggregate: 'sum', field: 'v' });
+  it('a late record within it fires the window again at once with the updated value', async () => {
+    const h = await tumbling({ allowedLatenessMs: 5, aggregate: 'sum', field: 'v' });
     h.record({ k: 'a', v: 1 }, 2);
     h.advance(9);
     expect(h.take()).toEqual([{ key: 'a', start: 0, end: 10, value: 1 }]);
@@ -116,8 +116,8 @@ describe('allowed lateness', () => {
     expect(h.timerCount).toBe(0);
   });
 
-  it('a window first seen within the lateness fires at once, and is cleaned up later', () => {
-    const h = tumbling({ allowedLatenessMs: 100 });
+  it('a window first seen within the lateness fires at once, and is cleaned up later', async () => {
+    const h = await tumbling({ allowedLatenessMs: 100 });
     h.advance(50);
     h.record({ k: 'a' }, 5);
     expect(h.take()).toEqual([{ key: 'a', start: 0, end: 10, value: 1 }]);
@@ -127,8 +127,8 @@ describe('allowed lateness', () => {
     expect(h.state.stateSize().entries).toBe(0);
   });
 
-  it('without it, the window fires once and its state goes with the same timer', () => {
-    const h = tumbling();
+  it('without it, the window fires once and its state goes with the same timer', async () => {
+    const h = await tumbling();
     h.record({ k: 'a' }, 1);
     expect(h.timersOf('a')).toEqual([9]);
     h.advance(9);
@@ -137,8 +137,8 @@ describe('allowed lateness', () => {
 });
 
 describe('sliding windows', () => {
-  it('a record counts in size/slide windows, each firing at its own end', () => {
-    const h = new WindowHarness({ type: 'sliding', sizeMs: 10, slideMs: 5, aggregate: 'count' });
+  it('a record counts in size/slide windows, each firing at its own end', async () => {
+    const h = await WindowHarness.open({ type: 'sliding', sizeMs: 10, slideMs: 5, aggregate: 'count' });
     h.record({ k: 'a' }, 7);
     h.record({ k: 'a' }, 12);
     h.advance(9);
@@ -150,8 +150,8 @@ describe('sliding windows', () => {
     ]);
   });
 
-  it('a record late for some of its windows goes into the others only', () => {
-    const h = new WindowHarness({ type: 'sliding', sizeMs: 10, slideMs: 5, aggregate: 'count' });
+  it('a record late for some of its windows goes into the others only', async () => {
+    const h = await WindowHarness.open({ type: 'sliding', sizeMs: 10, slideMs: 5, aggregate: 'count' });
     h.advance(10);
     h.record({ k: 'a' }, 7);
     expect(h.take('late')).toEqual([]);
@@ -162,8 +162,8 @@ describe('sliding windows', () => {
     expect(h.take('late')).toHaveLength(1);
   });
 
-  it('with lateness: the fire of one window and the cleanup of another at the same time', () => {
-    const h = new WindowHarness({
+  it('with lateness: the fire of one window and the cleanup of another at the same time', async () => {
+    const h = await WindowHarness.open({
       type: 'sliding',
       sizeMs: 10,
       slideMs: 5,
@@ -186,10 +186,10 @@ describe('sliding windows', () => {
 
 describe('session windows', () => {
   const session = (extra: Record<string, unknown> = {}) =>
-    new WindowHarness({ type: 'session', gapMs: 10, aggregate: 'count', ...extra });
+    WindowHarness.open({ type: 'session', gapMs: 10, aggregate: 'count', ...extra });
 
-  it('records closer than the gap are one session; the session fires gap after its last record', () => {
-    const h = session();
+  it('records closer than the gap are one session; the session fires gap after its last record', async () => {
+    const h = await session();
     h.record({ k: 'a' }, 0);
     h.record({ k: 'a' }, 5);
     h.record({ k: 'a' }, 15);
@@ -206,8 +206,8 @@ describe('session windows', () => {
     expect(h.state.stateSize()).toEqual({ entries: 0, bytes: 0, keys: 0 });
   });
 
-  it('a record between two sessions merges them, accumulators and timers', () => {
-    const h = session({ aggregate: 'sum', field: 'v' });
+  it('a record between two sessions merges them, accumulators and timers', async () => {
+    const h = await session({ aggregate: 'sum', field: 'v' });
     h.record({ k: 'a', v: 1 }, 0);
     h.record({ k: 'a', v: 2 }, 20);
     expect(h.timersOf('a')).toEqual([9, 29]);
@@ -218,8 +218,8 @@ describe('session windows', () => {
     expect(h.take()).toEqual([{ key: 'a', start: 0, end: 30, value: 7 }]);
   });
 
-  it('out of order records extend a session backwards', () => {
-    const h = session({ aggregate: 'min', field: 'v' });
+  it('out of order records extend a session backwards', async () => {
+    const h = await session({ aggregate: 'min', field: 'v' });
     h.record({ k: 'a', v: 5 }, 50);
     h.record({ k: 'a', v: 3 }, 45);
     h.record({ k: 'a', v: 9 }, 38);
@@ -227,16 +227,16 @@ describe('session windows', () => {
     expect(h.take()).toEqual([{ key: 'a', start: 38, end: 60, value: 3 }]);
   });
 
-  it('before the epoch', () => {
-    const h = session();
+  it('before the epoch', async () => {
+    const h = await session();
     h.record({ k: 'a' }, -30);
     h.record({ k: 'a' }, -21);
     h.end();
     expect(h.take()).toEqual([{ key: 'a', start: -30, end: -11, value: 2 }]);
   });
 
-  it('a record whose session window is late goes to "late"; one merging into a live session is taken', () => {
-    const h = session();
+  it('a record whose session window is late goes to "late"; one merging into a live session is taken', async () => {
+    const h = await session();
     h.record({ k: 'a' }, 30);
     h.advance(25);
     h.record({ k: 'a' }, 10);
@@ -248,8 +248,8 @@ describe('session windows', () => {
     expect(h.take()).toEqual([{ key: 'a', start: 21, end: 40, value: 2 }]);
   });
 
-  it('with lateness, a late record extending a fired session fires the merged one when it is due', () => {
-    const h = session({ allowedLatenessMs: 20 });
+  it('with lateness, a late record extending a fired session fires the merged one when it is due', async () => {
+    const h = await session({ allowedLatenessMs: 20 });
     h.record({ k: 'a' }, 0);
     h.advance(9);
     expect(h.take()).toEqual([{ key: 'a', start: 0, end: 10, value: 1 }]);
@@ -272,12 +272,12 @@ describe('session windows', () => {
     expect(h.state.stateSize().entries).toBe(0);
   });
 
-  it('an aggregate in code merges with its own merge', () => {
+  it('an aggregate in code merges with its own merge', async () => {
     const code = `function createAccumulator() { return { ids: [] }; }
       function add(acc, r) { acc.ids.push(r.id); return acc; }
       function merge(a, b) { return { ids: [...a.ids, ...b.ids].sort() }; }
       function result(acc) { return acc.ids.join(','); }`;
-    const h = session({ aggregate: 'code', code });
+    const h = await session({ aggregate: 'code', code });
     h.record({ k: 'a', id: 'x' }, 0);
     h.record({ k: 'a', id: 'z' }, 20);
     h.record({ k: 'a', id: 'y' }, 10);
@@ -287,8 +287,8 @@ describe('session windows', () => {
 });
 
 describe('keys', () => {
-  it('a composite key is the output key as it is', () => {
-    const h = tumbling();
+  it('a composite key is the output key as it is', async () => {
+    const h = await tumbling();
     h.record({ k: ['a', 1] }, 1);
     h.end();
     expect(h.take()).toEqual([{ key: ['a', 1], start: 0, end: 10, value: 1 }]);

@@ -38,10 +38,11 @@ function preview(value: unknown): string {
 }
 
 export class WindowLogic extends BaseLogic {
-  private readonly state: KeyedState;
-  private readonly timers: TimerService;
-  private readonly windows: MapStateApi;
-  private readonly sessions: ValueStateApi;
+  // Taken in open(): the subtask gives its environment timers once the logic is made.
+  private state!: KeyedState;
+  private timers!: TimerService;
+  private windows!: MapStateApi;
+  private sessions!: ValueStateApi;
 
   constructor(
     env: SubtaskEnvironment,
@@ -50,15 +51,19 @@ export class WindowLogic extends BaseLogic {
     private readonly allowedLateness: number,
   ) {
     super(env);
-    if (env.state === undefined || env.timers === undefined) {
+  }
+
+  override async open(): Promise<void> {
+    const { state, timers } = this.env;
+    if (state === undefined || timers === undefined) {
       throw new Error(
-        `operator "${env.operator.id}": a window runs only with keyed state and timers (hash-partitioned input)`,
+        `operator "${this.env.operator.id}": a window runs only with keyed state and timers (hash-partitioned input)`,
       );
     }
-    this.state = env.state;
-    this.timers = env.timers;
-    this.windows = env.state.api.map('windows');
-    this.sessions = env.state.api.value('sessions');
+    this.state = state;
+    this.timers = timers;
+    this.windows = state.api.map('windows');
+    this.sessions = state.api.value('sessions');
   }
 
   /** When a window's state goes: the watermark is past the last record it will take. */
