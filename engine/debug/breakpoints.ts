@@ -1,8 +1,9 @@
 // Breakpoints of a debug run: on an operator (any record it takes or makes), on a condition (a
 // JavaScript expression over the record `r` and `ctx`, compiled and run in the same sandbox as
-// user code), on a state key (any read or write of that key's state). A condition that does not
-// compile, or one naming an operator the job lacks, is reported and left out; one that throws
-// while it runs does not hit.
+// user code), on a state key (any read or write of that key's state), on a timer firing (any,
+// or one key's), on a watermark reaching an operator. A condition that does not compile, or one
+// naming an operator the job lacks, is reported and left out; one that throws while it runs
+// does not hit.
 import type { Plan } from '../graph/plan.js';
 import type { Breakpoint, BreakpointProblem, StepView } from '../protocol/runProtocol.js';
 import { compileUserCode, hardenForUser, UserCodeError } from '../sandbox/userCode.js';
@@ -58,6 +59,18 @@ export class Breakpoints {
           armed.push({ id, operator, hits: (view) => view.state.some((access) => sameKey(access.key, key)) });
           break;
         }
+        case 'timer': {
+          const key = breakpoint.key;
+          armed.push({
+            id,
+            operator,
+            hits: (view) => view.kind === 'timer' && (key === undefined || sameKey(view.key, key)),
+          });
+          break;
+        }
+        case 'watermark':
+          armed.push({ id, operator, hits: (view) => view.kind === 'watermark' });
+          break;
         case 'condition': {
           let condition: Condition;
           try {

@@ -28,10 +28,12 @@
 // (user code threw) rejects with the engine's message; step and continue then refuse to go on,
 // and stepBack goes back as usual.
 //
-// What a step is: one item delivered to one subtask (a record, a checkpoint barrier, an
-// end-of-input), or one record a source made, or a checkpoint taken where no barrier comes, or
-// a loop head told that its input has ended (this version of the engine has no watermarks: they
-// come with windows). Steps come in the order of a normal run's deliveries but for one thing: a
+// What a step is: one item delivered to one subtask (a record, a checkpoint barrier, a
+// watermark, an idle mark, an end-of-input), or one record a source made, or one timer fired
+// (a firing that a watermark or the end of input starts is a step per timer, before the
+// watermark goes on), or a checkpoint taken where no barrier comes, or a loop head told that its
+// input has ended. The engine fires a timer as part of its next unit of work, so what the
+// timer's records do downstream may be done with it, as a source's slice is. Steps come in the order of a normal run's deliveries but for one thing: a
 // source makes one record per slice (Scheduler.step), so that record goes through the whole job,
 // most downstream operator first, before the source reads the next. Other slices are a normal
 // run's, taken one item at a time. So records that come by subtasks each reading one channel

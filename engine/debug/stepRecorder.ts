@@ -1,8 +1,10 @@
 // What one step of a debug run shows, gathered while the engine does it: the item a subtask took
-// (and the edge and upstream subtask it came on), what it emitted on which port and over which
-// edges, and the state it read and wrote. A source's slice is one unit of the engine's work but
-// one step per record it made. Hooks: the subtasks' delivery observer, the emitters' taps, and
-// ctx.state (stateAccessRecorder.ts), all installed only in debug runs.
+// (a record, barrier, watermark, idle mark or end of input, and the edge and upstream subtask it
+// came on), or the timer it fired; what it emitted on which port and over which edges, and the
+// state it read and wrote. A source's slice is one unit of the engine's work but one step per
+// record it made; each timer a firing fires is a step too, in whatever unit the engine fired it.
+// Hooks: the subtasks' delivery observer and timer taps, the emitters' taps, and ctx.state
+// (stateAccessRecorder.ts), all installed only in debug runs.
 
 import { isDeepStrictEqual } from 'node:util';
 import type { JobRun } from '../deploy/jobRun.js';
@@ -12,6 +14,7 @@ import type { Channel } from '../runtime/channel.js';
 import type { ScheduledUnit } from '../runtime/deterministicExecutor.js';
 import type { Envelope } from '../runtime/envelope.js';
 import type { DeliveryObserver, Subtask } from '../runtime/subtask.js';
+import { type FiredTimer, NO_WATERMARK } from '../runtime/timers.js';
 import type { KeyedState, StateApi } from '../state/keyedState.js';
 import { jsonCopy } from './jsonCopy.js';
 import type { Origin, StepLineage, TraceInput } from './recordTrace.js';
@@ -42,6 +45,9 @@ interface Building {
   key?: unknown;
   edge?: StepView['edge'];
   checkpointId?: number;
+  watermark?: number;
+  operatorWatermark?: number;
+  timer?: StepView['timer'];
   /** At a source: the position of the record being made, which tells its records apart. */
   position?: number;
   readonly emitted: Emitted[];
@@ -58,6 +64,12 @@ function edgeOf(channel: Channel): NonNullable<StepView['edge']> {
   return { id: channel.edge.id, fromSubtask: channel.fromSubtask, feedback: channel.edge.feedback };
 }
 
+/** A subtask's watermark as a view carries it: none before its first (JSON has no -Infinity). */
+function watermarkOf(subtask: Subtask): number | undefined {
+  const watermark = subtask.time.watermark;
+  return watermark === NO_WATERMARK || !Number.isFinite(watermark) ? undefined : watermark;
+}
+
 export class StepRecorder implements StateAccessSink {
   private capture: Capture = 'full';
   private seq = 0;
@@ -65,6 +77,11 @@ export class StepRecorder implements StateAccessSink {
   private current: Building | undefined;
   /** Which emit made each envelope still around: a trace walks back through these. */
   private readonly origins = new WeakMap<Envelope, Origin>();
+  /**
+   * A subtask whose firing of timers just ended: what it does next without a step of its own
+   * is the end of its input going on (the firing held it back), so it is an end step.
+   */
+  private afterFiring: Subtask | undefined;
 
   /** `known` gives what an earlier pass recorded of a step (a replay keeps its source records). */
   constructor(private readonly known: (seq: number) => StepLineage | undefined) {}
@@ -86,12 +103,16 @@ export class StepRecorder implements StateAccessSink {
     };
   }
 
-  /** Watches what the run's subtasks emit. */
+  /** Watches what the run's subtasks emit, and the timers they fire. */
   attach(run: JobRun): void {
     for (const subtask of run.subtasks) {
       subtask.emitter.tap = {
         emitting: (port, value) => this.emitting(subtask, port, value),
         sent: (channel, envelope) => this.sent(channel, envelope),
+      };
+      subtask.timerTap = {
+        firing: (timer) => this.timerFiring(subtask, timer),
+        over: () => this.firingOver(subtask),
       };
     }
   }
@@ -108,6 +129,7 @@ export class StepRecorder implements StateAccessSink {
     this.seq = seqBefore;
     this.steps = [];
     this.current = undefined;
+    this.afterFiring = undefined;
   }
 
   private open(subtask: Subtask, fresh = false): Building {
@@ -116,7 +138,7 @@ export class StepRecorder implements StateAccessSink {
     const step: Building = {
       seq: ++this.seq,
       subtask,
-      kind: undefined,
+      kind: this.afterFiring === subtask ? 'end' : undefined,
       emitted: [],
       emits: 0,
       state: [],
@@ -124,13 +146,24 @@ export class StepRecorder implements StateAccessSink {
       reads: [],
       writes: [],
     };
+    this.afterFiring = undefined;
     this.steps.push(step);
     this.current = step;
     return step;
   }
 
+  /**
+   * The step of an item `subtask` takes: the one what it did so far opened (an end of input's
+   * emits come before the item's unit is known), else a new one.
+   */
+  private openItem(subtask: Subtask): Building {
+    const current = this.current;
+    const ownSoFar = current !== undefined && current.subtask === subtask && current.kind === undefined;
+    return ownSoFar ? current : this.open(subtask, true);
+  }
+
   private delivered(subtask: Subtask, channel: Channel, envelope: Envelope): void {
-    const step = this.open(subtask);
+    const step = this.openItem(subtask);
     step.kind = 'record';
     step.edge = edgeOf(channel);
     step.parent = this.origins.get(envelope);
@@ -139,6 +172,19 @@ export class StepRecorder implements StateAccessSink {
       step.record = jsonCopy(envelope.value);
       if (envelope.key !== undefined) step.key = jsonCopy(envelope.key);
     }
+  }
+
+  /** A timer fires: its own step, which what onTimer does (state, emits) goes to. */
+  private timerFiring(subtask: Subtask, timer: FiredTimer): void {
+    const step = this.open(subtask, true);
+    step.kind = 'timer';
+    step.timer = { domain: timer.domain, timestamp: timer.timestamp };
+    if (this.capture === 'full') step.key = jsonCopy(timer.key);
+  }
+
+  private firingOver(subtask: Subtask): void {
+    if (this.current?.subtask === subtask) this.current = undefined;
+    this.afterFiring = subtask;
   }
 
   private emitting(subtask: Subtask, port: string, value: unknown): void {
@@ -202,18 +248,34 @@ export class StepRecorder implements StateAccessSink {
   end(unit: ScheduledUnit): RecordedStep[] {
     switch (unit.kind) {
       case 'item': {
-        if (unit.item.type === 'record') break;
-        const step = this.open(unit.subtask);
+        const item = unit.item;
+        if (item.type === 'record') break;
+        const step = this.openItem(unit.subtask);
         step.edge = edgeOf(unit.channel);
-        if (unit.item.type === 'barrier') {
-          step.kind = 'barrier';
-          step.checkpointId = unit.item.checkpointId;
-        } else {
-          step.kind = 'end';
+        switch (item.type) {
+          case 'barrier':
+            step.kind = 'barrier';
+            step.checkpointId = item.checkpointId;
+            break;
+          case 'watermark':
+            step.kind = 'watermark';
+            step.watermark = item.timestamp;
+            step.operatorWatermark = watermarkOf(unit.subtask);
+            break;
+          case 'idle':
+            step.kind = 'idle';
+            step.operatorWatermark = watermarkOf(unit.subtask);
+            break;
+          case 'end':
+            step.kind = 'end';
+            break;
         }
         break;
       }
       case 'snapshot': {
+        // A subtask firing timers fires them before it takes the snapshot due: the unit was a
+        // timer (a step already), and the snapshot is still to come.
+        if (unit.subtask.snapshotDue === unit.checkpointId) break;
         const step = this.open(unit.subtask);
         step.kind = 'barrier';
         step.checkpointId = unit.checkpointId;
@@ -228,6 +290,7 @@ export class StepRecorder implements StateAccessSink {
     const steps = this.steps.map((step) => this.finish(step));
     this.steps = [];
     this.current = undefined;
+    this.afterFiring = undefined;
     return steps;
   }
 
@@ -262,6 +325,9 @@ export class StepRecorder implements StateAccessSink {
     if (step.key !== undefined) view.key = step.key;
     if (step.edge !== undefined) view.edge = step.edge;
     if (step.checkpointId !== undefined) view.checkpointId = step.checkpointId;
+    if (step.watermark !== undefined) view.watermark = step.watermark;
+    if (step.operatorWatermark !== undefined) view.operatorWatermark = step.operatorWatermark;
+    if (step.timer !== undefined) view.timer = step.timer;
     return { seq: step.seq, view, lineage };
   }
 }

@@ -70,8 +70,18 @@ function breakpoint(method: HostMethod, value: unknown, index: number): Breakpoi
       return { id, type: 'condition', ...operator(), expression: field('expression', MAX_EXPRESSION) };
     case 'stateKey':
       return { id, type: 'stateKey', ...operator(), key: field('key', MAX_EXPRESSION) };
+    case 'timer': {
+      const key = optionalString(method, b, 'key', MAX_EXPRESSION);
+      return { id, type: 'timer', ...operator(), ...(key === undefined ? {} : { key }) };
+    }
+    case 'watermark':
+      return { id, type: 'watermark', ...operator() };
     default:
-      return refuse(method, `${at}.type`, 'must be "operator", "condition" or "stateKey"');
+      return refuse(
+        method,
+        `${at}.type`,
+        'must be "operator", "condition", "stateKey", "timer" or "watermark"',
+      );
   }
 }
 

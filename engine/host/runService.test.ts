@@ -612,7 +612,7 @@ describe('refusals', () => {
       'run.start: params.restore must be "latest" or a checkpoint id (a positive integer)',
     );
     expect(await failure('run.start', { ...valid(), breakpoints: [{ id: 'b', type: 'sometimes' }] })).toBe(
-      'run.start: params.breakpoints[0].type must be "operator", "condition" or "stateKey"',
+      'run.start: params.breakpoints[0].type must be "operator", "condition", "stateKey", "timer" or "watermark"',
     );
     expect(await failure('run.pause', { runId: 7 })).toBe('run.pause: params.runId must be a string');
     expect(await failure('state.page', { runId: 'r', operator: 'count', subtask: 0, limit: 0 })).toBe(

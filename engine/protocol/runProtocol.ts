@@ -33,7 +33,11 @@ export type Breakpoint =
       readonly expression: string;
     }
   /** Hits when the state of this key (as `ctx.key` shows it) is read or written. */
-  | { readonly id: string; readonly type: 'stateKey'; readonly operator?: string; readonly key: string };
+  | { readonly id: string; readonly type: 'stateKey'; readonly operator?: string; readonly key: string }
+  /** Hits when a timer fires (of this key only, as `ctx.key` shows it, when one is named). */
+  | { readonly id: string; readonly type: 'timer'; readonly operator?: string; readonly key?: string }
+  /** Hits when a watermark reaches the operator (any of its subtasks, over any input). */
+  | { readonly id: string; readonly type: 'watermark'; readonly operator?: string };
 
 export interface BreakpointProblem {
   readonly id: string;
@@ -60,10 +64,25 @@ export interface StepView {
   readonly seq: number;
   readonly operator: string;
   readonly subtask: number;
-  readonly kind: 'record' | 'produce' | 'barrier' | 'end';
+  /**
+   * `watermark`: a watermark reached the subtask over `edge`; `idle`: the producer of `edge`
+   * went idle (it stops holding the watermark back); `timer`: one timer fired (a firing of
+   * several is a step per timer, each with the state it touched and what it emitted).
+   */
+  readonly kind: 'record' | 'produce' | 'barrier' | 'end' | 'watermark' | 'idle' | 'timer';
   /** The record delivered (or produced, at a source). */
   readonly record?: unknown;
+  /** The key of the record delivered, or of the timer that fired. */
   readonly key?: unknown;
+  /** A watermark step: the event time (epoch ms) the watermark on `edge` says. */
+  readonly watermark?: number;
+  /**
+   * Watermark and idle steps: the subtask's own watermark after the step (the least of its
+   * inputs'), in epoch ms; absent while it has none.
+   */
+  readonly operatorWatermark?: number;
+  /** A timer step: the timer that fired (its key is `key`). */
+  readonly timer?: { readonly domain: 'eventTime' | 'processingTime'; readonly timestamp: number };
   /** The edge and upstream subtask it came through; absent at a source. */
   readonly edge?: { readonly id: string; readonly fromSubtask: number; readonly feedback: boolean };
   readonly checkpointId?: number;
