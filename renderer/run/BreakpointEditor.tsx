@@ -1,5 +1,6 @@
 // Breakpoints of the open document: on an operator (every record), on a condition over the
-// record `r`, or on a state key. Editable while no run races along (stopped, paused, or none);
+// record `r`, on a state key, on a timer firing (optionally one key's), or on a watermark
+// arriving. Editable while no run races along (stopped, paused, or none);
 // a paused run gets the new list at once, and the engine's problems with it show beside each.
 import { type FormEvent, useState } from 'react';
 import type { Breakpoint } from '../../engine/protocol/protocol.js';
@@ -27,12 +28,20 @@ export function BreakpointEditor() {
   const [key, setKey] = useState('');
   const [problem, setProblem] = useState<string | undefined>(undefined);
 
-  const draft = (): BreakpointDraft =>
-    kind === 'operator'
-      ? { type: 'operator', operator }
-      : kind === 'condition'
-        ? { type: 'condition', operator, expression }
-        : { type: 'stateKey', operator, key };
+  const draft = (): BreakpointDraft => {
+    switch (kind) {
+      case 'operator':
+        return { type: 'operator', operator };
+      case 'condition':
+        return { type: 'condition', operator, expression };
+      case 'stateKey':
+        return { type: 'stateKey', operator, key };
+      case 'timer':
+        return { type: 'timer', operator, key };
+      case 'watermark':
+        return { type: 'watermark', operator };
+    }
+  };
 
   const add = (event: FormEvent) => {
     event.preventDefault();
@@ -58,6 +67,8 @@ export function BreakpointEditor() {
                 <option value="operator">Operator (any record)</option>
                 <option value="condition">Condition</option>
                 <option value="stateKey">State key</option>
+                <option value="timer">Timer fires</option>
+                <option value="watermark">Watermark arrives</option>
               </select>
             )}
           </Field>
@@ -88,15 +99,15 @@ export function BreakpointEditor() {
               )}
             </Field>
           )}
-          {kind === 'stateKey' && (
-            <Field label="State key">
+          {(kind === 'stateKey' || kind === 'timer') && (
+            <Field label={kind === 'timer' ? 'Timer key' : 'State key'}>
               {(id) => (
                 <input
                   id={id}
                   type="text"
                   className="run-code-input"
                   value={key}
-                  placeholder="o7"
+                  placeholder={kind === 'timer' ? 'any key' : 'o7'}
                   spellCheck={false}
                   onChange={(e) => setKey(e.target.value)}
                 />

@@ -1,10 +1,20 @@
-// One step as the Debugger panel shows it: the record delivered, where it came from, what the
-// operator emitted and to which port and edges, and the state it read and wrote. What is shown
+// One step as the Debugger panel shows it: the record delivered (or the watermark, or the timer
+// that fired), where it came from, what the operator emitted and to which port and edges, and
+// the state it read and wrote. What is shown
 // follows from the StepView alone, so a step shown again after stepping back reads the same.
 import { useId, useState } from 'react';
 import type { StepView, TraceView } from '../../engine/protocol/protocol.js';
+import { eventTimeTitle, formatEventTime } from './eventTime';
 import { useRunController } from './runContext';
-import { accessRow, formatValue, inlineValue, stepHeading, stepKindText, stepOrigin } from './stepFormat';
+import {
+  accessRow,
+  formatValue,
+  inlineValue,
+  operatorWatermarkText,
+  stepHeading,
+  stepKindText,
+  stepOrigin,
+} from './stepFormat';
 import { TraceDetails } from './TraceDetails';
 import { useIsSink } from './useIsSink';
 
@@ -59,8 +69,35 @@ export function StepDetails({ step }: { step: StepView }) {
         </dd>
         <dt>Kind</dt>
         <dd>{stepKindText(step)}</dd>
-        <dt>Came through</dt>
+        <dt>{step.kind === 'timer' ? 'Fired because' : 'Came through'}</dt>
         <dd>{stepOrigin(step)}</dd>
+        {step.kind === 'watermark' && step.watermark !== undefined && (
+          <>
+            <dt>Watermark</dt>
+            <dd title={eventTimeTitle(step.watermark)}>{formatEventTime(step.watermark)}</dd>
+          </>
+        )}
+        {(step.kind === 'watermark' || step.kind === 'idle') && (
+          <>
+            <dt>Subtask's watermark</dt>
+            <dd
+              title={
+                step.operatorWatermark === undefined ? undefined : eventTimeTitle(step.operatorWatermark)
+              }
+            >
+              {operatorWatermarkText(step)}
+            </dd>
+          </>
+        )}
+        {step.timer !== undefined && (
+          <>
+            <dt>Timer</dt>
+            <dd title={eventTimeTitle(step.timer.timestamp)}>
+              {step.timer.domain === 'eventTime' ? 'event time' : 'processing time'}{' '}
+              {formatEventTime(step.timer.timestamp)}
+            </dd>
+          </>
+        )}
         {step.key !== undefined && (
           <>
             <dt>Key</dt>

@@ -58,5 +58,25 @@ describe('breakpoints', () => {
     expect(describeBreakpoint({ id: 'bp1', type: 'stateKey', operator: 'owners', key: 'o7' })).toBe(
       'owners: state key o7',
     );
+    expect(describeBreakpoint({ id: 'bp1', type: 'timer', operator: 'timeouts', key: 'o7' })).toBe(
+      'timeouts: a timer of key o7 fires',
+    );
+    expect(describeBreakpoint({ id: 'bp1', type: 'timer' })).toBe('any operator: a timer fires');
+    expect(describeBreakpoint({ id: 'bp1', type: 'watermark', operator: 'windows' })).toBe(
+      'windows: a watermark arrives',
+    );
+  });
+
+  it('makes timer breakpoints for any key unless one is written, and watermark breakpoints', () => {
+    let list = addBreakpoint([], { type: 'timer', operator: 'timeouts', key: ' o7 ' });
+    list = addBreakpoint(list, { type: 'timer', operator: '', key: '' });
+    list = addBreakpoint(list, { type: 'watermark', operator: 'windows' });
+    expect(list).toEqual([
+      { id: 'bp1', type: 'timer', operator: 'timeouts', key: 'o7' },
+      { id: 'bp2', type: 'timer' },
+      { id: 'bp3', type: 'watermark', operator: 'windows' },
+    ]);
+    expect(draftProblem({ type: 'timer', operator: '' })).toBeUndefined();
+    expect(draftProblem({ type: 'watermark' })).toBeUndefined();
   });
 });

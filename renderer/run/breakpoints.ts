@@ -1,11 +1,15 @@
 // Breakpoints as the user writes them: checked for what can be checked here (something to stop
-// on), numbered bp1, bp2, … so the engine's hits and problems can name them.
+// on), numbered bp1, bp2, … so the engine's hits and problems can name them. A timer breakpoint
+// stops where a timer fires (of one key, when one is written); a watermark breakpoint where a
+// watermark reaches the operator.
 import type { Breakpoint } from '../../engine/protocol/protocol.js';
 
 export type BreakpointDraft =
   | { readonly type: 'operator'; readonly operator: string }
   | { readonly type: 'condition'; readonly operator?: string; readonly expression: string }
-  | { readonly type: 'stateKey'; readonly operator?: string; readonly key: string };
+  | { readonly type: 'stateKey'; readonly operator?: string; readonly key: string }
+  | { readonly type: 'timer'; readonly operator?: string; readonly key?: string }
+  | { readonly type: 'watermark'; readonly operator?: string };
 
 /** Why the draft cannot be added, or undefined when it can. The expression itself is the engine's to check. */
 export function draftProblem(draft: BreakpointDraft): string | undefined {
@@ -16,6 +20,9 @@ export function draftProblem(draft: BreakpointDraft): string | undefined {
       return draft.expression.trim() === '' ? 'Write the condition, e.g. r.owner === "o7".' : undefined;
     case 'stateKey':
       return draft.key === '' ? 'Write the state key to stop at.' : undefined;
+    case 'timer':
+    case 'watermark':
+      return undefined;
   }
 }
 
@@ -40,7 +47,17 @@ export function addBreakpoint(list: readonly Breakpoint[], draft: BreakpointDraf
       expression: draft.expression.trim(),
       ...(operator === undefined ? {} : { operator }),
     };
-  } else bp = { id, type: 'stateKey', key: draft.key, ...(operator === undefined ? {} : { operator }) };
+  } else if (draft.type === 'stateKey') {
+    bp = { id, type: 'stateKey', key: draft.key, ...(operator === undefined ? {} : { operator }) };
+  } else if (draft.type === 'timer') {
+    const key = draft.key?.trim() ?? '';
+    bp = {
+      id,
+      type: 'timer',
+      ...(operator === undefined ? {} : { operator }),
+      ...(key === '' ? {} : { key }),
+    };
+  } else bp = { id, type: 'watermark', ...(operator === undefined ? {} : { operator }) };
   return [...list, bp];
 }
 
@@ -72,5 +89,9 @@ export function describeBreakpoint(bp: Breakpoint): string {
       return `${where}: ${bp.expression}`;
     case 'stateKey':
       return `${where}: state key ${bp.key}`;
+    case 'timer':
+      return bp.key === undefined ? `${where}: a timer fires` : `${where}: a timer of key ${bp.key} fires`;
+    case 'watermark':
+      return `${where}: a watermark arrives`;
   }
 }

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { StepView } from '../../engine/protocol/protocol.js';
-import { accessRow, formatValue, inlineValue, stepHeading, stepKindText, stepOrigin } from './stepFormat';
+import {
+  accessRow,
+  formatValue,
+  inlineValue,
+  operatorWatermarkText,
+  stepHeading,
+  stepKindText,
+  stepOrigin,
+} from './stepFormat';
 
 const step: StepView = {
   seq: 12,
@@ -19,6 +27,37 @@ describe('step formatting', () => {
     expect(stepHeading(step)).toBe('Step 12: owners#2, record delivered');
     expect(stepKindText({ kind: 'barrier', checkpointId: 4 })).toBe('checkpoint barrier of checkpoint 4');
     expect(stepKindText({ kind: 'end' })).toBe('end of input');
+  });
+
+  it('words watermark and timer steps with their event times, as the Metrics panel writes them', () => {
+    const now = Date.UTC(2024, 0, 1, 18, 0, 0);
+    const watermark: StepView = {
+      ...step,
+      operator: 'windows',
+      kind: 'watermark',
+      record: undefined,
+      key: undefined,
+      watermark: Date.UTC(2024, 0, 1, 12, 0, 5),
+      operatorWatermark: Date.UTC(2024, 0, 1, 12, 0, 3),
+    };
+    expect(stepHeading(watermark, now)).toBe('Step 12: windows#2, watermark 12:00:05');
+    expect(operatorWatermarkText(watermark, now)).toBe('12:00:03');
+    expect(operatorWatermarkText({}, now)).toMatch(/none yet/);
+    expect(stepKindText({ kind: 'watermark', watermark: 5250 })).toBe('watermark 5,250 ms');
+    const timer: StepView = {
+      ...step,
+      kind: 'timer',
+      record: undefined,
+      edge: undefined,
+      key: 'o7',
+      timer: { domain: 'eventTime', timestamp: Date.UTC(2024, 0, 1, 12, 0, 10) },
+    };
+    expect(stepHeading(timer, now)).toBe('Step 12: owners#2, event-time timer 12:00:10 fires for key o7');
+    expect(
+      stepKindText({ ...timer, key: ['o7', 3], timer: { domain: 'processingTime', timestamp: 40 } }),
+    ).toBe('processing-time timer 40 ms fires for key ["o7",3]');
+    expect(stepOrigin(timer)).toMatch(/watermark passed the timer/);
+    expect(stepKindText({ kind: 'idle' })).toBe('input went idle');
   });
 
   it('says which edge and upstream subtask a record came through', () => {

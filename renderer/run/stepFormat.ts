@@ -1,6 +1,8 @@
 // A step as text: the Debugger panel shows exactly what these return, so showing the same
-// StepView twice (after a step back) shows the same words.
+// StepView twice (after a step back) shows the same words. Event times read as the Metrics
+// panel writes them ("watermark 12:00:05", "event-time timer 12:00:10 fires for key o7").
 import type { StateAccess, StepView } from '../../engine/protocol/protocol.js';
+import { formatEventTime, timerLine } from './eventTime';
 
 /** Pretty JSON; strings quoted so that "7" and 7 read apart; `undefined` named. */
 export function formatValue(value: unknown): string {
@@ -31,13 +33,41 @@ const KIND_TEXT: Readonly<Record<StepView['kind'], string>> = {
   produce: 'record produced by the source',
   barrier: 'checkpoint barrier',
   end: 'end of input',
+  watermark: 'watermark',
+  idle: 'input went idle',
+  timer: 'timer fires',
 };
 
-export function stepKindText(step: Pick<StepView, 'kind' | 'checkpointId'>): string {
+/** A key as the user wrote it in a breakpoint: a string as it is, anything else as JSON. */
+export function keyText(key: unknown): string {
+  return typeof key === 'string' ? key : inlineValue(key, 60);
+}
+
+export function stepKindText(
+  step: Pick<StepView, 'kind' | 'checkpointId' | 'watermark' | 'timer' | 'key'>,
+  now?: number,
+): string {
   const text = KIND_TEXT[step.kind];
-  return step.kind === 'barrier' && step.checkpointId !== undefined
-    ? `${text} of checkpoint ${step.checkpointId}`
-    : text;
+  switch (step.kind) {
+    case 'barrier':
+      return step.checkpointId === undefined ? text : `${text} of checkpoint ${step.checkpointId}`;
+    case 'watermark':
+      return step.watermark === undefined ? text : `${text} ${formatEventTime(step.watermark, now)}`;
+    case 'timer': {
+      if (step.timer === undefined) return text;
+      const timer = timerLine(step.timer.domain, step.timer.timestamp, now);
+      return step.key === undefined ? `${timer} fires` : `${timer} fires for key ${keyText(step.key)}`;
+    }
+    default:
+      return text;
+  }
+}
+
+/** A watermark or idle step: the subtask's own watermark after it (the least of its inputs'). */
+export function operatorWatermarkText(step: Pick<StepView, 'operatorWatermark'>, now?: number): string {
+  return step.operatorWatermark === undefined
+    ? 'none yet (an input has had no watermark)'
+    : formatEventTime(step.operatorWatermark, now);
 }
 
 /** "owners#2": an operator's subtask, as the canvas badge and the engine's messages name it. */
@@ -46,14 +76,20 @@ export function subtaskName(operator: string, subtask: number): string {
 }
 
 /** "Step 12: owners#2, record delivered". */
-export function stepHeading(step: StepView): string {
-  return `Step ${step.seq}: ${subtaskName(step.operator, step.subtask)}, ${stepKindText(step)}`;
+export function stepHeading(step: StepView, now?: number): string {
+  return `Step ${step.seq}: ${subtaskName(step.operator, step.subtask)}, ${stepKindText(step, now)}`;
 }
 
-/** Where the delivered record came from. */
+/** Where the delivered record (or watermark, or mark) came from, or what fired the timer. */
 export function stepOrigin(step: StepView): string {
   if (step.edge === undefined) {
-    return step.kind === 'produce' ? `read by source ${subtaskName(step.operator, step.subtask)}` : '—';
+    if (step.kind === 'produce') return `read by source ${subtaskName(step.operator, step.subtask)}`;
+    if (step.kind === 'timer') {
+      return step.timer?.domain === 'processingTime'
+        ? 'the clock passed the timer (or the input ended)'
+        : "the subtask's watermark passed the timer (or the input ended)";
+    }
+    return '—';
   }
   const feedback = step.edge.feedback ? ' (feedback)' : '';
   return `edge ${step.edge.id}${feedback} from upstream subtask ${step.edge.fromSubtask}`;
