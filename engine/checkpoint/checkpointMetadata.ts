@@ -3,6 +3,8 @@
 
 import type { FileRef } from '../runtime/checkpointFiles.js';
 import type { ConnectorState } from '../runtime/connectorState.js';
+import type { SourceTimeState } from '../runtime/sourceWatermarks.js';
+import type { SubtaskTimeState } from '../runtime/subtaskTime.js';
 
 export type { FileRef } from '../runtime/checkpointFiles.js';
 export type { ConnectorState } from '../runtime/connectorState.js';
@@ -35,6 +37,10 @@ export interface SubtaskSnapshot {
   readonly feedbackRecords?: number;
   /** A sink's output since the previous checkpoint, as its writer prepared it (see runtime/sink.ts). */
   readonly committable?: ConnectorState;
+  /** Its inputs' watermarks at the cut (runtime/watermarkValve.ts); absent where none had come. */
+  readonly time?: SubtaskTimeState;
+  /** A source with event time: the highest record time it had emitted (runtime/sourceWatermarks.ts). */
+  readonly sourceTime?: SourceTimeState;
 }
 
 /** What a sink's committer commits when the checkpoint completes, and a restore redoes. */

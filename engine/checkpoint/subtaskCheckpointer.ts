@@ -75,6 +75,8 @@ export class FileSubtaskCheckpointer implements SubtaskCheckpointer {
           ? {}
           : { feedback: feedbackRef, feedbackRecords: logged!.records.length }),
         ...(committable === undefined ? {} : { committable: committable.state }),
+        ...(cut.time.valve.inputs.length === 0 ? {} : { time: cut.time }),
+        ...(cut.sourceTime === undefined ? {} : { sourceTime: cut.sourceTime }),
       };
       return {
         snapshot,

@@ -2,10 +2,12 @@
 // constructor (gate, logic, store, checkpointer), wired by channels, opened, and put under one
 // executor and, with checkpoints, one coordinator. Nothing below this folder knows the concrete
 // classes it puts together. A failure here leaves nothing open.
+
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { CheckpointCoordinator } from '../checkpoint/checkpointCoordinator.js';
+import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
 import { checkRestorable, recoverSinks, replayFeedback, restoredSplits } from '../checkpoint/restore.js';
 import { restoreState, StateSnapshots } from '../checkpoint/stateSnapshots.js';
@@ -22,6 +24,7 @@ import { Emitter } from '../runtime/emitter.js';
 import { InputGate } from '../runtime/inputGate.js';
 import type { SinkCommitterOf } from '../runtime/sink.js';
 import { Subtask, type SubtaskContext } from '../runtime/subtask.js';
+import { NO_WATERMARK } from '../runtime/timers.js';
 import { cannotWrite } from '../state/fileFault.js';
 import { KeyedState } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
@@ -34,14 +37,39 @@ function runsUserCode(op: PlannedOperator): boolean {
   return findKind(op.operator.kind)?.userCode !== undefined;
 }
 
-/** Keyed state for every operator with keyed input that runs user code. */
+/** Keyed state (and timers) for every operator with keyed input that runs user code or is keyed by kind (window). */
 export function hasKeyedState(op: PlannedOperator): boolean {
-  return op.keyed && runsUserCode(op);
+  return op.keyed && (runsUserCode(op) || findKind(op.operator.kind)?.keyedInput === 'always');
 }
 
 /** The state read caches of all subtasks together: a quarter of the heap, at most 64 MiB. */
 function stateCacheBudget(): number {
   return Math.min(64 * 1024 * 1024, getHeapStatistics().heap_size_limit / 4);
+}
+
+/**
+ * Puts a restored subtask's time back: its keyed state's timers (counted as the state is), its
+ * inputs' watermarks and, for a source, how far its records' times had gone. At the same
+ * parallelism a subtask gets its own; rescaled, the least of the old subtasks'.
+ */
+async function restoreTime(
+  subtask: Subtask,
+  restore: CheckpointMetadata,
+  op: PlannedOperator,
+  index: number,
+): Promise<void> {
+  const timers = subtask.time.store;
+  await subtask.state?.recount(timers === undefined ? undefined : (key) => timers.restored(key));
+  const old = restore.operators.find((o) => o.id === op.id);
+  const sameIndex = old !== undefined && old.parallelism === op.parallelism;
+  const snapshots = restore.subtasks.filter(
+    (s) => s.operator === op.id && (!sameIndex || s.subtask === index),
+  );
+  subtask.time.restore(snapshots.flatMap((s) => (s.time === undefined ? [] : [s.time])));
+  subtask.sourceWatermarks?.restore(
+    snapshots.flatMap((s) => (s.sourceTime === undefined ? [] : [s.sourceTime])),
+  );
+  subtask.syncWatermark();
 }
 
 export interface AssembledJob {
@@ -206,7 +234,6 @@ async function assembleSubtasks(
             .filter((s) => s.operator === op.id && s.state)
             .map((s) => s.state!);
           await restoreState(storage!, store, handles, range);
-          await state.recount();
         }
         const context: SubtaskContext = {
           operator: op,
@@ -216,6 +243,9 @@ async function assembleSubtasks(
           emitter,
           state,
           current: undefined,
+          input: undefined,
+          watermark: NO_WATERMARK,
+          timers: undefined,
           checkpoints: storage,
         };
         const checkpointer =
@@ -230,16 +260,24 @@ async function assembleSubtasks(
                   : new StateSnapshots(storage, op.id, index, store, range, firstId),
               );
         const logic = prepared.get(op.id)!.create(context);
-        subtasks.push(
-          new Subtask(context, new InputGate(inputs.list, inputs.counter), logic, stateStore, checkpointer, {
+        const subtask = new Subtask(
+          context,
+          new InputGate(inputs.list, inputs.counter),
+          logic,
+          stateStore,
+          checkpointer,
+          {
             observer: options.observer,
             // A sink or a file source never holds its thread: only user code is marked.
             callMarker: userCode ? options.callMarker : undefined,
             ordinal,
+            maxParallelism: plan.maxParallelism,
             stepping: debug !== undefined,
             suspendsOnWait: logic.waitsInPlace !== true,
-          }),
+          },
         );
+        if (restore !== undefined) await restoreTime(subtask, restore, op, index);
+        subtasks.push(subtask);
       }
     }
     // The marker names a subtask by its ordinal among the whole run's, on every thread.
@@ -263,7 +301,7 @@ async function assembleSubtasks(
         opened.push(subtask);
       }
     } catch (error) {
-      await Promise.allSettled(opened.map((s) => s.logic.abort()));
+      await Promise.allSettled(opened.map((s) => s.abort()));
       throw error;
     }
   } catch (error) {

@@ -931,15 +931,37 @@ describe.each(EXECUTORS)('failures (%s)', (executor) => {
     expect(mapped.error.message).toMatch(/operator "m".*edge "broadcast-in"/);
   });
 
-  it('ctx.timers.eventTime throws "not yet supported"', async () => {
+  it('a timer time that is not a whole number of ms fails, naming the operator and the record', async () => {
     const job = makeJob(
       'timers',
+      [
+        source('gen', 'function generate(i) { return { i, k: "k" + (i % 3) }; }', 10),
+        fn('timed', 'process', 'function process(r, ctx) { ctx.timers.eventTime("soon"); ctx.emit(r); }', 2),
+        sink('out', 'out.jsonl'),
+      ],
+      [
+        { id: 'in', from: 'gen', to: 'timed', partition: 'hash', key: 'k' },
+        { id: 'out', from: 'timed', to: 'out', partition: 'rebalance' },
+      ],
+    );
+    const { dir, error } = await failingRun(job, {});
+    expect(error.message).toContain('operator "timed"');
+    expect(error.message).toContain(
+      'ctx.timers.eventTime(timestamp): timestamp must be a whole number of ms (got soon)',
+    );
+    expect(error.message).toContain('generator "gen" record 0');
+    expect(existsSync(join(dir, 'out.jsonl'))).toBe(false);
+  });
+
+  it('onTimer that throws fails the run, naming the operator, the timer and its key', async () => {
+    const job = makeJob(
+      'timer-throws',
       [
         source('gen', 'function generate(i) { return { i, k: "k" + (i % 3) }; }', 10),
         fn(
           'timed',
           'process',
-          'function process(r, ctx) { ctx.timers.eventTime(r.i + 1000); ctx.emit(r); }',
+          'function process(r, ctx) { ctx.timers.processingTime(0); }\nfunction onTimer(t, ctx) { throw new Error("no " + ctx.key); }',
           2,
         ),
         sink('out', 'out.jsonl'),
@@ -950,9 +972,9 @@ describe.each(EXECUTORS)('failures (%s)', (executor) => {
       ],
     );
     const { dir, error } = await failingRun(job, {});
-    expect(error.message).toContain('operator "timed"');
-    expect(error.message).toContain('not yet supported');
-    expect(error.message).toContain('generator "gen" record 0');
+    expect(error.message).toMatch(
+      /operator "timed" \(subtask \d of 2\) failed: onTimer \(processing-time timer 0, key "k\d"\): no k\d$/,
+    );
     expect(existsSync(join(dir, 'out.jsonl'))).toBe(false);
   });
 });

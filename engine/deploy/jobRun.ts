@@ -111,11 +111,11 @@ export class JobRun {
         for (const subtask of this.subtasks) await subtask.logic.commit();
       } else {
         // Stopped at a checkpoint: what came after it is left for a restore to redo.
-        await Promise.allSettled(this.subtasks.map((s) => s.logic.abort()));
+        await Promise.allSettled(this.subtasks.map((s) => s.abort()));
       }
     } catch (error) {
       this.coordinator?.abandon();
-      await Promise.allSettled(this.subtasks.map((s) => s.logic.abort()));
+      await Promise.allSettled(this.subtasks.map((s) => s.abort()));
       await Promise.allSettled(this.subtasks.map((s) => s.discardSnapshots()));
       await this.closeStores();
       this.locks?.release();
@@ -292,7 +292,7 @@ export class JobRun {
   async close(): Promise<void> {
     await this.abandonCheckpoint().catch(() => {});
     this.coordinator?.abandon();
-    await Promise.allSettled(this.subtasks.map((s) => s.logic.abort()));
+    await Promise.allSettled(this.subtasks.map((s) => s.abort()));
     await Promise.allSettled(this.subtasks.map((s) => s.discardSnapshots()));
     await this.closeStores();
     this.locks?.release();

@@ -220,7 +220,7 @@ async function close(commit: boolean): Promise<void> {
     for (const subtask of subtasks) await subtask.store?.flush();
     for (const subtask of subtasks) await subtask.logic.commit();
   } else {
-    await Promise.allSettled(subtasks.map((s) => s.logic.abort()));
+    await Promise.allSettled(subtasks.map((s) => s.abort()));
   }
   await Promise.allSettled(subtasks.map((s) => s.discardSnapshots()));
   await Promise.allSettled(subtasks.map((s) => s.store?.close()));

@@ -21,6 +21,23 @@ export function subtaskRow(s: Subtask): SubtaskRow {
     ...(size === undefined
       ? {}
       : { stateEntries: size.entries, stateBytes: size.bytes, stateKeys: size.keys }),
+    ...timeFigures(s),
+    ...(s.emitter.recordsSkipped > 0 ? { recordsSkipped: s.emitter.recordsSkipped } : {}),
+  };
+}
+
+/** Watermark, its lag and timers, where the subtask has them (JSON has no infinities). */
+function timeFigures(s: Subtask): { watermark?: number; watermarkLagMs?: number; timers?: number } {
+  const source = s.sourceWatermarks;
+  const watermark = source?.watermark ?? s.time.watermark;
+  const newest = source?.highestTime ?? s.time.newestRecord;
+  const timers = s.time.store?.count;
+  return {
+    ...(Number.isFinite(watermark) ? { watermark } : {}),
+    ...(Number.isFinite(watermark) && Number.isFinite(newest)
+      ? { watermarkLagMs: Math.max(0, newest - watermark) }
+      : {}),
+    ...(timers === undefined ? {} : { timers }),
   };
 }
 

@@ -37,6 +37,7 @@ function seconds(ms: number): string {
 function taskOf(call: MarkedCall): string {
   if (call.kind === 'produce') return ' producing records';
   if (call.kind === 'endInput') return ' at the end of its input';
+  if (call.kind === 'onTimer') return ' in onTimer';
   return ` on ${recordOf(call)}`;
 }
 

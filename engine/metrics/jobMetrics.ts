@@ -12,6 +12,17 @@ export interface SubtaskMetrics {
   readonly stateBytes?: number;
   /** Keys holding state, once per state they hold (a key with a value and a map counts twice). */
   readonly stateKeys?: number;
+  /** Event time (epoch ms) this subtask has reached: absent before its first watermark. */
+  readonly watermark?: number;
+  /**
+   * How far its watermark holds back behind the newest record time it has taken (ms): what
+   * out-of-orderness and slow inputs cost in latency. Absent where there is no watermark.
+   */
+  readonly watermarkLagMs?: number;
+  /** Timers this subtask holds (keyed operators that use them). */
+  readonly timers?: number;
+  /** Input records a source skipped (a bad timestamp with `onBadTimestamp: "skip"`). */
+  readonly recordsSkipped?: number;
 }
 
 export interface OperatorMetrics {

@@ -65,6 +65,9 @@ function sourceLogic(
     emitter: emitter as unknown as Emitter,
     state: undefined,
     current: undefined,
+    input: undefined,
+    watermark: Number.NEGATIVE_INFINITY,
+    timers: undefined,
     checkpoints: undefined,
   } satisfies SubtaskEnvironment;
   return { logic: prepareOperator(operator, dir, undefined, restoredSplits).create(env), emitter };

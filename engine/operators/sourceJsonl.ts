@@ -74,6 +74,10 @@ export const jsonlEnumerator: SplitEnumerator<JsonlSplit> = {
 export function jsonlSource(jobDir: string, params: ParamsOf<'source.jsonl'>): Source<JsonlSplit> {
   const file = resolve(jobDir, params.path);
   return {
+    eventTime:
+      params.timestampField === undefined
+        ? undefined
+        : { maxOutOfOrdernessMs: params.maxOutOfOrdernessMs ?? 0, idleTimeoutMs: params.idleTimeoutMs },
     splitKind: 'source.jsonl',
     serializer: serializer(file),
     enumerator: jsonlEnumerator,
@@ -98,6 +102,7 @@ export class JsonlReader implements SourceReader<JsonlSplit> {
   private readonly file: string;
   private readonly source: RecordSource;
   private readonly timestampPath: readonly string[] | undefined;
+  private readonly skipBadTimestamps: boolean;
   private handle: FileHandle | undefined;
   private buffer = Buffer.allocUnsafe(CHUNK);
   /** File offset of buffer[0]. */
@@ -121,6 +126,7 @@ export class JsonlReader implements SourceReader<JsonlSplit> {
     this.file = resolve(env.jobDir, params.path);
     this.source = { kind: 'file', operatorId: env.operator.id, file: this.file };
     this.timestampPath = params.timestampField?.split('.');
+    this.skipBadTimestamps = params.onBadTimestamp === 'skip';
   }
 
   async open(splits: readonly JsonlSplit[]): Promise<void> {
@@ -296,6 +302,10 @@ export class JsonlReader implements SourceReader<JsonlSplit> {
       if (this.timestampPath !== undefined) {
         const timestamp = readTimestamp(record, this.timestampPath);
         if (timestamp === undefined) {
+          if (this.skipBadTimestamps) {
+            emitter.recordsSkipped++;
+            continue;
+          }
           throw new JobError(
             `${describeRecordSource(this.source, lineOffset)} has no timestamp in field "${this.timestampPath.join('.')}" (a number of ms or an ISO date)`,
           );

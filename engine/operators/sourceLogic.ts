@@ -1,10 +1,11 @@
 // Drives a source kind's reader as a subtask's logic: the reader only reads splits, this turns
 // that into produce / snapshot / close as the subtask calls them.
 import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
-import { type Source, type SourceReader, splitSnapshot } from '../runtime/source.js';
+import { type Source, type SourceEventTime, type SourceReader, splitSnapshot } from '../runtime/source.js';
 
 export class SourceReaderLogic<Split> extends BaseLogic {
   readonly waitsInPlace: boolean;
+  readonly eventTime: SourceEventTime | undefined;
   /** Present when the reader can be put back in place (debug runs' time travel). */
   progress?: () => unknown;
   restoreProgress?: (progress: unknown) => void | Promise<void>;
@@ -17,6 +18,7 @@ export class SourceReaderLogic<Split> extends BaseLogic {
   ) {
     super(env);
     this.waitsInPlace = source.waitsOnWorld !== true;
+    this.eventTime = source.eventTime;
     if (reader.progress !== undefined && reader.restoreProgress !== undefined) {
       this.progress = () => reader.progress!();
       this.restoreProgress = (progress) => reader.restoreProgress!(progress);

@@ -5,21 +5,38 @@ import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { recordCopy } from '../runtime/recordCopy.js';
 import { describeRecordSource } from '../runtime/recordSource.js';
+import type { TimeDomain } from '../runtime/timers.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
 import { findUserFrame } from '../sandbox/userCodeError.js';
+import { checkTimerTime } from '../state/timerStore.js';
 
-const notYet = (what: string) => () => {
-  throw new Error(
-    `${what} is not yet supported in this version of Pipewright (event-time timers arrive with windows)`,
-  );
-};
-
-const timers = {
-  eventTime: notYet('ctx.timers.eventTime'),
-  processingTime: notYet('ctx.timers.processingTime'),
-  deleteEventTime: notYet('ctx.timers.deleteEventTime'),
-  deleteProcessingTime: notYet('ctx.timers.deleteProcessingTime'),
-};
+/** ctx.timers: the current key's timers (Flink's TimerService), and the two clocks. */
+function userTimers(env: SubtaskEnvironment) {
+  const keyed = (what: string, domain: TimeDomain, action: 'register' | 'delete') => (timestamp: unknown) => {
+    // Read at the call: the subtask gives its timers to the environment after the logic is made.
+    const service = env.timers;
+    if (service === undefined) {
+      const edges = env.operator.inputs.filter((e) => e.partition !== 'hash').map((e) => `"${e.id}"`);
+      throw new Error(
+        `${what} needs every input hash-partitioned by a key${edges.length > 0 ? `; edge ${edges.join(', ')} is not` : ' (this operator has no keyed input)'}`,
+      );
+    }
+    if (env.current === undefined && env.state?.currentKey === undefined) {
+      throw new Error(`${what} has no key to set a timer for here`);
+    }
+    const ts = checkTimerTime(what, timestamp);
+    if (action === 'register') service.register(domain, ts);
+    else service.delete(domain, ts);
+  };
+  return {
+    eventTime: keyed('ctx.timers.eventTime', 'eventTime', 'register'),
+    processingTime: keyed('ctx.timers.processingTime', 'processingTime', 'register'),
+    deleteEventTime: keyed('ctx.timers.deleteEventTime', 'eventTime', 'delete'),
+    deleteProcessingTime: keyed('ctx.timers.deleteProcessingTime', 'processingTime', 'delete'),
+    currentWatermark: () => env.watermark,
+    currentProcessingTime: () => Date.now(),
+  };
+}
 
 function stateWithoutKey(env: SubtaskEnvironment) {
   const refuse = () => {
@@ -55,19 +72,30 @@ function emitSite(env: SubtaskEnvironment): () => string {
   };
 }
 
-export function userContext(env: SubtaskEnvironment, extras: ContextExtras = {}): object {
+export function userContext(
+  env: SubtaskEnvironment,
+  extras: ContextExtras = {},
+  timeDomain: () => TimeDomain | undefined = () => undefined,
+): object {
   ensureLockdown();
   const emitter = env.emitter;
   const site = emitSite(env);
   const ctx = {
     get key() {
-      return env.current?.key;
+      // In onTimer there is no record: the key is the timer's, which state is scoped to.
+      return env.current === undefined ? env.state?.currentKey : env.current.key;
     },
     get timestamp() {
-      return env.current?.timestamp;
+      return env.current === undefined ? env.emitter.lineage.timestamp : env.current.timestamp;
     },
     get watermark() {
-      return undefined;
+      return env.watermark;
+    },
+    get input() {
+      return env.input;
+    },
+    get timeDomain() {
+      return timeDomain();
     },
     operator: env.operator.id,
     subtask: env.subtask,
@@ -80,7 +108,7 @@ export function userContext(env: SubtaskEnvironment, extras: ContextExtras = {})
       emitter.emit(recordCopy(record, site), port);
     },
     state: env.state?.api ?? stateWithoutKey(env),
-    timers,
+    timers: userTimers(env),
     ...extras,
   };
   return harden(ctx);

@@ -5,6 +5,7 @@ import type { Operator } from '../graph/schema.js';
 import type { Envelope } from '../runtime/envelope.js';
 import { BaseLogic, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { recordCopy } from '../runtime/recordCopy.js';
+import type { FiredTimer } from '../runtime/timers.js';
 import { compileUserCode } from '../sandbox/userCode.js';
 import type { KindFactory } from './kindFactory.js';
 import { userContext } from './userContext.js';
@@ -12,18 +13,30 @@ import { userContext } from './userContext.js';
 // biome-ignore lint/complexity/noBannedTypes: user code is any function
 type UserFunction = Function;
 
-export function compileOperatorFunction(operator: Operator): UserFunction {
+/** The kind's function, and for `process` the optional `onTimer`. */
+interface OperatorFunctions {
+  readonly main: UserFunction;
+  readonly onTimer: UserFunction | undefined;
+}
+
+export function compileOperatorFunctions(operator: Operator): OperatorFunctions {
   const name = KINDS[operator.kind].functionName;
-  if (name === undefined || !('code' in operator.params)) {
+  const code = 'code' in operator.params ? operator.params.code : undefined;
+  if (name === undefined || code === undefined) {
     throw new Error(`operator "${operator.id}": kind ${operator.kind} runs no user code`);
   }
-  const functions = compileUserCode({
-    code: operator.params.code,
+  const functionNames = operator.kind === 'process' ? [name, 'onTimer'] : [name];
+  const functions: Readonly<Record<string, UserFunction | undefined>> = compileUserCode({
+    code,
     operatorId: operator.id,
-    functionNames: [name],
+    functionNames,
     required: [name],
   });
-  return functions[name]!;
+  return { main: functions[name]!, onTimer: functions.onTimer };
+}
+
+export function compileOperatorFunction(operator: Operator): UserFunction {
+  return compileOperatorFunctions(operator).main;
 }
 
 /**
@@ -37,7 +50,15 @@ export function compileSubtaskFunctions(
   operator: Operator,
   parallelism: number,
 ): (subtask: number) => UserFunction {
-  const functions = Array.from({ length: parallelism }, () => compileOperatorFunction(operator));
+  const functions = compileEverySubtask(operator, parallelism);
+  return (subtask) => functions(subtask).main;
+}
+
+function compileEverySubtask(
+  operator: Operator,
+  parallelism: number,
+): (subtask: number) => OperatorFunctions {
+  const functions = Array.from({ length: parallelism }, () => compileOperatorFunctions(operator));
   return (subtask) => {
     const fn = functions[subtask];
     if (fn === undefined) throw new Error(`operator "${operator.id}" has no subtask ${subtask}`);
@@ -55,12 +76,17 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 abstract class UserFunctionLogic extends BaseLogic {
   protected readonly ctx: object;
+  protected readonly fn: UserFunction;
+  /** The timer firing now (ctx.timeDomain), if any. */
+  protected readonly firing: { timer: FiredTimer | undefined } = { timer: undefined };
   constructor(
     env: SubtaskEnvironment,
-    protected readonly fn: UserFunction,
+    protected readonly functions: OperatorFunctions,
   ) {
     super(env);
-    this.ctx = userContext(env);
+    this.fn = functions.main;
+    const firing = this.firing;
+    this.ctx = userContext(env, {}, () => firing.timer?.domain);
   }
 
   override process(envelope: Envelope): void | Promise<void> {
@@ -84,6 +110,30 @@ const filterPassed = () => 'the record filter passed on';
 
 class ProcessLogic extends UserFunctionLogic {
   protected handle(): void {}
+
+  /** onTimer(timestamp, ctx): a timer without the function to take it just goes. */
+  onTimer(timer: FiredTimer): void | Promise<void> {
+    const onTimer = this.functions.onTimer;
+    if (onTimer === undefined) return;
+    this.firing.timer = timer;
+    let result: unknown;
+    try {
+      result = onTimer(timer.timestamp, this.ctx);
+    } finally {
+      if (!isThenable(result)) this.firing.timer = undefined;
+    }
+    if (isThenable(result)) {
+      return Promise.resolve(result).then(
+        () => {
+          this.firing.timer = undefined;
+        },
+        (error) => {
+          this.firing.timer = undefined;
+          throw error;
+        },
+      );
+    }
+  }
 }
 
 class MapLogic extends UserFunctionLogic {
@@ -129,7 +179,7 @@ export const userFunctionFactory: KindFactory = {
   role: 'transform',
   createLogic: ({ planned }) => {
     const operator = planned.operator;
-    const fn = compileSubtaskFunctions(operator, planned.parallelism);
+    const fn = compileEverySubtask(operator, planned.parallelism);
     const Logic = userFunctionLogics[operator.kind as keyof typeof userFunctionLogics];
     return (env) => new Logic(env, fn(env.subtask));
   },

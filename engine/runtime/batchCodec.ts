@@ -3,15 +3,16 @@
 // structured clone of the items, UTF-8 bytes in a transferred buffer and a shared ring: turning
 // the text into bytes costs more than the copy it saves). The batch is compact JSON: a record is an array, a barrier its checkpoint id, an end of
 // stream the string "end". Records are JSON values already (records leaving user code are
-// copied as JSON), so the encoding loses nothing. Where a record came from repeats from record
+// copied as JSON), so the encoding loses nothing. A watermark is [time] (a one-element array: a
+// record has five or six), its time null for +Infinity; an idle mark is the string "idle". Where a record came from repeats from record
 // to record: each source is sent once per direction of a link and named by its index after.
 import type { ChannelItem, Envelope } from './envelope.js';
-import { END_OF_STREAM, envelope } from './envelope.js';
+import { END_OF_STREAM, envelope, IDLE, watermark } from './envelope.js';
 import { type RecordSource, recordSourceKey } from './recordSource.js';
 
 /** [value, keyGroup, timestamp or null, source index or -1, position, key?] */
 type EncodedRecord = [unknown, number, number | null, number, number, unknown?];
-type EncodedItem = EncodedRecord | number | 'end';
+type EncodedItem = EncodedRecord | [number | null] | number | 'end' | 'idle';
 /** The sources first seen in this batch, then every channel's items: [channel, ...items]. */
 type EncodedBatch = [RecordSource[], ...[number, ...EncodedItem[]][]];
 
@@ -40,6 +41,11 @@ export class BatchEncoder {
         return this.record(item);
       case 'barrier':
         return item.checkpointId;
+      case 'watermark':
+        // JSON has no Infinity; -Infinity is never sent (it is where every channel starts).
+        return [item.timestamp === Number.POSITIVE_INFINITY ? null : item.timestamp];
+      case 'idle':
+        return 'idle';
       case 'end':
         return 'end';
     }
@@ -87,8 +93,10 @@ export class BatchDecoder {
 
   private item(item: EncodedItem): ChannelItem {
     if (item === 'end') return END_OF_STREAM;
+    if (item === 'idle') return IDLE;
     if (typeof item === 'number') return { type: 'barrier', checkpointId: item };
-    const [value, keyGroup, timestamp, source, position, key] = item;
+    if (item.length === 1) return watermark(item[0] ?? Number.POSITIVE_INFINITY);
+    const [value, keyGroup, timestamp, source, position, key] = item as EncodedRecord;
     return envelope(
       value,
       key,

@@ -24,9 +24,9 @@ import type { Envelope } from './envelope.js';
 import { type RecordSource, recordSourceKey } from './recordSource.js';
 
 /** What a subtask was asked to do when it entered the call. */
-export type CallKind = 'process' | 'produce' | 'endInput';
-const KINDS: readonly CallKind[] = ['process', 'produce', 'endInput'];
-const KIND_CODES: Readonly<Record<CallKind, number>> = { process: 0, produce: 1, endInput: 2 };
+export type CallKind = 'process' | 'produce' | 'endInput' | 'onTimer';
+const KINDS: readonly CallKind[] = ['process', 'produce', 'endInput', 'onTimer'];
+const KIND_CODES: Readonly<Record<CallKind, number>> = { process: 0, produce: 1, endInput: 2, onTimer: 3 };
 
 // Whether the thread is in a call, and how: the low 2 bits of the state word.
 const IDLE = 0;

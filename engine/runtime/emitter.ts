@@ -2,7 +2,7 @@
 import { keyGroupOf, subtaskOfKeyGroup } from '../graph/keyGroups.js';
 import type { PlannedEdge } from '../graph/plan.js';
 import type { Channel } from './channel.js';
-import { type Envelope, envelope as makeEnvelope, type RecordSource } from './envelope.js';
+import { type Envelope, envelope as makeEnvelope, type RecordSource, watermark } from './envelope.js';
 import { type KeyExtractor, keyExtractor } from './keyExtractor.js';
 
 interface Route {
@@ -45,11 +45,15 @@ export class Emitter {
   recordsOut = 0;
   /** Records emitted to a port no edge leaves from (dropped, as Flink and Node-RED do). */
   recordsDropped = 0;
+  /** Input records a source skipped, as its params allow (a bad timestamp): counted, not emitted. */
+  recordsSkipped = 0;
   readonly lineage: Lineage = { timestamp: undefined, source: undefined, position: 0 };
   private readonly routes = new Map<string, Route[]>();
   private readonly outRoutes: Route[] | undefined;
   readonly allChannels: Channel[] = [];
   tap: EmitTap | undefined;
+  /** Sources with event time: told each record's time after it is sent (sourceWatermarks.ts). */
+  afterRecord: ((timestamp: number | undefined) => void) | undefined;
 
   constructor(
     private readonly subtask: number,
@@ -109,6 +113,13 @@ export class Emitter {
           break;
       }
     }
+    this.afterRecord?.(this.lineage.timestamp);
+  }
+
+  /** Event time reached `timestamp` here: every channel but the feedback ones is told. */
+  emitWatermark(timestamp: number): void {
+    const item = watermark(timestamp);
+    for (const channel of this.allChannels) if (!channel.edge.feedback) channel.push(item);
   }
 
   private send(channel: Channel, value: unknown, key: unknown, keyGroup: number): void {

@@ -25,12 +25,30 @@ export interface Barrier {
   readonly checkpointId: number;
 }
 
+/**
+ * Event time has reached `timestamp` on this channel: no record with an earlier or equal time is
+ * expected any more (later ones that still come are late). Made by sources from their records'
+ * times, forwarded by every operator as the least of its inputs'.
+ */
+export interface Watermark {
+  readonly type: 'watermark';
+  readonly timestamp: number;
+}
+
+/**
+ * The producer has gone idle (a source with nothing to read for its idle timeout): this channel
+ * stops holding back the consumer's watermark until its next record or watermark.
+ */
+export interface Idle {
+  readonly type: 'idle';
+}
+
 /** The producer on this channel has no more records. */
 export interface EndOfStream {
   readonly type: 'end';
 }
 
-export type ChannelItem = Envelope | Barrier | EndOfStream;
+export type ChannelItem = Envelope | Barrier | Watermark | Idle | EndOfStream;
 
 /** Every envelope is made here, so all have one shape (V8 keeps the code that reads them fast). */
 export function envelope(
@@ -47,5 +65,11 @@ export function envelope(
 export function barrier(checkpointId: number): Barrier {
   return { type: 'barrier', checkpointId };
 }
+
+export function watermark(timestamp: number): Watermark {
+  return { type: 'watermark', timestamp };
+}
+
+export const IDLE: Idle = Object.freeze({ type: 'idle' });
 
 export const END_OF_STREAM: EndOfStream = Object.freeze({ type: 'end' });

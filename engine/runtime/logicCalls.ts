@@ -8,6 +8,8 @@ import type { CallMarker, CallOwner } from './callMarker.js';
 import type { Envelope } from './envelope.js';
 import type { OperatorLogic } from './operatorLogic.js';
 import { describeRecordSource } from './recordSource.js';
+import type { FiredTimer } from './timers.js';
+import { describeTime } from './timeWords.js';
 
 export class LogicCalls implements CallOwner {
   constructor(
@@ -51,6 +53,27 @@ export class LogicCalls implements CallOwner {
     if (typeof produced === 'number') return produced;
     return this.settled(produced).catch((error) => {
       throw this.failure(error);
+    });
+  }
+
+  /** A timer fired (state is scoped to its key). */
+  onTimer(timer: FiredTimer): Promise<void> | undefined {
+    const logic = this.logic;
+    if (logic.onTimer === undefined) return undefined;
+    let pending: void | Promise<void> | undefined;
+    const context = () =>
+      `onTimer (${timer.domain === 'eventTime' ? 'event' : 'processing'}-time timer ${describeTime(timer.timestamp)}, key ${JSON.stringify(timer.key)})`;
+    this.marker?.enter(this.ordinal, this, 'onTimer', undefined);
+    try {
+      pending = logic.onTimer(timer);
+    } catch (error) {
+      throw this.failure(error, undefined, context());
+    } finally {
+      this.leave(pending);
+    }
+    if (pending === undefined) return undefined;
+    return this.settled(pending).catch((error) => {
+      throw this.failure(error, undefined, context());
     });
   }
 

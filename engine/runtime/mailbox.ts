@@ -8,6 +8,8 @@ export type Mail =
   | { readonly type: 'triggerCheckpoint'; readonly checkpointId: number }
   /** A checkpoint every subtask took part in is complete (its metadata is written). */
   | { readonly type: 'checkpointComplete'; readonly checkpointId: number }
+  /** The wall clock passed a processing-time timer of this subtask. */
+  | { readonly type: 'processingTime' }
   /** A call that went asynchronous has settled: the slice it interrupted goes on. */
   | { readonly type: 'resume'; readonly failed: boolean; readonly error: unknown };
 

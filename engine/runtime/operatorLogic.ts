@@ -6,6 +6,8 @@ import type { CheckpointFiles } from './checkpointFiles.js';
 import type { ConnectorState } from './connectorState.js';
 import type { Emitter } from './emitter.js';
 import type { Envelope } from './envelope.js';
+import type { SourceEventTime } from './source.js';
+import type { FiredTimer, TimerService } from './timers.js';
 
 export interface SubtaskEnvironment {
   readonly operator: PlannedOperator;
@@ -18,6 +20,15 @@ export interface SubtaskEnvironment {
   readonly state: KeyedState | undefined;
   /** The envelope being processed (its key and time are ctx.key and ctx.timestamp). */
   readonly current: Envelope | undefined;
+  /** The id of the edge `current` arrived on (ctx.input); undefined in a timer's call. */
+  readonly input: string | undefined;
+  /**
+   * This subtask's event time: the least watermark of its regular inputs, never going back
+   * (NO_WATERMARK before any, FINAL_WATERMARK once every input ended).
+   */
+  readonly watermark: number;
+  /** Timers of the current key, when every input is hash-partitioned (as keyed state). */
+  readonly timers: TimerService | undefined;
   /** Where checkpoint files go; undefined when checkpoints are off. */
   readonly checkpoints: CheckpointFiles | undefined;
 }
@@ -41,6 +52,8 @@ export interface OperatorLogic {
    * once the job's own work is done steps aside and the other subtasks go on meanwhile.
    */
   readonly waitsInPlace?: boolean;
+  /** Sources whose records carry event time: how watermarks are made from those times. */
+  readonly eventTime?: SourceEventTime | undefined;
   open(): Promise<void>;
   /** Non-sources: one record. A promise only when the work went asynchronous. */
   process(envelope: Envelope): void | Promise<void>;
@@ -53,6 +66,12 @@ export interface OperatorLogic {
    * (a mail, taken between two records): e.g. a source tells its broker what it has read.
    */
   checkpointComplete?(checkpointId: number): void;
+  /**
+   * A timer of this logic fired: state is scoped to its key, and `env.current` is undefined.
+   * Event-time timers fire in timestamp order as the watermark passes them, before the
+   * watermark goes on downstream.
+   */
+  onTimer?(timer: FiredTimer): void | Promise<void>;
   /** No more input will come (records may still arrive on feedback edges). */
   endInput(): void | Promise<void>;
   /** The whole job succeeded: make output visible. */

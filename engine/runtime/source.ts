@@ -37,7 +37,24 @@ export interface SourceReader<Split> {
   restoreProgress?(progress: unknown): void | Promise<void>;
 }
 
+/** How a source's records carry event time (Flink's WatermarkStrategy, bounded out-of-orderness). */
+export interface SourceEventTime {
+  /** The watermark after a record is the highest timestamp emitted so far minus this. */
+  readonly maxOutOfOrdernessMs: number;
+  /**
+   * A subtask that emits nothing for this long (wall clock) is idle: it stops holding back the
+   * watermark of the operators it feeds until it emits again.
+   */
+  readonly idleTimeoutMs?: number | undefined;
+}
+
 export interface Source<Split> {
+  /**
+   * Present when its readers give each record an event time (`emitter.lineage.timestamp`): the
+   * engine then makes watermarks from those times, after each record, so that a run, its debug
+   * replay and its restore see the same watermarks at the same records.
+   */
+  readonly eventTime?: SourceEventTime | undefined;
   /**
    * It waits on something whose time no run reproduces (a broker, a socket): a call still pending
    * once the job's own work is done steps aside (OperatorLogic.waitsInPlace). Absent for files,

@@ -9,17 +9,21 @@ import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import type { KeyedState, StateSize } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
+import type { TimerProgress } from '../state/timerStore.js';
 import type { FeedbackLog } from './barrierAligner.js';
 import type { CallMarker } from './callMarker.js';
 import type { Channel } from './channel.js';
 import type { Emitter, EmitterProgress } from './emitter.js';
-import { barrier, type ChannelItem, END_OF_STREAM, type Envelope } from './envelope.js';
+import { barrier, type ChannelItem, END_OF_STREAM, type Envelope, IDLE } from './envelope.js';
 import type { GateProgress, InputGate } from './inputGate.js';
 import { LogicCalls } from './logicCalls.js';
 import { Mailbox } from './mailbox.js';
 import type { OperatorLogic, SubtaskEnvironment } from './operatorLogic.js';
+import { SourceWatermarks } from './sourceWatermarks.js';
 import type { SubtaskCheckpointer } from './subtaskCheckpointing.js';
+import { SubtaskTime } from './subtaskTime.js';
 import { Suspension } from './suspension.js';
+import type { FiredTimer } from './timers.js';
 
 export type SubtaskPhase =
   /** Taking records. */
@@ -32,8 +36,21 @@ export type SubtaskPhase =
 
 export type DeliveryObserver = (subtask: Subtask, channel: Channel, envelope: Envelope) => void;
 
+/** Debug runs: what a subtask tells of its firings of timers (the debugger makes each timer a step). */
+export interface TimerTap {
+  /** `timer` fires now: what the subtask does until the next call is this timer's. */
+  firing(timer: FiredTimer): void;
+  /** The firing is over: what was to follow it (the watermark going on, the end of input) runs now. */
+  over(): void;
+}
+
 /** The environment a logic is made with; the subtask sets `current` as records arrive. */
-export type SubtaskContext = Omit<SubtaskEnvironment, 'current'> & { current: Envelope | undefined };
+export type SubtaskContext = Omit<SubtaskEnvironment, 'current' | 'input' | 'watermark' | 'timers'> & {
+  current: Envelope | undefined;
+  input: string | undefined;
+  watermark: number;
+  timers: SubtaskEnvironment['timers'];
+};
 
 /** How a subtask is run, fixed when it is made. */
 export interface SubtaskOptions {
@@ -46,6 +63,8 @@ export interface SubtaskOptions {
   readonly callMarker?: CallMarker | undefined;
   /** This subtask's index among the run's, as the call marker and the coordinator name it. */
   readonly ordinal: number;
+  /** The plan's key groups: timers are kept per key group. */
+  readonly maxParallelism: number;
   /**
    * Debug runs: a slice pauses after every item (see stepSlice), so that a step is one item of
    * the very slices a normal run takes; and every asynchronous call is waited for in place.
@@ -85,6 +104,15 @@ export interface SubtaskProgress {
   readonly emitter: EmitterProgress;
   readonly logic: unknown;
   readonly stateSize: StateSize | undefined;
+  readonly time: TimeProgress;
+}
+
+/** A subtask's time between two steps of a debug run. */
+interface TimeProgress {
+  readonly valve: ReturnType<SubtaskTime['state']>;
+  readonly newestRecord: number;
+  readonly timers: TimerProgress | undefined;
+  readonly source: ReturnType<SourceWatermarks['state']> | undefined;
 }
 
 export class Subtask {
@@ -115,6 +143,14 @@ export class Subtask {
   private paused: PausedSlice | undefined;
   /** Debug runs: the item the last step took, and the channel it came on. */
   taken: { readonly channel: Channel; readonly item: ChannelItem } | undefined;
+  /** Debug runs: the timer the last step fired, if it fired one. */
+  firedTimer: FiredTimer | undefined;
+  /** Debug runs: hears each timer fired and each firing's end. */
+  timerTap: TimerTap | undefined;
+  /** Watermarks, timers and their firings. */
+  readonly time: SubtaskTime;
+  /** Sources whose records carry event time: their watermarks. */
+  readonly sourceWatermarks: SourceWatermarks | undefined;
 
   constructor(
     private readonly context: SubtaskContext,
@@ -136,6 +172,33 @@ export class Subtask {
     this.calls = new LogicCalls(this.operator, this.subtask, logic, options.callMarker, this.ordinal);
     this.stepping = options.stepping;
     this.suspension = new Suspension(this.mailbox, options.suspendsOnWait && !options.stepping);
+    this.time = new SubtaskTime(
+      gate.inputs,
+      this.emitter,
+      this.mailbox,
+      this.state,
+      store,
+      options.maxParallelism,
+    );
+    context.timers = this.time.service;
+    const eventTime = logic.eventTime;
+    if (eventTime !== undefined) {
+      const emitter = this.emitter;
+      const watermarks = new SourceWatermarks(
+        eventTime,
+        (watermark) => emitter.emitWatermark(watermark),
+        () => {
+          for (const channel of emitter.allChannels) if (!channel.edge.feedback) channel.push(IDLE);
+        },
+      );
+      this.sourceWatermarks = watermarks;
+      emitter.afterRecord = (timestamp) => watermarks.after(timestamp);
+    }
+  }
+
+  /** After a restore put the valve back: ctx.watermark says where it stands. */
+  syncWatermark(): void {
+    this.context.watermark = this.time.watermark;
   }
 
   /** The envelope being processed. */
@@ -150,6 +213,8 @@ export class Subtask {
   runnable(): boolean {
     if (this.suspension.active) return !this.suspension.waiting;
     if (this.barrierDue !== undefined) return true;
+    if (this.time.busy) return this.emitter.canSend();
+    if (this.time.processingDue && this.phase !== 'finished') return true;
     if (this.phase === 'finished') return false;
     if (this.isSource) return !this.sourceExhausted && this.emitter.canSend();
     return this.gate.hasInput() && this.emitter.canSend();
@@ -176,6 +241,9 @@ export class Subtask {
           break;
         case 'resume':
           this.suspension.resume(mail);
+          break;
+        case 'processingTime':
+          // Taken at the next slice (runnable says so): mail comes between slices.
           break;
       }
     }
@@ -214,12 +282,19 @@ export class Subtask {
   runSlice(budget: number): Promise<void> | undefined {
     const rest = this.suspension.takeRest();
     if (rest !== undefined) return this.endSlice(rest());
+    // A firing finishes before a snapshot: its watermark is taken and not yet passed on, which
+    // no checkpoint could hold.
+    if (this.time.busy) return this.endSlice(this.fireTimers(budget));
     if (this.barrierDue !== undefined) {
       const id = this.barrierDue;
       this.barrierDue = undefined;
       return this.takeSnapshot(id);
     }
     if (this.phase === 'finished') return undefined;
+    if (this.time.processingDue) {
+      const pending = this.time.processingTimeDue(Date.now());
+      if (pending !== undefined || this.time.busy) return this.endSlice(pending ?? this.fireTimers(budget));
+    }
     return this.endSlice(this.isSource ? this.produceSlice(budget) : this.consumeSlice(budget));
   }
 
@@ -241,6 +316,7 @@ export class Subtask {
   }
 
   private afterProduce(count: number): Promise<void> | undefined {
+    this.sourceWatermarks?.polled(count, performance.now());
     if (count < 0) return this.exhaust();
     this.recordsIn += count;
     return undefined;
@@ -267,6 +343,11 @@ export class Subtask {
         left--;
         if (this.stepping) this.taken = { channel, item };
         const pending = this.takeItem(channel, item);
+        // The item started a firing of timers: they fire before the next item is taken.
+        if (pending === undefined && this.time.busy) {
+          if (this.stepping) return undefined;
+          return this.fireTimers(left);
+        }
         if (pending !== undefined) {
           // A snapshot's synchronous part ends the slice; an async function's record goes on
           // from the first input once it has settled (a paused slice, in a debug run).
@@ -303,9 +384,55 @@ export class Subtask {
         const aligned = this.gate.regularBarrier(channel, item.checkpointId);
         return aligned === undefined ? undefined : this.takeSnapshot(aligned);
       }
+      case 'watermark': {
+        if (channel.edge.feedback) return undefined;
+        const pending = this.time.watermarkTaken(channel, item.timestamp);
+        this.context.watermark = this.time.watermark;
+        return pending;
+      }
+      case 'idle': {
+        const pending = this.time.idleTaken(channel);
+        this.context.watermark = this.time.watermark;
+        return pending;
+      }
       case 'end':
         return this.channelEnded(channel);
     }
+  }
+
+  /**
+   * Fires up to `budget` timers of the firing under way, one at a time; once it is over, what
+   * was to follow it (the watermark going on, the end of input) runs. A debug run fires one
+   * timer a step.
+   */
+  private async fireTimers(budget: number): Promise<void> {
+    this.firedTimer = undefined;
+    for (let left = budget; left > 0; left--) {
+      const timer = await this.time.nextTimer();
+      if (timer === undefined) {
+        this.timerTap?.over();
+        await this.time.finish();
+        return;
+      }
+      this.timerTap?.firing(timer);
+      await this.fire(timer);
+      if (this.stepping) {
+        this.firedTimer = timer;
+        return;
+      }
+      if (this.emitter.blocked && !this.emitter.canSend()) return;
+    }
+  }
+
+  private fire(timer: FiredTimer): Promise<void> | undefined {
+    this.context.current = undefined;
+    this.context.input = undefined;
+    const lineage = this.emitter.lineage;
+    lineage.timestamp = timer.domain === 'eventTime' ? timer.timestamp : undefined;
+    lineage.source = undefined;
+    lineage.position = 0;
+    this.state?.setKey(timer.keyGroup, timer.key);
+    return this.calls.onTimer(timer);
   }
 
   /**
@@ -315,10 +442,15 @@ export class Subtask {
    */
   stepSlice(budget: number): Promise<void> | undefined {
     this.taken = undefined;
+    this.firedTimer = undefined;
     const paused = this.paused;
     if (
       paused === undefined &&
-      (this.barrierDue !== undefined || this.isSource || this.phase === 'finished')
+      (this.barrierDue !== undefined ||
+        this.isSource ||
+        this.phase === 'finished' ||
+        this.time.busy ||
+        this.time.processingDue)
     ) {
       return this.runSlice(budget);
     }
@@ -344,6 +476,8 @@ export class Subtask {
     }
     this.recordsIn++;
     this.context.current = envelope;
+    this.context.input = channel.edge.id;
+    this.time.recordTaken(channel, envelope.timestamp);
     const lineage = this.emitter.lineage;
     lineage.timestamp = envelope.timestamp;
     lineage.source = envelope.source;
@@ -359,12 +493,16 @@ export class Subtask {
       return undefined;
     }
     const aligned = this.gate.regularEndTaken(channel);
-    if (aligned !== undefined) {
-      const pending = this.takeSnapshot(aligned);
-      if (pending === undefined) return this.afterRegularEnded();
-      return pending.then(() => this.afterRegularEnded());
-    }
-    return this.afterRegularEnded();
+    // The input's end is its final watermark: the timers it frees fire first.
+    const pending = this.time.inputEnded(channel, () => {
+      this.context.watermark = this.time.watermark;
+      if (aligned === undefined) return this.afterRegularEnded();
+      const snapshot = this.takeSnapshot(aligned);
+      if (snapshot === undefined) return this.afterRegularEnded();
+      return snapshot.then(() => this.afterRegularEnded());
+    });
+    this.context.watermark = this.time.watermark;
+    return pending;
   }
 
   private afterRegularEnded(): Promise<void> | undefined {
@@ -373,7 +511,8 @@ export class Subtask {
       this.phase = 'awaitingLoop';
       return undefined;
     }
-    return this.endInput();
+    // Processing-time timers still pending fire too: every timer fires before the job ends.
+    return this.time.finalFiring(() => this.endInput());
   }
 
   private feedbackDone(log: FeedbackLog | undefined): void {
@@ -407,6 +546,8 @@ export class Subtask {
       operatorPart,
       stateSize,
       feedback,
+      time: this.time.state(),
+      sourceTime: this.sourceWatermarks?.state(),
     });
     if (this.phase !== 'finished') {
       for (const channel of this.emitter.allChannels) channel.push(barrier(checkpointId));
@@ -431,6 +572,7 @@ export class Subtask {
 
   closeOutputs(): void {
     this.phase = 'finished';
+    this.time.stopWake();
     for (const channel of this.emitter.allChannels) channel.push(END_OF_STREAM);
   }
 
@@ -454,6 +596,7 @@ export class Subtask {
   get canSaveProgress(): boolean {
     return (
       this.logic.progress !== undefined &&
+      !this.time.busy &&
       this.gate.quiet &&
       !this.awaitingFeedback &&
       !this.suspension.active &&
@@ -475,6 +618,12 @@ export class Subtask {
       emitter: this.emitter.progress(),
       logic: this.logic.progress!(),
       stateSize: this.state?.stateSize(),
+      time: {
+        valve: this.time.state(),
+        newestRecord: this.time.newestRecord,
+        timers: this.time.store?.progress(),
+        source: this.sourceWatermarks?.state(),
+      },
     };
   }
 
@@ -496,6 +645,14 @@ export class Subtask {
     this.mailbox.clear();
     this.emitter.restoreProgress(progress.emitter);
     if (progress.stateSize !== undefined) this.state?.resetSize(progress.stateSize);
+    // A firing under way now belongs to the undone future: progress is only taken between firings.
+    await this.time.close();
+    this.firedTimer = undefined;
+    if (progress.time.timers !== undefined) this.time.store?.restoreProgress(progress.time.timers);
+    this.time.restore([progress.time.valve]);
+    this.time.newestRecord = progress.time.newestRecord;
+    this.context.watermark = this.time.watermark;
+    if (progress.time.source !== undefined) this.sourceWatermarks?.restore([progress.time.source]);
     await this.logic.restoreProgress!(progress.logic);
   }
 
@@ -508,6 +665,12 @@ export class Subtask {
     this.barrierDue = undefined;
     this.checkpointer?.abandon(this.gate.openLog);
     this.gate.resetAlignment();
+  }
+
+  /** The job failed or was cancelled: nothing more fires, and the logic lets go of what it holds. */
+  async abort(): Promise<void> {
+    await this.time.close();
+    await this.logic.abort();
   }
 
   /** The run is over: snapshot files no completed checkpoint holds go. */

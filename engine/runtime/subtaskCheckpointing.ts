@@ -4,6 +4,8 @@
 import type { StateSize } from '../state/keyedState.js';
 import type { FeedbackLog } from './barrierAligner.js';
 import type { OperatorSnapshot } from './operatorLogic.js';
+import type { SourceTimeState } from './sourceWatermarks.js';
+import type { SubtaskTimeState } from './subtaskTime.js';
 
 /** What a subtask holds at the cut of one checkpoint. */
 export interface SnapshotCut {
@@ -19,6 +21,10 @@ export interface SnapshotCut {
    * filling until the barrier has come back round (then feedbackComplete()).
    */
   readonly feedback: { readonly log: FeedbackLog; readonly complete: boolean } | undefined;
+  /** Its inputs' watermarks. */
+  readonly time: SubtaskTimeState;
+  /** A source with event time: how far its records' times have gone. */
+  readonly sourceTime: SourceTimeState | undefined;
 }
 
 export interface SubtaskCheckpointer {

@@ -41,7 +41,18 @@ export class OutboundChannel implements Channel {
   }
 
   push(item: ChannelItem): void {
-    this.pending.push(item);
+    const pending = this.pending;
+    if (item.type === 'watermark') {
+      // As on one thread (LocalChannel.push): a watermark right behind another replaces it. Not
+      // urgent: it goes with the records' next batch, at most a flush interval later.
+      if (pending.length > 0 && pending[pending.length - 1]!.type === 'watermark') {
+        pending[pending.length - 1] = item;
+        return;
+      }
+      pending.push(item);
+      return;
+    }
+    pending.push(item);
     if (item.type !== 'record') this.link.urgent();
   }
 
@@ -99,7 +110,8 @@ export class InboundChannel extends LocalChannel {
 
   /** What arrived from the producer's thread. */
   receive(items: readonly ChannelItem[]): void {
-    for (const item of items) super.push(item);
+    // Every item sent is counted as credit once taken, so none is merged on this side.
+    for (const item of items) this.append(item);
   }
 
   /** Credit to give back: everything taken since the last time. */

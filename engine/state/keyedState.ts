@@ -99,6 +99,16 @@ export class KeyedState {
     return this.key;
   }
 
+  /** The key group of the current key. */
+  get currentKeyGroup(): number {
+    return this.keyGroup;
+  }
+
+  /** The current key as store keys hold it (timers are filed under it too). */
+  currentKeyEncoded(): string {
+    return this.keyText();
+  }
+
   /** Scopes state to the key of the next record. */
   setKey(keyGroup: number, key: unknown): void {
     this.keyGroup = keyGroup;
@@ -106,8 +116,11 @@ export class KeyedState {
     this.currentKeyText = undefined;
   }
 
-  /** After a restore: counts what the store holds (sizes are kept incrementally from then on). */
-  async recount(): Promise<void> {
+  /**
+   * After a restore: counts what the store holds (sizes are kept incrementally from then on).
+   * `other` sees every entry that is not state or its meta (timers), in the same pass.
+   */
+  async recount(other?: (fullKey: string) => void): Promise<void> {
     let entries = 0;
     let bytes = 0;
     let keys = 0;
@@ -118,7 +131,10 @@ export class KeyedState {
         else if (tag === StateTag.MapMeta || tag === StateTag.ListMeta) {
           if ((JSON.parse(value) as ContainerMeta).n > 0) keys++;
         }
-        if (!isUserEntry(key)) continue;
+        if (!isUserEntry(key)) {
+          if (other !== undefined && tag !== StateTag.MapMeta && tag !== StateTag.ListMeta) other(key);
+          continue;
+        }
         entries++;
         bytes += key.length + value.length;
       }

@@ -9,6 +9,9 @@ export enum StateTag {
   MapElements = 'm',
   ListMeta = 'L',
   ListElements = 'l',
+  /** Timers, one entry each, ordered by time then key (see timerStore.ts). */
+  EventTimers = 'T',
+  ProcessingTimers = 'P',
 }
 
 /** The first four characters of every key of a key group. */

@@ -10,6 +10,9 @@ export const sourceJsonlKind = defineKind({
     path: relativePath,
     timestampField: fieldPath.optional(),
     maxOutOfOrdernessMs: nonNegativeMs.optional(),
+    idleTimeoutMs: nonNegativeMs.optional(),
+    /** A record whose timestamp is missing or not a time: fail the job (default) or skip it, counted. */
+    onBadTimestamp: z.enum(['fail', 'skip']).optional(),
   }),
   ports: { inputs: false, outputs: ['out'] },
   keyedInput: 'never',
