@@ -11,6 +11,7 @@
 import type { StateEntryView, StatePage } from '../protocol/runProtocol.js';
 import { containerSpace, decodeKey, keyGroupPrefix, StateTag } from '../state/stateKeys.js';
 import { compareUtf8, type KeyRange, type StoreBrowser } from '../state/storeBrowser.js';
+import { readKeyTimers } from './keyTimers.js';
 
 /** Elements of a map or list shown with its key; the count says how many there are in all. */
 export const ELEMENTS_SHOWN = 10;
@@ -173,7 +174,15 @@ export async function readStatePage(
   }
   const page = best.slice(0, query.limit);
   const entries = await describe(browser, page);
-  return best.length > query.limit ? { entries, next: encodeCursor(page.at(-1)!) } : { entries };
+  const timers = await readKeyTimers(
+    browser,
+    page.map((c) => ({ keyGroup: c.space.keyGroup, keyText: c.keyText })),
+  );
+  return {
+    entries,
+    ...(best.length > query.limit ? { next: encodeCursor(page.at(-1)!) } : {}),
+    ...(timers.length > 0 ? { timers } : {}),
+  };
 }
 
 interface ContainerMeta {
