@@ -38,13 +38,20 @@ describe('fieldLabel', () => {
 describe('describeFields on the engine schemas', () => {
   it('reads source.jsonl: a required path with its description, optional field path and milliseconds', () => {
     const fields = describeFields(paramsSchemas['source.jsonl']);
-    expect(fields.map((f) => f.name)).toEqual(['path', 'timestampField', 'maxOutOfOrdernessMs']);
+    expect(fields.map((f) => f.name)).toEqual([
+      'path',
+      'timestampField',
+      'maxOutOfOrdernessMs',
+      'idleTimeoutMs',
+      'onBadTimestamp',
+    ]);
     expect(fields[0]).toMatchObject({ type: 'string', required: true, minLength: 1 });
     expect(fields[0]!.description).toMatch(/relative one resolves/);
     // The description sits on the type inside .optional(): it is still found.
     expect(fields[1]).toMatchObject({ type: 'string', required: false });
     expect(fields[1]!.description).toMatch(/dotted field path/);
     expect(fields[2]).toMatchObject({ type: 'number', required: false, integer: true, min: 0 });
+    expect(fields[4]).toMatchObject({ type: 'enum', required: false, options: ['fail', 'skip'] });
   });
 
   it('reads source.generator: code, and numbers with their bounds', () => {
@@ -72,7 +79,7 @@ describe('describeFields on the engine schemas', () => {
     });
     expect(byName(fields, 'aggregate')).toMatchObject({
       type: 'enum',
-      options: ['count', 'sum', 'min', 'max', 'avg'],
+      options: ['count', 'sum', 'min', 'max', 'avg', 'code'],
     });
     expect(byName(fields, 'sizeMs')).toMatchObject({
       type: 'number',
