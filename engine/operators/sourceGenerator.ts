@@ -2,12 +2,15 @@
 // ctx.random() is reseeded from (seed, i) for every i, so record i is the same whatever the
 // parallelism, and the whole stream is the same on every run.
 // Its splits are streams of indexes (next, stride); a restore deals what was left round-robin.
+
+import { JobError } from '../graph/jobError.js';
 import type { ParamsOf } from '../graph/schema.js';
 import type { SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { recordCopy } from '../runtime/recordCopy.js';
-import type { RecordSource } from '../runtime/recordSource.js';
+import { describeRecordSource, type RecordSource } from '../runtime/recordSource.js';
 import type { Source, SourceReader, SplitEnumerator } from '../runtime/source.js';
 import type { KindFactory } from './kindFactory.js';
+import { readTimestamp, timestampWanted } from './recordTimestamp.js';
 import { userContext } from './userContext.js';
 import { compileSubtaskFunctions } from './userFunctions.js';
 
@@ -58,6 +61,10 @@ export const sourceGeneratorFactory: KindFactory = {
     const generate = compileSubtaskFunctions(planned.operator, planned.parallelism);
     const source: Source<GeneratorSplit> = {
       splitKind: 'source.generator',
+      eventTime:
+        params.timestampField === undefined
+          ? undefined
+          : { maxOutOfOrdernessMs: params.maxOutOfOrdernessMs ?? 0, idleTimeoutMs: params.idleTimeoutMs },
       serializer: {
         toPayload: (split) => ({ next: split.next, stride: split.stride }),
         fromPayload: (payload) => payload as GeneratorSplit,
@@ -82,6 +89,7 @@ export class GeneratorReader implements SourceReader<GeneratorSplit> {
   private readonly random = seededRandom();
   private readonly ctx: object;
   private readonly source: RecordSource;
+  private readonly timestampPath: readonly string[] | undefined;
   // biome-ignore lint/complexity/noBannedTypes: user code is any function
   private readonly generate: Function;
 
@@ -102,6 +110,24 @@ export class GeneratorReader implements SourceReader<GeneratorSplit> {
     this.ctx = userContext(env, { random: () => this.random.next() });
     const id = env.operator.id;
     this.source = { kind: 'generator', operatorId: id };
+    this.timestampPath = params.timestampField?.split('.');
+  }
+
+  /** Emits a record generate made, with its event time where the source has a timestampField. */
+  private send(record: unknown): void {
+    const copy = recordCopy(record, this.returned);
+    const path = this.timestampPath;
+    const emitter = this.env.emitter;
+    if (path !== undefined) {
+      const timestamp = readTimestamp(copy, path);
+      if (timestamp === undefined) {
+        throw new JobError(
+          `${describeRecordSource(this.source, emitter.lineage.position)} has ${timestampWanted(path)}`,
+        );
+      }
+      emitter.lineage.timestamp = timestamp;
+    }
+    emitter.emit(copy);
   }
 
   /** Words a returned record that JSON cannot hold (see recordCopy); lineage.position is its i. */
@@ -162,12 +188,12 @@ export class GeneratorReader implements SourceReader<GeneratorSplit> {
         typeof (record as { then?: unknown }).then === 'function'
       ) {
         return Promise.resolve(record).then((value) => {
-          if (value !== undefined && value !== null) emitter.emit(recordCopy(value, this.returned));
+          if (value !== undefined && value !== null) this.send(value);
           this.nextDue += (emitted + 1) * this.msPerRecord;
           return emitted + 1;
         });
       }
-      if (record !== undefined && record !== null) emitter.emit(recordCopy(record, this.returned));
+      if (record !== undefined && record !== null) this.send(record);
       emitted++;
       if (emitter.blocked) break;
     }

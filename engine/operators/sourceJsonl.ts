@@ -15,6 +15,7 @@ import type { SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { describeRecordSource, type RecordSource } from '../runtime/recordSource.js';
 import type { Source, SourceReader, SplitEnumerator, SplitSerializer } from '../runtime/source.js';
 import type { KindFactory } from './kindFactory.js';
+import { readTimestamp, timestampWanted } from './recordTimestamp.js';
 
 const CHUNK = 1 << 20;
 const NEWLINE = 10;
@@ -25,20 +26,6 @@ function bomAt(buffer: Buffer, start: number, end: number): boolean {
   return (
     end - start >= 3 && buffer[start] === 0xef && buffer[start + 1] === 0xbb && buffer[start + 2] === 0xbf
   );
-}
-
-function readTimestamp(record: unknown, path: readonly string[]): number | undefined {
-  let value = record;
-  for (const field of path) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<string, unknown>)[field];
-  }
-  if (typeof value === 'number' && Number.isFinite(value)) return value;
-  if (typeof value === 'string') {
-    const parsed = Date.parse(value);
-    return Number.isNaN(parsed) ? undefined : parsed;
-  }
-  return undefined;
 }
 
 /** A byte range whose line starts are to be read (it starts at a line), or a share of the file. */
@@ -307,7 +294,7 @@ export class JsonlReader implements SourceReader<JsonlSplit> {
             continue;
           }
           throw new JobError(
-            `${describeRecordSource(this.source, lineOffset)} has no timestamp in field "${this.timestampPath.join('.')}" (a number of ms or an ISO date)`,
+            `${describeRecordSource(this.source, lineOffset)} has ${timestampWanted(this.timestampPath)}`,
           );
         }
         lineage.timestamp = timestamp;

@@ -1,7 +1,7 @@
 // source.generator: records made by user code, deterministic; unbounded without a count.
 import { z } from 'zod';
 import { defineKind } from './kindDescriptor.js';
-import { code } from './paramTypes.js';
+import { code, fieldPath, nonNegativeMs } from './paramTypes.js';
 
 export const sourceGeneratorKind = defineKind({
   kind: 'source.generator',
@@ -11,6 +11,10 @@ export const sourceGeneratorKind = defineKind({
     count: z.number().int().min(0).optional(),
     ratePerSec: z.number().positive().optional(),
     seed: z.number().int().optional(),
+    /** Event time: the field of each generated record holding it (epoch ms or an ISO date). */
+    timestampField: fieldPath.optional(),
+    maxOutOfOrdernessMs: nonNegativeMs.optional(),
+    idleTimeoutMs: nonNegativeMs.optional(),
   }),
   ports: { inputs: false, outputs: ['out'] },
   userCode: { functionName: 'generate', signature: 'function generate(i, ctx) { return record; }' },
