@@ -8,6 +8,8 @@ import type { StoredTimer, TimerDomain, TimerStore } from '../state/timerStore.j
 interface Head {
   readonly iterator: AsyncGenerator<StoredTimer>;
   timer: StoredTimer;
+  /** The store's deletion count when the group's read began. */
+  readonly deletions: number;
 }
 
 function before(a: StoredTimer, b: StoredTimer): boolean {
@@ -39,13 +41,15 @@ export class TimerFiring {
       }
       const head = this.heap[0]!;
       const timer = head.timer;
+      const unchanged = head.deletions === this.timers.deletions;
       await this.advance(head);
-      if (this.timers.take(this.domain, timer)) return timer;
+      if (this.timers.take(this.domain, timer, unchanged)) return timer;
     }
   }
 
   private async openGroup(keyGroup: number): Promise<void> {
     this.timers.claim(this.domain, keyGroup);
+    const deletions = this.timers.deletions;
     const iterator = this.timers.timers(this.domain, keyGroup);
     const first = await iterator.next();
     if (first.done) return;
@@ -54,7 +58,7 @@ export class TimerFiring {
       await iterator.return(undefined);
       return;
     }
-    this.push({ iterator, timer: first.value });
+    this.push({ iterator, timer: first.value, deletions });
   }
 
   /** Moves the top head to its group's next due timer, or drops it. */

@@ -68,6 +68,8 @@ export interface TimerProgress {
 export class TimerStore {
   /** Timers held, every key group and domain. */
   count = 0;
+  /** Timers deleted by their owners so far: a firing whose reads began after the last one need not look again. */
+  deletions = 0;
   private readonly bounds: Record<TimerDomain, Float64Array>;
   /**
    * The least bound per domain, kept as bounds change (NaN: to be found again): a watermark
@@ -104,6 +106,7 @@ export class TimerStore {
     const old = this.store.put(timerSpace(keyGroup, domain), timerEntryKey(timestamp, keyText), undefined);
     if (old === undefined) return false;
     this.count--;
+    this.deletions++;
     return true;
   }
 
@@ -155,10 +158,13 @@ export class TimerStore {
     }
   }
 
-  /** Removes a timer that is about to fire; false when it was deleted meanwhile. */
-  take(domain: TimerDomain, timer: StoredTimer): boolean {
+  /**
+   * Removes a timer that is about to fire; false when it was deleted meanwhile. `unchanged`: no
+   * timer was deleted since it was read, so it is certainly there (no look-up).
+   */
+  take(domain: TimerDomain, timer: StoredTimer, unchanged: boolean): boolean {
     const space = timerSpace(timer.keyGroup, domain);
-    if (this.store.get(space, timer.entry) === undefined) return false;
+    if (!unchanged && this.store.get(space, timer.entry) === undefined) return false;
     this.store.put(space, timer.entry, undefined);
     this.count--;
     return true;
