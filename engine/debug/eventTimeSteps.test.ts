@@ -233,6 +233,17 @@ describe('event time in the debugger', () => {
     await debug.close();
   });
 
+  it('a timer step is the timer alone: what it emitted waits on the edge, the sink has not taken it yet', async () => {
+    const debug = await session(30, 3);
+    const { views, after } = await forward(debug, 10_000);
+    const sinkIn = (at: unknown) =>
+      (at as { recordsIn: number }[][])[2]!.reduce((sum, s) => sum + s.recordsIn, 0);
+    const timerSteps = views.flatMap((v, i) => (v.kind === 'timer' && i > 0 ? [i] : []));
+    expect(timerSteps.length).toBeGreaterThan(0);
+    for (const i of timerSteps) expect(sinkIn(after[i]), `step ${views[i]!.seq}`).toBe(sinkIn(after[i - 1]));
+    await debug.close();
+  });
+
   it('with checkpoints taken while timers fire: each timer is one timer step, each snapshot one barrier step', async () => {
     // Checkpoints as often as can be: some come due while the end of input fires the timers left,
     // which fire before the snapshot is taken.

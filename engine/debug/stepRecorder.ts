@@ -272,9 +272,12 @@ export class StepRecorder implements StateAccessSink {
         }
         break;
       }
+      case 'timer':
+        // The timer's step was opened as it fired (timerTap), with what it read and emitted.
+        break;
       case 'snapshot': {
-        // A subtask firing timers fires them before it takes the snapshot due: the unit was a
-        // timer (a step already), and the snapshot is still to come.
+        // A firing ends before a snapshot due is taken: a unit that ended one (the watermark
+        // going on, the input's end) took no snapshot yet.
         if (unit.subtask.snapshotDue === unit.checkpointId) break;
         const step = this.open(unit.subtask);
         step.kind = 'barrier';

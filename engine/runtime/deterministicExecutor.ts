@@ -5,12 +5,14 @@
 // Mail is taken between slices, in a fixed order too. The one thing whose timing it does not
 // decide is a call that waits on the world (see asyncCalls.ts): that subtask steps aside until
 // its mail comes, and in a debug run even that is waited for in place.
+
 import { JobError } from '../graph/jobError.js';
 import type { Channel } from './channel.js';
 import type { ChannelItem } from './envelope.js';
 import type { CheckpointParticipants, Executor } from './executor.js';
 import { PauseGate } from './pauseGate.js';
 import type { Subtask } from './subtask.js';
+import type { FiredTimer } from './timers.js';
 
 /** Records a subtask takes per slice: small batches amortise the scheduling. */
 export const SLICE_RECORDS = 256;
@@ -39,6 +41,8 @@ export type ScheduledUnit =
     }
   /** A source's slice (one record in a debug run): what it made went out through its emitter. */
   | { readonly kind: 'produce'; readonly subtask: Subtask }
+  /** A timer of a firing fired (its emits went out through the emitter, nothing downstream ran). */
+  | { readonly kind: 'timer'; readonly subtask: Subtask; readonly timer: FiredTimer }
   /** A checkpoint taken where no barrier comes: at a source, or where no input is left to bring one. */
   | { readonly kind: 'snapshot'; readonly subtask: Subtask; readonly checkpointId: number }
   /** A source ran out, or a loop head was told that its regular input has ended. */
@@ -236,6 +240,9 @@ export class DeterministicExecutor implements Executor {
       }
       const checkpointId = next.snapshotDue;
       await next.stepSlice(next.isSource ? DEBUG_SOURCE_RECORDS : SLICE_RECORDS);
+      // A firing goes before a snapshot due: the step was that timer, and the snapshot is still due.
+      const timer = next.firedTimer;
+      if (timer !== undefined) return { kind: 'timer', subtask: next, timer };
       if (checkpointId !== undefined) return { kind: 'snapshot', subtask: next, checkpointId };
       if (next.isSource) {
         return next.phase === 'finished'
