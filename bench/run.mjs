@@ -2,7 +2,7 @@
 // Pipewright benchmarks: the engine's CLI against hand-written Node scripts doing the same
 // job, measured in the same run, side by side. See docs/benchmarks.md for the method.
 //
-//   node bench/run.mjs [--only keyed,flink,awaited,large,usercall,transport,checkpoints,stepback,designer] [--quick] [--build] [--runs N]
+//   node bench/run.mjs [--only keyed,flink,awaited,large,usercall,transport,checkpoints,stepback,designer,eventtime] [--quick] [--build] [--runs N]
 //                      [--docs | --no-docs]
 //
 // --only    run only these suites (comma-separated)
@@ -42,6 +42,7 @@ import {
   runTimed,
   writeJob,
 } from './engineRun.mjs';
+import { EVENT_TIME_SIZES, eventTimeReport, eventTimeSuite } from './eventTimeSuite.mjs';
 import { flinkReport, flinkSuite } from './flinkSuite.mjs';
 import { stepBackSuite } from './stepBack.mjs';
 import { transportReport, transportSuite } from './transportSuite.mjs';
@@ -56,6 +57,7 @@ const SUITES = [
   'checkpoints',
   'stepback',
   'designer',
+  'eventtime',
 ];
 const JOBS_DIR = join(WORK_DIR, 'jobs');
 const OUT_DIR = join(WORK_DIR, 'out');
@@ -279,13 +281,13 @@ async function verifyOutput(path, canon, expected) {
 /**
  * Runs every config at least `runs` times, round-robin (one run of each config per round,
  * so slow drift of the machine hits all of them alike); configs whose runs all took less
- * than SHORT_RUN_MS get SHORT_RUNS runs in all. Keeps the best time.
+ * than SHORT_RUN_MS get `shortRuns` (SHORT_RUNS unless said) runs in all. Keeps the best time.
  */
-async function measure(configs, { runs, pollState = false }) {
+async function measure(configs, { runs, pollState = false, shortRuns = SHORT_RUNS }) {
   const results = new Map(
     configs.map((c) => [c.id, { times: [], cpuTimes: [], peakRssKb: 0, stateBytesPeak: 0, inspections: [] }]),
   );
-  const maxRounds = Math.max(runs, SHORT_RUNS);
+  const maxRounds = Math.max(runs, shortRuns);
   const wanted = (r) => (r.times.every((t) => t < SHORT_RUN_MS) ? maxRounds : runs);
   for (let round = 0; round < maxRounds; round++) {
     for (const c of configs) {
@@ -861,6 +863,7 @@ function report(results, opt) {
   if (results.checkpoints) L.push(...checkpointsReport(results.checkpoints));
   if (results.stepback) L.push(...stepBackReport(results.stepback));
   if (results.designer) L.push(...designerReport(results.designer));
+  if (results.eventtime) L.push(...eventTimeReport(results.eventtime));
   return L.join('\n');
 }
 
@@ -1082,6 +1085,7 @@ const SECTION_SUITES = [
   ['### Checkpoints', 'checkpoints'],
   ['### Debugger step back', 'stepback'],
   ['### Designer', 'designer'],
+  ['### Event time', 'eventtime'],
 ];
 
 /** The results as their header (the run's line) and their sections, each with its suite. */
@@ -1154,7 +1158,9 @@ async function main() {
   }
   const results = { machine: machine(), quick: opt.quick };
   snapshotEngine(); // right after reading the build time, before anything runs
-  const wantsEngine = opt.only.some((s) => ['keyed', 'flink', 'large', 'checkpoints'].includes(s));
+  const wantsEngine = opt.only.some((s) =>
+    ['keyed', 'flink', 'large', 'checkpoints', 'eventtime'].includes(s),
+  );
   if (wantsEngine) {
     results.engine = await engineStatus();
     log(
@@ -1193,6 +1199,18 @@ async function main() {
   }
   if (opt.only.includes('designer')) {
     results.designer = await designerSuite({ quick: opt.quick }).catch((e) => ({ error: e.message }));
+  }
+  if (opt.only.includes('eventtime')) {
+    results.eventtime = await eventTimeSuite(EVENT_TIME_SIZES[opt.quick ? 'quick' : 'full'], opt, {
+      measure,
+      verifyOutput,
+      log,
+      engine: results.engine,
+      engineEntry: ENGINE_ENTRY,
+      jobsDir: JOBS_DIR,
+      outDir: OUT_DIR,
+      stateDir: STATE_DIR,
+    });
   }
   results.elapsedS = Math.round((Date.now() - t0) / 1000);
   results.machine.loadAtEnd = os.loadavg()[0].toFixed(2);

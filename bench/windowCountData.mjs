@@ -1,0 +1,109 @@
+// The input of the tumbling-window count benchmark, written under bench/.work/data and reused
+// while its parameters are unchanged (a .meta.json beside it says what it holds).
+//
+// {"k":"key-<n>","t":<epoch ms>,"v":<int>} lines: keys drawn uniformly from `keys` keys by a
+// seeded PRNG; record i at base + i × stepMs + a jitter in [0, jitterMs), so times run a little
+// out of order. With maxOutOfOrdernessMs = jitterMs no record is ever late (the watermark after
+// record i is below base + i × stepMs), so every implementation must give exactly the counts
+// computed here: one {key, start, end, value} per key and tumbling window of `sizeMs` that holds
+// any of its records. The meta file keeps the digest of that multiset of outputs.
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { DATA_DIR, MultisetDigest, mulberry32 } from './data.mjs';
+
+const GENERATOR_VERSION = 1;
+/** 2024-01-01T00:00:00Z, as source.nexmark's default base time. */
+const BASE_TIME = 1_704_067_200_000;
+
+/** The canonical form of one window result, the same for the engine and the scripts. */
+export function windowCanon(o) {
+  return `${o.key}\u0000${o.start}\u0000${o.end}\u0000${o.value}`;
+}
+
+/**
+ * The window-count input. Returns { path, records, keys, sizeMs, jitterMs, bytes, windows,
+ * outputs, expectedDigest }.
+ */
+export function windowCountData({ records, keys, sizeMs, stepMs = 1, jitterMs = 50, seed = 3 }) {
+  mkdirSync(DATA_DIR, { recursive: true });
+  const params = {
+    kind: 'window-count',
+    v: GENERATOR_VERSION,
+    records,
+    keys,
+    sizeMs,
+    stepMs,
+    jitterMs,
+    seed,
+  };
+  const path = join(DATA_DIR, `window-r${records}-k${keys}-w${sizeMs}-s${seed}.jsonl`);
+  const metaPath = `${path}.meta.json`;
+  const cached = readMeta(metaPath, params);
+  if (cached) return cached;
+
+  const rand = mulberry32(seed);
+  const counts = new Map(); // window start -> Map(key -> count)
+  const fd = openSync(path, 'w');
+  let bytes = 0;
+  let chunk = [];
+  const flush = () => {
+    const buf = Buffer.from(`${chunk.join('\n')}\n`, 'utf8');
+    writeSync(fd, buf);
+    bytes += buf.length;
+    chunk = [];
+  };
+  for (let i = 0; i < records; i++) {
+    const k = `key-${rand() % keys}`;
+    const t = BASE_TIME + i * stepMs + (rand() % jitterMs);
+    chunk.push(`{"k":"${k}","t":${t},"v":${rand() % 1000}}`);
+    if (chunk.length >= 10_000) flush();
+    const start = t - (t % sizeMs); // times are positive and the offset 0
+    let w = counts.get(start);
+    if (w === undefined) {
+      w = new Map();
+      counts.set(start, w);
+    }
+    w.set(k, (w.get(k) ?? 0) + 1);
+  }
+  if (chunk.length > 0) flush();
+  closeSync(fd);
+  const digest = new MultisetDigest();
+  for (const [start, w] of counts) {
+    for (const [key, value] of w) digest.add(windowCanon({ key, start, end: start + sizeMs, value }));
+  }
+  const meta = {
+    params,
+    path,
+    records,
+    keys,
+    sizeMs,
+    jitterMs,
+    bytes,
+    windows: counts.size,
+    outputs: digest.count,
+    expectedDigest: digest.toString(),
+  };
+  writeFileSync(metaPath, `${JSON.stringify(meta, null, 2)}\n`);
+  return meta;
+}
+
+function readMeta(metaPath, params) {
+  if (!existsSync(metaPath)) return undefined;
+  try {
+    const meta = JSON.parse(readFileSync(metaPath, 'utf8'));
+    if (JSON.stringify(meta.params) !== JSON.stringify(params)) return undefined;
+    if (!existsSync(meta.path) || statSync(meta.path).size !== meta.bytes) return undefined;
+    return meta;
+  } catch {
+    return undefined;
+  }
+}
