@@ -9,111 +9,36 @@ import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import type { KeyedState, StateSize } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
-import type { TimerProgress } from '../state/timerStore.js';
 import type { FeedbackLog } from './barrierAligner.js';
-import type { CallMarker } from './callMarker.js';
 import type { Channel } from './channel.js';
-import type { Emitter, EmitterProgress } from './emitter.js';
+import type { Emitter } from './emitter.js';
 import { barrier, type ChannelItem, END_OF_STREAM, type Envelope, IDLE } from './envelope.js';
-import type { GateProgress, InputGate } from './inputGate.js';
+import type { InputGate } from './inputGate.js';
 import { LogicCalls } from './logicCalls.js';
 import { Mailbox } from './mailbox.js';
-import type { OperatorLogic, SubtaskEnvironment } from './operatorLogic.js';
+import type { OperatorLogic } from './operatorLogic.js';
 import { SourceWatermarks } from './sourceWatermarks.js';
 import type { SubtaskCheckpointer } from './subtaskCheckpointing.js';
+import type {
+  DeliveryObserver,
+  SubtaskContext,
+  SubtaskOptions,
+  SubtaskPhase,
+  TimerTap,
+} from './subtaskOptions.js';
+import type { PausedSlice, SubtaskProgress } from './subtaskProgress.js';
 import { SubtaskTime } from './subtaskTime.js';
 import { Suspension } from './suspension.js';
 import type { FiredTimer } from './timers.js';
 
-export type SubtaskPhase =
-  /** Taking records. */
-  | 'running'
-  /** A loop head whose regular inputs have ended: it ends when the whole job is quiet. */
-  | 'awaitingLoop'
-  /** A loop head told that input ended; records still come round the loop. */
-  | 'drainingLoop'
-  | 'finished';
-
-export type DeliveryObserver = (subtask: Subtask, channel: Channel, envelope: Envelope) => void;
-
-/** Debug runs: what a subtask tells of its firings of timers (the debugger makes each timer a step). */
-export interface TimerTap {
-  /** `timer` fires now: what the subtask does until the next call is this timer's. */
-  firing(timer: FiredTimer): void;
-  /** The firing is over: what was to follow it (the watermark going on, the end of input) runs now. */
-  over(): void;
-}
-
-/** The environment a logic is made with; the subtask sets `current` as records arrive. */
-export type SubtaskContext = Omit<SubtaskEnvironment, 'current' | 'input' | 'watermark' | 'timers'> & {
-  current: Envelope | undefined;
-  input: string | undefined;
-  watermark: number;
-  timers: SubtaskEnvironment['timers'];
-};
-
-/** How a subtask is run, fixed when it is made. */
-export interface SubtaskOptions {
-  /** Sees every delivery, in order (tests, the debugger's trace). */
-  readonly observer?: DeliveryObserver | undefined;
-  /**
-   * Says, for another thread to read, which call into the logic is in progress (see
-   * callMarker.ts); given only where the operator runs user code.
-   */
-  readonly callMarker?: CallMarker | undefined;
-  /** This subtask's index among the run's, as the call marker and the coordinator name it. */
-  readonly ordinal: number;
-  /** The plan's key groups: timers are kept per key group. */
-  readonly maxParallelism: number;
-  /**
-   * Debug runs: a slice pauses after every item (see stepSlice), so that a step is one item of
-   * the very slices a normal run takes; and every asynchronous call is waited for in place.
-   */
-  readonly stepping: boolean;
-  /**
-   * Calls into this logic that stay pending past the job's own microtasks (they wait on the
-   * world: a timer, a socket) suspend the subtask, and the others go on meanwhile. Off for
-   * logics whose waits are the engine's own bounded file I/O, awaited in place so that the order
-   * of deliveries stays the same from run to run.
-   */
-  readonly suspendsOnWait: boolean;
-}
-
-/** Debug runs: where a slice paused after its last item, to go on from there. */
-interface PausedSlice {
-  /** The input (counted as the slice counts them) to read next. */
-  readonly from: number;
-  /** Items the slice may still take. */
-  readonly left: number;
-}
-
-/**
- * A subtask between two steps of a debug run, as data (time travel). Only taken while no
- * checkpoint has reached it beyond being started: nothing is aligned, held back or logged.
- */
-export interface SubtaskProgress {
-  readonly phase: SubtaskPhase;
-  readonly recordsIn: number;
-  readonly current: Envelope | undefined;
-  readonly gate: GateProgress;
-  readonly sourceExhausted: boolean;
-  readonly stopRequested: boolean;
-  readonly barrierDue: number | undefined;
-  readonly lastSnapshot: number;
-  readonly paused: PausedSlice | undefined;
-  readonly emitter: EmitterProgress;
-  readonly logic: unknown;
-  readonly stateSize: StateSize | undefined;
-  readonly time: TimeProgress;
-}
-
-/** A subtask's time between two steps of a debug run. */
-interface TimeProgress {
-  readonly valve: ReturnType<SubtaskTime['state']>;
-  readonly newestRecord: number;
-  readonly timers: TimerProgress | undefined;
-  readonly source: ReturnType<SourceWatermarks['state']> | undefined;
-}
+export type {
+  DeliveryObserver,
+  SubtaskContext,
+  SubtaskOptions,
+  SubtaskPhase,
+  TimerTap,
+} from './subtaskOptions.js';
+export type { SubtaskProgress } from './subtaskProgress.js';
 
 export class Subtask {
   readonly label: string;

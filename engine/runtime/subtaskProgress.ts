@@ -1,0 +1,45 @@
+// A subtask between two steps of a debug run, as data: what time travel saves and puts back.
+import type { StateSize } from '../state/keyedState.js';
+import type { TimerProgress } from '../state/timerStore.js';
+import type { EmitterProgress } from './emitter.js';
+import type { Envelope } from './envelope.js';
+import type { GateProgress } from './inputGate.js';
+import type { SourceTimeState } from './sourceWatermarks.js';
+import type { SubtaskPhase } from './subtaskOptions.js';
+import type { SubtaskTimeState } from './subtaskTime.js';
+
+/** Debug runs: where a slice paused after its last item, to go on from there. */
+export interface PausedSlice {
+  /** The input (counted as the slice counts them) to read next. */
+  readonly from: number;
+  /** Items the slice may still take. */
+  readonly left: number;
+}
+
+/**
+ * A subtask between two steps of a debug run, as data (time travel). Only taken while no
+ * checkpoint has reached it beyond being started: nothing is aligned, held back or logged.
+ */
+export interface SubtaskProgress {
+  readonly phase: SubtaskPhase;
+  readonly recordsIn: number;
+  readonly current: Envelope | undefined;
+  readonly gate: GateProgress;
+  readonly sourceExhausted: boolean;
+  readonly stopRequested: boolean;
+  readonly barrierDue: number | undefined;
+  readonly lastSnapshot: number;
+  readonly paused: PausedSlice | undefined;
+  readonly emitter: EmitterProgress;
+  readonly logic: unknown;
+  readonly stateSize: StateSize | undefined;
+  readonly time: TimeProgress;
+}
+
+/** A subtask's time between two steps of a debug run. */
+interface TimeProgress {
+  readonly valve: SubtaskTimeState;
+  readonly newestRecord: number;
+  readonly timers: TimerProgress | undefined;
+  readonly source: SourceTimeState | undefined;
+}
