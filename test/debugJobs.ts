@@ -8,6 +8,7 @@ import { DebugSession, type DebugSessionOptions } from '../engine/debug/debugSes
 import { JobRun } from '../engine/deploy/jobRun.js';
 import type { Job } from '../engine/graph/schema.js';
 import { validateJob } from '../engine/graph/validation/validateJob.js';
+import type { JobMetrics } from '../engine/metrics/jobMetrics.js';
 import type { StepView } from '../engine/protocol/runProtocol.js';
 
 export { type EdgeInput, fn, generator, makeJob, type OperatorInput, sink } from './jobBuilders.js';
@@ -70,6 +71,27 @@ export async function stepToEnd(session: DebugSession, limit = 1_000_000): Promi
     if (views.length > limit) throw new Error(`more than ${limit} steps`);
   }
   return views;
+}
+
+/** The counters a step leaves behind: records in and out, queues, state sizes, timers, watermarks. */
+export function counters(metrics: JobMetrics): unknown {
+  return metrics.operators.map((o) => o.subtasks);
+}
+
+/** Steps forward `count` times; each view and the counters after it. */
+export async function forward(
+  session: DebugSession,
+  count: number,
+): Promise<{ views: StepView[]; after: unknown[] }> {
+  const views: StepView[] = [];
+  const after: unknown[] = [];
+  for (let i = 0; i < count; i++) {
+    const view = await session.step();
+    if (view === undefined) break;
+    views.push(view);
+    after.push(counters(session.metrics()));
+  }
+  return { views, after };
 }
 
 /** The job as `pipewright run` runs it (JobRun.open + run, state and checkpoints in their own folders). */

@@ -7,8 +7,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  counters,
   debugSession,
   fn,
+  forward,
   jobFolder,
   makeJob,
   plainRun,
@@ -17,8 +19,6 @@ import {
   stepToEnd,
 } from '../../test/debugJobs.js';
 import type { Job } from '../graph/schema.js';
-import type { JobMetrics } from '../metrics/jobMetrics.js';
-import type { StepView } from '../protocol/runProtocol.js';
 import type { DebugSession } from './debugSession.js';
 
 /** Counts a key's records; a timer 10 ms after each reports the count and starts it again. */
@@ -74,26 +74,6 @@ async function session(
     await jobFolder({ 'in.jsonl': events(count, keys) }),
     options,
   );
-}
-
-/** The counters a step leaves behind: records in and out, queues, state sizes, timers, watermarks. */
-function counters(metrics: JobMetrics): unknown {
-  return metrics.operators.map((o) => o.subtasks);
-}
-
-async function forward(
-  session: DebugSession,
-  count: number,
-): Promise<{ views: StepView[]; after: unknown[] }> {
-  const views: StepView[] = [];
-  const after: unknown[] = [];
-  for (let i = 0; i < count; i++) {
-    const view = await session.step();
-    if (view === undefined) break;
-    views.push(view);
-    after.push(counters(session.metrics()));
-  }
-  return { views, after };
 }
 
 describe('event time in the debugger', () => {

@@ -9,9 +9,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  counters,
   debugSession,
   exampleJob,
   fn,
+  forward,
   generator,
   jobFolder,
   makeJob,
@@ -23,7 +25,6 @@ import {
 import { findCheckpoint } from '../checkpoint/findCheckpoint.js';
 import { JobRun } from '../deploy/jobRun.js';
 import type { Job } from '../graph/schema.js';
-import type { JobMetrics } from '../metrics/jobMetrics.js';
 import type { StepView } from '../protocol/runProtocol.js';
 import type { DebugSession } from './debugSession.js';
 
@@ -54,27 +55,6 @@ function ownersJob(count: number, settings: Record<string, unknown> = {}, code =
     ],
     settings,
   );
-}
-
-/** The counters a step leaves behind (not the time): records in and out, queues, state sizes. */
-function counters(metrics: JobMetrics): unknown {
-  return metrics.operators.map((o) => o.subtasks);
-}
-
-/** Steps forward `count` times; each view and the counters after it. */
-async function forward(
-  session: DebugSession,
-  count: number,
-): Promise<{ views: StepView[]; after: unknown[] }> {
-  const views: StepView[] = [];
-  const after: unknown[] = [];
-  for (let i = 0; i < count; i++) {
-    const view = await session.step();
-    if (view === undefined) break;
-    views.push(view);
-    after.push(counters(session.metrics()));
-  }
-  return { views, after };
 }
 
 /** From step views.length, steps back to the start: each step back shows the step before, as it was. */
