@@ -65,6 +65,55 @@ describe.each(EXECUTORS)('event time (%s)', (executor) => {
     expect(Number(row!.watermark)).toBeLessThanOrEqual(390);
   });
 
+  it('a loop carries no watermark: the loop head event time follows its regular input, its timers fire', async () => {
+    const dir = await tempDir();
+    // Each record goes once round the loop (hop 1), then sets a timer 5 ms after its time; the
+    // head's watermark comes from the source alone, so timers fire as the source's time goes on.
+    const job = makeJob(
+      'loop-time',
+      [
+        // A record every 10 ms: each comes back round the loop long before the next is made.
+        timed('gen', 'function generate(i) { return { k: "k" + (i % 3), t: i * 10, hop: 0 }; }', 30, {
+          ratePerSec: 100,
+        }),
+        fn(
+          'head',
+          'process',
+          [
+            'function process(r, ctx) {',
+            '  if (r.hop === 0) { ctx.emit({ ...r, hop: 1 }, "loop"); return; }',
+            '  ctx.timers.eventTime(r.t + 5);',
+            '}',
+            'function onTimer(ts, ctx) { ctx.emit({ key: ctx.key, ts, watermark: String(ctx.watermark) }); }',
+          ].join('\n'),
+          2,
+        ),
+        sink('out', 'out.jsonl'),
+      ],
+      [
+        { id: 'in', from: 'gen', to: 'head', partition: 'hash', key: 'k' },
+        {
+          id: 'back',
+          from: 'head',
+          fromPort: 'loop',
+          to: 'head',
+          partition: 'hash',
+          key: 'k',
+          feedback: true,
+        },
+        { id: 'to-out', from: 'head', to: 'out', partition: 'rebalance' },
+      ],
+    );
+    const { out, error } = await runForOutput(executor, job, dir);
+    expect(error).toBeUndefined();
+    const rows = out as { key: string; ts: number; watermark: string }[];
+    expect(rows.map((r) => r.ts).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 30 }, (_, i) => i * 10 + 5),
+    );
+    // Most fired on the source's watermarks while it ran, not all at the end.
+    expect(rows.filter((r) => r.watermark !== 'Infinity').length).toBeGreaterThan(20);
+  });
+
   it('fires processing-time timers while the job runs, and every timer left at its end', async () => {
     const dir = await tempDir();
     // 100 records over ~1 s; each key's first record sets a timer 20 ms ahead, which fires
