@@ -9,6 +9,7 @@ import { describe, expect, test } from 'vitest';
 import type { AppSession } from './appHarness.js';
 import { answerFileDialog, eventually, expectNoPageErrors, operator, sessionPerFile } from './helpers.js';
 import { expectStatus, openTab, runButton } from './runSupport.js';
+import { timeoutsJob } from './timeoutsJob.js';
 
 const START = Date.UTC(2024, 0, 1, 12, 0, 0);
 const RECORDS = 12;
@@ -27,25 +28,7 @@ function onTimer(timestamp, ctx) {
 }
 `;
 
-const JOB = {
-  format: 'pipewright.job/1',
-  name: 'timeouts',
-  settings: { stateBackend: 'level' },
-  operators: [
-    {
-      id: 'events',
-      kind: 'source.jsonl',
-      parallelism: 1,
-      params: { path: 'events.jsonl', timestampField: 'ts', maxOutOfOrdernessMs: 0 },
-    },
-    { id: 'timeouts', kind: 'process', parallelism: 2, params: { code: CODE } },
-    { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: 'out/timeouts.jsonl' } },
-  ],
-  edges: [
-    { id: 'events-to-timeouts', from: 'events', to: 'timeouts', partition: 'hash', key: 'k' },
-    { id: 'timeouts-to-out', from: 'timeouts', to: 'out', partition: 'rebalance' },
-  ],
-};
+const JOB = timeoutsJob(CODE, 0);
 
 let session: AppSession;
 sessionPerFile((opened) => {

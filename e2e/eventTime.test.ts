@@ -18,6 +18,7 @@ import {
   sessionPerFile,
 } from './helpers.js';
 import { expectStatus, openTab, runButton } from './runSupport.js';
+import { timeoutsJob } from './timeoutsJob.js';
 
 const KEYS = 20;
 const RECORDS = 10_000;
@@ -46,25 +47,7 @@ async function onTimer(timestamp, ctx) {
 }
 `;
 
-const JOB = {
-  format: 'pipewright.job/1',
-  name: 'timeouts',
-  settings: { maxParallelism: 128, stateBackend: 'level' },
-  operators: [
-    {
-      id: 'events',
-      kind: 'source.jsonl',
-      parallelism: 1,
-      params: { path: 'events.jsonl', timestampField: 'ts', maxOutOfOrdernessMs: BOUND_MS },
-    },
-    { id: 'timeouts', kind: 'process', parallelism: 2, params: { code: CODE } },
-    { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: 'out/timeouts.jsonl' } },
-  ],
-  edges: [
-    { id: 'events-to-timeouts', from: 'events', to: 'timeouts', partition: 'hash', key: 'k' },
-    { id: 'timeouts-to-out', from: 'timeouts', to: 'out', partition: 'rebalance' },
-  ],
-};
+const JOB = timeoutsJob(CODE, BOUND_MS, { maxParallelism: 128 });
 
 let session: AppSession;
 sessionPerFile((opened) => {
