@@ -112,8 +112,9 @@ export const TIMER_OUTPUT = 'out/timers.jsonl';
 /**
  * Per key, a running count and sum of v since its last timer fired, reported by an event-time
  * timer at the end of the second after each record's (some records move theirs half a second
- * on: a timer deleted and another set); each record also says whether the key's subtask had
- * already passed its time (ctx.watermark: restored exactly, or the restore would differ).
+ * on: a timer deleted and another set); each record also says the subtask's watermark and
+ * whether it had already passed the record's time (a watermark not restored exactly would show
+ * in the records after a restore).
  */
 const TIMER_CODE = `async function process(record, ctx) {
   const total = ctx.state.value('total');
@@ -127,7 +128,9 @@ const TIMER_CODE = `async function process(record, ctx) {
     ctx.timers.deleteEventTime(due);
     ctx.timers.eventTime(due + 500);
   }
-  ctx.emit({ seq: record.seq, k: record.k, behind: record.t <= ctx.watermark });
+  // Before its first watermark a subtask's is -Infinity, which JSON cannot hold.
+  const wm = Number.isFinite(ctx.watermark) ? ctx.watermark : String(ctx.watermark);
+  ctx.emit({ seq: record.seq, k: record.k, wm, behind: record.t <= ctx.watermark });
 }
 
 async function onTimer(timestamp, ctx) {
