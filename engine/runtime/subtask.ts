@@ -490,8 +490,12 @@ export class Subtask {
 
   /** Called by the executor on a quiet job: the loop's records are all delivered. */
   tellInputEnded(): Promise<void> | undefined {
-    if (this.phase === 'awaitingLoop') this.phase = 'drainingLoop';
+    const loopHead = this.phase === 'awaitingLoop';
+    if (loopHead) this.phase = 'drainingLoop';
     this.context.current = undefined;
+    // The timers that records coming round the loop set fire first; the executor closes the
+    // outputs only once the subtask has nothing left to run.
+    if (loopHead) return this.time.finalFiring(() => this.calls.endInput());
     return this.calls.endInput();
   }
 

@@ -122,7 +122,11 @@ export class SubtaskTime {
   /** Every regular input ended: the processing-time timers left fire too, then `then`. */
   finalFiring(then: () => Promise<void> | undefined): Promise<void> | undefined {
     this.stopWake();
-    return this.start('processingTime', FINAL_WATERMARK, then);
+    // Event-time timers set at or after the final watermark (a loop's records set them after the
+    // regular input ended) fire here too; elsewhere the final watermark has fired them all.
+    return this.start('eventTime', FINAL_WATERMARK, () =>
+      this.start('processingTime', FINAL_WATERMARK, then),
+    );
   }
 
   /** The clock passed a processing-time timer (mail): fire what is due. */
