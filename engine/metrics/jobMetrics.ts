@@ -12,7 +12,10 @@ export interface SubtaskMetrics {
   readonly stateBytes?: number;
   /** Keys holding state, once per state they hold (a key with a value and a map counts twice). */
   readonly stateKeys?: number;
-  /** Event time (epoch ms) this subtask has reached: absent before its first watermark. */
+  /**
+   * Event time (epoch ms) this subtask has reached: absent before its first watermark and once
+   * every input ended (+Infinity); a source's is the last watermark it made.
+   */
   readonly watermark?: number;
   /**
    * How far its watermark holds back behind the newest record time it has taken (ms): what
