@@ -71,6 +71,11 @@ export class KeyedState {
   private keyGroup = 0;
   private key: unknown;
   private currentKeyText: string | undefined;
+  /**
+   * Counts setKey calls (and rollbacks): a map's or list's meta entry, read once for a record,
+   * is reused for the rest of that record's calls (a get and a set read it once, not twice).
+   */
+  private keyEpoch = 0;
   private readonly size: StateSize = { entries: 0, bytes: 0, keys: 0 };
   private readonly values = new Map<string, ValueStateApi>();
   private readonly maps = new Map<string, MapStateApi>();
@@ -114,6 +119,7 @@ export class KeyedState {
     this.keyGroup = keyGroup;
     this.key = key;
     this.currentKeyText = undefined;
+    this.keyEpoch++;
   }
 
   /**
@@ -144,6 +150,7 @@ export class KeyedState {
 
   /** Time travel in debug runs: the sizes at an earlier point, to which the store has been rolled back. */
   resetSize(size: StateSize): void {
+    this.keyEpoch++;
     this.size.entries = size.entries;
     this.size.bytes = size.bytes;
     this.size.keys = size.keys;
@@ -221,13 +228,21 @@ export class KeyedState {
     const metaSpaces = this.spaces(metaTag, name);
     const store = this.store;
     const codec = store.codec;
+    // The meta of the current key, as read or last written during this record (keyEpoch).
+    let cachedEpoch = -1;
+    let cached: ContainerMeta | undefined;
     const meta = (): ContainerMeta => {
+      if (cachedEpoch === this.keyEpoch) return cached!;
       const stored = metaSpaces(this.keyGroup).handle.get(this.keyText());
-      return stored === undefined ? { g: 0, n: 0, b: 0 } : (codec.decode(stored) as ContainerMeta);
+      cached = stored === undefined ? { g: 0, n: 0, b: 0 } : (codec.decode(stored) as ContainerMeta);
+      cachedEpoch = this.keyEpoch;
+      return cached;
     };
     const space = (m: ContainerMeta) => containerSpace(this.keyGroup, tag, name, this.keyText(), m.g);
     const saveMeta = (m: ContainerMeta) => {
       metaSpaces(this.keyGroup).handle.put(this.keyText(), codec.encode('state meta', m));
+      cached = m;
+      cachedEpoch = this.keyEpoch;
     };
     return {
       meta,

@@ -66,6 +66,8 @@ export function encodeKey(key: unknown): string {
   if (typeof key === 'string' && key.charCodeAt(0) !== 1 && key.indexOf('\0') === -1 && isWellFormed(key)) {
     return key;
   }
+  // A number's canonical JSON is its JSON (window starts and counters are map keys per record).
+  if (typeof key === 'number' && Number.isFinite(key)) return `\x01${JSON.stringify(key)}`;
   return `\x01${canonicalJson(key)}`;
 }
 
