@@ -44,8 +44,10 @@ export abstract class IndexedReader implements SourceReader<IndexSplit> {
 
   poll(limit: number): number | Promise<number> {
     if (this.streams.exhausted) return -1;
+    // A wait for the rate ends the slice with nothing made: the records come in the next slice,
+    // which a run paused meanwhile does not start.
     const wait = this.pacer.wait();
-    if (wait !== undefined) return wait.then(() => this.poll(limit));
+    if (wait !== undefined) return wait.then(() => 0);
     const emitter = this.env.emitter;
     const max = Math.min(limit, this.pacer.perSlice);
     let emitted = 0;

@@ -103,7 +103,7 @@ describe.each(EXECUTORS)('a run whose user code passes a stack on (%s)', (execut
   const misuse = {
     port: 'ctx.emit(r, 5)',
     state: 'ctx.state.value(5)',
-    timers: 'ctx.timers.eventTime(1)',
+    timers: 'ctx.timers.eventTime("soon")',
   };
 
   for (const [name, call] of Object.entries(misuse)) {
