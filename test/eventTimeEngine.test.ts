@@ -114,6 +114,48 @@ describe.each(EXECUTORS)('event time (%s)', (executor) => {
     expect(rows.filter((r) => r.watermark !== 'Infinity').length).toBeGreaterThan(20);
   });
 
+  it('an idle source subtask stops holding the watermark back once its idle timeout has passed', async () => {
+    const dir = await tempDir();
+    // Subtask 1 of the source makes only nulls (odd i): it emits nothing, and goes idle after
+    // 100 ms; without that, the timers could fire only at the end of input.
+    const job = makeJob(
+      'idle-source',
+      [
+        {
+          id: 'gen',
+          kind: 'source.generator',
+          parallelism: 2,
+          params: {
+            code: 'function generate(i) { return i % 2 === 1 ? null : { k: "k" + (i % 3), t: i * 10 }; }',
+            count: 200,
+            ratePerSec: 200,
+            timestampField: 't',
+            idleTimeoutMs: 100,
+          },
+        },
+        fn(
+          'p',
+          'process',
+          [
+            'function process(r, ctx) { ctx.timers.eventTime(r.t + 5); }',
+            'function onTimer(ts, ctx) { ctx.emit({ ts, watermark: String(ctx.watermark) }); }',
+          ].join('\n'),
+        ),
+        sink('out', 'out.jsonl'),
+      ],
+      [
+        { id: 'in', from: 'gen', to: 'p', partition: 'hash', key: 'k' },
+        { id: 'to-out', from: 'p', to: 'out', partition: 'forward' },
+      ],
+    );
+    const { out, error } = await runForOutput(executor, job, dir);
+    expect(error).toBeUndefined();
+    const rows = out as { ts: number; watermark: string }[];
+    expect(rows).toHaveLength(100);
+    // About a second of input: once the idle subtask is left out, most timers fire while it runs.
+    expect(rows.filter((r) => r.watermark !== 'Infinity').length).toBeGreaterThan(50);
+  });
+
   it('fires processing-time timers while the job runs, and every timer left at its end', async () => {
     const dir = await tempDir();
     // 100 records over ~1 s; each key's first record sets a timer 20 ms ahead, which fires

@@ -18,6 +18,8 @@ export class SourceWatermarks {
   private sent = NO_WATERMARK;
   /** performance.now() of the last record, for idleness. */
   private lastRecordAt = performance.now();
+  /** Records emitted since the last poll ended (a poll may make records and emit none). */
+  private emittedSincePoll = 0;
   idle = false;
 
   constructor(
@@ -28,6 +30,7 @@ export class SourceWatermarks {
 
   /** After each record emitted: its time (undefined where the record has none). */
   after(timestamp: number | undefined): void {
+    this.emittedSincePoll++;
     if (this.idle) this.idle = false;
     if (timestamp === undefined || timestamp <= this.highest) return;
     this.highest = timestamp;
@@ -38,9 +41,10 @@ export class SourceWatermarks {
     }
   }
 
-  /** A poll that emitted `count` records: a source with nothing to read for its timeout goes idle. */
-  polled(count: number, now: number): void {
-    if (count > 0) {
+  /** A poll ended: a source that emitted nothing for its timeout goes idle. */
+  polled(now: number): void {
+    if (this.emittedSincePoll > 0) {
+      this.emittedSincePoll = 0;
       this.lastRecordAt = now;
       return;
     }

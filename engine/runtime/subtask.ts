@@ -241,7 +241,7 @@ export class Subtask {
   }
 
   private afterProduce(count: number): Promise<void> | undefined {
-    this.sourceWatermarks?.polled(count, performance.now());
+    this.sourceWatermarks?.polled(performance.now());
     if (count < 0) return this.exhaust();
     this.recordsIn += count;
     return undefined;
