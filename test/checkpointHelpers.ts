@@ -8,6 +8,7 @@ import { randomInt } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { expect } from 'vitest';
 import type { CheckpointEvent } from '../engine/checkpoint/checkpointCoordinator.js';
 import { binPath, type CliResult, describeRun, repoRoot } from './cliHarness.js';
 
@@ -344,6 +345,40 @@ export interface Attempt {
   /** Checkpoints of this run that had data files but no metadata when it was killed. */
   readonly killedWhileWriting: number[];
   readonly result: CliResult;
+}
+
+/**
+ * Kill plans: the first kill comes soon after the run's first checkpoint (so a restore has
+ * something to resume from), the others at random delays in [low, high] x the clean run's
+ * duration after the start; the kills listed in `duringCheckpoint` then also wait until a
+ * checkpoint is being written.
+ */
+export function killPlans(
+  random: () => number,
+  count: number,
+  baselineMs: number,
+  low: number,
+  high: number,
+  duringCheckpoint: readonly number[] = [2],
+): KillPlan[] {
+  return Array.from({ length: count }, (_, i) => ({
+    delayMs:
+      i === 0 ? between(random, 0, 0.1 * baselineMs) : between(random, low * baselineMs, high * baselineMs),
+    afterCheckpoint: i === 0,
+    duringCheckpoint: duringCheckpoint.includes(i),
+  }));
+}
+
+/** The last attempt ran to its end, at least `minKills` were killed, and some restore resumed from a checkpoint. */
+export function expectRestoredToEnd(attempts: readonly Attempt[], minKills: number, context: string): void {
+  const last = attempts[attempts.length - 1]!;
+  expect(last.result.code, `${context}\nthe last run:\n${describeResult(last.result)}`).toBe(0);
+  expect(attempts.filter((a) => a.killed).length, context).toBeGreaterThanOrEqual(minKills);
+  // Some restore really resumed from a checkpoint, not from a fresh start.
+  expect(
+    attempts.some((a) => typeof a.restoredFrom === 'number'),
+    context,
+  ).toBe(true);
 }
 
 export interface CrashOptions {

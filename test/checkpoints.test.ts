@@ -13,6 +13,7 @@ import {
   finish,
   inspectCheckpointDir,
   type KillPlan,
+  killPlans,
   multisetDifference,
   outputLines,
   randomFor as randomForSeed,
@@ -134,28 +135,6 @@ async function expectSameOutput(c: Case, baseline: Baseline, context: string): P
 
 function lastResult(attempts: readonly Attempt[]) {
   return attempts[attempts.length - 1]!.result;
-}
-
-/**
- * Kill plans: the first kill comes soon after the run's first checkpoint (so a restore has
- * something to resume from), the others at random delays in [low, high] x the baseline's
- * duration after the start; the kills listed in `duringCheckpoint` then also wait until a
- * checkpoint is being written.
- */
-function killPlans(
-  random: () => number,
-  count: number,
-  baselineMs: number,
-  low: number,
-  high: number,
-  duringCheckpoint: readonly number[],
-): KillPlan[] {
-  return Array.from({ length: count }, (_, i) => ({
-    delayMs:
-      i === 0 ? between(random, 0, 0.1 * baselineMs) : between(random, low * baselineMs, high * baselineMs),
-    afterCheckpoint: i === 0,
-    duringCheckpoint: duringCheckpoint.includes(i),
-  }));
 }
 
 function expectCrashes(attempts: readonly Attempt[], minKills: number, context: string): void {

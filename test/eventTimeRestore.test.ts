@@ -11,13 +11,14 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  type Attempt,
   between,
   crashAndRestore,
   describeAttempts,
   describeDifference,
   describeResult,
+  expectRestoredToEnd,
   type KillPlan,
+  killPlans,
   outputLines,
   randomFor as randomForSeed,
   runToEnd,
@@ -127,26 +128,6 @@ beforeAll(async () => {
   }
 }, 180_000);
 
-/** The first kill soon after the run's first checkpoint; the others at random in [low, high] x `ms`; the third while one is written. */
-function killPlans(random: () => number, count: number, ms: number): KillPlan[] {
-  return Array.from({ length: count }, (_, i) => ({
-    delayMs: i === 0 ? between(random, 0, 0.1 * ms) : between(random, 0.1 * ms, 0.35 * ms),
-    afterCheckpoint: i === 0,
-    duringCheckpoint: i === 2,
-  }));
-}
-
-function expectRestoredToEnd(attempts: readonly Attempt[], minKills: number, context: string): void {
-  const last = attempts[attempts.length - 1]!;
-  expect(last.result.code, `${context}\nthe last run:\n${describeResult(last.result)}`).toBe(0);
-  expect(attempts.filter((a) => a.killed).length, context).toBeGreaterThanOrEqual(minKills);
-  // Some restore really resumed from a checkpoint, not from a fresh start.
-  expect(
-    attempts.some((a) => typeof a.restoredFrom === 'number'),
-    context,
-  ).toBe(true);
-}
-
 // ------------------------------------------------------------------------------------- tests
 
 describe('the jobs', () => {
@@ -191,7 +172,7 @@ describe.each([1, 2])(
         const attempts = await crashAndRestore({
           ...run,
           cwd: run.dir,
-          kills: killPlans(random, 4, baseline.ms),
+          kills: killPlans(random, 4, baseline.ms, 0.1, 0.35),
         });
         const context = `seed ${seed}\n${describeAttempts(attempts)}`;
         console.log(`${c.name} on ${threads} thread(s):\n${context}`);

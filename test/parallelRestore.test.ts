@@ -9,13 +9,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aggJob, writeAggInput } from './aggJob.js';
 import {
-  type Attempt,
   between,
   crashAndRestore,
   describeAttempts,
   describeDifference,
   describeResult,
+  expectRestoredToEnd,
   type KillPlan,
+  killPlans,
   outputLines,
   randomFor as randomForSeed,
   runToEnd,
@@ -100,26 +101,6 @@ beforeAll(async () => {
   ownersBaseline = await runBaseline('owners-baseline', await ownersJob(ownerEvents, 0, 1));
   expect(foldOwnership(ownersBaseline.lines)).toEqual(finalOwners);
 }, 120_000);
-
-/** The first kill soon after the run's first checkpoint; the others at random in [low, high] x `ms`. */
-function killPlans(random: () => number, count: number, ms: number, low: number, high: number): KillPlan[] {
-  return Array.from({ length: count }, (_, i) => ({
-    delayMs: i === 0 ? between(random, 0, 0.1 * ms) : between(random, low * ms, high * ms),
-    afterCheckpoint: i === 0,
-    duringCheckpoint: i === 2,
-  }));
-}
-
-function expectRestoredToEnd(attempts: readonly Attempt[], minKills: number, context: string): void {
-  const last = attempts[attempts.length - 1]!;
-  expect(last.result.code, `${context}\nthe last run:\n${describeResult(last.result)}`).toBe(0);
-  expect(attempts.filter((a) => a.killed).length, context).toBeGreaterThanOrEqual(minKills);
-  // Some restore really resumed from a checkpoint (not from a fresh start).
-  expect(
-    attempts.some((a) => typeof a.restoredFrom === 'number'),
-    context,
-  ).toBe(true);
-}
 
 async function expectOutput(c: Case, expected: readonly string[], context: string): Promise<string[]> {
   const lines = await outputLines(c.outPath);
