@@ -1,7 +1,7 @@
 // The window logic driven record by record, watermark by watermark (windowHarness.ts): what
 // fires when, with what, and what is late — Flink's WindowOperator semantics.
 import { describe, expect, it } from 'vitest';
-import { WindowHarness } from './windowHarness.js';
+import { WindowHarness } from '../../test/windowHarness.js';
 
 const tumbling = (extra: Record<string, unknown> = {}) =>
   WindowHarness.open({ type: 'tumbling', sizeMs: 10, aggregate: 'count', ...extra });

@@ -2,16 +2,21 @@
 // watermarks that fire the due event-time timers in time order (key order within a time), and the
 // end of input, which fires every timer. Real keyed state over the heap store; the timers a fake
 // that keeps, per key, the times registered. For the window logic's unit tests.
-import { type Plan, planJob } from '../graph/plan.js';
-import { JOB_FORMAT, type Job, jobSchema } from '../graph/schema.js';
-import type { Emitter } from '../runtime/emitter.js';
-import { envelope } from '../runtime/envelope.js';
-import type { OperatorLogic, SubtaskEnvironment } from '../runtime/operatorLogic.js';
-import { FINAL_WATERMARK, NO_WATERMARK, type TimeDomain, type TimerService } from '../runtime/timers.js';
-import { KeyedState } from '../state/keyedState.js';
-import { MemoryKvStore } from '../state/memoryKvStore.js';
-import { encodeKey } from '../state/stateKeys.js';
-import { windowFactory } from './windowLogic.js';
+import { type Plan, planJob } from '../engine/graph/plan.js';
+import { JOB_FORMAT, type Job, jobSchema } from '../engine/graph/schema.js';
+import { windowFactory } from '../engine/operators/windowLogic.js';
+import type { Emitter } from '../engine/runtime/emitter.js';
+import { envelope } from '../engine/runtime/envelope.js';
+import type { OperatorLogic, SubtaskEnvironment } from '../engine/runtime/operatorLogic.js';
+import {
+  FINAL_WATERMARK,
+  NO_WATERMARK,
+  type TimeDomain,
+  type TimerService,
+} from '../engine/runtime/timers.js';
+import { KeyedState } from '../engine/state/keyedState.js';
+import { MemoryKvStore } from '../engine/state/memoryKvStore.js';
+import { encodeKey } from '../engine/state/stateKeys.js';
 
 export interface Emitted {
   readonly port: string;
