@@ -99,7 +99,8 @@ export async function digestJsonl(path, canon) {
   return d.toString();
 }
 
-function readMeta(metaPath, params) {
+/** A generated data file's meta, if it is there, intact and made with these params. */
+export function readMeta(metaPath, params) {
   if (!existsSync(metaPath)) return undefined;
   try {
     const meta = JSON.parse(readFileSync(metaPath, 'utf8'));

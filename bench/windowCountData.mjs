@@ -7,18 +7,9 @@
 // record i is below base + i × stepMs), so every implementation must give exactly the counts
 // computed here: one {key, start, end, value} per key and tumbling window of `sizeMs` that holds
 // any of its records. The meta file keeps the digest of that multiset of outputs.
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATA_DIR, MultisetDigest, mulberry32 } from './data.mjs';
+import { DATA_DIR, MultisetDigest, mulberry32, readMeta } from './data.mjs';
 
 const GENERATOR_VERSION = 1;
 /** 2024-01-01T00:00:00Z, as source.nexmark's default base time. */
@@ -94,16 +85,4 @@ export function windowCountData({ records, keys, sizeMs, stepMs = 1, jitterMs = 
   };
   writeFileSync(metaPath, `${JSON.stringify(meta, null, 2)}\n`);
   return meta;
-}
-
-function readMeta(metaPath, params) {
-  if (!existsSync(metaPath)) return undefined;
-  try {
-    const meta = JSON.parse(readFileSync(metaPath, 'utf8'));
-    if (JSON.stringify(meta.params) !== JSON.stringify(params)) return undefined;
-    if (!existsSync(meta.path) || statSync(meta.path).size !== meta.bytes) return undefined;
-    return meta;
-  } catch {
-    return undefined;
-  }
 }
