@@ -2,7 +2,14 @@
 import { keyGroupOf, subtaskOfKeyGroup } from '../graph/keyGroups.js';
 import type { PlannedEdge } from '../graph/plan.js';
 import type { Channel } from './channel.js';
-import { type Envelope, envelope as makeEnvelope, type RecordSource, watermark } from './envelope.js';
+import {
+  type ChannelItem,
+  type Envelope,
+  IDLE,
+  envelope as makeEnvelope,
+  type RecordSource,
+  watermark,
+} from './envelope.js';
 import { type KeyExtractor, keyExtractor } from './keyExtractor.js';
 
 interface Route {
@@ -118,7 +125,16 @@ export class Emitter {
 
   /** Event time reached `timestamp` here: every channel but the feedback ones is told. */
   emitWatermark(timestamp: number): void {
-    const item = watermark(timestamp);
+    this.pushControl(watermark(timestamp));
+  }
+
+  /** This subtask went idle: every channel but the feedback ones stops waiting on its watermark. */
+  emitIdle(): void {
+    this.pushControl(IDLE);
+  }
+
+  /** Time's items travel on every channel but the feedback ones (loops carry no watermarks). */
+  private pushControl(item: ChannelItem): void {
     for (const channel of this.allChannels) if (!channel.edge.feedback) channel.push(item);
   }
 

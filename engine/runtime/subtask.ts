@@ -12,7 +12,7 @@ import type { KvStore } from '../state/kvStore.js';
 import type { FeedbackLog } from './barrierAligner.js';
 import type { Channel } from './channel.js';
 import type { Emitter } from './emitter.js';
-import { barrier, type ChannelItem, END_OF_STREAM, type Envelope, IDLE } from './envelope.js';
+import { barrier, type ChannelItem, END_OF_STREAM, type Envelope } from './envelope.js';
 import type { InputGate } from './inputGate.js';
 import { LogicCalls } from './logicCalls.js';
 import { Mailbox } from './mailbox.js';
@@ -112,9 +112,7 @@ export class Subtask {
       const watermarks = new SourceWatermarks(
         eventTime,
         (watermark) => emitter.emitWatermark(watermark),
-        () => {
-          for (const channel of emitter.allChannels) if (!channel.edge.feedback) channel.push(IDLE);
-        },
+        () => emitter.emitIdle(),
       );
       this.sourceWatermarks = watermarks;
       emitter.afterRecord = (timestamp) => watermarks.after(timestamp);

@@ -8,7 +8,6 @@ import type { KvStore } from '../state/kvStore.js';
 import { TimerStore } from '../state/timerStore.js';
 import type { Channel } from './channel.js';
 import type { Emitter } from './emitter.js';
-import { IDLE } from './envelope.js';
 import type { Mailbox } from './mailbox.js';
 import { TimerFiring } from './timerFiring.js';
 import {
@@ -97,7 +96,7 @@ export class SubtaskTime {
   idleTaken(channel: Channel): Promise<void> | undefined {
     const advanced = this.valve.markIdle(channel);
     if (advanced !== undefined) return this.advance(advanced, undefined);
-    if (this.valve.allIdle) this.forwardIdle();
+    if (this.valve.allIdle) this.emitter.emitIdle();
     return undefined;
   }
 
@@ -167,10 +166,6 @@ export class SubtaskTime {
     const firing = this.firing!;
     this.firing = undefined;
     return firing.then();
-  }
-
-  private forwardIdle(): void {
-    for (const channel of this.emitter.allChannels) if (!channel.edge.feedback) channel.push(IDLE);
   }
 
   private scheduleWake(timestamp: number): void {
