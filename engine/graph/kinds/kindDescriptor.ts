@@ -14,10 +14,16 @@ export type KindGroup = 'source' | 'transform' | 'keyed' | 'sink';
 
 /** Whether a kind's inputs must be hash-partitioned (`keyed-input` problems). */
 export type KeyedInput =
-  /** Always: the kind keeps keyed state (window, transaction). */
+  /** Always: the kind keeps keyed state by the input's key (window). */
   | 'always'
   /** Only when its code reaches for keyed state or timers, as its syntax tree says (process). */
   | 'when-code-uses-state'
+  /**
+   * Never demanded, though the kind keeps keyed state: it sends each record to the subtasks
+   * owning the keys the record names itself, so any partitioning of its inputs will do
+   * (transaction).
+   */
+  | 'routes-itself'
   | 'never';
 
 export interface KindUserCode {

@@ -1,4 +1,6 @@
-// transaction: one record is one serializable multi-key transaction. Not runnable yet.
+// transaction: one record is one serializable multi-key transaction over the rows of the
+// operator's tables; an aborted one emits only to port "aborted". The engine routes each
+// transaction to the subtasks owning its rows, so its inputs may be partitioned any way.
 import { z } from 'zod';
 import { defineKind } from './kindDescriptor.js';
 import { code, id } from './paramTypes.js';
@@ -10,15 +12,15 @@ export const transactionKind = defineKind({
     tables: z.array(id).min(1),
     code,
   }),
-  ports: { inputs: true, outputs: ['out'] },
+  ports: { inputs: true, outputs: ['out', 'aborted'] },
   userCode: {
     functionName: 'transact',
     // The contract names two functions: keys(record) says which rows transact(record, tx) touches.
     requiredFunctions: ['keys', 'transact'],
     signature: 'function keys(record) { return [[table, key]]; }\nfunction transact(record, tx) { }',
   },
-  keyedInput: 'always',
-  available: false,
+  keyedInput: 'routes-itself',
+  available: true,
   designer: {
     label: 'Transaction',
     group: 'keyed',

@@ -157,18 +157,28 @@ describe('edge rules', () => {
     expectNames(problem, 'e1', 'w1');
   });
 
-  it('a transaction needs hash-partitioned inputs', () => {
-    const tx = {
-      id: 'tx',
-      kind: 'transaction',
-      params: { tables: ['accounts'], code: 'function keys(r) { return []; }\nfunction transact(r, tx) {}' },
-    };
-    const { problems } = validateJob(
-      job([source('s'), tx], [edge('e1', 's', 'tx', { partition: 'broadcast' })]),
-    );
-    const problem = only(problems, 'keyed-input');
-    expect(problem).toMatchObject({ path: '$.edges[0].partition', ids: ['e1', 'tx'] });
-  });
+  it.each([
+    ['rebalance', {}],
+    ['forward', {}],
+    ['broadcast', {}],
+    ['hash', { key: 'from' }],
+  ])(
+    'a transaction takes a %s input: it routes each record to the rows it names itself',
+    (partition, extra) => {
+      const tx = {
+        id: 'tx',
+        kind: 'transaction',
+        params: {
+          tables: ['accounts'],
+          code: 'function keys(r) { return []; }\nfunction transact(r, tx) {}',
+        },
+      };
+      const { problems } = validateJob(
+        job([source('s'), tx], [edge('e1', 's', 'tx', { partition, ...extra })]),
+      );
+      expect(problems).toEqual([]);
+    },
+  );
 
   it('a process that uses state needs every input hash-partitioned, naming the one that is not', () => {
     const code = "function process(r, ctx) { const seen = ctx.state.value('seen'); seen.set(true); }";

@@ -23,6 +23,7 @@ import {
   parallelismAboveMax,
   userCodeFaults,
 } from './operatorRules.js';
+import { transactionParams } from './transactionRules.js';
 import { windowParams } from './windowRules.js';
 
 export const GRAPH_RULES: readonly GraphRule[] = [
@@ -32,6 +33,7 @@ export const GRAPH_RULES: readonly GraphRule[] = [
   parallelismAboveMax,
   userCodeFaults,
   windowParams,
+  transactionParams,
   edgeFromUnknownOperator,
   edgeFromSink,
   edgeFromUnknownPort,
