@@ -1,13 +1,15 @@
 // Breakpoints of a debug run: on an operator (any record it takes or makes), on a condition (a
 // JavaScript expression over the record `r` and `ctx`, compiled and run in the same sandbox as
 // user code), on a state key (any read or write of that key's state), on a timer firing (any,
-// or one key's), on a watermark reaching an operator. A condition that does not compile, or one
-// naming an operator the job lacks, is reported and left out; one that throws while it runs
-// does not hit.
+// or one key's), on a watermark reaching an operator, on a row of a transaction operator's
+// table (a step that ran a transaction touching it). A condition that does not compile, one
+// naming an operator the job lacks, or a row of a table no transaction operator has, is reported
+// and left out; a condition that throws while it runs does not hit.
 import type { Plan } from '../graph/plan.js';
 import type { Breakpoint, BreakpointProblem, StepView } from '../protocol/runProtocol.js';
 import { compileUserCode, hardenForUser, UserCodeError } from '../sandbox/userCode.js';
 import { jsonCopy } from './jsonCopy.js';
+import { touchesRow } from './transactionView.js';
 
 type Condition = (r: unknown, ctx: unknown) => unknown;
 
@@ -34,6 +36,27 @@ function compileCondition(id: string, expression: string): Condition {
     required: ['condition'],
   });
   return functions.condition as Condition;
+}
+
+/** The tables of the transaction operators a row breakpoint may name (one, when it names one). */
+function rowProblem(breakpoint: Extract<Breakpoint, { type: 'row' }>, plan: Plan): string | undefined {
+  const named = breakpoint.operator;
+  const candidates = plan.operators.filter(
+    (op) => op.operator.kind === 'transaction' && (named === undefined || op.id === named),
+  );
+  if (named !== undefined && candidates.length === 0) {
+    return `operator "${named}" is no transaction operator: only transactions have rows`;
+  }
+  const tables = candidates.flatMap((op) => tablesOf(op.operator.params));
+  if (tables.includes(breakpoint.table)) return undefined;
+  const where = named === undefined ? 'no transaction operator of the job' : `operator "${named}"`;
+  const known = tables.length === 0 ? '' : ` (tables: ${[...new Set(tables)].join(', ')})`;
+  return `${where} has a table "${breakpoint.table}"${known}`;
+}
+
+function tablesOf(params: unknown): string[] {
+  const tables = (params as { tables?: unknown } | undefined)?.tables;
+  return Array.isArray(tables) ? tables.filter((t): t is string => typeof t === 'string') : [];
 }
 
 export class Breakpoints {
@@ -71,6 +94,20 @@ export class Breakpoints {
         case 'watermark':
           armed.push({ id, operator, hits: (view) => view.kind === 'watermark' });
           break;
+        case 'row': {
+          const { table, key } = breakpoint;
+          const problem = rowProblem(breakpoint, plan);
+          if (problem !== undefined) {
+            problems.push({ id, message: `breakpoint "${id}": ${problem}` });
+            continue;
+          }
+          armed.push({
+            id,
+            operator,
+            hits: (view) => view.transactions?.some((tx) => touchesRow(tx, table, key)) ?? false,
+          });
+          break;
+        }
         case 'condition': {
           let condition: Condition;
           try {

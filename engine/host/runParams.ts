@@ -76,11 +76,13 @@ function breakpoint(method: HostMethod, value: unknown, index: number): Breakpoi
     }
     case 'watermark':
       return { id, type: 'watermark', ...operator() };
+    case 'row':
+      return { id, type: 'row', ...operator(), table: field('table'), key: field('key', MAX_EXPRESSION) };
     default:
       return refuse(
         method,
         `${at}.type`,
-        'must be "operator", "condition", "stateKey", "timer" or "watermark"',
+        'must be "operator", "condition", "stateKey", "timer", "watermark" or "row"',
       );
   }
 }

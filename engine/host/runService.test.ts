@@ -612,8 +612,11 @@ describe('refusals', () => {
       'run.start: params.restore must be "latest" or a checkpoint id (a positive integer)',
     );
     expect(await failure('run.start', { ...valid(), breakpoints: [{ id: 'b', type: 'sometimes' }] })).toBe(
-      'run.start: params.breakpoints[0].type must be "operator", "condition", "stateKey", "timer" or "watermark"',
+      'run.start: params.breakpoints[0].type must be "operator", "condition", "stateKey", "timer", "watermark" or "row"',
     );
+    expect(
+      await failure('run.start', { ...valid(), breakpoints: [{ id: 'b', type: 'row', key: 'a7' }] }),
+    ).toBe('run.start: params.breakpoints[0].table must be a string');
     expect(await failure('run.pause', { runId: 7 })).toBe('run.pause: params.runId must be a string');
     expect(await failure('state.page', { runId: 'r', operator: 'count', subtask: 0, limit: 0 })).toBe(
       'state.page: params.limit must be an integer from 1 to 1000',

@@ -37,7 +37,19 @@ export type Breakpoint =
   /** Hits when a timer fires (of this key only, as `ctx.key` shows it, when one is named). */
   | { readonly id: string; readonly type: 'timer'; readonly operator?: string; readonly key?: string }
   /** Hits when a watermark reaches the operator (any of its subtasks, over any input). */
-  | { readonly id: string; readonly type: 'watermark'; readonly operator?: string };
+  | { readonly id: string; readonly type: 'watermark'; readonly operator?: string }
+  /**
+   * Hits after a step that ran a transaction touching (reading or writing) this row of a
+   * transaction operator's table: `accounts/a7` is table "accounts", key "a7" (as `ctx.key`
+   * shows it: a number key 7 is "7").
+   */
+  | {
+      readonly id: string;
+      readonly type: 'row';
+      readonly operator?: string;
+      readonly table: string;
+      readonly key: string;
+    };
 
 export interface BreakpointProblem {
   readonly id: string;
@@ -92,8 +104,38 @@ export interface StepView {
     readonly edges: readonly string[];
   }[];
   readonly state: readonly StateAccess[];
+  /**
+   * The transactions this step ran (a transaction operator's leader subtask: usually one; a step
+   * that brought the rows several waiting transactions needed runs each of them, in order).
+   */
+  readonly transactions?: readonly TransactionView[];
   /** The breakpoint that stopped here, when one did. */
   readonly breakpoint?: string;
+}
+
+/** One row a transaction named in keys(), as the Debugger shows it. */
+export interface TransactionRowView {
+  readonly table: string;
+  readonly key: string | number;
+  /** The subtask of the transaction operator that owns the row. */
+  readonly subtask: number;
+  /** Absent when the row did not exist before (or does not after). */
+  readonly before?: unknown;
+  readonly after?: unknown;
+  readonly read: boolean;
+  readonly written: boolean;
+}
+
+/** One transaction, run by its leader subtask (the owner of the first row keys() named). */
+export interface TransactionView {
+  /** Its place in the serial order, as text that sorts like the order. */
+  readonly order: string;
+  readonly record: unknown;
+  readonly rows: readonly TransactionRowView[];
+  /** The reason given to tx.abort(): none of its writes applied. */
+  readonly aborted?: string;
+  /** How many records it emitted. */
+  readonly emitted: number;
 }
 
 export interface StateAccess {
