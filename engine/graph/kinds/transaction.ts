@@ -9,15 +9,32 @@ export const transactionKind = defineKind({
   kind: 'transaction',
   role: 'transform',
   params: z.strictObject({
-    tables: z.array(id).min(1),
-    code,
+    tables: z
+      .array(id)
+      .min(1)
+      .describe(
+        'The names of the tables this operator owns; a row is a value under a key in one of them, kept as keyed state.',
+      ),
+    code: code.describe(
+      'JavaScript that defines keys(record), the [table, key] rows a record touches, and transact(record, tx), which reads and writes them.',
+    ),
   }),
   ports: { inputs: true, outputs: ['out', 'aborted'] },
   userCode: {
     functionName: 'transact',
     // The contract names two functions: keys(record) says which rows transact(record, tx) touches.
     requiredFunctions: ['keys', 'transact'],
-    signature: 'function keys(record) { return [[table, key]]; }\nfunction transact(record, tx) { }',
+    // One tx call a line: the inspector's column is narrow.
+    signature: [
+      'function keys(record) { return [[table, key]]; }',
+      'function transact(record, tx) { }',
+      '// tx.get(table, key)',
+      '// tx.set(table, key, value)',
+      '// tx.delete(table, key)',
+      '// tx.abort(reason)',
+      '// tx.emit(record, port?)',
+      '// tx.timestamp',
+    ].join('\n'),
   },
   keyedInput: 'routes-itself',
   available: true,
@@ -28,7 +45,18 @@ export const transactionKind = defineKind({
     idBase: 'transaction',
     defaultParams: {
       tables: ['rows'],
-      code: 'function keys(record) {\n  return [];\n}\n\nfunction transact(record, tx) {\n}\n',
+      code: [
+        'function keys(record) {',
+        "  return [['rows', record.key]];",
+        '}',
+        '',
+        'function transact(record, tx) {',
+        "  const count = (tx.get('rows', record.key) ?? 0) + 1;",
+        "  tx.set('rows', record.key, count);",
+        '  tx.emit({ key: record.key, count });',
+        '}',
+        '',
+      ].join('\n'),
     },
     icon: 'M3 5.5h10 M10.5 3 13 5.5 10.5 8 M13 10.5H3 M5.5 8 3 10.5 5.5 13',
   },
