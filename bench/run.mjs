@@ -2,7 +2,7 @@
 // Pipewright benchmarks: the engine's CLI against hand-written Node scripts doing the same
 // job, measured in the same run, side by side. See docs/benchmarks.md for the method.
 //
-//   node bench/run.mjs [--only keyed,flink,awaited,large,usercall,transport,checkpoints,stepback,designer,eventtime] [--quick] [--build] [--runs N]
+//   node bench/run.mjs [--only keyed,flink,awaited,large,usercall,transport,checkpoints,stepback,designer,eventtime,transactions] [--quick] [--build] [--runs N]
 //                      [--docs | --no-docs]
 //
 // --only    run only these suites (comma-separated)
@@ -45,6 +45,7 @@ import {
 import { EVENT_TIME_SIZES, eventTimeReport, eventTimeSuite } from './eventTimeSuite.mjs';
 import { flinkReport, flinkSuite } from './flinkSuite.mjs';
 import { stepBackSuite } from './stepBack.mjs';
+import { TRANSACTION_SIZES, transactionReport, transactionSuite } from './transactionSuite.mjs';
 import { transportReport, transportSuite } from './transportSuite.mjs';
 
 const SUITES = [
@@ -58,6 +59,7 @@ const SUITES = [
   'stepback',
   'designer',
   'eventtime',
+  'transactions',
 ];
 const JOBS_DIR = join(WORK_DIR, 'jobs');
 const OUT_DIR = join(WORK_DIR, 'out');
@@ -864,6 +866,7 @@ function report(results, opt) {
   if (results.stepback) L.push(...stepBackReport(results.stepback));
   if (results.designer) L.push(...designerReport(results.designer));
   if (results.eventtime) L.push(...eventTimeReport(results.eventtime));
+  if (results.transactions) L.push(...transactionReport(results.transactions));
   return L.join('\n');
 }
 
@@ -1086,6 +1089,7 @@ const SECTION_SUITES = [
   ['### Debugger step back', 'stepback'],
   ['### Designer', 'designer'],
   ['### Event time', 'eventtime'],
+  ['### Transactions', 'transactions'],
 ];
 
 /** The results as their header (the run's line) and their sections, each with its suite. */
@@ -1159,7 +1163,7 @@ async function main() {
   const results = { machine: machine(), quick: opt.quick };
   snapshotEngine(); // right after reading the build time, before anything runs
   const wantsEngine = opt.only.some((s) =>
-    ['keyed', 'flink', 'large', 'checkpoints', 'eventtime'].includes(s),
+    ['keyed', 'flink', 'large', 'checkpoints', 'eventtime', 'transactions'].includes(s),
   );
   if (wantsEngine) {
     results.engine = await engineStatus();
@@ -1202,6 +1206,18 @@ async function main() {
   }
   if (opt.only.includes('eventtime')) {
     results.eventtime = await eventTimeSuite(EVENT_TIME_SIZES[opt.quick ? 'quick' : 'full'], opt, {
+      measure,
+      verifyOutput,
+      log,
+      engine: results.engine,
+      engineEntry: ENGINE_ENTRY,
+      jobsDir: JOBS_DIR,
+      outDir: OUT_DIR,
+      stateDir: STATE_DIR,
+    });
+  }
+  if (opt.only.includes('transactions')) {
+    results.transactions = await transactionSuite(TRANSACTION_SIZES[opt.quick ? 'quick' : 'full'], opt, {
       measure,
       verifyOutput,
       log,
