@@ -1,6 +1,6 @@
 // Breakpoints of the open document: on an operator (every record), on a condition over the
-// record `r`, on a state key, on a timer firing (optionally one key's), or on a watermark
-// arriving. Editable while no run races along (stopped, paused, or none);
+// record `r`, on a state key, on a timer firing (optionally one key's), on a watermark
+// arriving, or on a row of a transaction operator's table (`accounts/a7`). Editable while no run races along (stopped, paused, or none);
 // a paused run gets the new list at once, and the engine's problems with it show beside each.
 import { type FormEvent, useState } from 'react';
 import type { Breakpoint } from '../../engine/protocol/protocol.js';
@@ -21,12 +21,16 @@ export function BreakpointEditor() {
   const editable = useRun(
     (s) => controlsEnabled({ status: s.status, mode: s.mode, hasStep: false }).editBreakpoints,
   );
-  const operators = useOperatorIds();
+  const allOperators = useOperatorIds();
+  const transactionOperators = useOperatorIds('transaction');
   const [kind, setKind] = useState<Kind>('condition');
   const [operator, setOperator] = useState('');
   const [expression, setExpression] = useState('');
   const [key, setKey] = useState('');
+  const [row, setRow] = useState('');
   const [problem, setProblem] = useState<string | undefined>(undefined);
+  // Only a transaction operator has rows.
+  const operators = kind === 'row' ? transactionOperators : allOperators;
 
   const draft = (): BreakpointDraft => {
     switch (kind) {
@@ -40,6 +44,8 @@ export function BreakpointEditor() {
         return { type: 'timer', operator, key };
       case 'watermark':
         return { type: 'watermark', operator };
+      case 'row':
+        return { type: 'row', operator: operators.includes(operator) ? operator : '', row };
     }
   };
 
@@ -52,6 +58,7 @@ export function BreakpointEditor() {
     void controller.addBreakpoint(d);
     setExpression('');
     setKey('');
+    setRow('');
   };
 
   const problemOf = (bp: Breakpoint) => problems.find((p) => p.id === bp.id)?.message;
@@ -69,6 +76,7 @@ export function BreakpointEditor() {
                 <option value="stateKey">State key</option>
                 <option value="timer">Timer fires</option>
                 <option value="watermark">Watermark arrives</option>
+                <option value="row">Transaction row</option>
               </select>
             )}
           </Field>
@@ -110,6 +118,22 @@ export function BreakpointEditor() {
                   placeholder={kind === 'timer' ? 'any key' : 'o7'}
                   spellCheck={false}
                   onChange={(e) => setKey(e.target.value)}
+                />
+              )}
+            </Field>
+          )}
+          {kind === 'row' && (
+            <Field label="Row">
+              {(id) => (
+                <input
+                  id={id}
+                  type="text"
+                  className="run-code-input"
+                  value={row}
+                  placeholder="accounts/a7"
+                  title="table/key: a step that runs a transaction reading or writing this row stops"
+                  spellCheck={false}
+                  onChange={(e) => setRow(e.target.value)}
                 />
               )}
             </Field>

@@ -1,6 +1,6 @@
 // One step as the Debugger panel shows it: the record delivered (or the watermark, or the timer
-// that fired), where it came from, what the operator emitted and to which port and edges, and
-// the state it read and wrote. What is shown
+// that fired), where it came from, the transactions it ran (TransactionDetails), what the
+// operator emitted and to which port and edges, and the state it read and wrote. What is shown
 // follows from the StepView alone, so a step shown again after stepping back reads the same.
 import { useId, useState } from 'react';
 import type { StepView, TraceView } from '../../engine/protocol/protocol.js';
@@ -16,6 +16,7 @@ import {
   stepOrigin,
 } from './stepFormat';
 import { TraceDetails } from './TraceDetails';
+import { TransactionDetails } from './TransactionDetails';
 import { useIsSink } from './useIsSink';
 
 /** What is traced: an emitted record by its index, or the record a sink step wrote. */
@@ -129,6 +130,9 @@ export function StepDetails({ step }: { step: StepView }) {
             </button>
           )}
         </section>
+      )}
+      {step.transactions !== undefined && (
+        <TransactionDetails operator={step.operator} transactions={step.transactions} />
       )}
       <h4>Emitted</h4>
       {step.emitted.length === 0 ? (

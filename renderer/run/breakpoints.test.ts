@@ -4,6 +4,7 @@ import {
   breaksOnOperator,
   describeBreakpoint,
   draftProblem,
+  parseRow,
   removeBreakpoint,
   toggleOperatorBreakpoint,
 } from './breakpoints';
@@ -78,5 +79,20 @@ describe('breakpoints', () => {
     ]);
     expect(draftProblem({ type: 'timer', operator: '' })).toBeUndefined();
     expect(draftProblem({ type: 'watermark' })).toBeUndefined();
+  });
+
+  it('makes row breakpoints from table/key (the key may hold slashes), refusing text that is no row', () => {
+    let list = addBreakpoint([], { type: 'row', operator: 'tx', row: ' accounts/a7 ' });
+    list = addBreakpoint(list, { type: 'row', operator: '', row: 'paths/a/b' });
+    expect(list).toEqual([
+      { id: 'bp1', type: 'row', operator: 'tx', table: 'accounts', key: 'a7' },
+      { id: 'bp2', type: 'row', table: 'paths', key: 'a/b' },
+    ]);
+    expect(describeBreakpoint(list[0]!)).toBe('tx: a transaction touches row accounts/a7');
+    expect(parseRow('accounts/7')).toEqual({ table: 'accounts', key: '7' });
+    for (const wrong of ['a7', '/a7', 'accounts/', '  ']) {
+      expect(draftProblem({ type: 'row', row: wrong })).toMatch(/table\/key/);
+    }
+    expect(draftProblem({ type: 'row', row: 'accounts/a7' })).toBeUndefined();
   });
 });

@@ -1,7 +1,8 @@
 // Breakpoints as the user writes them: checked for what can be checked here (something to stop
 // on), numbered bp1, bp2, … so the engine's hits and problems can name them. A timer breakpoint
 // stops where a timer fires (of one key, when one is written); a watermark breakpoint where a
-// watermark reaches the operator.
+// watermark reaches the operator; a row breakpoint (`accounts/a7`: table, slash, key) after a
+// step that ran a transaction touching that row of a transaction operator's table.
 import type { Breakpoint } from '../../engine/protocol/protocol.js';
 
 export type BreakpointDraft =
@@ -9,7 +10,16 @@ export type BreakpointDraft =
   | { readonly type: 'condition'; readonly operator?: string; readonly expression: string }
   | { readonly type: 'stateKey'; readonly operator?: string; readonly key: string }
   | { readonly type: 'timer'; readonly operator?: string; readonly key?: string }
-  | { readonly type: 'watermark'; readonly operator?: string };
+  | { readonly type: 'watermark'; readonly operator?: string }
+  | { readonly type: 'row'; readonly operator?: string; readonly row: string };
+
+/** "accounts/a7" as table "accounts" and key "a7" (the key may hold slashes, the table not). */
+export function parseRow(text: string): { table: string; key: string } | undefined {
+  const row = text.trim();
+  const slash = row.indexOf('/');
+  if (slash <= 0 || slash === row.length - 1) return undefined;
+  return { table: row.slice(0, slash), key: row.slice(slash + 1) };
+}
 
 /** Why the draft cannot be added, or undefined when it can. The expression itself is the engine's to check. */
 export function draftProblem(draft: BreakpointDraft): string | undefined {
@@ -20,6 +30,8 @@ export function draftProblem(draft: BreakpointDraft): string | undefined {
       return draft.expression.trim() === '' ? 'Write the condition, e.g. r.owner === "o7".' : undefined;
     case 'stateKey':
       return draft.key === '' ? 'Write the state key to stop at.' : undefined;
+    case 'row':
+      return parseRow(draft.row) === undefined ? 'Write the row as table/key, e.g. accounts/a7.' : undefined;
     case 'timer':
     case 'watermark':
       return undefined;
@@ -57,6 +69,10 @@ export function addBreakpoint(list: readonly Breakpoint[], draft: BreakpointDraf
       ...(operator === undefined ? {} : { operator }),
       ...(key === '' ? {} : { key }),
     };
+  } else if (draft.type === 'row') {
+    const row = parseRow(draft.row);
+    if (row === undefined) throw new Error(`not a row (table/key): ${draft.row}`);
+    bp = { id, type: 'row', ...(operator === undefined ? {} : { operator }), ...row };
   } else bp = { id, type: 'watermark', ...(operator === undefined ? {} : { operator }) };
   return [...list, bp];
 }
@@ -93,5 +109,7 @@ export function describeBreakpoint(bp: Breakpoint): string {
       return bp.key === undefined ? `${where}: a timer fires` : `${where}: a timer of key ${bp.key} fires`;
     case 'watermark':
       return `${where}: a watermark arrives`;
+    case 'row':
+      return `${where}: a transaction touches row ${bp.table}/${bp.key}`;
   }
 }
