@@ -65,7 +65,7 @@ function OperatorNodeView({ data, selected }: NodeProps<OperatorFlowNode>) {
   return (
     <div
       className={classes.join(' ')}
-      style={cardSize(ports)}
+      style={cardSize(ports, data.line !== undefined)}
       title={failed ? 'The last run failed here (see the Problems panel)' : data.problem}
       data-id={data.opId}
       data-testid={data.opId === undefined ? undefined : `operator-${data.opId}`}
@@ -91,6 +91,11 @@ function OperatorNodeView({ data, selected }: NodeProps<OperatorFlowNode>) {
             {data.opId ?? '(no id)'}
             {data.pinned && data.opId !== undefined && <span className="op-note"> (duplicate id)</span>}
           </div>
+          {data.line !== undefined && (
+            <div className="op-line" title={data.line}>
+              {data.line}
+            </div>
+          )}
         </>
       )}
       <PortRows ports={ports} labelled={!far} />

@@ -23,19 +23,22 @@ const BORDER = 1;
 const PORTS_PADDING_BOTTOM = 3;
 /** Everything but the port rows: top border 3, kind line 22, id line 21, ports' border and padding 6, bottom border 1. */
 const CARD_CHROME = 53;
+/** `.op-line`: the line under the id some kinds have (a transaction's tables). */
+export const CARD_LINE = 16;
 
 /** The input shares the first row with the first output. */
 export function portRows(ports: OperatorPorts): number {
   return Math.max(ports.input ? 1 : 0, ports.outputs.length, 1);
 }
 
-export function cardSize(ports: OperatorPorts): Size {
-  return { width: NODE_WIDTH, height: CARD_CHROME + PORT_ROW * portRows(ports) };
+/** `line`: whether the card has the line under its id (KindDesigner.cardLine). */
+export function cardSize(ports: OperatorPorts, line = false): Size {
+  return { width: NODE_WIDTH, height: CARD_CHROME + (line ? CARD_LINE : 0) + PORT_ROW * portRows(ports) };
 }
 
 /** Each handle's box relative to the card's top left corner, as React Flow would measure it. */
-export function cardHandles(ports: OperatorPorts): NodeHandle[] {
-  const { width, height } = cardSize(ports);
+export function cardHandles(ports: OperatorPorts, line = false): NodeHandle[] {
+  const { width, height } = cardSize(ports, line);
   const rows = portRows(ports);
   const handleTop = (row: number) =>
     height - BORDER - PORTS_PADDING_BOTTOM - (rows - row) * PORT_ROW + (PORT_ROW - HANDLE) / 2;

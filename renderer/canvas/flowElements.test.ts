@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { validateJob } from '../../engine/graph/index.js';
 import { connect, moveOperators, updateOperator } from '../document/draftEdits';
 import { draftPositions, type JobDraft } from '../document/jobDraft';
-import { cardSize, PORT_ROW, type Size } from './cardGeometry';
+import { CARD_LINE, cardHandles, cardSize, PORT_ROW, type Size } from './cardGeometry';
 import { buildEdges, buildNodes } from './flowElements';
 import { flowModelOf } from './flowModel';
 import { generatedJob } from './generatedJob';
@@ -61,6 +61,28 @@ describe('flow elements', () => {
     const code = 'function map(r, ctx) { ctx.emit(r, "odd"); return r; }';
     const twoRows = nodesOf(updateOperator(job, 'p0_map0', { params: { code } }), nodes).get('p0_map0')!;
     expect(twoRows.measured).toEqual({ width: 180, height: cardSize(source.data.ports).height + PORT_ROW });
+  });
+
+  it("draws a transaction's tables on a line of its own, which makes the card taller", () => {
+    const tx = { id: 'ledger', kind: 'transaction', params: { tables: ['accounts', 'holdings'], code: '' } };
+    const withTx = { ...job, operators: [...(job.operators as unknown[]), tx] } as JobDraft;
+    const before = nodesOf(withTx);
+    const node = before.get('ledger')!;
+    expect(node.data.line).toBe('tables: accounts, holdings');
+    expect(before.get('src0')!.data.line).toBeUndefined();
+    const plain = cardSize(node.data.ports);
+    expect(node.measured).toEqual({ width: plain.width, height: plain.height + CARD_LINE });
+    // The handles sit on the port rows ("out", "aborted"), at the bottom of the taller card.
+    expect(node.handles!.map((h) => [h.id, h.y])).toEqual(
+      cardHandles(node.data.ports).map((h) => [h.id, h.y + CARD_LINE]),
+    );
+    expect(node.handles!.map((h) => h.id)).toEqual(['in', 'out', 'aborted']);
+    const renamed = nodesOf(updateOperator(withTx, 'ledger', { params: { tables: ['accounts'] } }), before);
+    expect(renamed.get('ledger')!.data.line).toBe('tables: accounts');
+    expect(renamed.get('src0')).toBe(before.get('src0'));
+    // A file being edited may hold anything in tables: no line rather than a wrong one.
+    const odd = nodesOf(updateOperator(withTx, 'ledger', { params: { tables: 'accounts' } }));
+    expect(odd.get('ledger')!.data.line).toBeUndefined();
   });
 
   it('names each node for assistive technology and marks the invalid ones', () => {

@@ -2,8 +2,14 @@
 // node or edge object whose drawing did not change: React Flow skips unchanged objects by
 // identity, so dragging one node of five hundred re-renders one node, not five hundred.
 import { type Edge, MarkerType, type Node } from '@xyflow/react';
-import { KINDS, type OperatorKind, type OperatorRole } from '../../engine/graph/index.js';
-import { type DraftOperator, operatorKind, operatorParallelism, type XY } from '../document/jobDraft';
+import { findKind, KINDS, type OperatorKind, type OperatorRole } from '../../engine/graph/index.js';
+import {
+  type DraftOperator,
+  isObject,
+  operatorKind,
+  operatorParallelism,
+  type XY,
+} from '../document/jobDraft';
 import { cardHandles, cardSize, type Size } from './cardGeometry';
 import { edgeAriaLabel, edgeLabelText } from './edgeLabel';
 import { edgeLanes, type Lane, SINGLE_LANE } from './edgeLanes';
@@ -21,6 +27,8 @@ export interface OperatorNodeData extends Record<string, unknown> {
   readonly role: OperatorRole | undefined;
   readonly parallelism: number;
   readonly ports: OperatorPorts;
+  /** The line under the id its kind draws from its params (a transaction's tables). */
+  readonly line: string | undefined;
   readonly problem: string | undefined;
   readonly pinned: boolean;
 }
@@ -48,6 +56,11 @@ export const MARKER_COLOURS = {
   selected: '#2764d8',
 };
 
+function cardLine(kind: OperatorKind | undefined, op: DraftOperator): string | undefined {
+  const line = kind === undefined ? undefined : findKind(kind)?.designer.cardLine;
+  return line?.(isObject(op.params) ? op.params : {});
+}
+
 function kindText(op: DraftOperator): string {
   const kind = op.kind;
   if (typeof kind === 'string') return kind;
@@ -66,6 +79,7 @@ function sameData(a: OperatorNodeData, b: OperatorNodeData): boolean {
     a.opId === b.opId &&
     a.problem === b.problem &&
     a.pinned === b.pinned &&
+    a.line === b.line &&
     a.ports.input === b.ports.input &&
     a.ports.outputs.length === b.ports.outputs.length &&
     a.ports.outputs.every(
@@ -85,6 +99,7 @@ function nodeData(entry: OperatorEntry, marks: ProblemMarks): OperatorNodeData {
     role: kind === undefined ? undefined : KINDS[kind].role,
     parallelism: operatorParallelism(entry.op),
     ports: entry.ports,
+    line: cardLine(kind, entry.op),
     problem: entry.opId === undefined ? undefined : marks.messages.get(entry.opId),
     pinned: entry.pinned,
   };
@@ -112,7 +127,8 @@ export function buildNodes(
     const position = inputs.positions.get(entry.nodeId) ?? { x: 0, y: 0 };
     const selected = entry.opId !== undefined && inputs.selected.has(entry.opId);
     // Given from the start, so React Flow shows, culls and fits the node before measuring it.
-    const measured = inputs.measured.get(entry.nodeId) ?? cardSize(entry.ports);
+    const line = data.line !== undefined;
+    const measured = inputs.measured.get(entry.nodeId) ?? cardSize(entry.ports, line);
     if (
       before !== undefined &&
       before.data === data &&
@@ -136,7 +152,7 @@ export function buildNodes(
       ariaLabel: operatorAriaLabel(data),
       domAttributes: data.problem === undefined ? undefined : { 'aria-invalid': true },
       measured,
-      handles: before?.data === data ? before.handles : cardHandles(entry.ports),
+      handles: before?.data === data ? before.handles : cardHandles(entry.ports, line),
     });
   }
   return out;

@@ -148,3 +148,28 @@ describe('the window', () => {
     });
   });
 });
+
+describe('the transaction', () => {
+  const transaction = getKind('transaction');
+
+  it('asks for its tables as a list of names and for its code, which must define keys and transact', () => {
+    const fields = formFields(transaction, kindFields(transaction), {});
+    expect(fields.map(({ field }) => [field.name, field.type, field.required])).toEqual([
+      ['tables', 'stringList', true],
+      ['code', 'code', true],
+    ]);
+    expect(fields[0]!.field.description).toMatch(/tables this operator owns/);
+    // The hint above the code editor: both functions, and the tx calls.
+    const signature = transaction.userCode!.signature;
+    expect(signature).toMatch(/^function keys\(record\)/);
+    expect(signature).toContain('function transact(record, tx)');
+    for (const call of ['tx.get(', 'tx.set(', 'tx.delete(', 'tx.abort(', 'tx.emit('])
+      expect(signature).toContain(call);
+  });
+
+  it('changes only the tables when the tables are edited', () => {
+    expect(paramPatch(transaction, { tables: ['a'], code: 'x' }, 'tables', ['a', 'b'])).toEqual({
+      tables: ['a', 'b'],
+    });
+  });
+});

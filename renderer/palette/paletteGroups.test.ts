@@ -13,6 +13,14 @@ describe('palette groups', () => {
     expect(groups.flatMap((g) => g.kinds.map((k) => k.kind)).sort()).toEqual([...OPERATOR_KINDS].sort());
   });
 
+  it('lists Transaction once, under Keyed, as a kind that can be dropped', () => {
+    const found = paletteGroups('').flatMap((g) => g.kinds.map((k) => [g.title, k] as const));
+    const transactions = found.filter(([, k]) => k.kind === 'transaction');
+    expect(transactions.map(([title, k]) => [title, k.designer.label, k.available])).toEqual([
+      ['Keyed', 'Transaction', true],
+    ]);
+  });
+
   it('matches every word of the query against title, kind and group, ignoring case', () => {
     expect(kinds('json')).toEqual([
       ['Sources', ['source.jsonl']],

@@ -31,6 +31,22 @@ describe('designer store', () => {
     expect(problemsOf(s())).toEqual([]);
   });
 
+  it('drops a transaction that validates, and makes each edit of its tables and code one step', () => {
+    const store = started();
+    const s = store.getState;
+    const tx = s().addOperator('transaction', { x: 0, y: 0 })!;
+    expect(problemsOf(s())).toEqual([]);
+    const params = () => draftOperators(s().draft!)[0]!.params as { tables: string[]; code: string };
+    const code = params().code;
+    s().updateOperator(tx, { params: { tables: ['accounts', 'holdings'] } }, `${tx}.params.tables`);
+    s().updateOperator(tx, { params: { code: `${code}// audited\n` } }, `${tx}.params.code`);
+    expect(params()).toEqual({ tables: ['accounts', 'holdings'], code: `${code}// audited\n` });
+    s().undo();
+    expect(params()).toEqual({ tables: ['accounts', 'holdings'], code });
+    s().undo();
+    expect(params()).toEqual({ tables: ['rows'], code });
+  });
+
   it('records a whole drag as one step', () => {
     const store = started();
     const s = store.getState;

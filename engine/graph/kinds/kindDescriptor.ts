@@ -70,6 +70,12 @@ export interface KindDesigner {
    * for sliding windows), by name: the inspector leaves them out while they do not apply.
    */
   readonly fieldConditions?: Readonly<Record<string, FieldCondition>>;
+  /**
+   * A short line the canvas card shows under the operator's id, read from its params (a
+   * transaction's tables); undefined when there is nothing to say. The params are unchecked: a
+   * file being edited may hold anything there.
+   */
+  readonly cardLine?: (params: Readonly<Record<string, unknown>>) => string | undefined;
 }
 
 export interface KindDescriptor<K extends string = string, P extends z.ZodObject = z.ZodObject> {

@@ -59,5 +59,9 @@ export const transactionKind = defineKind({
       ].join('\n'),
     },
     icon: 'M3 5.5h10 M10.5 3 13 5.5 10.5 8 M13 10.5H3 M5.5 8 3 10.5 5.5 13',
+    cardLine: ({ tables }) => {
+      const names = Array.isArray(tables) ? tables.filter((t): t is string => typeof t === 'string') : [];
+      return names.length === 0 ? undefined : `tables: ${names.join(', ')}`;
+    },
   },
 });
