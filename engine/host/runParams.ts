@@ -148,6 +148,7 @@ export function statePageParams(raw: Raw): ParamsOf<'state.page'> {
     ...(raw.checkpointId === undefined
       ? {}
       : { checkpointId: integer(method, raw, 'checkpointId', 1, Number.MAX_SAFE_INTEGER) }),
+    ...(raw.sizes === true ? { sizes: true } : {}),
   };
 }
 

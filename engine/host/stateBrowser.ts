@@ -7,8 +7,14 @@
 // and within the prefix, and the smallest `limit` of them form the page. Only values and meta
 // entries of the page itself are read; of a map or list only its count and its first elements,
 // so a state far bigger than memory is browsed a page at a time.
+//
+// Asked for (`sizes`), a page also counts the subtask's keys and bytes per state: the metrics
+// have only the subtask's totals, and a transaction operator's tables are its value states.
+// That reads every key of a value state (and a container's meta entry, never its elements), a
+// chunk at a time: what it costs grows with the state, so the designer asks only for
+// transaction operators.
 
-import type { StateEntryView, StatePage } from '../protocol/runProtocol.js';
+import type { StateEntryView, StatePage, StateSizeView } from '../protocol/runProtocol.js';
 import { containerSpace, decodeKey, keyGroupPrefix, StateTag } from '../state/stateKeys.js';
 import { compareUtf8, type KeyRange, type StoreBrowser } from '../state/storeBrowser.js';
 import { readKeyTimers } from './keyTimers.js';
@@ -60,7 +66,12 @@ export interface StatePageQuery {
   readonly prefix?: string;
   readonly after?: string;
   readonly limit: number;
+  /** Also count keys and bytes per state (StatePage.states). */
+  readonly sizes?: boolean;
 }
+
+/** Entries read at a time while counting sizes. */
+const SIZE_CHUNK = 1000;
 
 /** Every key of a space sorts below this ("\0" ends a space, "\x01" is the next character). */
 function spaceEnd(space: string): string {
@@ -182,7 +193,50 @@ export async function readStatePage(
     entries,
     ...(best.length > query.limit ? { next: encodeCursor(page.at(-1)!) } : {}),
     ...(timers.length > 0 ? { timers } : {}),
+    ...(query.sizes === true ? { states: await readStateSizes(browser, keyGroups) } : {}),
   };
+}
+
+/**
+ * Keys and bytes per state of a key-group range, counted as KeyedState counts them: a value's
+ * full key and value; a map's or list's elements' bytes (its meta entry keeps them), and a key
+ * only while it has elements.
+ */
+export async function readStateSizes(
+  browser: StoreBrowser,
+  keyGroups: { start: number; end: number },
+): Promise<StateSizeView[]> {
+  const sizes = new Map<
+    string,
+    { state: string; type: StateSizeView['type']; keys: number; bytes: number }
+  >();
+  for (const space of await findSpaces(browser, keyGroups)) {
+    const type = TYPE_OF[space.tag];
+    const id = `${space.name}\0${type}`;
+    let size = sizes.get(id);
+    if (size === undefined) {
+      size = { state: space.name, type, keys: 0, bytes: 0 };
+      sizes.set(id, size);
+    }
+    const lt = spaceEnd(space.space);
+    let range: KeyRange = { gte: space.space, lt };
+    for (;;) {
+      const chunk = await browser.entries(range, SIZE_CHUNK);
+      for (const [full, json] of chunk) {
+        if (space.tag === StateTag.Value) {
+          size.keys++;
+          size.bytes += full.length + json.length;
+        } else {
+          const meta = JSON.parse(json) as ContainerMeta;
+          if (meta.n > 0) size.keys++;
+          size.bytes += meta.b;
+        }
+      }
+      if (chunk.length < SIZE_CHUNK) break;
+      range = { gt: chunk.at(-1)![0], lt };
+    }
+  }
+  return [...sizes.values()].sort((a, b) => compareUtf8(a.state, b.state) || compareUtf8(a.type, b.type));
 }
 
 interface ContainerMeta {

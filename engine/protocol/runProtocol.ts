@@ -206,6 +206,17 @@ export interface StatePage {
   readonly next?: string;
   /** The timers of the page's keys, for those that have any. */
   readonly timers?: readonly KeyTimersView[];
+  /** Asked for with `sizes`: the subtask's keys and bytes per state (a transaction's tables). */
+  readonly states?: readonly StateSizeView[];
+}
+
+/** One state of one subtask: how many keys hold it and their bytes, as state sizes count them. */
+export interface StateSizeView {
+  readonly state: string;
+  readonly type: 'value' | 'map' | 'list';
+  /** Keys holding it (a value set, a map or list not empty): a table's rows. */
+  readonly keys: number;
+  readonly bytes: number;
 }
 
 /** A record as a source read or made it: the source operator, subtask and position. */
@@ -279,6 +290,11 @@ export interface RunMethods {
       limit: number;
       /** Read from this completed checkpoint instead of the live state. */
       checkpointId?: number;
+      /**
+       * Also count the subtask's keys and bytes per state (StatePage.states). It reads every
+       * key of the subtask (a value's too): for small state, or now and then.
+       */
+      sizes?: boolean;
     },
     StatePage,
   ];
