@@ -19,7 +19,7 @@ import {
   writeJob,
 } from './cliHarness.js';
 
-const EXAMPLES = ['word-count', 'owner-has-items', 'bar-state'] as const;
+const EXAMPLES = ['word-count', 'owner-has-items', 'bar-state', 'ledger', 'owner-has-items-tx'] as const;
 /** Every run of an example runs at each of these --threads. */
 const THREADS = [1, 2] as const;
 

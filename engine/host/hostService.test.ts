@@ -229,7 +229,9 @@ describe('templates.list', () => {
     }[];
     expect(templates.map((template) => template.name)).toEqual([
       'bar-state',
+      'ledger',
       'owner-has-items',
+      'owner-has-items-tx',
       'word-count',
     ]);
     const wordCount = templates.find((template) => template.name === 'word-count');

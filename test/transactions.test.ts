@@ -1,0 +1,209 @@
+// The transaction operator in whole jobs (issue 15, "Must show"), on LevelDB state in a temp dir,
+// on both executors: bank transfers with some aborting give exactly what a plain serial program
+// gives over the same input, at parallelism 1, 3 and 8 and whatever the input edge's
+// partitioning, and no money is made or lost; a hot row (every transaction touches one account)
+// stays correct and the run ends; with two upstream subtasks the transactions run in the
+// documented merge order, the same on every run.
+//
+// Outputs are compared by id: the sinks get the transaction subtasks' outputs interleaved, but
+// every record carries the balances its transaction left, so a transaction run twice, lost, or
+// run out of the serial order shows.
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job } from '../engine/graph/schema.js';
+import { EXECUTORS, type Executor, runJob } from './executors.js';
+import type { OperatorInput } from './jobBuilders.js';
+import {
+  ABORTED_OUTPUT,
+  depositedTotal,
+  generatorRecords,
+  LEDGER_GENERATOR_CODE,
+  LEDGER_OUTPUT,
+  type LedgerRecord,
+  type LedgerResult,
+  ledgerJob,
+  ledgerRecords,
+  serialLedger,
+  serialOrder,
+  writeLedgerInput,
+} from './transactionJobs.js';
+
+let root: string;
+let dirs = 0;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'pipewright-transactions-'));
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+async function freshDir(): Promise<string> {
+  const dir = join(root, `job-${dirs++}`);
+  await mkdir(dir);
+  return dir;
+}
+
+type Row = Record<string, unknown> & { id: number };
+
+async function readLines(file: string): Promise<Row[]> {
+  const text = await readFile(file, 'utf8');
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Row);
+}
+
+const byId = (rows: readonly Row[]) => [...rows].sort((a, b) => a.id - b.id);
+
+/** Runs `job` in `dir` (its input already there) and reads both sinks, each sorted by id. */
+async function runLedger(executor: Executor, job: Job, dir: string): Promise<{ out: Row[]; aborted: Row[] }> {
+  await runJob(executor, job, { jobDir: dir, stateDir: join(dir, 'state') });
+  return {
+    out: byId(await readLines(join(dir, LEDGER_OUTPUT))),
+    aborted: byId(await readLines(join(dir, ABORTED_OUTPUT))),
+  };
+}
+
+/** The run's output is the serial program's, record for record. */
+function expectSerial(run: { out: Row[]; aborted: Row[] }, expected: LedgerResult): void {
+  expect(run.out).toHaveLength(expected.out.length);
+  expect(run.out).toEqual(byId(expected.out as Row[]));
+  expect(run.aborted).toEqual(byId(expected.aborted as Row[]));
+}
+
+/** The audits at the end read every account: their balances are the serial ones, and sum to the deposits. */
+function expectBalancesConserved(
+  out: readonly Row[],
+  records: readonly LedgerRecord[],
+  expected: LedgerResult,
+) {
+  const lastAudit = new Map<string, number>();
+  for (const row of out)
+    if (typeof row.account === 'string') lastAudit.set(row.account, row.balance as number);
+  expect(lastAudit).toEqual(expected.balances);
+  const total = [...lastAudit.values()].reduce((a, b) => a + b, 0);
+  expect(total).toBe(depositedTotal(records));
+  for (const [account, balance] of lastAudit) expect(balance, account).toBeGreaterThanOrEqual(0);
+}
+
+const CASES = [
+  { parallelism: 1, partition: 'rebalance' },
+  { parallelism: 3, partition: 'rebalance' },
+  { parallelism: 8, partition: 'rebalance' },
+  { parallelism: 3, partition: 'hash' },
+  { parallelism: 3, partition: 'broadcast' },
+] as const;
+
+describe.each(EXECUTORS)('bank transfers (%s)', (executor) => {
+  const records = ledgerRecords({ accounts: 40, transfers: 1500, seed: 15_01, audits: true });
+  const expected = serialLedger(records);
+
+  it('the input makes some transfers abort, and most go through', () => {
+    const transfers = records.filter((r) => 'from' in r).length;
+    expect(expected.aborted.length).toBeGreaterThan(transfers / 10);
+    expect(expected.aborted.length).toBeLessThan(transfers / 2);
+  });
+
+  it.each(CASES)(
+    'at parallelism $parallelism behind a $partition edge: the serial program output, balances conserved',
+    async ({ parallelism, partition }) => {
+      const dir = await freshDir();
+      writeLedgerInput(join(dir, 'input.jsonl'), records);
+      const run = await runLedger(executor, ledgerJob({ parallelism, partition }), dir);
+      expectSerial(run, expected);
+      expectBalancesConserved(run.out, records, expected);
+    },
+  );
+
+  it.each([3, 8])(
+    'a hot row (every transaction touches one account) at parallelism %i: correct, and the run ends',
+    async (parallelism) => {
+      const hot = ledgerRecords({ accounts: 30, transfers: 1200, seed: 15_02, hot: 'hot', audits: true });
+      const hotExpected = serialLedger(hot);
+      expect(hotExpected.aborted.length).toBeGreaterThan(0);
+      const dir = await freshDir();
+      writeLedgerInput(join(dir, 'input.jsonl'), hot);
+      const run = await runLedger(executor, ledgerJob({ parallelism }), dir);
+      expectSerial(run, hotExpected);
+      expectBalancesConserved(run.out, hot, hotExpected);
+    },
+  );
+});
+
+// ------------------------------------------------------------------- two upstream subtasks
+
+const COUNT = 600;
+
+function generatorSource(timestamps: boolean): OperatorInput {
+  return {
+    id: 'src',
+    kind: 'source.generator',
+    parallelism: 2,
+    params: { code: LEDGER_GENERATOR_CODE, count: COUNT, ...(timestamps ? { timestampField: 't' } : {}) },
+  };
+}
+
+/** Generator subtask s of 2 makes indexes s, s + 2, ... in order: channel s of the transaction's input. */
+function generatorChannels() {
+  const all = generatorRecords(COUNT);
+  return [all.filter((_, i) => i % 2 === 0), all.filter((_, i) => i % 2 === 1)];
+}
+
+describe.each(EXECUTORS)('two upstream subtasks (%s)', (executor) => {
+  it('without event time: merged by (position, channel), the same on two runs', async () => {
+    const order = serialOrder(generatorChannels());
+    // Position by position, first channel first: the generator's index order.
+    expect(order.map((r) => r.id)).toEqual(Array.from({ length: COUNT }, (_, i) => i + 1));
+    const expected = serialLedger(order);
+    expect(expected.aborted.length).toBeGreaterThan(0);
+    for (const parallelism of [3, 3, 1]) {
+      const run = await runLedger(
+        executor,
+        ledgerJob({ parallelism, source: generatorSource(false) }),
+        await freshDir(),
+      );
+      expectSerial(run, expected);
+    }
+  });
+
+  it('with event time: merged by (time so far, channel, position), the same on two runs', async () => {
+    const order = serialOrder(generatorChannels(), (r) => r.t);
+    const expected = serialLedger(order);
+    // The order by time differs from index order, and changes which transfers abort.
+    expect(order.map((r) => r.id)).not.toEqual(Array.from({ length: COUNT }, (_, i) => i + 1));
+    const inIndexOrder = serialLedger(generatorRecords(COUNT));
+    expect(expected.aborted.map((r) => r.id)).not.toEqual(inIndexOrder.aborted.map((r) => r.id));
+    for (const parallelism of [3, 3]) {
+      const run = await runLedger(
+        executor,
+        ledgerJob({ parallelism, source: generatorSource(true) }),
+        await freshDir(),
+      );
+      expectSerial(run, expected);
+    }
+  });
+
+  it('a JSON Lines source at parallelism 2: the same output on every run and parallelism', async () => {
+    const records = ledgerRecords({ accounts: 12, transfers: 800, seed: 15_03 });
+    const source: OperatorInput = {
+      id: 'src',
+      kind: 'source.jsonl',
+      parallelism: 2,
+      params: { path: 'input.jsonl' },
+    };
+    const runs: { out: Row[]; aborted: Row[] }[] = [];
+    for (const parallelism of [3, 3, 1]) {
+      const dir = await freshDir();
+      writeLedgerInput(join(dir, 'input.jsonl'), records);
+      runs.push(await runLedger(executor, ledgerJob({ parallelism, source }), dir));
+    }
+    expect(runs[0]!.out).toHaveLength(records.length - runs[0]!.aborted.length);
+    expect(runs[0]!.aborted.length).toBeGreaterThan(0);
+    expect(runs[1]).toEqual(runs[0]);
+    expect(runs[2]).toEqual(runs[0]);
+  });
+});
