@@ -41,6 +41,8 @@ export interface SubtaskSnapshot {
   readonly time?: SubtaskTimeState;
   /** A source with event time: the highest record time it had emitted (runtime/sourceWatermarks.ts). */
   readonly sourceTime?: SourceTimeState;
+  /** What the operator holds beyond state, as JSON: a transaction's records not yet run. */
+  readonly operatorState?: unknown;
 }
 
 /** What a sink's committer commits when the checkpoint completes, and a restore redoes. */

@@ -70,6 +70,7 @@ export class FileSubtaskCheckpointer implements SubtaskCheckpointer {
         operator: this.who.operatorId,
         subtask: this.who.subtask,
         ...(operatorPart.splits === undefined ? {} : { splits: operatorPart.splits }),
+        ...(operatorPart.operatorState === undefined ? {} : { operatorState: operatorPart.operatorState }),
         ...(state === undefined ? {} : { state: state.handle }),
         ...(feedbackRef === undefined
           ? {}

@@ -39,6 +39,8 @@ function runsUserCode(op: PlannedOperator): boolean {
 
 /** Keyed state (and timers) for every operator with keyed input that runs user code or is keyed by kind (window). */
 export function hasKeyedState(op: PlannedOperator): boolean {
+  // A transaction routes its records itself: its inputs are broadcast, its rows keyed state.
+  if (op.transactional) return true;
   return op.keyed && (runsUserCode(op) || findKind(op.operator.kind)?.keyedInput === 'always');
 }
 
@@ -247,6 +249,8 @@ async function assembleSubtasks(
           watermark: NO_WATERMARK,
           timers: undefined,
           checkpoints: storage,
+          regularInputs: inputs.list.filter((c) => !c.edge.feedback).length,
+          maxParallelism: plan.maxParallelism,
         };
         const checkpointer =
           storage === undefined
@@ -276,7 +280,15 @@ async function assembleSubtasks(
             suspendsOnWait: logic.waitsInPlace !== true,
           },
         );
-        if (restore !== undefined) await restoreTime(subtask, restore, op, index);
+        if (restore !== undefined) {
+          await restoreTime(subtask, restore, op, index);
+          logic.restoreOperatorState?.(
+            restore.subtasks
+              .filter((s) => s.operator === op.id)
+              .sort((a, b) => a.subtask - b.subtask)
+              .map((s) => s.operatorState),
+          );
+        }
         subtasks.push(subtask);
       }
     }

@@ -29,6 +29,12 @@ export interface PlannedOperator {
   readonly keyed: boolean;
   /** True when a feedback edge arrives here: the operator heads a loop. */
   readonly loopHead: boolean;
+  /**
+   * A transaction operator: it routes its records itself. Every subtask sees every record (its
+   * input edges are planned as broadcast, whatever the job file says), and the subtasks send
+   * each other the rows they read over the internal feedback edge `rowsEdgeId(id)`.
+   */
+  readonly transactional: boolean;
 }
 
 export interface Plan {
@@ -37,6 +43,12 @@ export interface Plan {
   /** Topological order (feedback edges ignored); ties keep the order of the job file. */
   readonly operators: readonly PlannedOperator[];
   readonly byId: ReadonlyMap<string, PlannedOperator>;
+}
+
+/** The port and id of a transaction operator's internal edge (never in a job file: ids there are words). */
+export const ROWS_PORT = '~rows';
+export function rowsEdgeId(operatorId: string): string {
+  return `${operatorId}~rows`;
 }
 
 export function keyPathsOf(edge: Pick<Edge, 'key'>): string[][] {
@@ -53,15 +65,29 @@ export function planJob(job: Job): Plan {
     inputs.set(op.id, []);
     outputs.set(op.id, new Map());
   }
-  for (const edge of job.edges) {
+  const transactional = new Set(job.operators.filter((op) => op.kind === 'transaction').map((op) => op.id));
+  const edges: Edge[] = [...job.edges];
+  for (const id of transactional) {
+    edges.push({
+      id: rowsEdgeId(id),
+      from: id,
+      fromPort: ROWS_PORT,
+      to: id,
+      partition: 'broadcast',
+      feedback: true,
+    });
+  }
+  for (const edge of edges) {
+    // Into a transaction every subtask takes every record, in one order (see operators/transaction).
+    const routed = transactional.has(edge.to) && !edge.feedback;
     const planned: PlannedEdge = {
       id: edge.id,
       from: edge.from,
       fromPort: edge.fromPort,
       to: edge.to,
-      partition: edge.partition,
-      keyPaths: keyPathsOf(edge),
-      compositeKey: Array.isArray(edge.key),
+      partition: routed ? 'broadcast' : edge.partition,
+      keyPaths: routed ? [] : keyPathsOf(edge),
+      compositeKey: !routed && Array.isArray(edge.key),
       feedback: edge.feedback,
     };
     inputs.get(edge.to)?.push(planned);
@@ -85,6 +111,7 @@ export function planJob(job: Job): Plan {
       outputs: outputs.get(op.id) ?? new Map(),
       keyed: ins.length > 0 && ins.every((e) => e.partition === 'hash'),
       loopHead: ins.some((e) => e.feedback),
+      transactional: transactional.has(op.id),
     };
   });
   return {

@@ -12,6 +12,7 @@ import { sinkJsonlFactory } from './sinkJsonl.js';
 import { sourceGeneratorFactory } from './sourceGenerator.js';
 import { sourceJsonlFactory } from './sourceJsonl.js';
 import { sourceNexmarkFactory } from './sourceNexmark.js';
+import { transactionFactory } from './transactionLogic.js';
 import { userFunctionFactory } from './userFunctions.js';
 import { windowFactory } from './windowLogic.js';
 
@@ -24,6 +25,7 @@ const factories = new Map<string, KindFactory>([
   ['flatMap', userFunctionFactory],
   ['process', userFunctionFactory],
   ['window', windowFactory],
+  ['transaction', transactionFactory],
   ['sink.jsonl', sinkJsonlFactory],
 ]);
 

@@ -123,6 +123,22 @@ export class Emitter {
     this.afterRecord?.(this.lineage.timestamp);
   }
 
+  /**
+   * One record to one subtask of the edges leaving `port`, whatever their partitioning: a
+   * transaction operator's subtasks send each other the rows they read this way.
+   */
+  sendTo(port: string, target: number, value: unknown): void {
+    const routes = this.routes.get(port);
+    if (routes === undefined) throw new Error(`internal: no edge leaves port "${port}"`);
+    const lineage = this.lineage;
+    for (const route of routes) {
+      // Not counted as records out: these are the operator's own traffic, not its output.
+      const sent = makeEnvelope(value, undefined, -1, lineage.timestamp, lineage.source, lineage.position);
+      route.channels[target]!.push(sent);
+      this.tap?.sent(route.channels[target]!, sent);
+    }
+  }
+
   /** Event time reached `timestamp` here: every channel but the feedback ones is told. */
   emitWatermark(timestamp: number): void {
     this.pushControl(watermark(timestamp));

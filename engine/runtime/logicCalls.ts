@@ -1,12 +1,14 @@
 // How a subtask calls into its logic: each call is marked for the thread that can stop this one
 // (see callMarker.ts), stays marked while a promise it returned is pending, and anything it
 // throws becomes one line a user can act on, naming the operator, the subtask and the record.
+
 import { JobError } from '../graph/jobError.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import { describeUserThrow } from '../sandbox/userCode.js';
 import type { CallMarker, CallOwner } from './callMarker.js';
 import type { Envelope } from './envelope.js';
 import type { OperatorLogic } from './operatorLogic.js';
+import { RecordFailure } from './recordFailure.js';
 import { describeRecordSource } from './recordSource.js';
 import type { FiredTimer } from './timers.js';
 import { describeTime } from './timeWords.js';
@@ -110,6 +112,7 @@ export class LogicCalls implements CallOwner {
 
   /** Turns anything thrown while the subtask worked into a message a user can act on. */
   failure(error: unknown, envelope?: Envelope, context?: string): JobError {
+    if (error instanceof RecordFailure) return this.failure(error.failed, error.envelope, context);
     if (error instanceof JobError && error.operatorId !== undefined) return error;
     const { id, parallelism } = this.operator;
     const where = `operator "${id}"${parallelism > 1 ? ` (subtask ${this.subtask} of ${parallelism})` : ''}`;

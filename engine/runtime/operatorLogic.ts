@@ -8,6 +8,7 @@ import type { Emitter } from './emitter.js';
 import type { Envelope } from './envelope.js';
 import type { SourceEventTime } from './source.js';
 import type { FiredTimer, TimerService } from './timers.js';
+import type { TransactionTap } from './transactionReport.js';
 
 export interface SubtaskEnvironment {
   readonly operator: PlannedOperator;
@@ -22,6 +23,17 @@ export interface SubtaskEnvironment {
   readonly current: Envelope | undefined;
   /** The id of the edge `current` arrived on (ctx.input); undefined in a timer's call. */
   readonly input: string | undefined;
+  /**
+   * Transaction operators: which regular input channel `current` came on, counted over the
+   * input edges in plan order and their upstream subtasks (-1 on a feedback edge).
+   */
+  readonly inputChannel?: number;
+  /** How many regular input channels there are. */
+  readonly regularInputs?: number;
+  /** The job's number of key groups (rows of a transaction are placed by it). */
+  readonly maxParallelism?: number;
+  /** Debug runs: hears each transaction a transaction operator's subtask led. */
+  readonly transactionTap?: TransactionTap | undefined;
   /**
    * This subtask's event time: the least watermark of its regular inputs, never going back
    * (NO_WATERMARK before any, FINAL_WATERMARK once every input ended).
@@ -42,6 +54,8 @@ export interface OperatorSnapshot {
    * when the checkpoint completes (see sink.ts), and its bytes (counted as the checkpoint's).
    */
   readonly committable?: Promise<{ readonly state: ConnectorState; readonly bytes: number } | undefined>;
+  /** What else the operator holds between records, as JSON (a transaction's queue). */
+  readonly operatorState?: unknown;
 }
 
 export interface OperatorLogic {
@@ -72,6 +86,22 @@ export interface OperatorLogic {
    * watermark goes on downstream.
    */
   onTimer?(timer: FiredTimer): void | Promise<void>;
+  /**
+   * A regular input channel's watermark came, or (Infinity) it ended: a logic whose order of
+   * records waits on every channel (transactions) may go on.
+   */
+  channelProgress?(channel: number, watermark: number): void | Promise<void>;
+  /**
+   * A checkpoint's barriers are aligned: false while the logic must first finish what the
+   * records before them made possible; the snapshot then waits, taking only feedback input,
+   * and is taken once this says true.
+   */
+  readyForSnapshot?(): boolean;
+  /**
+   * At a restore, before open(): what every old subtask's snapshot held as `operatorState`, in
+   * old subtask order (at any parallelism).
+   */
+  restoreOperatorState?(states: readonly unknown[]): void;
   /** No more input will come (records may still arrive on feedback edges). */
   endInput(): void | Promise<void>;
   /** The whole job succeeded: make output visible. */

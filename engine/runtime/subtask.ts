@@ -76,6 +76,15 @@ export class Subtask {
   readonly time: SubtaskTime;
   /** Sources whose records carry event time: their watermarks. */
   readonly sourceWatermarks: SourceWatermarks | undefined;
+  /** Transaction operators: each regular input channel's index (env.inputChannel). */
+  private readonly channelIndex: Map<Channel, number> | undefined;
+  /**
+   * A checkpoint whose barriers are aligned while the logic still finishes what the records
+   * before them made possible (readyForSnapshot), and what follows its snapshot.
+   */
+  private snapshotWaiting:
+    | { readonly id: number; readonly then: (() => Promise<void> | undefined) | undefined }
+    | undefined;
 
   constructor(
     private readonly context: SubtaskContext,
@@ -117,6 +126,14 @@ export class Subtask {
       this.sourceWatermarks = watermarks;
       emitter.afterRecord = (timestamp) => watermarks.after(timestamp);
     }
+    if (this.operator.transactional) {
+      this.channelIndex = new Map(gate.inputs.filter((c) => !c.edge.feedback).map((c, i) => [c, i]));
+    }
+  }
+
+  /** Debug runs: hears each transaction this subtask leads. */
+  set transactionTap(tap: SubtaskContext['transactionTap']) {
+    this.context.transactionTap = tap;
   }
 
   /** After a restore put the valve back: ctx.watermark says where it stands. */
@@ -296,19 +313,30 @@ export class Subtask {
 
   private takeItem(channel: Channel, item: ChannelItem): Promise<void> | undefined {
     switch (item.type) {
-      case 'record':
+      case 'record': {
         this.gate.recordTaken(channel, item);
-        return this.deliver(channel, item);
+        const pending = this.deliver(channel, item);
+        if (this.snapshotWaiting === undefined) return pending;
+        return pending === undefined ? this.snapshotIfReady() : pending.then(() => this.snapshotIfReady());
+      }
       case 'barrier': {
         if (channel.edge.feedback) {
           this.feedbackDone(this.gate.feedbackBarrier(channel, item.checkpointId));
           return undefined;
         }
         const aligned = this.gate.regularBarrier(channel, item.checkpointId);
-        return aligned === undefined ? undefined : this.takeSnapshot(aligned);
+        return aligned === undefined ? undefined : this.snapshotWhenReady(aligned, undefined);
       }
       case 'watermark': {
         if (channel.edge.feedback) return undefined;
+        const progressed = this.channelProgress(channel, item.timestamp);
+        if (progressed !== undefined) {
+          return progressed.then(() => {
+            const pending = this.time.watermarkTaken(channel, item.timestamp);
+            this.context.watermark = this.time.watermark;
+            return pending;
+          });
+        }
         const pending = this.time.watermarkTaken(channel, item.timestamp);
         this.context.watermark = this.time.watermark;
         return pending;
@@ -400,6 +428,7 @@ export class Subtask {
     this.recordsIn++;
     this.context.current = envelope;
     this.context.input = channel.edge.id;
+    if (this.channelIndex !== undefined) this.context.inputChannel = this.channelIndex.get(channel) ?? -1;
     this.time.recordTaken(channel, envelope.timestamp);
     const lineage = this.emitter.lineage;
     lineage.timestamp = envelope.timestamp;
@@ -416,16 +445,53 @@ export class Subtask {
       return undefined;
     }
     const aligned = this.gate.regularEndTaken(channel);
+    const progressed = this.channelProgress(channel, Number.POSITIVE_INFINITY);
     // The input's end is its final watermark: the timers it frees fire first.
-    const pending = this.time.inputEnded(channel, () => {
+    const ended = () => {
+      const pending = this.time.inputEnded(channel, () => {
+        this.context.watermark = this.time.watermark;
+        if (aligned === undefined) return this.afterRegularEnded();
+        return this.snapshotWhenReady(aligned, () => this.afterRegularEnded());
+      });
       this.context.watermark = this.time.watermark;
-      if (aligned === undefined) return this.afterRegularEnded();
-      const snapshot = this.takeSnapshot(aligned);
-      if (snapshot === undefined) return this.afterRegularEnded();
-      return snapshot.then(() => this.afterRegularEnded());
-    });
-    this.context.watermark = this.time.watermark;
-    return pending;
+      return pending;
+    };
+    return progressed === undefined ? ended() : progressed.then(ended);
+  }
+
+  /** Tells a logic that orders its records over every channel (transactions) how far one has come. */
+  private channelProgress(channel: Channel, watermark: number): Promise<void> | undefined {
+    const index = this.channelIndex?.get(channel);
+    if (index === undefined || this.logic.channelProgress === undefined) return undefined;
+    try {
+      return this.logic.channelProgress(index, watermark) ?? undefined;
+    } catch (error) {
+      throw this.calls.failure(error);
+    }
+  }
+
+  /**
+   * The barriers are aligned: the snapshot now, unless the logic must first finish what the
+   * records before them made possible (it then waits on feedback input only).
+   */
+  private snapshotWhenReady(
+    checkpointId: number,
+    then: (() => Promise<void> | undefined) | undefined,
+  ): Promise<void> | undefined {
+    if (this.logic.readyForSnapshot?.() === false && this.checkpointer !== undefined) {
+      this.snapshotWaiting = { id: checkpointId, then };
+      return undefined;
+    }
+    const snapshot = this.takeSnapshot(checkpointId);
+    if (then === undefined) return snapshot;
+    return snapshot === undefined ? then() : snapshot.then(then);
+  }
+
+  private snapshotIfReady(): Promise<void> | undefined {
+    const waiting = this.snapshotWaiting;
+    if (waiting === undefined || this.logic.readyForSnapshot?.() === false) return undefined;
+    this.snapshotWaiting = undefined;
+    return this.snapshotWhenReady(waiting.id, waiting.then);
   }
 
   private afterRegularEnded(): Promise<void> | undefined {

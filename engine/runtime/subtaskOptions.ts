@@ -1,11 +1,13 @@
 // How a subtask is made and run: its phases, the environment its logic gets, the options fixed
 // when it is made, and what the debugger can hook into it.
+
 import type { CallMarker } from './callMarker.js';
 import type { Channel } from './channel.js';
 import type { Envelope } from './envelope.js';
 import type { SubtaskEnvironment } from './operatorLogic.js';
 import type { Subtask } from './subtask.js';
 import type { FiredTimer } from './timers.js';
+import type { TransactionTap } from './transactionReport.js';
 
 export type SubtaskPhase =
   /** Taking records. */
@@ -27,9 +29,14 @@ export interface TimerTap {
 }
 
 /** The environment a logic is made with; the subtask sets `current` as records arrive. */
-export type SubtaskContext = Omit<SubtaskEnvironment, 'current' | 'input' | 'watermark' | 'timers'> & {
+export type SubtaskContext = Omit<
+  SubtaskEnvironment,
+  'current' | 'input' | 'inputChannel' | 'watermark' | 'timers' | 'transactionTap'
+> & {
   current: Envelope | undefined;
   input: string | undefined;
+  inputChannel?: number;
+  transactionTap?: TransactionTap | undefined;
   watermark: number;
   timers: SubtaskEnvironment['timers'];
 };

@@ -1,0 +1,190 @@
+// The serial order of a transaction operator's records, the same on every subtask. Every
+// subtask takes every record (its input edges are broadcast), so each sees the same sequence
+// on each input channel; merging the channels by a key computed from that sequence alone
+// gives every subtask, every run and every restore the same order:
+//   (time, channel, position)
+// position counts the channel's records; time is the position itself while the channel has
+// carried no event time, and otherwise the highest timestamp (or watermark) the channel has
+// carried so far. So one upstream subtask keeps its order, and several merge by event time
+// when there is one, round robin by position when there is none.
+import type { Envelope } from '../../runtime/envelope.js';
+
+export interface OrderKey {
+  readonly time: number;
+  readonly channel: number;
+  readonly position: number;
+}
+
+export function compareOrder(a: OrderKey, b: OrderKey): number {
+  if (a.time !== b.time) return a.time < b.time ? -1 : 1;
+  if (a.channel !== b.channel) return a.channel - b.channel;
+  return a.position - b.position;
+}
+
+/** The order as text that sorts the same way for the times seen in practice (reports, messages). */
+export function orderText(key: OrderKey): string {
+  return `${key.channel}:${key.position}@${key.time}`;
+}
+
+export interface ChannelClockState {
+  readonly next: number;
+  readonly time: number;
+  readonly timed: boolean;
+  readonly watermark: number;
+  readonly ended: boolean;
+}
+
+/** One input channel: the key of each record it brings, and the least key its next can have. */
+export class ChannelClock {
+  next = 0;
+  time = Number.NEGATIVE_INFINITY;
+  /** Once a record with a timestamp came: time is event time from then on. */
+  timed = false;
+  watermark = Number.NEGATIVE_INFINITY;
+  ended = false;
+
+  constructor(readonly channel: number) {}
+
+  stamp(timestamp: number | undefined): OrderKey {
+    const position = this.next++;
+    if (timestamp !== undefined) {
+      // Switching from positions to time never goes back below the position reached.
+      this.time = this.timed
+        ? Math.max(this.time, timestamp, this.watermark)
+        : Math.max(timestamp, position, this.watermark);
+      this.timed = true;
+    } else if (!this.timed) {
+      this.time = position;
+    }
+    return { time: this.time, channel: this.channel, position };
+  }
+
+  /** A watermark (Infinity: the end) on this channel: later records are at least that late in the order. */
+  progress(watermark: number): void {
+    if (watermark === Number.POSITIVE_INFINITY) this.ended = true;
+    else if (watermark > this.watermark) this.watermark = watermark;
+  }
+
+  /** The least key the channel's next record can have. */
+  bound(): OrderKey {
+    if (this.ended) return { time: Number.POSITIVE_INFINITY, channel: this.channel, position: 0 };
+    const time = this.timed ? Math.max(this.time, this.watermark) : this.next;
+    return { time, channel: this.channel, position: this.next };
+  }
+
+  state(): ChannelClockState {
+    return {
+      next: this.next,
+      time: this.time,
+      timed: this.timed,
+      watermark: this.watermark,
+      ended: this.ended,
+    };
+  }
+
+  restore(state: ChannelClockState): void {
+    this.next = state.next;
+    this.time = state.time;
+    this.timed = state.timed;
+    this.watermark = state.watermark;
+    this.ended = state.ended;
+  }
+}
+
+/** A record waiting for its turn. */
+export interface QueuedRecord {
+  readonly key: OrderKey;
+  readonly envelope: Envelope;
+}
+
+/**
+ * The records taken but not yet run, one queue per channel, and the merge over them: the next
+ * record is runnable once no channel can still bring one before it.
+ */
+export class OrderedInput {
+  readonly clocks: ChannelClock[];
+  private readonly queues: QueuedRecord[][];
+  private readonly heads: number[];
+  /** Records a restore carried over from another layout of the input channels: they go first. */
+  carried: QueuedRecord[] = [];
+
+  constructor(channels: number) {
+    this.clocks = Array.from({ length: channels }, (_, i) => new ChannelClock(i));
+    this.queues = Array.from({ length: channels }, () => []);
+    this.heads = this.queues.map(() => 0);
+  }
+
+  add(channel: number, envelope: Envelope): void {
+    const clock = this.clocks[channel];
+    if (clock === undefined) throw new Error(`internal: no input channel ${channel}`);
+    this.queues[channel]!.push({ key: clock.stamp(envelope.timestamp), envelope });
+  }
+
+  get size(): number {
+    let n = this.carried.length;
+    for (let i = 0; i < this.queues.length; i++) n += this.queues[i]!.length - this.heads[i]!;
+    return n;
+  }
+
+  /** The next record in the order, if no channel can still bring an earlier one. */
+  peek(): QueuedRecord | undefined {
+    if (this.carried.length > 0) return this.carried[0];
+    let best: QueuedRecord | undefined;
+    for (let i = 0; i < this.queues.length; i++) {
+      const head = this.queues[i]![this.heads[i]!];
+      if (head !== undefined && (best === undefined || compareOrder(head.key, best.key) < 0)) best = head;
+    }
+    if (best === undefined) return undefined;
+    for (let i = 0; i < this.queues.length; i++) {
+      if (this.heads[i]! < this.queues[i]!.length) continue;
+      if (compareOrder(this.clocks[i]!.bound(), best.key) < 0) return undefined;
+    }
+    return best;
+  }
+
+  /** Takes the record peek() returned. */
+  take(record: QueuedRecord): void {
+    if (this.carried[0] === record) {
+      this.carried.shift();
+      return;
+    }
+    const channel = record.key.channel;
+    const queue = this.queues[channel]!;
+    let head = this.heads[channel]! + 1;
+    // Compact now and then, so a long run does not keep every record it took.
+    if (head > 1024 && head * 2 > queue.length) {
+      queue.splice(0, head);
+      head = 0;
+    }
+    this.heads[channel] = head;
+  }
+
+  /** Everything queued, in channel order (for snapshots and time travel). */
+  queued(): QueuedRecord[] {
+    const all = [...this.carried];
+    for (let i = 0; i < this.queues.length; i++) all.push(...this.queues[i]!.slice(this.heads[i]!));
+    return all;
+  }
+
+  /**
+   * Puts queued records and clocks back. With the same channels, each record returns to its
+   * channel's queue; with another layout (an upstream rescaled) they all run first, in order.
+   */
+  restore(records: readonly QueuedRecord[], clocks: readonly ChannelClockState[]): void {
+    for (let i = 0; i < this.queues.length; i++) {
+      this.queues[i] = [];
+      this.heads[i] = 0;
+    }
+    this.carried = [];
+    const sameLayout = clocks.length === this.clocks.length;
+    if (sameLayout) {
+      for (let i = 0; i < clocks.length; i++) this.clocks[i]!.restore(clocks[i]!);
+    }
+    const ordered = [...records].sort((a, b) => compareOrder(a.key, b.key));
+    if (!sameLayout) {
+      this.carried = ordered;
+      return;
+    }
+    for (const record of ordered) this.queues[record.key.channel]!.push(record);
+  }
+}
