@@ -1,13 +1,16 @@
 // The State panel: per keyed operator and subtask, the state size, number of keys and timers as numbers
 // and as bars, the key groups each subtask owns and a warning when one holds more than twice
-// the mean; beside it, the state browser. Refreshed by every run.metrics event (about once a
+// the mean; a transaction operator's tables with their rows and bytes per subtask; beside it,
+// the state browser. Refreshed by every run.metrics event (about once a
 // second), and the last reading stays after the run ends.
 import { useRun } from '../run/runContext';
 import { type OperatorStateRows, stateRows } from '../run/stateSizes';
 import { formatBytes, formatCount } from '../run/units';
+import { useTransactionTables } from '../run/useTransactionTables';
 import { StateBrowser } from './StateBrowser';
+import { TransactionTables } from './TransactionTables';
 
-function OperatorState({ rows }: { rows: OperatorStateRows }) {
+function OperatorState({ rows, tables }: { rows: OperatorStateRows; tables: readonly string[] | undefined }) {
   // Keys and entries (a map's elements count one each) are shown as far as the engine reports them.
   const keys = rows.subtasks.some((s) => s.keys !== undefined);
   const entries = rows.subtasks.some((s) => s.entries !== undefined);
@@ -83,6 +86,13 @@ function OperatorState({ rows }: { rows: OperatorStateRows }) {
           ))}
         </tbody>
       </table>
+      {tables !== undefined && (
+        <TransactionTables
+          operator={rows.operator}
+          tables={tables}
+          subtasks={rows.subtasks.map((s) => s.subtask)}
+        />
+      )}
     </section>
   );
 }
@@ -90,6 +100,7 @@ function OperatorState({ rows }: { rows: OperatorStateRows }) {
 export function StatePanel() {
   const metrics = useRun((s) => s.metrics);
   const status = useRun((s) => s.status);
+  const transactionTables = useTransactionTables();
   if (metrics === undefined) {
     return (
       <p className="run-empty">
@@ -106,7 +117,9 @@ export function StatePanel() {
         {keyed.length === 0 ? (
           <p className="run-empty">No operator of this job keeps keyed state.</p>
         ) : (
-          keyed.map((rows) => <OperatorState key={rows.operator} rows={rows} />)
+          keyed.map((rows) => (
+            <OperatorState key={rows.operator} rows={rows} tables={transactionTables.get(rows.operator)} />
+          ))
         )}
         {stateless.length > 0 && <p className="muted">Without keyed state: {stateless.join(', ')}.</p>}
       </div>

@@ -42,6 +42,8 @@ export interface StatePageQuery {
   readonly prefix?: string;
   readonly after?: string;
   readonly checkpointId?: number;
+  /** Also count the subtask's keys and bytes per state (a transaction's tables). */
+  readonly sizes?: boolean;
 }
 
 function errorText(error: unknown): string {
