@@ -3,23 +3,26 @@
 // came on), or the timer it fired; what it emitted on which port and over which edges, and the
 // state it read and wrote. A source's slice is one unit of the engine's work but one step per
 // record it made; each timer a firing fires is a step too, in whatever unit the engine fired it.
-// Hooks: the subtasks' delivery observer and timer taps, the emitters' taps, and ctx.state
-// (stateAccessRecorder.ts), all installed only in debug runs.
+// A transaction is part of the step in which its leader subtask ran it (transactionView.ts).
+// Hooks: the subtasks' delivery observer, timer and transaction taps, the emitters' taps, and
+// ctx.state (stateAccessRecorder.ts), all installed only in debug runs.
 
 import { isDeepStrictEqual } from 'node:util';
 import type { JobRun } from '../deploy/jobRun.js';
 import { findKind } from '../graph/kinds/kindRegistry.js';
-import type { StateAccess, StepView } from '../protocol/runProtocol.js';
+import type { StateAccess, StepView, TransactionView } from '../protocol/runProtocol.js';
 import type { Channel } from '../runtime/channel.js';
 import type { ScheduledUnit } from '../runtime/deterministicExecutor.js';
 import type { Envelope } from '../runtime/envelope.js';
 import type { DeliveryObserver, Subtask } from '../runtime/subtask.js';
 import { type FiredTimer, NO_WATERMARK } from '../runtime/timers.js';
+import type { TransactionReport } from '../runtime/transactionReport.js';
 import type { KeyedState, StateApi } from '../state/keyedState.js';
 import { jsonCopy } from './jsonCopy.js';
 import type { Origin, StepLineage, TraceInput } from './recordTrace.js';
 import { instrumentStateApi, type StateAccessSink } from './stateAccessRecorder.js';
 import { type StateRead, stateCells } from './stateCells.js';
+import { transactionAccesses, transactionView } from './transactionView.js';
 
 /**
  * `full`: everything a view shows, values copied. `lineage`: only what traces and step numbers
@@ -56,6 +59,7 @@ interface Building {
   readonly stateKeys: unknown[];
   readonly reads: StateRead[];
   readonly writes: string[];
+  readonly transactions: TransactionView[];
   parent?: Origin | undefined;
   input?: TraceInput | undefined;
 }
@@ -114,6 +118,7 @@ export class StepRecorder implements StateAccessSink {
         firing: (timer) => this.timerFiring(subtask, timer),
         over: () => this.firingOver(subtask),
       };
+      subtask.transactionTap = (report) => this.transactionRan(subtask, report);
     }
   }
 
@@ -145,6 +150,7 @@ export class StepRecorder implements StateAccessSink {
       stateKeys: [],
       reads: [],
       writes: [],
+      transactions: [],
     };
     this.afterFiring = undefined;
     this.steps.push(step);
@@ -232,6 +238,22 @@ export class StepRecorder implements StateAccessSink {
     const step = this.current;
     if (step === undefined) return;
     if (this.capture === 'full') step.state.push(access);
+    this.touched(step, access);
+  }
+
+  /**
+   * The leader ran a transaction, inside the step going on at `subtask` (which may be the step
+   * that brought another subtask's rows, not the transaction's record).
+   */
+  private transactionRan(subtask: Subtask, report: TransactionReport): void {
+    const step = this.open(subtask);
+    if (this.capture === 'full') step.transactions.push(transactionView(report));
+    // Its rows, for traces; the view shows them with the transaction, not as state accesses.
+    for (const access of transactionAccesses(report)) this.touched(step, access);
+  }
+
+  /** Lineage: the key a step touched and the state cells it read and wrote. */
+  private touched(step: Building, access: StateAccess): void {
     if (!step.stateKeys.some((key) => isDeepStrictEqual(key, access.key))) step.stateKeys.push(access.key);
     const { read, writes } = stateCells(step.subtask.operator.id, access);
     // A read of a value or element the step itself wrote before depends on nothing earlier (a
@@ -331,6 +353,7 @@ export class StepRecorder implements StateAccessSink {
     if (step.watermark !== undefined) view.watermark = step.watermark;
     if (step.operatorWatermark !== undefined) view.operatorWatermark = step.operatorWatermark;
     if (step.timer !== undefined) view.timer = step.timer;
+    if (step.transactions.length > 0) view.transactions = step.transactions;
     return { seq: step.seq, view, lineage };
   }
 }
