@@ -228,7 +228,7 @@ export class Subtask {
     if (this.barrierDue !== undefined) {
       const id = this.barrierDue;
       this.barrierDue = undefined;
-      return this.takeSnapshot(id);
+      return this.snapshotWhenReady(id, undefined);
     }
     if (this.phase === 'finished') return undefined;
     if (this.time.processingDue) {
@@ -592,6 +592,7 @@ export class Subtask {
       !this.time.busy &&
       this.gate.quiet &&
       !this.awaitingFeedback &&
+      this.snapshotWaiting === undefined &&
       !this.suspension.active &&
       this.mailbox.size === 0
     );
@@ -656,6 +657,7 @@ export class Subtask {
    */
   abandonCheckpoint(): void {
     this.barrierDue = undefined;
+    this.snapshotWaiting = undefined;
     this.checkpointer?.abandon(this.gate.openLog);
     this.gate.resetAlignment();
   }
