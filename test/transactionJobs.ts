@@ -213,6 +213,8 @@ export function ledgerJob({
  * subtask, in the order of the input edges and then of the subtasks): by (time, channel,
  * position), where time is the highest event timestamp the channel has carried up to and
  * including the record, or the record's position on its channel when records have no time.
+ * (Watermarks a channel carries count too: a source with no out-of-orderness bound, as here,
+ * never sends one ahead of its records' times.)
  */
 export function serialOrder<T>(channels: readonly (readonly T[])[], timeOf?: (record: T) => number): T[] {
   const keyed: { time: number; channel: number; position: number; record: T }[] = [];
