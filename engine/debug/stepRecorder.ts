@@ -238,6 +238,10 @@ export class StepRecorder implements StateAccessSink {
     const step = this.current;
     if (step === undefined) return;
     if (this.capture === 'full') step.state.push(access);
+    // A transaction's rows are read and written on the subtasks that own them, each in a step of
+    // its own; traces see them once, in the leader's step that reports the transaction, so that
+    // the last writer of a row is the transaction that wrote it.
+    if (step.subtask.operator.transactional) return;
     this.touched(step, access);
   }
 
