@@ -616,7 +616,7 @@ describe('refusals', () => {
     );
     expect(
       await failure('run.start', { ...valid(), breakpoints: [{ id: 'b', type: 'row', key: 'a7' }] }),
-    ).toBe('run.start: params.breakpoints[0].table must be a string');
+    ).toBe('run.start: params.table must be a string');
     expect(await failure('run.pause', { runId: 7 })).toBe('run.pause: params.runId must be a string');
     expect(await failure('state.page', { runId: 'r', operator: 'count', subtask: 0, limit: 0 })).toBe(
       'state.page: params.limit must be an integer from 1 to 1000',
