@@ -22,6 +22,7 @@ import { RecordFailure } from '../runtime/recordFailure.js';
 import type { TransactionReport } from '../runtime/transactionReport.js';
 import { compileUserCode } from '../sandbox/userCode.js';
 import type { KindFactory } from './kindFactory.js';
+import { RowLocks } from './transaction/rowLocks.js';
 import { type RowValue, type TxOutcome, txHandle } from './transaction/txContext.js';
 import {
   type ChannelClockState,
@@ -41,19 +42,45 @@ interface RowsMessage {
   readonly rows: ReadonlyArray<readonly [id: string, exists: boolean, value: unknown]>;
 }
 
-/** The transaction this subtask has reached and runs once the other participants' rows came. */
-interface Running {
+/** A transaction this subtask takes part in, from its turn until it has emitted. */
+interface Pending {
   readonly record: QueuedRecord;
   readonly rows: TxRows;
   readonly order: string;
+  /** Rows as they stood before it: its own once read, the others' as they come. */
   readonly values: Map<string, RowValue>;
+  /** Other participants whose rows have not come. */
   missing: number;
+  /** Own rows an earlier transaction still holds. */
+  blocked: number;
+  /** Whether it queued for its own rows' locks (a transaction that ran at once never did). */
+  locked: boolean;
+  /** Own rows read and sent. */
+  read: boolean;
+  /** Once run: what it emits when every earlier transaction of this subtask has emitted. */
+  outcome: TxOutcome | undefined;
+}
+
+/** A pending transaction as data (time travel): its outcome's sets as arrays. */
+interface SavedPending {
+  readonly record: QueuedRecord;
+  readonly values: [string, RowValue][];
+  readonly missing: number;
+  readonly read: boolean;
+  readonly outcome:
+    | {
+        readonly read: string[];
+        readonly writes: [string, RowValue][];
+        readonly emits: TxOutcome['emits'];
+        readonly aborted: string | undefined;
+      }
+    | undefined;
 }
 
 interface SavedProgress {
   readonly queued: QueuedRecord[];
   readonly clocks: ChannelClockState[];
-  readonly running: { record: QueuedRecord; values: [string, RowValue][]; missing: number } | undefined;
+  readonly window: SavedPending[];
   readonly early: [string, RowsMessage[]][];
 }
 
@@ -65,12 +92,24 @@ interface SavedState {
   readonly queued: readonly SavedRecord[];
 }
 
+/**
+ * Transactions a subtask holds at once between its turn and its emit. Bounded so that one
+ * waiting on a slow participant does not keep the whole input in memory; any bound is safe,
+ * since the oldest unfinished transaction is always in every participant's window.
+ */
+const WINDOW = 1024;
+
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     value !== null &&
     (typeof value === 'object' || typeof value === 'function') &&
     typeof (value as { then?: unknown }).then === 'function'
   );
+}
+
+/** A copy of a JSON value (a primitive is its own). */
+function copied(value: unknown): unknown {
+  return typeof value === 'object' && value !== null ? structuredClone(value) : value;
 }
 
 // JSON has no infinities: a clock's "nothing yet" is written as null.
@@ -81,7 +120,13 @@ class TransactionLogic extends BaseLogic {
   private readonly input: OrderedInput;
   private readonly handle = txHandle();
   private readonly tables: ReadonlySet<string>;
-  private running: Running | undefined;
+  /** Transactions between their turn and their emit, in the serial order. */
+  private window: Pending[] = [];
+  /** Those not run yet, by order, for the rows other participants send. */
+  private readonly waiting = new Map<string, Pending>();
+  private readonly locks = new RowLocks<Pending>();
+  /** Transactions that have every row they need, to run in turn. */
+  private runnable: Pending[] = [];
   /** Rows other participants sent for transactions this subtask has not reached yet. */
   private early = new Map<string, RowsMessage[]>();
 
@@ -109,49 +154,49 @@ class TransactionLogic extends BaseLogic {
     return this.drain();
   }
 
+  /** At a cut nothing is under way: every transaction the records before it made runnable has run. */
   readyForSnapshot(): boolean {
-    return this.running === undefined;
+    return this.window.length === 0 && this.input.peek() === undefined;
   }
 
   private rowsCame(message: RowsMessage): void {
-    const running = this.running;
-    if (running !== undefined && running.order === message.order) {
-      this.absorb(running, message);
+    const pending = this.waiting.get(message.order);
+    if (pending === undefined) {
+      const list = this.early.get(message.order);
+      if (list === undefined) this.early.set(message.order, [message]);
+      else list.push(message);
       return;
     }
-    const list = this.early.get(message.order);
-    if (list === undefined) this.early.set(message.order, [message]);
-    else list.push(message);
+    this.absorb(pending, message);
+    if (pending.read && pending.missing === 0) this.runnable.push(pending);
   }
 
-  private absorb(running: Running, message: RowsMessage): void {
-    for (const [id, exists, value] of message.rows) {
-      // A copy: on one thread the other participant holds the same object.
-      running.values.set(id, { exists, value: exists ? structuredClone(value) : undefined });
-    }
-    running.missing--;
+  private absorb(pending: Pending, message: RowsMessage): void {
+    // Copies: on one thread the other participant holds the same objects.
+    for (const [id, exists, value] of message.rows) pending.values.set(id, { exists, value: copied(value) });
+    pending.missing--;
   }
 
-  /** Runs transactions in order until one waits for rows or no record is runnable. */
+  /** Runs what can run, emits in order, and takes the next records whose turn has come. */
   private drain(): void | Promise<void> {
     for (;;) {
-      const running = this.running;
-      if (running !== undefined) {
-        if (running.missing > 0) return;
-        this.running = undefined;
-        const pending = this.run(running);
+      const next = this.runnable.shift();
+      if (next !== undefined) {
+        const pending = this.run(next);
         if (pending !== undefined) return pending.then(() => this.drain());
         continue;
       }
-      const next = this.input.peek();
-      if (next === undefined) return;
-      this.input.take(next);
-      this.reach(next);
+      this.flush();
+      if (this.window.length >= WINDOW) return;
+      const record = this.input.peek();
+      if (record === undefined) return;
+      this.input.take(record);
+      this.admit(record);
     }
   }
 
-  /** This subtask's turn for `record`: if it owns a row, it reads its rows and sends them on. */
-  private reach(record: QueuedRecord): void {
+  /** The turn of `record`: a transaction this subtask takes part in reads its rows when it may. */
+  private admit(record: QueuedRecord): void {
     const env = this.env;
     const envelope = record.envelope;
     let rows: TxRows;
@@ -162,34 +207,69 @@ class TransactionLogic extends BaseLogic {
     }
     const me = env.subtask;
     if (!rows.participants.includes(me)) return;
-    const lineage = env.emitter.lineage;
-    lineage.timestamp = envelope.timestamp;
-    lineage.source = envelope.source;
-    lineage.position = envelope.position;
-    const order = orderText(record.key);
-    const values = new Map<string, RowValue>();
+    const pending: Pending = {
+      record,
+      rows,
+      order: orderText(record.key),
+      values: new Map(),
+      missing: rows.participants.length - 1,
+      blocked: 0,
+      locked: false,
+      read: false,
+      outcome: undefined,
+    };
+    this.window.push(pending);
+    // Alone on its rows (no other participant, no earlier transaction holding one): it runs
+    // now, and nothing can come between, so it needs no lock.
+    if (pending.missing === 0 && !rows.rows.some((row) => row.owner === me && this.locks.isHeld(row.id))) {
+      this.readOwn(pending);
+      return;
+    }
+    pending.locked = true;
+    this.waiting.set(pending.order, pending);
+    for (const came of this.early.get(pending.order) ?? []) this.absorb(pending, came);
+    this.early.delete(pending.order);
+    for (const row of rows.rows) {
+      if (row.owner === me && !this.locks.request(row.id, pending)) pending.blocked++;
+    }
+    if (pending.blocked === 0) this.readOwn(pending);
+  }
+
+  /** Its own rows are its: read them and send them to the other participants. */
+  private readOwn(pending: Pending): void {
+    const env = this.env;
+    const me = env.subtask;
     const state = env.state!;
     const mine: [string, boolean, unknown][] = [];
-    for (const row of rows.rows) {
+    for (const row of pending.rows.rows) {
       if (row.owner !== me) continue;
       state.setKey(row.keyGroup, row.key);
       const value = state.api.value(row.table).get();
-      values.set(row.id, { exists: value !== undefined, value });
-      mine.push([row.id, value !== undefined, value]);
+      pending.values.set(row.id, { exists: value !== undefined, value });
+      if (pending.missing > 0 || pending.rows.participants.length > 1)
+        mine.push([row.id, value !== undefined, value]);
     }
-    const running: Running = { record, rows, order, values, missing: rows.participants.length - 1 };
-    if (running.missing > 0) {
-      const message: RowsMessage = { order, rows: mine };
-      for (const other of rows.participants) if (other !== me) env.emitter.sendTo(ROWS_PORT, other, message);
-      for (const came of this.early.get(order) ?? []) this.absorb(running, came);
-      this.early.delete(order);
+    pending.read = true;
+    if (pending.rows.participants.length > 1) {
+      this.setLineage(pending);
+      const message: RowsMessage = { order: pending.order, rows: mine };
+      for (const other of pending.rows.participants)
+        if (other !== me) env.emitter.sendTo(ROWS_PORT, other, message);
     }
-    this.running = running;
+    if (pending.missing === 0) this.runnable.push(pending);
   }
 
-  private run(running: Running): Promise<void> | undefined {
-    const envelope = running.record.envelope;
-    const outcome = this.handle.begin(running.rows, running.values, envelope.timestamp);
+  private setLineage(pending: Pending): void {
+    const envelope = pending.record.envelope;
+    const lineage = this.env.emitter.lineage;
+    lineage.timestamp = envelope.timestamp;
+    lineage.source = envelope.source;
+    lineage.position = envelope.position;
+  }
+
+  private run(pending: Pending): Promise<void> | undefined {
+    const envelope = pending.record.envelope;
+    const outcome = this.handle.begin(pending.rows, pending.values, envelope.timestamp);
     let result: unknown;
     try {
       result = this.transact(envelope.value, this.handle.tx);
@@ -199,13 +279,13 @@ class TransactionLogic extends BaseLogic {
     }
     if (!isThenable(result)) {
       this.handle.end();
-      this.apply(running, outcome);
+      this.ran(pending, outcome);
       return undefined;
     }
     return Promise.resolve(result).then(
       () => {
         this.handle.end();
-        this.apply(running, outcome);
+        this.ran(pending, outcome);
       },
       (error) => {
         this.handle.end();
@@ -214,19 +294,15 @@ class TransactionLogic extends BaseLogic {
     );
   }
 
-  /** All or nothing: an aborted transaction writes no row and emits only to its `aborted` port. */
-  private apply(running: Running, outcome: TxOutcome): void {
+  /** All or nothing: an aborted transaction writes no row. Its locks go to the next in line. */
+  private ran(pending: Pending, outcome: TxOutcome): void {
     const env = this.env;
     const me = env.subtask;
-    const envelope = running.record.envelope;
-    const lineage = env.emitter.lineage;
-    lineage.timestamp = envelope.timestamp;
-    lineage.source = envelope.source;
-    lineage.position = envelope.position;
+    pending.outcome = outcome;
     if (outcome.aborted === undefined) {
       const state = env.state!;
       for (const [id, written] of outcome.writes) {
-        const row = running.rows.byId.get(id)!;
+        const row = pending.rows.byId.get(id)!;
         if (row.owner !== me) continue;
         state.setKey(row.keyGroup, row.key);
         const value = state.api.value(row.table);
@@ -234,7 +310,28 @@ class TransactionLogic extends BaseLogic {
         else value.clear();
       }
     }
-    if (running.rows.leader !== me) return;
+    if (!pending.locked) return;
+    this.waiting.delete(pending.order);
+    for (const row of pending.rows.rows) {
+      if (row.owner !== me) continue;
+      const next = this.locks.release(row.id, pending);
+      if (next !== undefined && --next.blocked === 0) this.readOwn(next);
+    }
+  }
+
+  /** Emits, in the serial order, what the transactions this subtask leads have run. */
+  private flush(): void {
+    const window = this.window;
+    let done = 0;
+    while (done < window.length && window[done]!.outcome !== undefined) this.emitOutcome(window[done++]!);
+    if (done > 0) window.splice(0, done);
+  }
+
+  private emitOutcome(pending: Pending): void {
+    const env = this.env;
+    const outcome = pending.outcome!;
+    if (pending.rows.leader !== env.subtask) return;
+    this.setLineage(pending);
     let emitted = 0;
     for (const { record, port, afterAbort } of outcome.emits) {
       // Aborted: only what it emitted to `aborted` once it had aborted (the reason) goes out.
@@ -242,26 +339,26 @@ class TransactionLogic extends BaseLogic {
       env.emitter.emit(record, port);
       emitted++;
     }
-    env.transactionTap?.(this.report(running, outcome, emitted));
+    env.transactionTap?.(this.report(pending, outcome, emitted));
   }
 
-  private report(running: Running, outcome: TxOutcome, emitted: number): TransactionReport {
+  private report(pending: Pending, outcome: TxOutcome, emitted: number): TransactionReport {
     const env = this.env;
     return {
       operator: env.operator.id,
       subtask: env.subtask,
-      order: running.order,
-      record: structuredClone(running.record.envelope.value),
-      rows: running.rows.rows.map((row) => {
-        const before = running.values.get(row.id);
+      order: pending.order,
+      record: copied(pending.record.envelope.value),
+      rows: pending.rows.rows.map((row) => {
+        const before = pending.values.get(row.id);
         const written = outcome.aborted === undefined ? outcome.writes.get(row.id) : undefined;
         const after = written ?? before;
         return {
           table: row.table,
           key: row.key,
           subtask: row.owner,
-          before: before?.exists ? structuredClone(before.value) : undefined,
-          after: after?.exists ? structuredClone(after.value) : undefined,
+          before: before?.exists ? copied(before.value) : undefined,
+          after: after?.exists ? copied(after.value) : undefined,
           read: outcome.read.has(row.id),
           written: written !== undefined,
         };
@@ -333,22 +430,29 @@ class TransactionLogic extends BaseLogic {
 
   override endInput(): void {
     // Every channel has ended: nothing may be left waiting for its turn or for rows.
-    if (this.running !== undefined || this.input.size > 0) {
-      throw new Error(
-        `internal: ${this.input.size + (this.running === undefined ? 0 : 1)} transaction(s) were left unrun when the input ended`,
-      );
-    }
+    const left = this.window.length + this.input.size;
+    if (left > 0) throw new Error(`internal: ${left} transaction(s) were left unrun when the input ended`);
   }
 
   progress(): SavedProgress {
-    const running = this.running;
     return {
       queued: this.input.queued(),
       clocks: this.input.clocks.map((c) => c.state()),
-      running:
-        running === undefined
-          ? undefined
-          : { record: running.record, values: [...running.values], missing: running.missing },
+      window: this.window.map((p) => ({
+        record: p.record,
+        values: [...p.values],
+        missing: p.missing,
+        read: p.read,
+        outcome:
+          p.outcome === undefined
+            ? undefined
+            : {
+                read: [...p.outcome.read],
+                writes: [...p.outcome.writes],
+                emits: [...p.outcome.emits],
+                aborted: p.outcome.aborted,
+              },
+      })),
       early: [...this.early].map(([order, list]) => [order, [...list]]),
     };
   }
@@ -357,20 +461,38 @@ class TransactionLogic extends BaseLogic {
     const saved = progress as SavedProgress;
     this.input.restore(saved.queued, saved.clocks);
     this.early = new Map(saved.early.map(([order, list]) => [order, [...list]]));
-    const running = saved.running;
-    if (running === undefined) {
-      this.running = undefined;
-      return;
+    this.window = [];
+    this.waiting.clear();
+    this.locks.clear();
+    this.runnable = [];
+    const me = this.env.subtask;
+    for (const p of saved.window) {
+      const envelope = p.record.envelope;
+      const rows = txRows(this.keys(envelope.value), this.tables, this.env.parallelism, this.maxParallelism);
+      const o = p.outcome;
+      const pending: Pending = {
+        record: p.record,
+        rows,
+        order: orderText(p.record.key),
+        values: new Map(p.values),
+        missing: p.missing,
+        blocked: 0,
+        // Only a transaction still to run holds or waits for locks.
+        locked: o === undefined,
+        read: p.read,
+        outcome:
+          o === undefined
+            ? undefined
+            : { read: new Set(o.read), writes: new Map(o.writes), emits: [...o.emits], aborted: o.aborted },
+      };
+      this.window.push(pending);
+      if (o !== undefined) continue;
+      this.waiting.set(pending.order, pending);
+      for (const row of rows.rows) {
+        if (row.owner === me && !this.locks.request(row.id, pending)) pending.blocked++;
+      }
+      if (pending.read && pending.missing === 0) this.runnable.push(pending);
     }
-    const envelope = running.record.envelope;
-    const rows = txRows(this.keys(envelope.value), this.tables, this.env.parallelism, this.maxParallelism);
-    this.running = {
-      record: running.record,
-      rows,
-      order: orderText(running.record.key),
-      values: new Map(running.values),
-      missing: running.missing,
-    };
   }
 }
 

@@ -120,6 +120,9 @@ export class Emitter {
           break;
       }
     }
+    // One record out per edge, however many of its channels it went to: a broadcast edge (into
+    // a transaction, every one) does not multiply what the source read.
+    this.recordsOut += routes.length;
     this.afterRecord?.(this.lineage.timestamp);
   }
 
@@ -158,7 +161,6 @@ export class Emitter {
     const lineage = this.lineage;
     const envelope = makeEnvelope(value, key, keyGroup, lineage.timestamp, lineage.source, lineage.position);
     channel.push(envelope);
-    this.recordsOut++;
     if (channel.full) this.blocked = true;
     this.tap?.sent(channel, envelope);
   }
