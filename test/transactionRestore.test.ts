@@ -7,9 +7,11 @@
 // and 3 -> 4).
 //
 // Every output line carries the balances the transaction left, so a transaction lost, run twice
-// or run out of the serial order shows. One source subtask: the serial order is the input order,
-// the same on every run, restore and rescale, and the clean run must equal a plain serial
-// program over the same input. The sinks get the transaction subtasks' outputs interleaved, so
+// or run out of the serial order shows. The input comes from two sources, the even ids and the
+// odd ones: two input channels, merged by (position, channel) as the operator documents, which
+// is the order of the ids. So a subtask holds records it cannot run yet (those of the channel
+// ahead) at many barriers, and the queue of them is in the checkpoints too. The clean run must
+// equal a plain serial program over the transfers in id order. The sinks get the transaction subtasks' outputs interleaved, so
 // outputs are compared as multisets of lines. Kill times come from a seeded PRNG: the seed is
 // printed, and PIPEWRIGHT_TEST_SEED=<seed> repeats them (as far as a machine's timing allows).
 import { writeFileSync } from 'node:fs';
@@ -37,7 +39,7 @@ afterAll(removeTempDirs);
 const seed = testSeed();
 const randomFor = (label: string) => randomForSeed(seed, label);
 
-const TRANSACTIONS = 30_000;
+const TRANSACTIONS = 40_000;
 const ACCOUNTS = 50;
 const CHECKPOINT_MS = 60;
 const OUT = 'out/transfers.jsonl';
@@ -76,6 +78,7 @@ function transact(r, tx) {
     return;
   }
   tx.set('accounts', r.from, from - r.amount);
+  tx.set('accounts', r.to, to + r.amount);
   tx.emit({ id: r.id, type: r.type, from: r.from, to: r.to, amount: r.amount, fromBalance: from - r.amount, toBalance: to + r.amount });
 }`;
 
@@ -163,8 +166,11 @@ interface Shape {
   readonly threads: number;
 }
 
-/** src -> ledger (transaction, input edge rebalanced: the planner broadcasts it) -> out; port aborted -> aborted. */
-function transfersJob(input: string, { intervalMs, parallelism, threads }: Shape): JobDocument {
+/**
+ * evens, odds -> ledger (transaction; input edges rebalanced and hashed: the planner broadcasts
+ * them) -> out; port aborted -> aborted.
+ */
+function transfersJob({ intervalMs, parallelism, threads }: Shape): JobDocument {
   return {
     format: 'pipewright.job/1',
     name: 'transfers',
@@ -176,7 +182,8 @@ function transfersJob(input: string, { intervalMs, parallelism, threads }: Shape
       threads,
     },
     operators: [
-      { id: 'src', kind: 'source.jsonl', parallelism: 1, params: { path: input } },
+      { id: 'evens', kind: 'source.jsonl', parallelism: 1, params: { path: inputs[0] } },
+      { id: 'odds', kind: 'source.jsonl', parallelism: 1, params: { path: inputs[1] } },
       {
         id: 'ledger',
         kind: 'transaction',
@@ -187,7 +194,8 @@ function transfersJob(input: string, { intervalMs, parallelism, threads }: Shape
       { id: 'aborted', kind: 'sink.jsonl', parallelism: 1, params: { path: ABORTED } },
     ],
     edges: [
-      { id: 'src-ledger', from: 'src', to: 'ledger', partition: 'rebalance' },
+      { id: 'evens-ledger', from: 'evens', to: 'ledger', partition: 'rebalance' },
+      { id: 'odds-ledger', from: 'odds', to: 'ledger', partition: 'hash', key: 'to' },
       { id: 'ledger-out', from: 'ledger', to: 'out', partition: 'rebalance' },
       { id: 'ledger-aborted', from: 'ledger', fromPort: 'aborted', to: 'aborted', partition: 'rebalance' },
     ],
@@ -202,13 +210,14 @@ interface Run {
   readonly checkpointDir: string;
 }
 
-let input: string;
+/** The even ids' file, then the odd ids': channel 0 and channel 1. */
+let inputs: [string, string];
 let reference: Map<string, string[]>;
 
 async function makeRun(label: string, shape: Shape): Promise<Run> {
   const dir = await makeTempDir(`pipewright-txrestore-${label}-`);
   const jobPath = path.join(dir, 'transfers.job.json');
-  await writeJob(jobPath, transfersJob(input, shape));
+  await writeJob(jobPath, transfersJob(shape));
   return { dir, jobPath, checkpointDir: path.join(dir, '.pipewright', 'transfers', 'checkpoints') };
 }
 
@@ -235,9 +244,12 @@ let baseline: Baseline;
 
 beforeAll(async () => {
   const fixtures = await makeTempDir('pipewright-txrestore-inputs-');
-  input = path.join(fixtures, 'transfers.jsonl');
+  inputs = [path.join(fixtures, 'evens.jsonl'), path.join(fixtures, 'odds.jsonl')];
   const rows = transfers(TRANSACTIONS, ACCOUNTS);
-  writeFileSync(input, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  inputs.forEach((file, parity) => {
+    const lines = rows.filter((r) => r.id % 2 === parity).map((r) => JSON.stringify(r));
+    writeFileSync(file, `${lines.join('\n')}\n`);
+  });
   reference = serialOutput(rows);
   const run = await makeRun('baseline', { intervalMs: 0, parallelism: 3, threads: 1 });
   const started = Date.now();
@@ -261,6 +273,22 @@ describe('the transfers job', () => {
   });
 });
 
+/**
+ * The kills of a crash sequence: the first soon after the run's first checkpoint; the next two
+ * soon after a restored run's own first checkpoint (a restored run takes about a second to
+ * write one, longer than a kill at a random moment gives it), the second of them while a
+ * checkpoint is being written; the last at a random moment, checkpoint or not.
+ */
+function restoreKills(random: () => number): KillPlan[] {
+  const [first] = killPlans(random, 1, baseline.ms, 0, 0);
+  return [
+    first!,
+    { delayMs: between(random, 0, 0.15 * baseline.ms), afterCheckpoint: true },
+    { delayMs: between(random, 0, 0.1 * baseline.ms), afterCheckpoint: true, duringCheckpoint: true },
+    { delayMs: between(random, 0.1 * baseline.ms, 0.35 * baseline.ms) },
+  ];
+}
+
 describe.each([1, 2])(
   'kill -9 on %i thread(s) at random moments, then --restore latest until done',
   (threads) => {
@@ -270,7 +298,7 @@ describe.each([1, 2])(
       const attempts = await crashAndRestore({
         ...run,
         cwd: run.dir,
-        kills: killPlans(random, 4, baseline.ms, 0.1, 0.35),
+        kills: restoreKills(random),
       });
       const context = `seed ${seed}\n${describeAttempts(attempts)}`;
       console.log(`transfers on ${threads} thread(s):\n${context}`);
@@ -278,6 +306,12 @@ describe.each([1, 2])(
       expect(
         attempts.some((a) => a.killedWhileWriting.length > 0),
         `no kill hit a checkpoint being written\n${context}`,
+      ).toBe(true);
+      // Some restore resumed from rows and a queue that a restored run had checkpointed.
+      const firstRuns = attempts[1]?.newestBefore ?? 0;
+      expect(
+        attempts.some((a) => typeof a.restoredFrom === 'number' && a.restoredFrom > firstRuns),
+        `no restore resumed from a checkpoint of a restored run\n${context}`,
       ).toBe(true);
       expectSameOutputs(await outputsOf(run), baseline.outputs, context);
     }, 120_000);
@@ -299,15 +333,17 @@ describe('kill -9, then --restore latest at another parallelism', () => {
         threads,
       });
       const run = await makeRun('rescale', shapeOf(0));
-      const kills: KillPlan[] = [0, 1].map((i) => ({
-        delayMs: between(random, i === 0 ? 0 : 0.1 * baseline.ms, (i === 0 ? 0.1 : 0.3) * baseline.ms),
+      // Each run is killed soon after a checkpoint of its own: a restored run at parallelism 1
+      // goes faster than the clean run at 3 and would otherwise finish first.
+      const kills: KillPlan[] = [0, 1].map(() => ({
+        delayMs: between(random, 0, 0.05 * baseline.ms),
         afterCheckpoint: true,
       }));
       const attempts = await crashAndRestore({
         ...run,
         cwd: run.dir,
         kills,
-        beforeAttempt: (attempt) => writeJob(run.jobPath, transfersJob(input, shapeOf(attempt))),
+        beforeAttempt: (attempt) => writeJob(run.jobPath, transfersJob(shapeOf(attempt))),
       });
       const context = `seed ${seed}\n${describeAttempts(attempts)}`;
       console.log(`transfers rescaled 3 -> ${to}:\n${context}`);
