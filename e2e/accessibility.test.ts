@@ -42,7 +42,7 @@ describe('every control has an accessible name', () => {
 
   test('on the workbench, with the job, an operator with code, and an edge in the inspector', async () => {
     const { page } = session;
-    await page.getByRole('button', { name: 'Open template owner-has-items' }).click();
+    await page.getByRole('button', { name: 'Open template owner-has-items', exact: true }).click();
     await operator(page, 'owners').waitFor();
     await inspector(page).getByRole('heading', { name: 'Job' }).waitFor();
     expect(await unnamedControls(page)).toEqual([]);

@@ -55,7 +55,7 @@ describe('a breakpoint from the canvas, and Run to next operator', () => {
   test('right-click an operator → Break on this operator sets an operator breakpoint on it', async () => {
     const { page } = session;
     copyFileSync(join(EXAMPLE, 'events.jsonl'), join(session.workDir, 'events.jsonl'));
-    await page.getByRole('button', { name: 'Open template owner-has-items' }).click();
+    await page.getByRole('button', { name: 'Open template owner-has-items', exact: true }).click();
     await operator(page, 'out').waitFor();
     await openTab(page, 'Debugger');
 

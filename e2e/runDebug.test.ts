@@ -189,7 +189,7 @@ describe('debugging owner-has-items', () => {
     const { page } = session;
     // The job reads events.jsonl beside its file: the user puts the example's input there.
     copyFileSync(join(EXAMPLE, 'events.jsonl'), join(session.workDir, 'events.jsonl'));
-    await page.getByRole('button', { name: 'Open template owner-has-items' }).click();
+    await page.getByRole('button', { name: 'Open template owner-has-items', exact: true }).click();
     await operator(page, 'owners').waitFor();
     await expectStatus(page, 'Not running');
     expect(await enabledRunButtons(page)).toEqual(['Run', 'Debug', 'Restart from checkpoint…']);

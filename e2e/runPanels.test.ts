@@ -63,7 +63,7 @@ describe('running owner-has-items on a bigger input', () => {
       join(session.workDir, 'events.jsonl'),
       `${EVENTS.map((e) => JSON.stringify(e)).join('\n')}\n`,
     );
-    await page.getByRole('button', { name: 'Open template owner-has-items' }).click();
+    await page.getByRole('button', { name: 'Open template owner-has-items', exact: true }).click();
     await operator(page, 'owners').waitFor();
     await runButton(page, 'Run').click();
     await saveBeforeRunning(page, 'owner-has-items', jobFile());

@@ -144,7 +144,7 @@ describe('templates', () => {
       TEMPLATES.map((t) => `Open template ${t.job.name}`),
     );
     for (const t of TEMPLATES) {
-      const button = page.getByRole('button', { name: `Open template ${t.job.name}` });
+      const button = page.getByRole('button', { name: `Open template ${t.job.name}`, exact: true });
       expect(await button.textContent()).toBe(`${t.job.name}${t.job.description}`);
     }
     expectNoPageErrors(session);
@@ -156,7 +156,7 @@ describe('templates', () => {
       // From the second template on, back to the start screen: leaving an unsaved job asks first.
       if (opened) expect(await backToStart()).toBe('beforeunload');
       await noteFirstEdgePaths(page);
-      await page.getByRole('button', { name: `Open template ${template.job.name}` }).click();
+      await page.getByRole('button', { name: `Open template ${template.job.name}`, exact: true }).click();
       await page.getByRole('region', { name: 'Canvas' }).waitFor();
       const { job } = template;
       const expected = {

@@ -25,6 +25,32 @@ describe('transaction rules', () => {
     expect(missing).toMatchObject({ path: '$.operators[0].params.tables', ids: ['transfers'] });
   });
 
+  it('a feedback edge into a transaction is a problem naming the edge and the operator', () => {
+    const { problems } = validateJob(
+      job(
+        [
+          source('s'),
+          tx({ tables: ['accounts'], code: CODE }),
+          { id: 'again', kind: 'process', params: { code: 'function process(r, ctx) { ctx.emit(r); }' } },
+        ],
+        [
+          edge('e1', 's', 'transfers'),
+          edge('e2', 'transfers', 'again'),
+          edge('back', 'again', 'transfers', { partition: 'hash', key: 'from', feedback: true }),
+        ],
+      ),
+    );
+    expect(problems).toEqual([
+      {
+        code: 'invalid-value',
+        message:
+          'edge "back": a feedback edge cannot lead into transaction operator "transfers"; its serial order is made from its regular inputs only',
+        path: '$.edges[2].feedback',
+        ids: ['back', 'transfers'],
+      },
+    ]);
+  });
+
   it('a table named twice is a problem at the second name', () => {
     const { problems } = validateJob(job([tx({ tables: ['accounts', 'holdings', 'accounts'], code: CODE })]));
     expect(problems).toEqual([

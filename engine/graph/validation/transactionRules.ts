@@ -30,5 +30,24 @@ function transactionFindings(op: OperatorFacts): Finding[] {
   return findings;
 }
 
-export const transactionParams: GraphRule = ({ operators }) =>
-  operators.flatMap((op) => (op.kind?.kind === transactionKind.kind ? transactionFindings(op) : []));
+/**
+ * A feedback edge into a transaction is refused: the operator's serial order is made from its
+ * regular inputs' channels (each upstream subtask's records in order), and a loop's records
+ * have no place in it that would not depend on timing. A transaction that must feed itself
+ * emits to a `process` that holds the records, or the loop goes round a `process` instead.
+ */
+export const transactionParams: GraphRule = ({ operators, edges }) => [
+  ...operators.flatMap((op) => (op.kind?.kind === transactionKind.kind ? transactionFindings(op) : [])),
+  ...edges.flatMap((edge): Finding[] =>
+    edge.feedback === true && edge.toOp?.kind?.kind === transactionKind.kind
+      ? [
+          {
+            code: 'invalid-value',
+            message: `edge ${quote(edge.id ?? String(edge.index))}: a feedback edge cannot lead into transaction operator ${quote(edge.toOp.id)}; its serial order is made from its regular inputs only`,
+            path: ['edges', edge.index, 'feedback'],
+            ids: [edge.id ?? '', edge.toOp.id].filter((id) => id !== ''),
+          },
+        ]
+      : [],
+  ),
+];
