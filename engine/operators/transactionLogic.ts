@@ -23,7 +23,7 @@ import type { TransactionReport } from '../runtime/transactionReport.js';
 import { compileUserCode } from '../sandbox/userCode.js';
 import type { KindFactory } from './kindFactory.js';
 import { RowLocks } from './transaction/rowLocks.js';
-import { type RowValue, type TxOutcome, txHandle } from './transaction/txContext.js';
+import { copied, type RowValue, type TxOutcome, txHandle } from './transaction/txContext.js';
 import {
   type ChannelClockState,
   OrderedInput,
@@ -31,15 +31,15 @@ import {
   orderText,
   type QueuedRecord,
 } from './transaction/txOrder.js';
-import { type TxRows, txRows } from './transaction/txRows.js';
+import { rowId, type TxRows, txRows } from './transaction/txRows.js';
 
 // biome-ignore lint/complexity/noBannedTypes: user code is any function
 type UserFunction = Function;
 
-/** The rows one participant read for a transaction, sent to the others. */
+/** The rows one participant read for a transaction (by their index in keys()), sent to the others. */
 interface RowsMessage {
   readonly order: string;
-  readonly rows: ReadonlyArray<readonly [id: string, exists: boolean, value: unknown]>;
+  readonly rows: ReadonlyArray<readonly [index: number, exists: boolean, value: unknown]>;
 }
 
 /** A transaction this subtask takes part in, from its turn until it has emitted. */
@@ -47,14 +47,14 @@ interface Pending {
   readonly record: QueuedRecord;
   readonly rows: TxRows;
   readonly order: string;
-  /** Rows as they stood before it: its own once read, the others' as they come. */
-  readonly values: Map<string, RowValue>;
+  /** Rows as they stood before it, by index: its own once read, the others' as they come. */
+  readonly values: (RowValue | undefined)[];
+  /** Its own rows' lock names, once it queued for them (one that ran at once never did). */
+  lockIds: string[] | undefined;
   /** Other participants whose rows have not come. */
   missing: number;
   /** Own rows an earlier transaction still holds. */
   blocked: number;
-  /** Whether it queued for its own rows' locks (a transaction that ran at once never did). */
-  locked: boolean;
   /** Own rows read and sent. */
   read: boolean;
   /** Once run: what it emits when every earlier transaction of this subtask has emitted. */
@@ -64,13 +64,13 @@ interface Pending {
 /** A pending transaction as data (time travel): its outcome's sets as arrays. */
 interface SavedPending {
   readonly record: QueuedRecord;
-  readonly values: [string, RowValue][];
+  readonly values: (RowValue | undefined)[];
   readonly missing: number;
   readonly read: boolean;
   readonly outcome:
     | {
-        readonly read: string[];
-        readonly writes: [string, RowValue][];
+        readonly read: boolean[];
+        readonly writes: (RowValue | undefined)[];
         readonly emits: TxOutcome['emits'];
         readonly aborted: string | undefined;
       }
@@ -105,11 +105,6 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
     (typeof value === 'object' || typeof value === 'function') &&
     typeof (value as { then?: unknown }).then === 'function'
   );
-}
-
-/** A copy of a JSON value (a primitive is its own). */
-function copied(value: unknown): unknown {
-  return typeof value === 'object' && value !== null ? structuredClone(value) : value;
 }
 
 // JSON has no infinities: a clock's "nothing yet" is written as null.
@@ -173,7 +168,8 @@ class TransactionLogic extends BaseLogic {
 
   private absorb(pending: Pending, message: RowsMessage): void {
     // Copies: on one thread the other participant holds the same objects.
-    for (const [id, exists, value] of message.rows) pending.values.set(id, { exists, value: copied(value) });
+    for (const [index, exists, value] of message.rows)
+      pending.values[index] = { exists, value: copied(value) };
     pending.missing--;
   }
 
@@ -211,28 +207,35 @@ class TransactionLogic extends BaseLogic {
       record,
       rows,
       order: orderText(record.key),
-      values: new Map(),
+      values: [],
+      lockIds: undefined,
       missing: rows.participants.length - 1,
       blocked: 0,
-      locked: false,
       read: false,
       outcome: undefined,
     };
     this.window.push(pending);
     // Alone on its rows (no other participant, no earlier transaction holding one): it runs
     // now, and nothing can come between, so it needs no lock.
-    if (pending.missing === 0 && !rows.rows.some((row) => row.owner === me && this.locks.isHeld(row.id))) {
+    if (pending.missing === 0 && (this.locks.size === 0 || !this.holdsAny(rows, me))) {
       this.readOwn(pending);
       return;
     }
-    pending.locked = true;
+    const lockIds: string[] = [];
+    for (const row of rows.rows) if (row.owner === me) lockIds.push(rowId(row.table, row.key));
+    pending.lockIds = lockIds;
     this.waiting.set(pending.order, pending);
     for (const came of this.early.get(pending.order) ?? []) this.absorb(pending, came);
     this.early.delete(pending.order);
-    for (const row of rows.rows) {
-      if (row.owner === me && !this.locks.request(row.id, pending)) pending.blocked++;
-    }
+    for (const id of lockIds) if (!this.locks.request(id, pending)) pending.blocked++;
     if (pending.blocked === 0) this.readOwn(pending);
+  }
+
+  /** Some earlier transaction holds or waits for one of this subtask's rows of `rows`. */
+  private holdsAny(rows: TxRows, me: number): boolean {
+    for (const row of rows.rows)
+      if (row.owner === me && this.locks.isHeld(rowId(row.table, row.key))) return true;
+    return false;
   }
 
   /** Its own rows are its: read them and send them to the other participants. */
@@ -240,17 +243,19 @@ class TransactionLogic extends BaseLogic {
     const env = this.env;
     const me = env.subtask;
     const state = env.state!;
-    const mine: [string, boolean, unknown][] = [];
-    for (const row of pending.rows.rows) {
+    const shared = pending.rows.participants.length > 1;
+    const mine: [number, boolean, unknown][] = [];
+    const rows = pending.rows.rows;
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
       if (row.owner !== me) continue;
       state.setKey(row.keyGroup, row.key);
       const value = state.api.value(row.table).get();
-      pending.values.set(row.id, { exists: value !== undefined, value });
-      if (pending.missing > 0 || pending.rows.participants.length > 1)
-        mine.push([row.id, value !== undefined, value]);
+      pending.values[i] = { exists: value !== undefined, value };
+      if (shared) mine.push([i, value !== undefined, value]);
     }
     pending.read = true;
-    if (pending.rows.participants.length > 1) {
+    if (shared) {
       this.setLineage(pending);
       const message: RowsMessage = { order: pending.order, rows: mine };
       for (const other of pending.rows.participants)
@@ -301,20 +306,22 @@ class TransactionLogic extends BaseLogic {
     pending.outcome = outcome;
     if (outcome.aborted === undefined) {
       const state = env.state!;
-      for (const [id, written] of outcome.writes) {
-        const row = pending.rows.byId.get(id)!;
-        if (row.owner !== me) continue;
+      const rows = pending.rows.rows;
+      for (let i = 0; i < rows.length; i++) {
+        const written = outcome.writes[i];
+        const row = rows[i]!;
+        if (written === undefined || row.owner !== me) continue;
         state.setKey(row.keyGroup, row.key);
         const value = state.api.value(row.table);
         if (written.exists) value.set(written.value);
         else value.clear();
       }
     }
-    if (!pending.locked) return;
+    const lockIds = pending.lockIds;
+    if (lockIds === undefined) return;
     this.waiting.delete(pending.order);
-    for (const row of pending.rows.rows) {
-      if (row.owner !== me) continue;
-      const next = this.locks.release(row.id, pending);
+    for (const id of lockIds) {
+      const next = this.locks.release(id, pending);
       if (next !== undefined && --next.blocked === 0) this.readOwn(next);
     }
   }
@@ -349,9 +356,9 @@ class TransactionLogic extends BaseLogic {
       subtask: env.subtask,
       order: pending.order,
       record: copied(pending.record.envelope.value),
-      rows: pending.rows.rows.map((row) => {
-        const before = pending.values.get(row.id);
-        const written = outcome.aborted === undefined ? outcome.writes.get(row.id) : undefined;
+      rows: pending.rows.rows.map((row, i) => {
+        const before = pending.values[i];
+        const written = outcome.aborted === undefined ? outcome.writes[i] : undefined;
         const after = written ?? before;
         return {
           table: row.table,
@@ -359,7 +366,7 @@ class TransactionLogic extends BaseLogic {
           subtask: row.owner,
           before: before?.exists ? copied(before.value) : undefined,
           after: after?.exists ? copied(after.value) : undefined,
-          read: outcome.read.has(row.id),
+          read: outcome.read[i] === true,
           written: written !== undefined,
         };
       }),
@@ -474,23 +481,24 @@ class TransactionLogic extends BaseLogic {
         record: p.record,
         rows,
         order: orderText(p.record.key),
-        values: new Map(p.values),
+        values: [...p.values],
+        // Only a transaction still to run holds or waits for locks.
+        lockIds: undefined,
         missing: p.missing,
         blocked: 0,
-        // Only a transaction still to run holds or waits for locks.
-        locked: o === undefined,
         read: p.read,
         outcome:
           o === undefined
             ? undefined
-            : { read: new Set(o.read), writes: new Map(o.writes), emits: [...o.emits], aborted: o.aborted },
+            : { read: [...o.read], writes: [...o.writes], emits: [...o.emits], aborted: o.aborted },
       };
       this.window.push(pending);
       if (o !== undefined) continue;
       this.waiting.set(pending.order, pending);
-      for (const row of rows.rows) {
-        if (row.owner === me && !this.locks.request(row.id, pending)) pending.blocked++;
-      }
+      const lockIds: string[] = [];
+      for (const row of rows.rows) if (row.owner === me) lockIds.push(rowId(row.table, row.key));
+      pending.lockIds = lockIds;
+      for (const id of lockIds) if (!this.locks.request(id, pending)) pending.blocked++;
       if (pending.read && pending.missing === 0) this.runnable.push(pending);
     }
   }

@@ -3,7 +3,7 @@
 // run, so running one costs no new object for user code to hold.
 import { recordCopy } from '../../runtime/recordCopy.js';
 import { hardenForUser } from '../../sandbox/lockdown.js';
-import { rowId, type TxRows } from './txRows.js';
+import { rowIndex, type TxRows } from './txRows.js';
 
 /** A row as it stands for the transaction: its value, if it exists. */
 export interface RowValue {
@@ -11,12 +11,14 @@ export interface RowValue {
   readonly value: unknown;
 }
 
-/** What one run of transact did; applied only once it returned. */
+export const NO_ROW: RowValue = Object.freeze({ exists: false, value: undefined });
+
+/** What one run of transact did, by row index; applied only once it returned. */
 export interface TxOutcome {
-  /** Rows read with tx.get, by id. */
-  readonly read: Set<string>;
-  /** Writes by row id: a value, or deleted (exists false). */
-  readonly writes: Map<string, RowValue>;
+  /** Rows read with tx.get. */
+  readonly read: boolean[];
+  /** Writes: a value, or deleted (exists false); undefined where it wrote nothing. */
+  readonly writes: (RowValue | undefined)[];
   /** `afterAbort`: made once tx.abort was called (only those to port `aborted` apply then). */
   readonly emits: Array<{
     readonly record: unknown;
@@ -29,57 +31,53 @@ export interface TxOutcome {
 export interface TxHandle {
   /** The hardened object user code gets. */
   readonly tx: object;
-  /** Points `tx` at a transaction: its rows and their values before it. */
-  begin(rows: TxRows, values: ReadonlyMap<string, RowValue>, timestamp: number | undefined): TxOutcome;
+  /** Points `tx` at a transaction: its rows and their values before it, by row index. */
+  begin(rows: TxRows, values: readonly (RowValue | undefined)[], timestamp: number | undefined): TxOutcome;
   /** After transact returned: `tx` refuses further use. */
   end(): void;
 }
 
+/** A copy of a JSON value (a primitive is its own). */
+export function copied(value: unknown): unknown {
+  return typeof value === 'object' && value !== null ? structuredClone(value) : value;
+}
+
 export function txHandle(): TxHandle {
   let rows: TxRows | undefined;
-  let values: ReadonlyMap<string, RowValue> = new Map();
+  let values: readonly (RowValue | undefined)[] = [];
   let outcome: TxOutcome | undefined;
   let timestamp: number | undefined;
 
-  const row = (call: string, table: unknown, key: unknown): string => {
+  const row = (call: string, table: unknown, key: unknown): number => {
     if (rows === undefined || outcome === undefined) {
       throw new Error(`tx.${call} was called after transact returned`);
     }
-    const id =
-      typeof table === 'string' && (typeof key === 'string' || typeof key === 'number')
-        ? rowId(table, key)
-        : undefined;
-    if (id === undefined || !rows.byId.has(id)) {
+    const index = rowIndex(rows.rows, table, key);
+    if (index < 0) {
       throw new TypeError(
         `tx.${call}(${JSON.stringify(table)}, ${JSON.stringify(key)}): that row is not one keys(record) named`,
       );
     }
-    return id;
+    return index;
   };
 
   const tx = {
     get(table: unknown, key: unknown): unknown {
-      const id = row('get', table, key);
-      outcome!.read.add(id);
-      const written = outcome!.writes.get(id);
-      const current = written ?? values.get(id);
+      const index = row('get', table, key);
+      outcome!.read[index] = true;
+      const current = outcome!.writes[index] ?? values[index];
       // A copy: changing what get returned changes nothing until tx.set.
-      return current?.exists ? structuredClone(current.value) : undefined;
+      return current?.exists ? copied(current.value) : undefined;
     },
     set(table: unknown, key: unknown, value: unknown): void {
-      const id = row('set', table, key);
-      if (value === undefined) {
-        outcome!.writes.set(id, { exists: false, value: undefined });
-        return;
-      }
-      outcome!.writes.set(id, {
-        exists: true,
-        value: recordCopy(value, () => `the value tx.set gave row ${id}`),
-      });
+      const index = row('set', table, key);
+      outcome!.writes[index] =
+        value === undefined
+          ? NO_ROW
+          : { exists: true, value: recordCopy(value, () => `the value tx.set gave row ${table}/${key}`) };
     },
     delete(table: unknown, key: unknown): void {
-      const id = row('delete', table, key);
-      outcome!.writes.set(id, { exists: false, value: undefined });
+      outcome!.writes[row('delete', table, key)] = NO_ROW;
     },
     abort(reason?: unknown): void {
       if (outcome === undefined) throw new Error('tx.abort was called after transact returned');
@@ -106,7 +104,7 @@ export function txHandle(): TxHandle {
       rows = nextRows;
       values = nextValues;
       timestamp = nextTimestamp;
-      outcome = { read: new Set(), writes: new Map(), emits: [], aborted: undefined };
+      outcome = { read: [], writes: [], emits: [], aborted: undefined };
       return outcome;
     },
     end() {

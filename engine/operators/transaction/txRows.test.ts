@@ -16,7 +16,7 @@ describe('txRows', () => {
       4,
       128,
     );
-    expect(rows.rows.map((r) => r.id)).toEqual(['accounts/a7', 'items/3']);
+    expect(rows.rows.map((r) => `${r.table}/${r.key}`)).toEqual(['accounts/a7', 'items/3']);
     const owner = (key: unknown) => subtaskOfKeyGroup(keyGroupOf(key, 128), 4, 128);
     expect(rows.rows.map((r) => r.owner)).toEqual([owner('a7'), owner(3)]);
     expect(rows.leader).toBe(owner('a7'));

@@ -1,6 +1,9 @@
 // The rows one transaction touches, as keys(record) named them, and which subtask owns each.
 // A row is keyed value state named after its table, under its key: the owner is the subtask
-// whose key groups hold the key, as for any keyed state, so tables rescale like it.
+// whose key groups hold the key, as for any keyed state, so tables rescale like it. A
+// transaction names a few rows, so they are found by a scan of a short array: the index of a
+// row in it is how participants, reads and writes refer to it (every participant computes the
+// same array from the same record).
 import { keyGroupOf, subtaskOfKeyGroup } from '../../graph/keyGroups.js';
 
 export interface TxRow {
@@ -8,21 +11,28 @@ export interface TxRow {
   readonly key: string | number;
   readonly keyGroup: number;
   readonly owner: number;
-  /** `table/key`, as breakpoints and messages name a row. */
-  readonly id: string;
 }
 
 export interface TxRows {
   readonly rows: readonly TxRow[];
-  readonly byId: ReadonlyMap<string, TxRow>;
   /** The subtasks that own a row, ascending. */
   readonly participants: readonly number[];
   /** The owner of the first row: it emits and reports. */
   readonly leader: number;
 }
 
+/** `table/key`, as breakpoints, locks and messages name a row. */
 export function rowId(table: string, key: string | number): string {
-  return `${table}/${typeof key === 'number' ? String(key) : key}`;
+  return `${table}/${key}`;
+}
+
+/** The index of a row in `rows`, or -1 when keys() did not name it. */
+export function rowIndex(rows: readonly TxRow[], table: unknown, key: unknown): number {
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    if (row.key === key && row.table === table) return i;
+  }
+  return -1;
 }
 
 function describe(value: unknown): string {
@@ -44,12 +54,14 @@ export function txRows(
     throw new TypeError(`keys(record) must return an array of [table, key] pairs, not ${describe(returned)}`);
   }
   const rows: TxRow[] = [];
-  const byId = new Map<string, TxRow>();
-  for (const pair of returned) {
+  const participants: number[] = [];
+  for (let i = 0; i < returned.length; i++) {
+    const pair: unknown = returned[i];
     if (!Array.isArray(pair) || pair.length !== 2) {
       throw new TypeError(`keys(record) must return [table, key] pairs; it returned ${describe(pair)}`);
     }
-    const [table, key] = pair as [unknown, unknown];
+    const table: unknown = pair[0];
+    const key: unknown = pair[1];
     if (typeof table !== 'string' || !tables.has(table)) {
       throw new TypeError(
         `keys(record) named table ${describe(table)}, which is not one of this operator's tables (${[...tables].join(', ')})`,
@@ -60,25 +72,17 @@ export function txRows(
         `keys(record) gave the row of table "${table}" the key ${describe(key)}: a key is a string or a finite number`,
       );
     }
-    const id = rowId(table, key);
-    if (byId.has(id)) continue;
+    if (rowIndex(rows, table, key) >= 0) continue;
     const keyGroup = keyGroupOf(key, maxParallelism);
-    const row: TxRow = {
-      table,
-      key,
-      keyGroup,
-      owner: subtaskOfKeyGroup(keyGroup, parallelism, maxParallelism),
-      id,
-    };
-    rows.push(row);
-    byId.set(id, row);
+    const owner = subtaskOfKeyGroup(keyGroup, parallelism, maxParallelism);
+    rows.push({ table, key, keyGroup, owner });
+    if (!participants.includes(owner)) {
+      let at = participants.length;
+      while (at > 0 && participants[at - 1]! > owner) at--;
+      participants.splice(at, 0, owner);
+    }
   }
-  const participants = [...new Set(rows.map((r) => r.owner))].sort((a, b) => a - b);
   // A transaction that names no row still runs once, on subtask 0.
-  return {
-    rows,
-    byId,
-    participants: participants.length > 0 ? participants : [0],
-    leader: rows[0]?.owner ?? 0,
-  };
+  if (participants.length === 0) participants.push(0);
+  return { rows, participants, leader: rows[0]?.owner ?? 0 };
 }
