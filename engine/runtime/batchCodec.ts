@@ -79,10 +79,14 @@ export class BatchDecoder {
 
   /** Calls `deliver` once per channel of the batch, in the order they were encoded. */
   decode(text: string, deliver: (channel: number, items: ChannelItem[]) => void): number {
-    const [fresh, ...rows] = JSON.parse(text) as EncodedBatch;
-    for (const source of fresh) this.sources.push(source);
+    // Indexes, not destructuring: after SES's lockdown an array pattern goes through the
+    // iterator protocol's tamed accessors, which cost 3% of a thread's time in a profile.
+    const batch = JSON.parse(text) as EncodedBatch;
+    const fresh = batch[0];
+    for (let i = 0; i < fresh.length; i++) this.sources.push(fresh[i]!);
     let count = 0;
-    for (const row of rows) {
+    for (let r = 1; r < batch.length; r++) {
+      const row = batch[r] as unknown[];
       const items: ChannelItem[] = new Array(row.length - 1);
       for (let i = 1; i < row.length; i++) items[i - 1] = this.item(row[i] as EncodedItem);
       count += items.length;
@@ -96,14 +100,15 @@ export class BatchDecoder {
     if (item === 'idle') return IDLE;
     if (typeof item === 'number') return { type: 'barrier', checkpointId: item };
     if (item.length === 1) return watermark(item[0] ?? Number.POSITIVE_INFINITY);
-    const [value, keyGroup, timestamp, source, position, key] = item as EncodedRecord;
+    const record = item as EncodedRecord;
+    const source = record[3];
     return envelope(
-      value,
-      key,
-      keyGroup,
-      timestamp ?? undefined,
+      record[0],
+      record[5],
+      record[1],
+      record[2] ?? undefined,
       source < 0 ? undefined : this.sources[source],
-      position,
+      record[4],
     );
   }
 }
