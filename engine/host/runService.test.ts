@@ -352,12 +352,19 @@ describe('a run driven from the designer', () => {
     const paused = await result('run.pause', { runId });
     expect(paused.status).toBe('paused');
     expect(statusOf(runId)!.status).toBe('paused');
+    // Each thread holds at its next slice boundary, so a sample a worker took just before it
+    // held may still arrive after the answer: wait for the source to hold still, then it must
+    // stay still.
     const atPause = eventsOf('run.metrics', runId).length;
-    await until(
-      'two metrics samples while paused',
-      () => eventsOf('run.metrics', runId).length >= atPause + 2,
-    );
-    const whilePaused = eventsOf('run.metrics', runId).slice(atPause).map(sourceOut);
+    await until('the source to hold still', () => {
+      const samples = eventsOf('run.metrics', runId).slice(atPause).map(sourceOut);
+      return samples.length >= 2 && samples.at(-1) === samples.at(-2);
+    });
+    const held = eventsOf('run.metrics', runId).length;
+    await until('two metrics samples while paused', () => eventsOf('run.metrics', runId).length >= held + 2);
+    const whilePaused = eventsOf('run.metrics', runId)
+      .slice(held - 1)
+      .map(sourceOut);
     expect(new Set(whilePaused).size).toBe(1);
 
     // The live state, read while the run holds it open.
