@@ -6,6 +6,7 @@
 // only grows, so the last reading before exit is the peak, give or take the last 20 ms).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BENCH_DIR } from './data.mjs';
@@ -150,4 +151,19 @@ export function runBaseline(script, options, { nodeFlags = [], timeoutMs } = {})
   const args = [...nodeFlags, join(BENCH_DIR, 'baselines', script)];
   for (const [k, v] of Object.entries(options)) args.push(`--${k}`, String(v));
   return runTimed(process.execPath, args, { timeoutMs });
+}
+
+/**
+ * The line a suite's report ends with: the machine's load while it ran, and a warning when
+ * other work shared the cores (the suite's own runs add about 1 at parallelism 1, 2 at 2).
+ */
+export function loadAverageLine(loadAtStart = 0, loadAtEnd = 0) {
+  const busy = Math.max(loadAtStart, loadAtEnd) > 1.2;
+  return (
+    `1-minute load average when this suite started: ${loadAtStart.toFixed(2)}, at its end: ` +
+    `${loadAtEnd.toFixed(2)}, on ${os.cpus().length} cores` +
+    (busy
+      ? ': **other work was running on the machine** beside the benchmark (its own runs add about 1 at parallelism 1, 2 at parallelism 2), so these figures are on a shared machine and lower than on an idle one.'
+      : '.')
+  );
 }

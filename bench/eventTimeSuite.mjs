@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { digestJsonl } from './data.mjs';
-import { clean, REPO_DIR, runBaseline, runEngine, writeJob } from './engineRun.mjs';
+import { clean, loadAverageLine, REPO_DIR, runBaseline, runEngine, writeJob } from './engineRun.mjs';
 import { windowCanon, windowCountData } from './windowCountData.mjs';
 
 export const NEXMARK_QUERIES = ['q0', 'q1', 'q2', 'q3', 'q4', 'q5', 'q7', 'q8', 'q11'];
@@ -335,14 +335,7 @@ export function eventTimeReport(e) {
       'Every output is checked against counts made when the data was generated.',
   );
   L.push('');
-  const busy = Math.max(e.loadAtStart ?? 0, e.loadAtEnd ?? 0);
-  L.push(
-    `1-minute load average when this suite started: ${(e.loadAtStart ?? 0).toFixed(2)}, at its end: ` +
-      `${(e.loadAtEnd ?? 0).toFixed(2)}, on ${os.cpus().length} cores` +
-      (busy > 1.2
-        ? ': **other work was running on the machine** beside the benchmark (its own runs add about 1 at parallelism 1, 2 at parallelism 2), so these figures are on a shared machine and lower than on an idle one.'
-        : '.'),
-  );
+  L.push(loadAverageLine(e.loadAtStart, e.loadAtEnd));
   L.push('');
   return L;
 }

@@ -7,7 +7,7 @@
 
 import os from 'node:os';
 import { join } from 'node:path';
-import { clean, runBaseline, runEngine, writeJob } from './engineRun.mjs';
+import { clean, loadAverageLine, runBaseline, runEngine, writeJob } from './engineRun.mjs';
 import { OPENING_BALANCE, transferCanon, transferData } from './transferData.mjs';
 
 export const TRANSACTION_SIZES = {
@@ -221,14 +221,7 @@ export function transactionReport(t) {
       'against the digest of a serial run made when the data was generated (bench/transferData.mjs).',
   );
   L.push('');
-  const busy = Math.max(t.loadAtStart ?? 0, t.loadAtEnd ?? 0);
-  L.push(
-    `1-minute load average when this suite started: ${(t.loadAtStart ?? 0).toFixed(2)}, at its end: ` +
-      `${(t.loadAtEnd ?? 0).toFixed(2)}, on ${os.cpus().length} cores` +
-      (busy > 1.2
-        ? ': **other work was running on the machine** beside the benchmark (its own runs add about 1 at parallelism 1, 2 at parallelism 2), so these figures are on a shared machine and lower than on an idle one.'
-        : '.'),
-  );
+  L.push(loadAverageLine(t.loadAtStart, t.loadAtEnd));
   L.push('');
   return L;
 }
