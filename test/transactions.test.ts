@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../engine/graph/schema.js';
 import { EXECUTORS, type Executor, runJob } from './executors.js';
-import type { OperatorInput } from './jobBuilders.js';
+import { type EdgeInput, makeJob, type OperatorInput, sink } from './jobBuilders.js';
 import {
   ABORTED_OUTPUT,
   depositedTotal,
@@ -185,6 +185,38 @@ describe.each(EXECUTORS)('two upstream subtasks (%s)', (executor) => {
       );
       expectSerial(run, expected);
     }
+  });
+
+  it('with event time, a window after the transaction counts every transaction: none comes late', async () => {
+    // Transactions wait for their turn and for other subtasks' rows; the watermark the operator
+    // passes on waits for them, or the window would drop what they emit as late.
+    const expected = serialLedger(serialOrder(generatorChannels(), (r) => r.t));
+    const ledger = ledgerJob({ parallelism: 3, source: generatorSource(true) });
+    const job = makeJob(
+      'ledger-windows',
+      [
+        ...(ledger.operators as unknown as OperatorInput[]),
+        {
+          id: 'perAccount',
+          kind: 'window',
+          parallelism: 2,
+          params: { type: 'tumbling', sizeMs: 500, aggregate: 'count' },
+        },
+        sink('counts', 'counts.jsonl'),
+        sink('late', 'late.jsonl'),
+      ],
+      [
+        ...(ledger.edges as unknown as EdgeInput[]),
+        { id: 'ledger-window', from: 'ledger', to: 'perAccount', partition: 'hash', key: 'to' },
+        { id: 'window-counts', from: 'perAccount', to: 'counts', partition: 'rebalance' },
+        { id: 'window-late', from: 'perAccount', fromPort: 'late', to: 'late', partition: 'rebalance' },
+      ],
+    );
+    const dir = await freshDir();
+    await runJob(executor, job, { jobDir: dir, stateDir: join(dir, 'state') });
+    expect(await readLines(join(dir, 'late.jsonl'))).toEqual([]);
+    const counts = (await readLines(join(dir, 'counts.jsonl'))) as unknown as { value: number }[];
+    expect(counts.reduce((n, c) => n + c.value, 0)).toBe(expected.out.length);
   });
 
   it('a JSON Lines source at parallelism 2: the same output on every run and parallelism', async () => {

@@ -19,78 +19,25 @@ import { ROWS_PORT } from '../graph/plan.js';
 import type { Envelope } from '../runtime/envelope.js';
 import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { RecordFailure } from '../runtime/recordFailure.js';
-import type { TransactionReport } from '../runtime/transactionReport.js';
 import { compileUserCode } from '../sandbox/userCode.js';
 import type { KindFactory } from './kindFactory.js';
-import { RowLocks } from './transaction/rowLocks.js';
-import { copied, type RowValue, type TxOutcome, txHandle } from './transaction/txContext.js';
+import { HeldTimes } from './transaction/heldTimes.js';
 import {
-  type ChannelClockState,
-  OrderedInput,
-  type OrderKey,
-  orderText,
-  type QueuedRecord,
-} from './transaction/txOrder.js';
+  type Pending,
+  type RowsMessage,
+  restoredPending,
+  type SavedProgress,
+  savedPending,
+} from './transaction/pending.js';
+import { queueSnapshot, restoredQueue } from './transaction/queueSnapshot.js';
+import { RowLocks } from './transaction/rowLocks.js';
+import { copied, type TxOutcome, txHandle } from './transaction/txContext.js';
+import { OrderedInput, orderText, type QueuedRecord } from './transaction/txOrder.js';
+import { transactionReport } from './transaction/txReport.js';
 import { rowId, type TxRows, txRows } from './transaction/txRows.js';
 
 // biome-ignore lint/complexity/noBannedTypes: user code is any function
 type UserFunction = Function;
-
-/** The rows one participant read for a transaction (by their index in keys()), sent to the others. */
-interface RowsMessage {
-  readonly order: string;
-  readonly rows: ReadonlyArray<readonly [index: number, exists: boolean, value: unknown]>;
-}
-
-/** A transaction this subtask takes part in, from its turn until it has emitted. */
-interface Pending {
-  readonly record: QueuedRecord;
-  readonly rows: TxRows;
-  readonly order: string;
-  /** Rows as they stood before it, by index: its own once read, the others' as they come. */
-  readonly values: (RowValue | undefined)[];
-  /** Its own rows' lock names, once it queued for them (one that ran at once never did). */
-  lockIds: string[] | undefined;
-  /** Other participants whose rows have not come. */
-  missing: number;
-  /** Own rows an earlier transaction still holds. */
-  blocked: number;
-  /** Own rows read and sent. */
-  read: boolean;
-  /** Once run: what it emits when every earlier transaction of this subtask has emitted. */
-  outcome: TxOutcome | undefined;
-}
-
-/** A pending transaction as data (time travel): its outcome's sets as arrays. */
-interface SavedPending {
-  readonly record: QueuedRecord;
-  readonly values: (RowValue | undefined)[];
-  readonly missing: number;
-  readonly read: boolean;
-  readonly outcome:
-    | {
-        readonly read: boolean[];
-        readonly writes: (RowValue | undefined)[];
-        readonly emits: TxOutcome['emits'];
-        readonly aborted: string | undefined;
-      }
-    | undefined;
-}
-
-interface SavedProgress {
-  readonly queued: QueuedRecord[];
-  readonly clocks: ChannelClockState[];
-  readonly window: SavedPending[];
-  readonly early: [string, RowsMessage[]][];
-}
-
-/** A queued record as JSON: [time, channel, position, value, timestamp, source, sourcePosition]. */
-type SavedRecord = [number, number, number, unknown, number | null, unknown, number];
-
-interface SavedState {
-  readonly clocks: ReadonlyArray<Record<string, number | boolean | null>>;
-  readonly queued: readonly SavedRecord[];
-}
 
 /**
  * Transactions a subtask holds at once between its turn and its emit. Bounded so that one
@@ -107,10 +54,6 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
-// JSON has no infinities: a clock's "nothing yet" is written as null.
-const finite = (n: number) => (Number.isFinite(n) ? n : null);
-const orMinusInfinity = (n: unknown) => (typeof n === 'number' ? n : Number.NEGATIVE_INFINITY);
-
 class TransactionLogic extends BaseLogic {
   private readonly input: OrderedInput;
   private readonly handle = txHandle();
@@ -120,6 +63,8 @@ class TransactionLogic extends BaseLogic {
   /** Those not run yet, by order, for the rows other participants send. */
   private readonly waiting = new Map<string, Pending>();
   private readonly locks = new RowLocks<Pending>();
+  /** Event times of the records taken and not yet emitted or passed over. */
+  private readonly held = new HeldTimes();
   /** Transactions that have every row they need, to run in turn. */
   private runnable: Pending[] = [];
   /** Rows other participants sent for transactions this subtask has not reached yet. */
@@ -140,8 +85,32 @@ class TransactionLogic extends BaseLogic {
   override process(envelope: Envelope): void | Promise<void> {
     const channel = this.env.inputChannel ?? -1;
     if (channel < 0) this.rowsCame(envelope.value as RowsMessage);
-    else this.input.add(channel, envelope);
+    else {
+      this.input.add(channel, envelope);
+      if (envelope.timestamp !== undefined) this.held.add(envelope.timestamp);
+    }
     return this.drain();
+  }
+
+  /** The least event time of a record it still holds: the watermark it passes on waits for it. */
+  heldTime(): number {
+    return this.held.least();
+  }
+
+  private letGo(record: QueuedRecord): void {
+    const timestamp = record.envelope.timestamp;
+    if (timestamp !== undefined) this.held.remove(timestamp);
+  }
+
+  /** Puts back the times of what it holds (after a restore or time travel). */
+  private holdAgain(): void {
+    this.held.clear();
+    for (const record of this.input.queued())
+      if (record.envelope.timestamp !== undefined) this.held.add(record.envelope.timestamp);
+    for (const pending of this.window) {
+      const timestamp = pending.record.envelope.timestamp;
+      if (timestamp !== undefined) this.held.add(timestamp);
+    }
   }
 
   channelProgress(channel: number, watermark: number): void | Promise<void> {
@@ -202,7 +171,10 @@ class TransactionLogic extends BaseLogic {
       throw new RecordFailure(error, envelope);
     }
     const me = env.subtask;
-    if (!rows.participants.includes(me)) return;
+    if (!rows.participants.includes(me)) {
+      this.letGo(record);
+      return;
+    }
     const pending: Pending = {
       record,
       rows,
@@ -330,7 +302,11 @@ class TransactionLogic extends BaseLogic {
   private flush(): void {
     const window = this.window;
     let done = 0;
-    while (done < window.length && window[done]!.outcome !== undefined) this.emitOutcome(window[done++]!);
+    while (done < window.length && window[done]!.outcome !== undefined) {
+      const pending = window[done++]!;
+      this.emitOutcome(pending);
+      this.letGo(pending.record);
+    }
     if (done > 0) window.splice(0, done);
   }
 
@@ -346,93 +322,23 @@ class TransactionLogic extends BaseLogic {
       env.emitter.emit(record, port);
       emitted++;
     }
-    env.transactionTap?.(this.report(pending, outcome, emitted));
-  }
-
-  private report(pending: Pending, outcome: TxOutcome, emitted: number): TransactionReport {
-    const env = this.env;
-    return {
-      operator: env.operator.id,
-      subtask: env.subtask,
-      order: pending.order,
-      record: copied(pending.record.envelope.value),
-      rows: pending.rows.rows.map((row, i) => {
-        const before = pending.values[i];
-        const written = outcome.aborted === undefined ? outcome.writes[i] : undefined;
-        const after = written ?? before;
-        return {
-          table: row.table,
-          key: row.key,
-          subtask: row.owner,
-          before: before?.exists ? copied(before.value) : undefined,
-          after: after?.exists ? copied(after.value) : undefined,
-          read: outcome.read[i] === true,
-          written: written !== undefined,
-        };
-      }),
-      aborted: outcome.aborted,
-      emitted,
-    };
+    env.transactionTap?.(transactionReport(env, pending, outcome, emitted));
   }
 
   override snapshot(_checkpointId: number): OperatorSnapshot {
-    const state: SavedState = {
-      clocks: this.input.clocks.map((c) => {
-        const s = c.state();
-        return {
-          next: s.next,
-          time: finite(s.time),
-          timed: s.timed,
-          watermark: finite(s.watermark),
-          ended: s.ended,
-        };
-      }),
-      queued: this.input
-        .queued()
-        .map(
-          ({ key, envelope }): SavedRecord => [
-            key.time,
-            key.channel,
-            key.position,
-            envelope.value,
-            envelope.timestamp ?? null,
-            envelope.source ?? null,
-            envelope.position,
-          ],
-        ),
+    return {
+      operatorState: queueSnapshot(
+        this.input.clocks.map((c) => c.state()),
+        this.input.queued(),
+      ),
     };
-    return { operatorState: state };
   }
 
   restoreOperatorState(states: readonly unknown[]): void {
-    // Every old subtask held the same records and clocks: the first one's will do.
-    const saved = states.find((s) => s !== undefined) as SavedState | undefined;
-    if (saved === undefined) return;
-    const records = saved.queued.map(
-      ([time, channel, position, value, timestamp, source, sourcePosition]) => {
-        const key: OrderKey = { time, channel, position };
-        const envelope: Envelope = {
-          type: 'record',
-          value,
-          key: undefined,
-          keyGroup: -1,
-          timestamp: timestamp ?? undefined,
-          source: (source ?? undefined) as Envelope['source'],
-          position: sourcePosition,
-        };
-        return { key, envelope };
-      },
-    );
-    const clocks = saved.clocks.map(
-      (c): ChannelClockState => ({
-        next: c.next as number,
-        time: orMinusInfinity(c.time),
-        timed: c.timed === true,
-        watermark: orMinusInfinity(c.watermark),
-        ended: c.ended === true,
-      }),
-    );
-    this.input.restore(records, clocks);
+    const restored = restoredQueue(states);
+    if (restored === undefined) return;
+    this.input.restore(restored.records, restored.clocks);
+    this.holdAgain();
   }
 
   override endInput(): void {
@@ -445,21 +351,7 @@ class TransactionLogic extends BaseLogic {
     return {
       queued: this.input.queued(),
       clocks: this.input.clocks.map((c) => c.state()),
-      window: this.window.map((p) => ({
-        record: p.record,
-        values: [...p.values],
-        missing: p.missing,
-        read: p.read,
-        outcome:
-          p.outcome === undefined
-            ? undefined
-            : {
-                read: [...p.outcome.read],
-                writes: [...p.outcome.writes],
-                emits: [...p.outcome.emits],
-                aborted: p.outcome.aborted,
-              },
-      })),
+      window: this.window.map(savedPending),
       early: [...this.early].map(([order, list]) => [order, [...list]]),
     };
   }
@@ -476,24 +368,9 @@ class TransactionLogic extends BaseLogic {
     for (const p of saved.window) {
       const envelope = p.record.envelope;
       const rows = txRows(this.keys(envelope.value), this.tables, this.env.parallelism, this.maxParallelism);
-      const o = p.outcome;
-      const pending: Pending = {
-        record: p.record,
-        rows,
-        order: orderText(p.record.key),
-        values: [...p.values],
-        // Only a transaction still to run holds or waits for locks.
-        lockIds: undefined,
-        missing: p.missing,
-        blocked: 0,
-        read: p.read,
-        outcome:
-          o === undefined
-            ? undefined
-            : { read: [...o.read], writes: [...o.writes], emits: [...o.emits], aborted: o.aborted },
-      };
+      const pending = restoredPending(p, rows);
       this.window.push(pending);
-      if (o !== undefined) continue;
+      if (pending.outcome !== undefined) continue;
       this.waiting.set(pending.order, pending);
       const lockIds: string[] = [];
       for (const row of rows.rows) if (row.owner === me) lockIds.push(rowId(row.table, row.key));
@@ -501,6 +378,7 @@ class TransactionLogic extends BaseLogic {
       for (const id of lockIds) if (!this.locks.request(id, pending)) pending.blocked++;
       if (pending.read && pending.missing === 0) this.runnable.push(pending);
     }
+    this.holdAgain();
   }
 }
 

@@ -92,6 +92,11 @@ export interface OperatorLogic {
    */
   channelProgress?(channel: number, watermark: number): void | Promise<void>;
   /**
+   * A logic that emits records later than it takes them: the least event time of the records it
+   * holds (Infinity when none). The subtask's watermark goes on downstream only up to it.
+   */
+  heldTime?(): number;
+  /**
    * A checkpoint's barriers are aligned: false while the logic must first finish what the
    * records before them made possible; the snapshot then waits, taking only feedback input,
    * and is taken once this says true.

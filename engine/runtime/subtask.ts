@@ -129,6 +129,7 @@ export class Subtask {
     if (this.operator.transactional) {
       this.channelIndex = new Map(gate.inputs.filter((c) => !c.edge.feedback).map((c, i) => [c, i]));
     }
+    if (logic.heldTime !== undefined) this.time.hold = () => logic.heldTime!();
   }
 
   /** Debug runs: hears each transaction this subtask leads. */
@@ -436,7 +437,12 @@ export class Subtask {
     lineage.position = envelope.position;
     this.state?.setKey(envelope.keyGroup, envelope.key);
     this.observer?.(this, channel, envelope);
-    return this.calls.process(envelope);
+    const pending = this.calls.process(envelope);
+    if (this.time.hold === undefined) return pending;
+    // What the logic emitted may have let go of a watermark it held back.
+    if (pending === undefined) this.time.releaseHeld();
+    else return pending.then(() => this.time.releaseHeld());
+    return undefined;
   }
 
   private channelEnded(channel: Channel): Promise<void> | undefined {
@@ -463,11 +469,15 @@ export class Subtask {
   private channelProgress(channel: Channel, watermark: number): Promise<void> | undefined {
     const index = this.channelIndex?.get(channel);
     if (index === undefined || this.logic.channelProgress === undefined) return undefined;
+    let pending: Promise<void> | undefined;
     try {
-      return this.logic.channelProgress(index, watermark) ?? undefined;
+      pending = this.logic.channelProgress(index, watermark) ?? undefined;
     } catch (error) {
       throw this.calls.failure(error);
     }
+    if (pending === undefined) this.time.releaseHeld();
+    else return pending.then(() => this.time.releaseHeld());
+    return undefined;
   }
 
   /**
@@ -615,6 +625,7 @@ export class Subtask {
       time: {
         valve: this.time.state(),
         newestRecord: this.time.newestRecord,
+        forwarded: this.time.forwardedWatermark,
         timers: this.time.store?.progress(),
         source: this.sourceWatermarks?.state(),
       },
@@ -645,6 +656,7 @@ export class Subtask {
     if (progress.time.timers !== undefined) this.time.store?.restoreProgress(progress.time.timers);
     this.time.restore([progress.time.valve]);
     this.time.newestRecord = progress.time.newestRecord;
+    this.time.forwardedWatermark = progress.time.forwarded;
     this.context.watermark = this.time.watermark;
     if (progress.time.source !== undefined) this.sourceWatermarks?.restore([progress.time.source]);
     await this.logic.restoreProgress!(progress.logic);

@@ -40,6 +40,8 @@ export interface SubtaskProgress {
 interface TimeProgress {
   readonly valve: SubtaskTimeState;
   readonly newestRecord: number;
+  /** Where a logic holds records back: the last watermark it let go downstream. */
+  readonly forwarded: number;
   readonly timers: TimerProgress | undefined;
   readonly source: SourceTimeState | undefined;
 }

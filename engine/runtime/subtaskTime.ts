@@ -43,6 +43,14 @@ export class SubtaskTime {
   private wakeAt = Number.POSITIVE_INFINITY;
   /** The wall clock passed a processing-time timer: fire them at the next slice. */
   processingDue = false;
+  /**
+   * A logic that emits records later than it takes them (a transaction waiting for its turn):
+   * the least event time it still holds. Watermarks going on downstream wait for it, so what it
+   * emits later is not late there.
+   */
+  hold: (() => number) | undefined;
+  /** The last watermark sent downstream, where a logic holds records back. */
+  private forwarded = NO_WATERMARK;
 
   constructor(
     inputs: readonly Channel[],
@@ -112,10 +120,36 @@ export class SubtaskTime {
     then: (() => Promise<void> | undefined) | undefined,
   ): Promise<void> | undefined {
     return this.start('eventTime', watermark, () => {
-      // The final watermark is not sent: the end of stream that follows says more.
-      if (watermark !== FINAL_WATERMARK) this.emitter.emitWatermark(watermark);
+      this.forward(watermark);
       return then?.();
     });
+  }
+
+  /** Sends the watermark on, held back to what the logic still holds; never backwards. */
+  private forward(watermark: number): void {
+    // The final watermark is not sent: the end of stream that follows says more.
+    if (this.hold === undefined) {
+      if (watermark !== FINAL_WATERMARK) this.emitter.emitWatermark(watermark);
+      return;
+    }
+    const held = Math.min(watermark, this.hold());
+    if (held <= this.forwarded || held === FINAL_WATERMARK) return;
+    this.forwarded = held;
+    this.emitter.emitWatermark(held);
+  }
+
+  /** The last watermark a logic that holds records let go downstream (time travel keeps it). */
+  get forwardedWatermark(): number {
+    return this.forwarded;
+  }
+
+  set forwardedWatermark(watermark: number) {
+    this.forwarded = watermark;
+  }
+
+  /** The logic let go of records it held: a watermark held back for them may go on now. */
+  releaseHeld(): void {
+    if (this.hold !== undefined && this.forwarded < this.valve.current) this.forward(this.valve.current);
   }
 
   /** Every regular input ended: the processing-time timers left fire too, then `then`. */
