@@ -119,6 +119,20 @@ describe.each(EXECUTORS)('bank transfers (%s)', (executor) => {
     },
   );
 
+  it('metrics count the records a transaction took, not the rows its subtasks sent each other', async () => {
+    const dir = await freshDir();
+    writeLedgerInput(join(dir, 'input.jsonl'), records);
+    const { metrics } = await runJob(executor, ledgerJob({ parallelism: 3 }), {
+      jobDir: dir,
+      stateDir: join(dir, 'state'),
+    });
+    const of = (id: string) => metrics.operators.find((op) => op.id === id)!;
+    // Every subtask takes every record (the input is broadcast); the source read each once.
+    expect(of('src').recordsOut).toBe(records.length);
+    expect(of('ledger').recordsIn).toBe(3 * records.length);
+    expect(of('ledger').recordsOut).toBe(records.length);
+  });
+
   it.each([3, 8])(
     'a hot row (every transaction touches one account) at parallelism %i: correct, and the run ends',
     async (parallelism) => {

@@ -426,10 +426,12 @@ export class Subtask {
         this.subtask,
       );
     }
-    this.recordsIn++;
+    const index = this.channelIndex === undefined ? 0 : (this.channelIndex.get(channel) ?? -1);
+    // A transaction's rows coming from its other subtasks are its own traffic, not records in.
+    if (index >= 0) this.recordsIn++;
     this.context.current = envelope;
     this.context.input = channel.edge.id;
-    if (this.channelIndex !== undefined) this.context.inputChannel = this.channelIndex.get(channel) ?? -1;
+    if (this.channelIndex !== undefined) this.context.inputChannel = index;
     this.time.recordTaken(channel, envelope.timestamp);
     const lineage = this.emitter.lineage;
     lineage.timestamp = envelope.timestamp;
