@@ -112,7 +112,7 @@ export function readMeta(metaPath, params) {
   }
 }
 
-class ChunkWriter {
+export class ChunkWriter {
   constructor(path) {
     this.fd = openSync(path, 'w');
     this.parts = [];

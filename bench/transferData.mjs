@@ -7,9 +7,9 @@
 // aborts. Run one at a time in input order (what every implementation must equal), a transfer
 // writes {"id","from","to","fromBalance","toBalance"} and an aborted one {"id","reason":"overdraft"};
 // the meta file keeps the digest of that multiset of lines (both kinds in one output file).
-import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATA_DIR, MultisetDigest, mulberry32, readMeta } from './data.mjs';
+import { ChunkWriter, DATA_DIR, MultisetDigest, mulberry32, readMeta } from './data.mjs';
 
 const GENERATOR_VERSION = 1;
 /** What an account holds before its first transfer (the engine and the scripts default to it). */
@@ -42,30 +42,28 @@ export function transferData({ records, accounts, seed = 15 }) {
   const rand = mulberry32(seed);
   const balances = new Map();
   const digest = new MultisetDigest();
-  const fd = openSync(path, 'w');
-  let bytes = 0;
-  let chunk = [];
-  const flush = () => {
-    const buf = Buffer.from(`${chunk.join('\n')}\n`, 'utf8');
-    writeSync(fd, buf);
-    bytes += buf.length;
-    chunk = [];
-  };
+  const out = new ChunkWriter(path);
   let aborted = 0;
   for (let id = 0; id < records; id++) {
     const f = rand() % accounts;
     let t = rand() % accounts;
     while (t === f) t = rand() % accounts;
     const r = { id, from: `acct-${f}`, to: `acct-${t}`, amount: 1 + (rand() % MAX_AMOUNT) };
-    chunk.push(JSON.stringify(r));
-    if (chunk.length >= 10_000) flush();
+    out.line(JSON.stringify(r));
     const o = applyTransfer(balances, r);
     if (o.reason) aborted++;
     digest.add(transferCanon(o));
   }
-  if (chunk.length > 0) flush();
-  closeSync(fd);
-  const meta = { params, path, records, accounts, bytes, aborted, expectedDigest: digest.toString() };
+  out.close();
+  const meta = {
+    params,
+    path,
+    records,
+    accounts,
+    bytes: out.bytes,
+    aborted,
+    expectedDigest: digest.toString(),
+  };
   writeFileSync(metaPath, `${JSON.stringify(meta, null, 2)}\n`);
   return meta;
 }

@@ -7,9 +7,9 @@
 // record i is below base + i × stepMs), so every implementation must give exactly the counts
 // computed here: one {key, start, end, value} per key and tumbling window of `sizeMs` that holds
 // any of its records. The meta file keeps the digest of that multiset of outputs.
-import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATA_DIR, MultisetDigest, mulberry32, readMeta } from './data.mjs';
+import { ChunkWriter, DATA_DIR, MultisetDigest, mulberry32, readMeta } from './data.mjs';
 
 const GENERATOR_VERSION = 1;
 /** 2024-01-01T00:00:00Z, as source.nexmark's default base time. */
@@ -43,20 +43,11 @@ export function windowCountData({ records, keys, sizeMs, stepMs = 1, jitterMs = 
 
   const rand = mulberry32(seed);
   const counts = new Map(); // window start -> Map(key -> count)
-  const fd = openSync(path, 'w');
-  let bytes = 0;
-  let chunk = [];
-  const flush = () => {
-    const buf = Buffer.from(`${chunk.join('\n')}\n`, 'utf8');
-    writeSync(fd, buf);
-    bytes += buf.length;
-    chunk = [];
-  };
+  const out = new ChunkWriter(path);
   for (let i = 0; i < records; i++) {
     const k = `key-${rand() % keys}`;
     const t = BASE_TIME + i * stepMs + (rand() % jitterMs);
-    chunk.push(`{"k":"${k}","t":${t},"v":${rand() % 1000}}`);
-    if (chunk.length >= 10_000) flush();
+    out.line(`{"k":"${k}","t":${t},"v":${rand() % 1000}}`);
     const start = t - (t % sizeMs); // times are positive and the offset 0
     let w = counts.get(start);
     if (w === undefined) {
@@ -65,8 +56,7 @@ export function windowCountData({ records, keys, sizeMs, stepMs = 1, jitterMs = 
     }
     w.set(k, (w.get(k) ?? 0) + 1);
   }
-  if (chunk.length > 0) flush();
-  closeSync(fd);
+  out.close();
   const digest = new MultisetDigest();
   for (const [start, w] of counts) {
     for (const [key, value] of w) digest.add(windowCanon({ key, start, end: start + sizeMs, value }));
@@ -78,7 +68,7 @@ export function windowCountData({ records, keys, sizeMs, stepMs = 1, jitterMs = 
     keys,
     sizeMs,
     jitterMs,
-    bytes,
+    bytes: out.bytes,
     windows: counts.size,
     outputs: digest.count,
     expectedDigest: digest.toString(),
