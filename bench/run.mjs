@@ -1204,29 +1204,30 @@ async function main() {
   if (opt.only.includes('designer')) {
     results.designer = await designerSuite({ quick: opt.quick }).catch((e) => ({ error: e.message }));
   }
+  // What the suites that run engine jobs beside scripts are given.
+  const suiteContext = {
+    measure,
+    verifyOutput,
+    log,
+    engine: results.engine,
+    engineEntry: ENGINE_ENTRY,
+    jobsDir: JOBS_DIR,
+    outDir: OUT_DIR,
+    stateDir: STATE_DIR,
+  };
   if (opt.only.includes('eventtime')) {
-    results.eventtime = await eventTimeSuite(EVENT_TIME_SIZES[opt.quick ? 'quick' : 'full'], opt, {
-      measure,
-      verifyOutput,
-      log,
-      engine: results.engine,
-      engineEntry: ENGINE_ENTRY,
-      jobsDir: JOBS_DIR,
-      outDir: OUT_DIR,
-      stateDir: STATE_DIR,
-    });
+    results.eventtime = await eventTimeSuite(
+      EVENT_TIME_SIZES[opt.quick ? 'quick' : 'full'],
+      opt,
+      suiteContext,
+    );
   }
   if (opt.only.includes('transactions')) {
-    results.transactions = await transactionSuite(TRANSACTION_SIZES[opt.quick ? 'quick' : 'full'], opt, {
-      measure,
-      verifyOutput,
-      log,
-      engine: results.engine,
-      engineEntry: ENGINE_ENTRY,
-      jobsDir: JOBS_DIR,
-      outDir: OUT_DIR,
-      stateDir: STATE_DIR,
-    });
+    results.transactions = await transactionSuite(
+      TRANSACTION_SIZES[opt.quick ? 'quick' : 'full'],
+      opt,
+      suiteContext,
+    );
   }
   results.elapsedS = Math.round((Date.now() - t0) / 1000);
   results.machine.loadAtEnd = os.loadavg()[0].toFixed(2);
