@@ -154,6 +154,28 @@ export function runBaseline(script, options, { nodeFlags = [], timeoutMs } = {})
 }
 
 /**
+ * A hand-written script as a configuration `measure` runs: it writes `<id>.jsonl` in the suite's
+ * output folder and, on the `level` backend, keeps its LevelDB in a folder of its own.
+ * `verify(out)` checks what it wrote.
+ */
+export function scriptConfig(ctx, { id, label, script, backend, records, args, verify }) {
+  const out = join(ctx.outDir, `${id}.jsonl`);
+  const db = join(ctx.stateDir, id);
+  const usesDb = backend === 'level';
+  return {
+    id,
+    label,
+    records,
+    kind: 'baseline',
+    backend,
+    stateDir: usesDb ? db : undefined,
+    prepare: () => clean(out, db),
+    run: () => runBaseline(script, { ...args, out, ...(usesDb ? { db } : {}) }),
+    verify: () => verify(out),
+  };
+}
+
+/**
  * The line a suite's report ends with: the machine's load while it ran, and a warning when
  * other work shared the cores (the suite's own runs add about 1 at parallelism 1, 2 at 2).
  */

@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { digestJsonl } from './data.mjs';
-import { clean, loadAverageLine, REPO_DIR, runBaseline, runEngine, writeJob } from './engineRun.mjs';
+import { clean, loadAverageLine, REPO_DIR, runEngine, scriptConfig, writeJob } from './engineRun.mjs';
 import { windowCanon, windowCountData } from './windowCountData.mjs';
 
 export const NEXMARK_QUERIES = ['q0', 'q1', 'q2', 'q3', 'q4', 'q5', 'q7', 'q8', 'q11'];
@@ -174,22 +174,17 @@ function stripDigests(r) {
 function windowConfigs(d, ctx) {
   const configs = [];
   const common = { in: d.path, size: d.sizeMs, field: 't', bound: WINDOW_BOUND_MS };
-  const baseline = (id, label, script, backend, options = {}) => {
-    const out = join(ctx.outDir, `${id}.jsonl`);
-    const db = join(ctx.stateDir, id);
-    const usesDb = backend === 'level';
-    return {
+  const baseline = (id, label, script, backend, options = {}) =>
+    scriptConfig(ctx, {
       id,
       label,
-      records: d.records,
-      kind: 'baseline',
+      script,
       backend,
-      stateDir: usesDb ? db : undefined,
-      prepare: () => clean(out, db),
-      run: () => runBaseline(script, { ...common, out, ...(usesDb ? { db } : {}), ...options }),
-      verify: () => ctx.verifyOutput(out, windowCanon, d.expectedDigest),
-    };
-  };
+      records: d.records,
+      args: { ...common, ...options },
+      verify: (out) => ctx.verifyOutput(out, windowCanon, d.expectedDigest),
+    });
+
   const engine = (backend, vs) => {
     const name = `window-count-${backend}-p1`;
     const job = windowJob(name, d, backend);

@@ -7,7 +7,7 @@
 
 import os from 'node:os';
 import { join } from 'node:path';
-import { clean, loadAverageLine, runBaseline, runEngine, writeJob } from './engineRun.mjs';
+import { clean, loadAverageLine, runEngine, scriptConfig, writeJob } from './engineRun.mjs';
 import { OPENING_BALANCE, transferCanon, transferData } from './transferData.mjs';
 
 export const TRANSACTION_SIZES = {
@@ -78,22 +78,17 @@ function measureOptions(opt) {
 
 function configs(d, ctx) {
   const verify = (out) => () => ctx.verifyOutput(out, transferCanon, d.expectedDigest);
-  const baseline = (id, label, script, backend) => {
-    const out = join(ctx.outDir, `${id}.jsonl`);
-    const db = join(ctx.stateDir, id);
-    const usesDb = backend === 'level';
-    return {
+  const baseline = (id, label, script, backend) =>
+    scriptConfig(ctx, {
       id,
       label,
-      records: d.records,
-      kind: 'baseline',
+      script,
       backend,
-      stateDir: usesDb ? db : undefined,
-      prepare: () => clean(out, db),
-      run: () => runBaseline(script, { in: d.path, out, ...(usesDb ? { db, batch: 1000 } : {}) }),
-      verify: verify(out),
-    };
-  };
+      records: d.records,
+      args: { in: d.path, ...(backend === 'level' ? { batch: 1000 } : {}) },
+      verify: (out) => ctx.verifyOutput(out, transferCanon, d.expectedDigest),
+    });
+
   const engine = (backend, parallelism, vs) => {
     const name = `transfers-${backend}-p${parallelism}`;
     const threads = threadsFor(parallelism);
