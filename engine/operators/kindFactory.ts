@@ -31,11 +31,26 @@ export interface SinkParts {
   readonly committer: SinkCommitter;
 }
 
+/** What the inspector's "Test connection" says: whether the server answers and the target exists. */
+export interface ConnectionCheck {
+  readonly ok: boolean;
+  /** One line, e.g. 'Kafka at localhost:9092 answers; topic "events" has 3 partitions'. */
+  readonly message: string;
+}
+
+interface FactoryBase {
+  /**
+   * Connectors: asks the server whether it answers and the topic, table or stream exists, with
+   * the operator's params (`${env:NAME}` already resolved). Never throws: a failure is `ok: false`.
+   */
+  testConnection?(params: Readonly<Record<string, unknown>>, operatorId: string): Promise<ConnectionCheck>;
+}
+
 export type KindFactory =
-  | { readonly role: 'source'; createSource(context: OperatorContext): Source<unknown> }
-  | { readonly role: 'sink'; createSink(context: OperatorContext): SinkParts }
+  | (FactoryBase & { readonly role: 'source'; createSource(context: OperatorContext): Source<unknown> })
+  | (FactoryBase & { readonly role: 'sink'; createSink(context: OperatorContext): SinkParts })
   /** Transforms: the logic of each subtask, as it is (user functions). */
-  | { readonly role: 'transform'; createLogic(context: OperatorContext): LogicFactory };
+  | (FactoryBase & { readonly role: 'transform'; createLogic(context: OperatorContext): LogicFactory });
 
 /** What a kind module exports (as `kind`): the kind, whole. */
 export interface KindModule {

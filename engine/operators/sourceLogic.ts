@@ -37,6 +37,14 @@ export class SourceReaderLogic<Split> extends BaseLogic {
     return splitSnapshot(this.source, this.reader.snapshotSplits(checkpointId));
   }
 
+  checkpointComplete(checkpointId: number): void {
+    this.reader.checkpointComplete?.(checkpointId);
+  }
+
+  readyForSnapshot(): boolean {
+    return this.reader.readyForSnapshot?.() ?? true;
+  }
+
   override endInput(): Promise<void> {
     return this.reader.close();
   }

@@ -43,6 +43,12 @@ export interface SubtaskEnvironment {
   readonly timers: TimerService | undefined;
   /** Where checkpoint files go; undefined when checkpoints are off. */
   readonly checkpoints: CheckpointFiles | undefined;
+  /**
+   * A connector tells the run's status what it waits for ("Kafka at localhost:9092 does not
+   * answer; retry 3 in 2 s"), and (undefined) that it waits no more. Absent where no status is
+   * shown (tests, previews).
+   */
+  readonly reportWait?: (message: string | undefined) => void;
 }
 
 /** What an operator itself (beyond its keyed state) puts into a checkpoint. */

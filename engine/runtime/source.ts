@@ -30,6 +30,17 @@ export interface SourceReader<Split> {
   poll(limit: number): number | Promise<number>;
   /** At a checkpoint's barrier, synchronously, between two records: what is left to read. */
   snapshotSplits(checkpointId: number): readonly Split[];
+  /**
+   * Checkpoint `checkpointId` is complete (every sink committed it): a reader may now tell its
+   * server what it has read (Kafka group offsets, a replication slot's confirmed position).
+   */
+  checkpointComplete?(checkpointId: number): void;
+  /**
+   * A checkpoint's barrier is due: false while the reader is somewhere no split can describe (a
+   * database snapshot being read in one transaction); the checkpoint then waits while the reader
+   * goes on, and is taken once this says true.
+   */
+  readyForSnapshot?(): boolean;
   /** Every split read, or the job failed: release what is open. */
   close(): Promise<void>;
   /** Debug runs' time travel (see OperatorLogic.progress). */

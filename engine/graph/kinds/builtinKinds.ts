@@ -5,9 +5,15 @@ import { flatMapKind } from './flatMap.js';
 import { mapKind } from './map.js';
 import { processKind } from './process.js';
 import { sinkJsonlKind } from './sinkJsonl.js';
+import { sinkKafkaKind } from './sinkKafka.js';
+import { sinkPostgresKind } from './sinkPostgres.js';
+import { sinkRedisKind } from './sinkRedis.js';
 import { sourceGeneratorKind } from './sourceGenerator.js';
 import { sourceJsonlKind } from './sourceJsonl.js';
+import { sourceKafkaKind } from './sourceKafka.js';
 import { sourceNexmarkKind } from './sourceNexmark.js';
+import { sourcePostgresKind } from './sourcePostgres.js';
+import { sourceRedisKind } from './sourceRedis.js';
 import { transactionKind } from './transaction.js';
 import { windowKind } from './window.js';
 
@@ -15,6 +21,9 @@ export const BUILTIN_KINDS = [
   sourceJsonlKind,
   sourceGeneratorKind,
   sourceNexmarkKind,
+  sourceKafkaKind,
+  sourcePostgresKind,
+  sourceRedisKind,
   mapKind,
   filterKind,
   flatMapKind,
@@ -22,6 +31,9 @@ export const BUILTIN_KINDS = [
   windowKind,
   transactionKind,
   sinkJsonlKind,
+  sinkKafkaKind,
+  sinkPostgresKind,
+  sinkRedisKind,
 ] as const;
 
 export type BuiltinKind = (typeof BUILTIN_KINDS)[number];

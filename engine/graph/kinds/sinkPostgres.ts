@@ -1,0 +1,40 @@
+// sink.postgres: records as rows; "upsert" on key columns (a replay writes the same rows again) or
+// "append", exactly once through PREPARE TRANSACTION at the barrier and COMMIT PREPARED when the
+// checkpoint completes. keyColumns for upsert is checked by validation/connectorRules.ts.
+import { z } from 'zod';
+import { connectionString, retryTimeoutMs } from './connectorParams.js';
+import { defineKind } from './kindDescriptor.js';
+
+export const sinkPostgresKind = defineKind({
+  kind: 'sink.postgres',
+  role: 'sink',
+  params: z.strictObject({
+    connection: connectionString('A PostgreSQL connection string, "postgres://user:password@host:port/db"'),
+    table: z
+      .string()
+      .min(1)
+      .describe('The table, "name" or "schema.name"; a record\'s fields are its columns.'),
+    mode: z
+      .enum(['upsert', 'append'])
+      .describe(
+        '"upsert": insert or update on keyColumns; "append": insert, exactly once by two-phase commit.',
+      ),
+    keyColumns: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe('The columns a row is identified by (upsert).'),
+    retryTimeoutMs,
+  }),
+  ports: { inputs: true, outputs: [] },
+  keyedInput: 'never',
+  available: false,
+  designer: {
+    label: 'PostgreSQL table',
+    group: 'sink',
+    description: 'Writes records as rows: upsert on key columns, or append exactly once.',
+    idBase: 'pg-out',
+    defaultParams: { connection: '${env:PG_URL}', table: 'results', mode: 'upsert', keyColumns: ['id'] },
+    icon: 'M3 3.5c0-1 2.2-2 5-2s5 1 5 2v9c0 1-2.2 2-5 2s-5-1-5-2z M3 3.5c0 1 2.2 2 5 2s5-1 5-2 M3 8c0 1 2.2 2 5 2s5-1 5-2',
+  },
+});

@@ -1,0 +1,58 @@
+// Where the connector tests find their servers (started by `npm run services`), and whether they
+// may skip. Outside CI a test file whose server does not answer skips (globalSetup prints one line
+// saying which and how to start them); with PIPEWRIGHT_REQUIRE_SERVICES=1 (.ci/run sets it) a
+// missing server fails the file instead.
+import { connect } from 'node:net';
+import { describe, it } from 'vitest';
+
+export type ServerName = 'kafka' | 'postgres' | 'redis';
+
+export const KAFKA_BROKERS = process.env.PIPEWRIGHT_KAFKA_BROKERS ?? 'localhost:9092';
+export const PG_URL =
+  process.env.PIPEWRIGHT_PG_URL ?? 'postgres://pipewright:pipewright@127.0.0.1:5432/pipewright';
+export const REDIS_URL = process.env.PIPEWRIGHT_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export const SERVICES_REQUIRED = process.env.PIPEWRIGHT_REQUIRE_SERVICES === '1';
+
+/** host:port of a server, from its URL or broker list. */
+export function serverAddress(name: ServerName): { host: string; port: number } {
+  const text =
+    name === 'kafka' ? `kafka://${KAFKA_BROKERS.split(',')[0]}` : name === 'postgres' ? PG_URL : REDIS_URL;
+  const url = new URL(text);
+  const port = Number(url.port || (name === 'postgres' ? 5432 : name === 'redis' ? 6379 : 9092));
+  return { host: url.hostname, port };
+}
+
+/** Whether something accepts connections at the server's port (within a second). */
+export function serverAnswers(name: ServerName): Promise<boolean> {
+  const { host, port } = serverAddress(name);
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (up: boolean) => {
+      socket.destroy();
+      resolve(up);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/**
+ * `describe` for tests that need `name`'s server: skipped when it does not answer, unless the
+ * services are required, when the file fails saying which server is missing.
+ */
+export async function describeWithServer(name: ServerName, title: string, body: () => void): Promise<void> {
+  const up = await serverAnswers(name);
+  if (!up && SERVICES_REQUIRED) {
+    describe(title, () => {
+      it(`needs ${name} at ${serverAddress(name).host}:${serverAddress(name).port}`, () => {
+        throw new Error(
+          `${name} does not answer at ${serverAddress(name).host}:${serverAddress(name).port}, and PIPEWRIGHT_REQUIRE_SERVICES=1: start it with \`npm run services start\``,
+        );
+      });
+    });
+    return;
+  }
+  describe.skipIf(!up)(title, body);
+}
