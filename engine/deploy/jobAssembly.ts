@@ -238,7 +238,8 @@ async function assembleSubtasks(
           await restoreState(storage!, store, handles, range);
         }
         const context: SubtaskContext = {
-          operator: op,
+          // Params with `${env:NAME}` resolved: what the kind's factory was given too.
+          operator: prepared.get(op.id)!.planned ?? op,
           subtask: index,
           parallelism: op.parallelism,
           jobDir: options.jobDir,
