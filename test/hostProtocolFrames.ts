@@ -213,6 +213,12 @@ export function validRequest(space: FrameSpace): fc.Arbitrary<Message> {
     'run.setBreakpoints': fc.record({ runId: runId(), breakpoints: breakpoints(space) }),
     'run.checkpoints': fc.record({ path: fc.constant(space.jobPath), text: jobText(space) }),
     'job.checkFiles': fc.record({ path: fc.oneof(fc.constant(space.jobPath), path), text: jobText(space) }),
+    // Kinds without a connection test only: a connector's would wait on a server for each frame.
+    'connection.test': fc.record({
+      operatorId: fc.oneof(fc.constantFrom(...space.operators), oddString),
+      kind: fc.oneof(fc.constantFrom('source.jsonl', 'process', 'sink.jsonl'), oddString),
+      params: fc.dictionary(oddString, fc.oneof(oddString, fc.constant('${env:PIPEWRIGHT_FUZZ_UNSET}'))),
+    }),
     'state.page': fc.record(
       {
         runId: runId(),

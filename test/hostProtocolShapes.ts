@@ -49,6 +49,10 @@ const RESULT_SHAPES: { readonly [M in HostMethod]: Check } = {
   'recent.list': isStringArray,
   'recent.add': isStringArray,
   'job.checkFiles': has({ problems: isArray }),
+  'connection.test': has({
+    outcome: (value) => value === 'ok' || value === 'failed' || value === 'none',
+    message: isString,
+  }),
   'run.start': runInfo,
   'run.pause': runInfo,
   'run.resume': runInfo,

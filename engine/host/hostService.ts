@@ -12,6 +12,7 @@ import type {
   ParamsOf,
   ResultOf,
 } from '../protocol/protocol.js';
+import { testConnection } from './connectionTest.js';
 import { listFolder, readTextFile, writeTextFileAtomic } from './hostFiles.js';
 import { checkInputFiles } from './inputFileCheck.js';
 import { RecentFiles } from './recentFiles.js';
@@ -58,6 +59,14 @@ export interface HostServiceOptions {
 
 function noParams(): Record<string, never> {
   return {};
+}
+
+function connectionTestParams(raw: Readonly<Record<string, unknown>>): ParamsOf<'connection.test'> {
+  const { operatorId, kind } = stringParams('connection.test', 'operatorId', 'kind')(raw);
+  const params = raw.params;
+  if (typeof params !== 'object' || params === null || Array.isArray(params))
+    throw new Error('connection.test: params.params must be an object');
+  return { operatorId, kind, params: params as Record<string, unknown> };
 }
 
 function stringParams<K extends string>(method: HostMethod, ...keys: K[]) {
@@ -116,6 +125,7 @@ export function createHostService(options: HostServiceOptions): HostService {
       params: stringParams('job.checkFiles', 'path', 'text'),
       run: async ({ path, text }) => ({ problems: await checkInputFiles(path, text) }),
     },
+    'connection.test': { params: connectionTestParams, run: (request) => testConnection(request) },
   };
 
   return {

@@ -54,6 +54,25 @@ export interface FileProblem extends Problem {
   readonly file: string;
 }
 
+/** What the inspector's "Test connection" asks about: one operator as the designer has it now. */
+export interface ConnectionTestRequest {
+  readonly operatorId: string;
+  readonly kind: string;
+  /** The params as the draft holds them, `${env:NAME}` unresolved: the host resolves them. */
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+export interface ConnectionTestResult {
+  /**
+   * 'ok': the server answers and the topic, table or stream is there; 'failed': it does not, or
+   * the test could not be made (a missing environment variable, no answer in time); 'none': the
+   * kind has no connection test.
+   */
+  readonly outcome: 'ok' | 'failed' | 'none';
+  /** One line for people. */
+  readonly message: string;
+}
+
 /** Method name -> [params, result]. Adding a method here is how the host's API grows. */
 export interface HostMethods extends RunMethods {
   'host.info': [Record<string, never>, HostInfo];
@@ -71,6 +90,8 @@ export interface HostMethods extends RunMethods {
    * the job's text as the designer has it: a problem for each one missing or unreadable.
    */
   'job.checkFiles': [{ path: string; text: string }, { problems: FileProblem[] }];
+  /** Asks a connector operator's server whether it answers and its target exists; never fails. */
+  'connection.test': [ConnectionTestRequest, ConnectionTestResult];
 }
 
 export type HostMethod = keyof HostMethods;
@@ -125,6 +146,7 @@ const METHOD_NAMES: { readonly [M in HostMethod]: true } = {
   'recent.list': true,
   'recent.add': true,
   'job.checkFiles': true,
+  'connection.test': true,
   'run.start': true,
   'run.pause': true,
   'run.resume': true,
