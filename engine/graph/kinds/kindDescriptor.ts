@@ -76,6 +76,11 @@ export interface KindDesigner {
    * file being edited may hold anything there.
    */
   readonly cardLine?: (params: Readonly<Record<string, unknown>>) => string | undefined;
+  /**
+   * A connector's params that say where its server is (a URL, brokers, a connection string): the
+   * inspector offers "Test connection" for the kind, and warns of a password written into them.
+   */
+  readonly connectionParams?: readonly string[];
 }
 
 export interface KindDescriptor<K extends string = string, P extends z.ZodObject = z.ZodObject> {

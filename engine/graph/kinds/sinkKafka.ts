@@ -44,5 +44,6 @@ export const sinkKafkaKind = defineKind({
     idBase: 'kafka-out',
     defaultParams: { bootstrapServers: '${env:KAFKA_BROKERS}', topic: 'results' },
     icon: 'M8 2.5v11 M8 8l4.5-3 M8 8l4.5 3 M3.5 4.5a1.5 1.5 0 1 0 0 .01 M8 2.5a1 1 0 1 0 0 .01',
+    connectionParams: ['bootstrapServers'],
   },
 });

@@ -36,5 +36,6 @@ export const sinkPostgresKind = defineKind({
     idBase: 'pg-out',
     defaultParams: { connection: '${env:PG_URL}', table: 'results', mode: 'upsert', keyColumns: ['id'] },
     icon: 'M3 3.5c0-1 2.2-2 5-2s5 1 5 2v9c0 1-2.2 2-5 2s-5-1-5-2z M3 3.5c0 1 2.2 2 5 2s5-1 5-2 M3 8c0 1 2.2 2 5 2s5-1 5-2',
+    connectionParams: ['connection'],
   },
 });

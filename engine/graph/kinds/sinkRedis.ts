@@ -22,5 +22,6 @@ export const sinkRedisKind = defineKind({
     idBase: 'redis-out',
     defaultParams: { url: '${env:REDIS_URL}', stream: 'results' },
     icon: 'M2 5l6-3 6 3-6 3z M2 8l6 3 6-3 M2 11l6 3 6-3',
+    connectionParams: ['url'],
   },
 });

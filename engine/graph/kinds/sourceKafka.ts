@@ -76,5 +76,6 @@ export const sourceKafkaKind = defineKind({
     idBase: 'kafka',
     defaultParams: { bootstrapServers: '${env:KAFKA_BROKERS}', topic: 'events' },
     icon: 'M8 2.5v11 M8 8l4.5-3 M8 8l4.5 3 M3.5 4.5a1.5 1.5 0 1 0 0 .01 M8 2.5a1 1 0 1 0 0 .01',
+    connectionParams: ['bootstrapServers'],
   },
 });

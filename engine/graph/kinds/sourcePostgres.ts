@@ -38,5 +38,6 @@ export const sourcePostgresKind = defineKind({
     idBase: 'pg',
     defaultParams: { connection: '${env:PG_URL}', table: 'orders' },
     icon: 'M3 3.5c0-1 2.2-2 5-2s5 1 5 2v9c0 1-2.2 2-5 2s-5-1-5-2z M3 3.5c0 1 2.2 2 5 2s5-1 5-2 M3 8c0 1 2.2 2 5 2s5-1 5-2',
+    connectionParams: ['connection'],
   },
 });

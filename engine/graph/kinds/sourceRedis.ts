@@ -31,5 +31,6 @@ export const sourceRedisKind = defineKind({
     idBase: 'redis',
     defaultParams: { url: '${env:REDIS_URL}', stream: 'events' },
     icon: 'M2 5l6-3 6 3-6 3z M2 8l6 3 6-3 M2 11l6 3 6-3',
+    connectionParams: ['url'],
   },
 });
