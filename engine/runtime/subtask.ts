@@ -258,6 +258,12 @@ export class Subtask {
 
   private afterProduce(count: number): Promise<void> | undefined {
     this.sourceWatermarks?.polled(performance.now());
+    // A checkpoint waits for a source not ready for it (a database snapshot being read): it is
+    // taken after the slice that made the source ready, before its input ends.
+    if (this.snapshotWaiting !== undefined) {
+      const snapshot = this.snapshotIfReady();
+      if (snapshot !== undefined) return snapshot.then(() => this.afterProduce(count));
+    }
     if (count < 0) return this.exhaust();
     this.recordsIn += count;
     return undefined;
