@@ -1,5 +1,6 @@
 // The graph rules, in the order they run. Problems are sorted by where they are in the file;
 // two at the same spot keep this order, which tests and the designer's lists rely on.
+import { connectorParams } from './connectorRules.js';
 import { cycleWithoutFeedback } from './cycleRule.js';
 import {
   edgeFromSink,
@@ -34,6 +35,7 @@ export const GRAPH_RULES: readonly GraphRule[] = [
   userCodeFaults,
   windowParams,
   transactionParams,
+  connectorParams,
   edgeFromUnknownOperator,
   edgeFromSink,
   edgeFromUnknownPort,
