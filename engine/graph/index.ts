@@ -5,6 +5,7 @@ export * from './cycles.js';
 export * from './jsonSchema.js';
 export * from './keyGroups.js';
 export * from './kinds/builtinKinds.js';
+export { ENV_REFERENCE } from './kinds/connectorParams.js';
 export * from './kinds/fieldConditions.js';
 export * from './kinds/kindDescriptor.js';
 export * from './kinds/kindRegistry.js';

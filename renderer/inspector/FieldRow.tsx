@@ -18,7 +18,16 @@ export interface FieldRowProps {
   readonly problems?: readonly string[];
   /** A field whose label is not a <label> (the code editor labels itself). */
   readonly labelFor?: false;
+  /** A word beside the label saying what the value is, e.g. "env" for an environment reference. */
+  readonly badge?: FieldBadge;
+  /** Said under the input before the help, e.g. a warning with an action. */
+  readonly notes?: ReactNode;
   readonly children: ReactNode;
+}
+
+export interface FieldBadge {
+  readonly text: string;
+  readonly title: string;
 }
 
 export function describedBy(id: string): string {
@@ -41,11 +50,13 @@ export function FieldNotes({
   error,
   problems,
   help,
+  notes,
 }: {
   id: string;
   error?: string | undefined;
   problems: readonly string[];
   help: string | undefined;
+  notes?: ReactNode;
 }) {
   return (
     <div id={describedBy(id)} className="field-notes">
@@ -59,6 +70,7 @@ export function FieldNotes({
           {message}
         </p>
       ))}
+      {notes}
       {help !== undefined && <p className="field-help">{help}</p>}
     </div>
   );
@@ -73,6 +85,8 @@ export function FieldRow({
   error,
   problems = [],
   labelFor,
+  badge,
+  notes,
   children,
 }: FieldRowProps) {
   return (
@@ -90,10 +104,15 @@ export function FieldRow({
             {required ? 'required' : 'optional'}
           </span>
         )}
+        {badge !== undefined && (
+          <span className="field-badge" title={badge.title}>
+            {badge.text}
+          </span>
+        )}
         <FieldKey jsonKey={jsonKey} />
       </div>
       {children}
-      <FieldNotes id={id} error={error} problems={problems} help={help} />
+      <FieldNotes id={id} error={error} problems={problems} help={help} notes={notes} />
     </div>
   );
 }

@@ -9,6 +9,8 @@ import { isObject, type JsonObject, operatorIds, operatorKind } from '../documen
 import { useDesigner, useDesignerStore } from '../store/designerContext';
 import { problemsOf } from '../store/selectors';
 import { formFields, paramPatch } from './applicableFields';
+import { ConnectionTest } from './ConnectionTest';
+import { suggestedReference } from './envReferences';
 import { FieldPlaceContext } from './fieldOwner';
 import { PortList } from './PortList';
 import { OtherProblems, ProblemNotes } from './ProblemNotes';
@@ -61,6 +63,7 @@ export function OperatorForm({ id, renamedTo }: OperatorFormProps) {
   const fields = descriptor === undefined ? [] : formFields(descriptor, kindFields(descriptor), params);
   const fieldProblems = new Map(fields.map(({ field }) => [field.name, inline('params', field.name)]));
   const rest = otherProblems(problems, id, path, shown);
+  const connectionParams = new Set(descriptor?.designer.connectionParams ?? []);
 
   const parseId = (text: string) => {
     const next = text.trim();
@@ -179,11 +182,20 @@ export function OperatorForm({ id, renamedTo }: OperatorFormProps) {
                 onChange={(value) => setParam(field.name, value)}
                 note={note}
                 problems={fieldProblems.get(field.name)}
+                connection={
+                  connectionParams.has(field.name)
+                    ? { suggested: suggestedReference(descriptor?.designer.defaultParams[field.name]) }
+                    : undefined
+                }
               />
             ),
           )
         )}
       </section>
+
+      {kind !== undefined && connectionParams.size > 0 && (
+        <ConnectionTest key={id} operatorId={id} kind={kind} params={params} />
+      )}
 
       <PortList draft={draft} id={id} />
 

@@ -1,7 +1,10 @@
 // One input generated from a field descriptor (see schemaFields.ts): the kind of input follows
 // the zod type, the help text is the schema's description, "required" follows optional/default.
+import type { ReactNode } from 'react';
 import type { JsonValue } from '../document/jobDraft';
 import { CheckboxField } from './CheckboxField';
+import { ENV_HINT, envNames, holdsLiteralPassword, PASSWORD_WARNING } from './envReferences';
+import type { FieldBadge } from './FieldRow';
 import type { PathSegments } from './problemPaths';
 import { SelectField } from './SelectField';
 import { type FieldDescriptor, formatFieldValue, numberWords, parseFieldText } from './schemaFields';
@@ -16,6 +19,56 @@ export interface SchemaFieldProps {
   readonly note?: string;
   /** Where the value is inside the form's place (see fieldOwner.ts). */
   readonly at?: PathSegments;
+  /**
+   * Set for a connector's server param (designer.connectionParams): a password typed into it is
+   * warned of, with `suggested` (the kind's own "${env:NAME}" for it) offered instead.
+   */
+  readonly connection?: { readonly suggested?: string };
+}
+
+/** The badge and notes of a text value that names environment variables or holds a password. */
+function secretNotes(
+  value: JsonValue | undefined,
+  connection: SchemaFieldProps['connection'],
+  onChange: SchemaFieldProps['onChange'],
+): { badge?: FieldBadge; notes?: ReactNode } {
+  const names = envNames(value);
+  const password = connection !== undefined && holdsLiteralPassword(value);
+  if (names.length === 0 && !password) return {};
+  const suggested = connection?.suggested;
+  return {
+    ...(names.length === 0
+      ? {}
+      : {
+          badge: {
+            text: 'env',
+            title: `Environment variable${names.length > 1 ? 's' : ''} ${names.join(', ')}`,
+          },
+        }),
+    notes: (
+      <>
+        {password && (
+          <p className="field-warning">
+            {PASSWORD_WARNING}
+            {suggested !== undefined && (
+              <>
+                {' '}
+                <button type="button" className="field-action" onClick={() => onChange(suggested)}>
+                  Use {suggested}
+                </button>
+              </>
+            )}
+          </p>
+        )}
+        {names.length > 0 && (
+          <p className="field-env">
+            {names.join(', ')}: {ENV_HINT.charAt(0).toLowerCase()}
+            {ENV_HINT.slice(1)}
+          </p>
+        )}
+      </>
+    ),
+  };
 }
 
 function sentence(text: string): string {
@@ -29,10 +82,11 @@ function helpOf(field: SchemaFieldProps['field'], note: string | undefined): str
   if (field.type === 'number') parts.push(sentence(numberWords(field)));
   if (field.type === 'stringList') parts.push('Separate the items with commas.');
   if (field.type === 'other') parts.push('Written as JSON.');
+  if (field.type === 'choice') parts.push(`${field.options.join(', ')} as it is; any other value as JSON.`);
   return parts.length === 0 ? undefined : parts.join(' ');
 }
 
-export function SchemaField({ field, value, onChange, problems, at, note }: SchemaFieldProps) {
+export function SchemaField({ field, value, onChange, problems, at, note, connection }: SchemaFieldProps) {
   const common = { label: field.label, jsonKey: field.name, help: helpOf(field, note), problems };
   switch (field.type) {
     case 'enum':
@@ -67,7 +121,9 @@ export function SchemaField({ field, value, onChange, problems, at, note }: Sche
       return (
         <TextField
           {...common}
+          {...(field.type === 'string' ? secretNotes(value, connection, onChange) : {})}
           at={at}
+          suggestions={field.type === 'choice' ? field.options : undefined}
           required={field.required}
           value={value}
           format={(v) => formatFieldValue(field, v)}

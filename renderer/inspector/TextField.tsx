@@ -1,9 +1,11 @@
 // A text input over a value of the draft. It keeps the text the user typed, which may be no
 // value at all yet ("12a" in a number field), and writes to the store only what parses; it
 // takes the store's value again when that changes from elsewhere (undo, redo, the canvas).
+
+import type { ReactNode } from 'react';
 import { useId, useState } from 'react';
 import type { JsonValue } from '../document/jobDraft';
-import { describedBy, FieldRow } from './FieldRow';
+import { describedBy, type FieldBadge, FieldRow } from './FieldRow';
 import type { PathSegments } from './problemPaths';
 import { type Parsed, sameJson } from './schemaFields';
 import { useUnappliedField } from './useUnappliedField';
@@ -31,6 +33,11 @@ export interface TextFieldProps {
   readonly multiline?: boolean;
   readonly inputMode?: 'text' | 'numeric' | 'decimal';
   readonly autoFocus?: boolean;
+  readonly badge?: FieldBadge;
+  /** Values the input offers as the user types (a choice field's words). */
+  readonly suggestions?: readonly string[];
+  /** Said under the input before the help (see FieldRow). */
+  readonly notes?: ReactNode;
 }
 
 export function TextField(props: TextFieldProps) {
@@ -107,17 +114,29 @@ export function TextField(props: TextFieldProps) {
       help={props.help}
       error={error}
       problems={props.problems}
+      badge={props.badge}
+      notes={props.notes}
     >
       {props.multiline ? (
         <textarea className="field-input" rows={3} {...common} />
       ) : (
-        <input
-          className="field-input"
-          type="text"
-          inputMode={props.inputMode}
-          autoComplete="off"
-          {...common}
-        />
+        <>
+          <input
+            className="field-input"
+            type="text"
+            inputMode={props.inputMode}
+            autoComplete="off"
+            list={props.suggestions === undefined ? undefined : `${id}-list`}
+            {...common}
+          />
+          {props.suggestions !== undefined && (
+            <datalist id={`${id}-list`}>
+              {props.suggestions.map((option) => (
+                <option key={option} value={option} />
+              ))}
+            </datalist>
+          )}
+        </>
       )}
     </FieldRow>
   );

@@ -251,3 +251,56 @@ describe('describeFields on the edge schema', () => {
     expect(byName(fields, 'fromPort')).toMatchObject({ type: 'string', defaultValue: 'out' });
   });
 });
+
+describe('the connector kinds as forms', () => {
+  const fieldsOf = (kind: keyof typeof paramsSchemas) => describeFields(paramsSchemas[kind]);
+
+  it('gives each param an input of its shape: lists, choices, flags, numbers', () => {
+    const kafka = fieldsOf('source.kafka');
+    expect(byName(kafka, 'bootstrapServers')).toMatchObject({ type: 'string', required: true });
+    expect(byName(kafka, 'topics')).toMatchObject({ type: 'stringList', minItems: 1, required: false });
+    expect(byName(kafka, 'startingOffsets')).toMatchObject({
+      type: 'choice',
+      options: ['earliest', 'latest', 'committed'],
+      required: false,
+    });
+    expect(byName(kafka, 'format')).toMatchObject({ type: 'enum', options: ['json', 'string'] });
+    expect(byName(kafka, 'includeMetadata')).toMatchObject({ type: 'boolean' });
+    expect(byName(kafka, 'retryTimeoutMs')).toMatchObject({ type: 'number', integer: true, min: 0 });
+    expect(byName(fieldsOf('sink.postgres'), 'keyColumns')).toMatchObject({
+      type: 'stringList',
+      minItems: 1,
+    });
+    expect(byName(fieldsOf('sink.postgres'), 'mode')).toMatchObject({
+      type: 'enum',
+      options: ['upsert', 'append'],
+      required: true,
+    });
+    expect(byName(fieldsOf('source.postgres'), 'snapshot')).toMatchObject({ type: 'boolean' });
+    expect(byName(fieldsOf('sink.kafka'), 'deliveryGuarantee')).toMatchObject({
+      type: 'enum',
+      options: ['exactly-once', 'at-least-once'],
+    });
+  });
+
+  it('reads a choice field as a word typed bare or any other value as JSON', () => {
+    const offsets = byName(fieldsOf('source.kafka'), 'startingOffsets');
+    expect(parseFieldText(offsets, ' latest ')).toEqual({ ok: true, value: 'latest' });
+    expect(parseFieldText(offsets, '{ "timestamp": 1700000000000 }')).toEqual({
+      ok: true,
+      value: { timestamp: 1700000000000 },
+    });
+    expect(parseFieldText(offsets, '"earliest"')).toEqual({ ok: true, value: 'earliest' });
+    // A number is a number: the validator then says which values the param takes.
+    expect(parseFieldText(offsets, '12')).toEqual({ ok: true, value: 12 });
+    expect(parseFieldText(offsets, '')).toEqual({ ok: true, value: undefined });
+    expect(parseFieldText(offsets, '{ "timestamp": ')).toEqual({
+      ok: false,
+      message: 'neither one of earliest, latest, committed nor valid JSON',
+    });
+    for (const value of ['committed', { timestamp: 5 }]) {
+      const parsed = parseFieldText(offsets, formatFieldValue(offsets, value));
+      expect(parsed.ok && sameJson(parsed.value, value)).toBe(true);
+    }
+  });
+});

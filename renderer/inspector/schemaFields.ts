@@ -57,6 +57,16 @@ export function parseFieldText(field: FieldDescriptor, text: string): Parsed {
       const items = splitList(text);
       return { ok: true, value: items.length === 0 && !field.required ? undefined : items };
     }
+    case 'choice': {
+      // A word is the word (no quotes to type); anything else is the JSON it spells.
+      if (trimmed === '') return { ok: true, value: undefined };
+      if (/^[\w.-]+$/.test(trimmed) && !/^-?\d/.test(trimmed)) return { ok: true, value: trimmed };
+      try {
+        return { ok: true, value: JSON.parse(trimmed) as JsonValue };
+      } catch {
+        return { ok: false, message: `neither one of ${field.options.join(', ')} nor valid JSON` };
+      }
+    }
     case 'other': {
       if (trimmed === '') return { ok: true, value: undefined };
       try {

@@ -34,6 +34,11 @@ export type ParamField = FieldBase &
     | { readonly type: 'enum'; readonly options: readonly string[] }
     | { readonly type: 'boolean' }
     | { readonly type: 'stringList'; readonly minItems?: number }
+    /**
+     * One of some words or a value of another shape the schema also allows (Kafka's
+     * startingOffsets: "earliest", "latest", "committed" or { "timestamp": ms }).
+     */
+    | { readonly type: 'choice'; readonly options: readonly string[] }
     /** A shape no input here can edit faithfully; shown as JSON, edited in the file. */
     | { readonly type: 'other' }
   );
@@ -120,7 +125,21 @@ export function describeField(name: string, schema: AnySchema): ParamField {
     const min = minLength(inner as z.ZodArray<AnySchema>);
     return { ...base, type: 'stringList', ...(min === undefined ? {} : { minItems: min }) };
   }
+  if (inner instanceof z.ZodUnion) {
+    const options = unionWords(inner);
+    if (options.length > 0) return { ...base, type: 'choice', options };
+  }
   return { ...base, type: 'other' };
+}
+
+/** The words a union allows as enum or literal members, in its order. */
+function unionWords(union: z.ZodUnion): string[] {
+  return (union.options as readonly AnySchema[]).flatMap((member) => {
+    if (member instanceof z.ZodEnum) return member.options.map(String);
+    if (member instanceof z.ZodLiteral)
+      return [...member.values].filter((value): value is string => typeof value === 'string');
+    return [];
+  });
 }
 
 /** Every field of an object schema, in the schema's order (the order the file is saved in). */
