@@ -8,6 +8,7 @@ import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { registerKind } from '../graph/kinds/kindRegistry.js';
 import type { KindFactory, KindModule } from './kindFactory.js';
+import { sinkPostgresFactory } from './postgres/sink/postgresSink.js';
 import { sinkJsonlFactory } from './sinkJsonl.js';
 import { sourceGeneratorFactory } from './sourceGenerator.js';
 import { sourceJsonlFactory } from './sourceJsonl.js';
@@ -27,6 +28,7 @@ const factories = new Map<string, KindFactory>([
   ['window', windowFactory],
   ['transaction', transactionFactory],
   ['sink.jsonl', sinkJsonlFactory],
+  ['sink.postgres', sinkPostgresFactory],
 ]);
 
 /** Kind modules loaded so far, by resolved URL: loading one twice registers it once. */

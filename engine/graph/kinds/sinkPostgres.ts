@@ -28,7 +28,7 @@ export const sinkPostgresKind = defineKind({
   }),
   ports: { inputs: true, outputs: [] },
   keyedInput: 'never',
-  available: false,
+  available: true,
   designer: {
     label: 'PostgreSQL table',
     group: 'sink',

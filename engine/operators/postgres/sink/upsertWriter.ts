@@ -1,0 +1,99 @@
+// sink.postgres in mode "upsert": records go into batches of distinct keys (a later record of a
+// key already in the batch merges into it, field by field, so the batch does what writing them
+// one by one would: ON CONFLICT cannot touch one row twice in a statement), written as
+// INSERT ... ON CONFLICT (keys) DO UPDATE. Every barrier flushes what is buffered before the
+// checkpoint completes, so a completed checkpoint's rows are in the table; after a restore the
+// records since it are written again, which leaves the same rows. A batch whose connection broke
+// is sent again on a new one, for the same reason.
+import type { Envelope } from '../../../runtime/envelope.js';
+import type { SubtaskEnvironment } from '../../../runtime/operatorLogic.js';
+import type { Committable, SinkWriter } from '../../../runtime/sink.js';
+import { insertStatements, ROWS_PER_STATEMENT } from './insertStatements.js';
+import { openSinkTable, type SinkPostgresParams } from './openSinkTable.js';
+import { PgSession } from './pgSession.js';
+import type { PgTable } from './pgTable.js';
+import { isDataError, rejectedValue } from './rejectedValue.js';
+import { keyOf, type SinkRow, toRow } from './sinkRow.js';
+import { WriteQueue } from './writeQueue.js';
+
+export class PostgresUpsertWriter implements SinkWriter {
+  readonly waitsOnWorld = true;
+  private readonly session: PgSession;
+  private readonly queue = new WriteQueue();
+  private readonly operatorId: string;
+  private readonly keyColumns: readonly string[];
+  private table: PgTable | undefined;
+  private batch = new Map<string, SinkRow>();
+
+  constructor(
+    env: SubtaskEnvironment,
+    private readonly params: SinkPostgresParams,
+  ) {
+    this.operatorId = env.operator.id;
+    this.keyColumns = params.keyColumns ?? [];
+    this.session = new PgSession({
+      operatorId: this.operatorId,
+      connection: params.connection,
+      retryTimeoutMs: params.retryTimeoutMs,
+      reportWait: env.reportWait,
+    });
+  }
+
+  async open(): Promise<void> {
+    this.table = await openSinkTable(this.session, this.params, this.operatorId);
+  }
+
+  write(envelope: Envelope): void | Promise<void> {
+    this.queue.check();
+    const row = toRow(envelope.value, this.table!, this.params.table, this.operatorId);
+    const key = keyOf(row, this.keyColumns, this.params.table, this.operatorId);
+    const earlier = this.batch.get(key);
+    if (earlier !== undefined) Object.assign(earlier, row);
+    else this.batch.set(key, row);
+    if (this.batch.size >= ROWS_PER_STATEMENT) return this.flush();
+  }
+
+  private flush(): Promise<void> {
+    const rows = [...this.batch.values()];
+    this.batch = new Map();
+    return this.queue.push(() => this.send(rows));
+  }
+
+  private async send(rows: readonly SinkRow[]): Promise<void> {
+    const table = this.table!;
+    const statements = insertStatements(table, rows, this.keyColumns);
+    const action = `writing ${rows.length} rows to table "${this.params.table}"`;
+    try {
+      await this.session.run(action, async (client) => {
+        for (const statement of statements) {
+          try {
+            await client.query(statement.text, statement.values);
+          } catch (error) {
+            if (!isDataError(error)) throw error;
+            throw await rejectedValue(client, error, table, this.params.table, statement, this.operatorId);
+          }
+        }
+      });
+    } catch (error) {
+      throw this.session.failure(error, action);
+    }
+  }
+
+  prepareCommit(checkpointId: number | undefined): Promise<Committable | undefined> | undefined {
+    if (checkpointId === undefined) return undefined;
+    // The checkpoint completes only once the rows before its barrier are in the table.
+    if (this.batch.size > 0) this.flush().catch(() => {});
+    return this.queue.drain().then(() => undefined);
+  }
+
+  async endInput(): Promise<void> {
+    if (this.batch.size > 0) this.flush().catch(() => {});
+    await this.queue.drain();
+  }
+
+  async abort(): Promise<void> {
+    this.batch.clear();
+    await this.session.close();
+    await this.queue.settled();
+  }
+}
