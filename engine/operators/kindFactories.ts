@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { registerKind } from '../graph/kinds/kindRegistry.js';
 import type { KindFactory, KindModule } from './kindFactory.js';
 import { sinkPostgresFactory } from './postgres/sink/postgresSink.js';
+import { sourcePostgresFactory } from './postgres/source/postgresSource.js';
 import { sinkJsonlFactory } from './sinkJsonl.js';
 import { sourceGeneratorFactory } from './sourceGenerator.js';
 import { sourceJsonlFactory } from './sourceJsonl.js';
@@ -21,6 +22,7 @@ const factories = new Map<string, KindFactory>([
   ['source.jsonl', sourceJsonlFactory],
   ['source.generator', sourceGeneratorFactory],
   ['source.nexmark', sourceNexmarkFactory],
+  ['source.postgres', sourcePostgresFactory],
   ['map', userFunctionFactory],
   ['filter', userFunctionFactory],
   ['flatMap', userFunctionFactory],

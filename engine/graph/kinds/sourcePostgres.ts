@@ -30,7 +30,7 @@ export const sourcePostgresKind = defineKind({
   }),
   ports: { inputs: false, outputs: ['out'] },
   keyedInput: 'never',
-  available: false,
+  available: true,
   designer: {
     label: 'PostgreSQL changes',
     group: 'source',

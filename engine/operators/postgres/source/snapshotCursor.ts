@@ -1,0 +1,93 @@
+// The replication slot made over a replication connection, and the table's rows as of the
+// slot's start: CREATE_REPLICATION_SLOT ... (SNAPSHOT 'use') inside a REPEATABLE READ
+// transaction makes that transaction see exactly what the slot's first change follows, and a
+// cursor reads the table in it, a batch at a time. The snapshot lives as long as this one
+// connection: if it breaks, the rows cannot be read on from where they stopped.
+import pg from 'pg';
+import { SESSION_OPTIONS, type ValueParser, valueParser } from './pgValues.js';
+import { quoteIdent } from './tableSetup.js';
+
+/** pg's parsers bypassed: every value comes as the server's text, turned into a field by pgValues. */
+const RAW_TEXT = { getTypeParser: () => (text: string) => text };
+
+/** A walsender connection ("replication=database": replication commands and plain SQL). */
+export function replicationClient(connection: string): pg.Client {
+  // pg supports `replication` but its types do not list it.
+  const config = { connectionString: connection, replication: 'database', options: SESSION_OPTIONS };
+  return new pg.Client(config as pg.ClientConfig);
+}
+
+/** Makes the slot with no snapshot (snapshot: false): its consistent point. */
+export async function createSlot(connection: string, slot: string): Promise<string> {
+  const client = replicationClient(connection);
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const result = await client.query(
+      `CREATE_REPLICATION_SLOT ${quoteIdent(slot)} LOGICAL pgoutput (SNAPSHOT 'nothing')`,
+    );
+    return (result.rows[0] as { consistent_point: string }).consistent_point;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+export class SnapshotCursor {
+  private parsers: { name: string; parse: ValueParser }[] | undefined;
+  /** Set when the connection broke (the snapshot is gone with it). */
+  broken: Error | undefined;
+
+  private constructor(
+    private readonly client: pg.Client,
+    readonly consistentPoint: string,
+  ) {}
+
+  /** Makes the slot and opens a cursor over `qualifiedTable` as of the slot's start. */
+  static async open(connection: string, slot: string, qualifiedTable: string): Promise<SnapshotCursor> {
+    const client = replicationClient(connection);
+    let cursor: SnapshotCursor | undefined;
+    client.on('error', (error) => {
+      if (cursor !== undefined) cursor.broken = error;
+    });
+    try {
+      await client.connect();
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+      const result = await client.query(
+        `CREATE_REPLICATION_SLOT ${quoteIdent(slot)} LOGICAL pgoutput (SNAPSHOT 'use')`,
+      );
+      const consistentPoint = (result.rows[0] as { consistent_point: string }).consistent_point;
+      await client.query(`DECLARE pipewright_snapshot NO SCROLL CURSOR FOR SELECT * FROM ${qualifiedTable}`);
+      cursor = new SnapshotCursor(client, consistentPoint);
+      return cursor;
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
+  }
+
+  /** The next `count` rows at most (fewer: the last of them), each as column -> field. */
+  async fetch(count: number): Promise<Record<string, unknown>[]> {
+    const result = await this.client.query({
+      text: `FETCH ${count} FROM pipewright_snapshot`,
+      types: RAW_TEXT,
+    });
+    this.parsers ??= result.fields.map((field) => ({
+      name: field.name,
+      parse: valueParser(field.dataTypeID),
+    }));
+    const parsers = this.parsers;
+    return (result.rows as Record<string, string | null>[]).map((row) => {
+      const record: Record<string, unknown> = {};
+      for (const { name, parse } of parsers) {
+        const text = row[name];
+        record[name] = text === null || text === undefined ? null : parse(text);
+      }
+      return record;
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.client.query('COMMIT').catch(() => {});
+    await this.client.end().catch(() => {});
+  }
+}
