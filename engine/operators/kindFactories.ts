@@ -8,6 +8,8 @@ import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { registerKind } from '../graph/kinds/kindRegistry.js';
 import type { KindFactory, KindModule } from './kindFactory.js';
+import { sinkRedisFactory } from './redis/sinkRedis.js';
+import { sourceRedisFactory } from './redis/sourceRedis.js';
 import { sinkPostgresFactory } from './postgres/sink/postgresSink.js';
 import { sourcePostgresFactory } from './postgres/source/postgresSource.js';
 import { sinkJsonlFactory } from './sinkJsonl.js';
@@ -30,6 +32,8 @@ const factories = new Map<string, KindFactory>([
   ['window', windowFactory],
   ['transaction', transactionFactory],
   ['sink.jsonl', sinkJsonlFactory],
+  ['source.redis', sourceRedisFactory],
+  ['sink.redis', sinkRedisFactory],
   ['sink.postgres', sinkPostgresFactory],
 ]);
 

@@ -14,7 +14,7 @@ export const sinkRedisKind = defineKind({
   }),
   ports: { inputs: true, outputs: [] },
   keyedInput: 'never',
-  available: false,
+  available: true,
   designer: {
     label: 'Redis stream',
     group: 'sink',

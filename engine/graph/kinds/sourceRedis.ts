@@ -23,7 +23,7 @@ export const sourceRedisKind = defineKind({
   }),
   ports: { inputs: false, outputs: ['out'] },
   keyedInput: 'never',
-  available: false,
+  available: true,
   designer: {
     label: 'Redis stream',
     group: 'source',
