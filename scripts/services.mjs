@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+// `npm run services [start|stop|status] [postgres|redis|kafka]...`: the real servers the
+// connector tests talk to (README, "Connector tests and servers"). Data, logs and pid files in
+// /var/tmp/pipewright-services (PIPEWRIGHT_SERVICES_DIR); ports 5432, 6379, 9092/9093 unless
+// PIPEWRIGHT_PG_PORT, PIPEWRIGHT_REDIS_PORT, PIPEWRIGHT_KAFKA_PORT, PIPEWRIGHT_KAFKA_CONTROLLER_PORT
+// say otherwise; Kafka's jars in PIPEWRIGHT_SERVICES_CACHE_DIR (default: the services folder). A server that already answers on its port is left alone, and `stop` stops only
+// what this script started from its folder.
+import { join } from 'node:path';
+import { kafkaAnswers, startKafka, stopKafka } from './services/kafka.mjs';
+import { postgresAnswers, postgresUrl, startPostgres, stopPostgres } from './services/postgres.mjs';
+import { ServiceError } from './services/processes.mjs';
+import { redisAnswers, redisUrl, startRedis, stopRedis } from './services/redis.mjs';
+import { servicesSettings } from './services/settings.mjs';
+
+const USAGE = 'usage: npm run services [start|stop|status] [postgres|redis|kafka]...';
+
+function servers(settings) {
+  const { postgres, redis, kafka } = settings;
+  return {
+    postgres: {
+      address: postgresUrl(postgres.port),
+      answers: () => postgresAnswers(postgres.port),
+      start: () => startPostgres(postgres),
+      stop: () => stopPostgres(postgres),
+      log: join(postgres.dir, 'postgres.log'),
+    },
+    redis: {
+      address: redisUrl(redis.port),
+      answers: () => redisAnswers(redis.port),
+      start: () => startRedis(redis),
+      stop: () => stopRedis(redis),
+      log: join(redis.dir, 'redis.log'),
+    },
+    kafka: {
+      address: `localhost:${kafka.port}`,
+      answers: () => kafkaAnswers(kafka.port),
+      start: () => startKafka(kafka),
+      stop: () => stopKafka(kafka),
+      log: join(kafka.dir, 'server.log'),
+    },
+  };
+}
+
+function parse(args) {
+  const commands = ['start', 'stop', 'status'];
+  const command = commands.includes(args[0]) ? args[0] : 'start';
+  const names = commands.includes(args[0]) ? args.slice(1) : args;
+  for (const name of names) {
+    if (!['postgres', 'redis', 'kafka'].includes(name))
+      throw new ServiceError(`unknown server "${name}"; ${USAGE}`);
+  }
+  return { command, names: names.length > 0 ? names : ['postgres', 'redis', 'kafka'] };
+}
+
+async function start(name, server) {
+  if (await server.answers()) return `${name}: already running at ${server.address}`;
+  const began = Date.now();
+  await server.start();
+  return `${name}: started at ${server.address} (${((Date.now() - began) / 1000).toFixed(1)} s, log ${server.log})`;
+}
+
+async function stop(name, server) {
+  if (await server.stop()) return `${name}: stopped`;
+  return (await server.answers())
+    ? `${name}: not started by this script (it answers at ${server.address}); left alone`
+    : `${name}: not running`;
+}
+
+let anyDown = false;
+
+async function status(name, server) {
+  if (await server.answers()) return `${name}: answers at ${server.address}`;
+  anyDown = true;
+  return `${name}: not running (${server.address})`;
+}
+
+async function main() {
+  const { command, names } = parse(process.argv.slice(2));
+  const all = servers(servicesSettings());
+  const action = { start, stop, status }[command];
+  let failed = false;
+  // One after the other: Kafka's JVM and initdb both want the CPU, and the lines stay in order.
+  for (const name of names) {
+    try {
+      process.stdout.write(`${await action(name, all[name])}\n`);
+    } catch (error) {
+      failed = true;
+      const message = error instanceof ServiceError ? error.message : String(error?.message ?? error);
+      process.stderr.write(`${name}: ${message}\n`);
+    }
+  }
+  // As `systemctl status` does: 3 when a server is not running, for scripts that ask.
+  if (failed) process.exitCode = 1;
+  else if (anyDown) process.exitCode = 3;
+}
+
+main().catch((error) => {
+  process.stderr.write(
+    `${error instanceof ServiceError ? error.message : String(error?.message ?? error)}\n`,
+  );
+  process.exitCode = 1;
+});

@@ -1,0 +1,110 @@
+// A PostgreSQL or Kafka of a test's own, on free ports in a temporary folder, for tests that stop
+// the server mid-run (outages): the shared servers of `npm run services` are never stopped. The
+// same start and stop code as `npm run services` (scripts/services/).
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startKafka, stopKafka } from '../../scripts/services/kafka.mjs';
+import { postgresUrl, startPostgres, stopPostgres } from '../../scripts/services/postgres.mjs';
+import { freePort } from '../../scripts/services/processes.mjs';
+import { servicesSettings } from '../../scripts/services/settings.mjs';
+
+export interface PrivateServer {
+  /** Stops the server (its process goes away), keeping its data. `crash`: SIGKILL / immediate shutdown instead of a clean stop. */
+  stop(options?: { crash?: boolean }): Promise<void>;
+  /** Starts it again on the same port with the same data; resolves once it answers. */
+  start(): Promise<void>;
+  /** Stops it and deletes its folder. */
+  close(): Promise<void>;
+}
+
+export interface PrivatePostgres extends PrivateServer {
+  /** postgres://pipewright:pipewright@127.0.0.1:<port>/pipewright */
+  url: string;
+  port: number;
+}
+
+export interface PrivateKafka extends PrivateServer {
+  /** localhost:<port> */
+  brokers: string;
+  port: number;
+}
+
+function temporaryFolder(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  // mkdtemp makes it 0700; PostgreSQL runs as `postgres` when we are root and must reach it.
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
+/** A PostgreSQL like the shared one (same settings, role and database) on a free port. */
+export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+  const dir = temporaryFolder('pw-pg-');
+  const port = await freePort();
+  const start = () => startPostgres({ dir, port });
+  try {
+    await start();
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const stop = async (options?: { crash?: boolean }) => {
+    await stopPostgres({ dir, mode: options?.crash ? 'immediate' : 'fast' });
+  };
+  return {
+    url: postgresUrl(port),
+    port,
+    start,
+    stop,
+    close: async () => {
+      await stop({ crash: true });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Startup over peak speed: a private broker carries a test's few records, so a small heap, C1
+ * only and the serial collector (the JVM is up sooner). A broker that was killed is registered
+ * again only once its old session has expired: 2 s here rather than Kafka's 9 s.
+ */
+const QUICK_JVM = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
+const QUICK_PROPERTIES = { 'broker.session.timeout.ms': 2000, 'broker.heartbeat.interval.ms': 250 };
+
+/** A Kafka broker like the shared one (KRaft, one node, same settings) on free ports. */
+export async function startPrivateKafka(): Promise<PrivateKafka> {
+  const dir = temporaryFolder('pw-kafka-');
+  const port = await freePort();
+  const controllerPort = await freePort();
+  const { cacheDir } = servicesSettings().kafka;
+  const start = () =>
+    startKafka({
+      dir,
+      port,
+      controllerPort,
+      cacheDir,
+      heap: '384m',
+      jvmOptions: QUICK_JVM,
+      extraProperties: QUICK_PROPERTIES,
+    });
+  try {
+    await start();
+  } catch (error) {
+    await stopKafka({ dir, kill: true });
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const stop = async (options?: { crash?: boolean }) => {
+    await stopKafka({ dir, kill: options?.crash === true });
+  };
+  return {
+    brokers: `localhost:${port}`,
+    port,
+    start,
+    stop,
+    close: async () => {
+      await stop({ crash: true });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
