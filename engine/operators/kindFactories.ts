@@ -7,6 +7,7 @@
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { registerKind } from '../graph/kinds/kindRegistry.js';
+import { sourceKafkaFactory } from './kafka/source/sourceKafka.js';
 import type { KindFactory, KindModule } from './kindFactory.js';
 import { sinkRedisFactory } from './redis/sinkRedis.js';
 import { sourceRedisFactory } from './redis/sourceRedis.js';
@@ -24,6 +25,7 @@ const factories = new Map<string, KindFactory>([
   ['source.jsonl', sourceJsonlFactory],
   ['source.generator', sourceGeneratorFactory],
   ['source.nexmark', sourceNexmarkFactory],
+  ['source.kafka', sourceKafkaFactory],
   ['source.postgres', sourcePostgresFactory],
   ['map', userFunctionFactory],
   ['filter', userFunctionFactory],

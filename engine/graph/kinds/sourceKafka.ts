@@ -68,7 +68,7 @@ export const sourceKafkaKind = defineKind({
   }),
   ports: { inputs: false, outputs: ['out'] },
   keyedInput: 'never',
-  available: false,
+  available: true,
   designer: {
     label: 'Kafka topic',
     group: 'source',
