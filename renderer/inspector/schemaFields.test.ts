@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   edgeSchema,
+  getKind,
+  kindFields,
   OPERATOR_KINDS,
   operatorSchema,
   paramsSchemas,
@@ -281,6 +283,12 @@ describe('the connector kinds as forms', () => {
       type: 'enum',
       options: ['exactly-once', 'at-least-once'],
     });
+  });
+
+  it("shows a PostgreSQL source's snapshot checked while absent, as absent means true", () => {
+    const snapshot = kindFields(getKind('source.postgres')!).find((f) => f.name === 'snapshot');
+    // Without the default, the box showed unchecked and unchecking it wrote nothing: no way to false.
+    expect(snapshot).toMatchObject({ type: 'boolean', required: false, defaultValue: true });
   });
 
   it('reads a choice field as a word typed bare or any other value as JSON', () => {
