@@ -2,13 +2,15 @@
 // 2 usage error. Messages name the operator, edge or line; never an engine stack trace.
 
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { delimiter, resolve } from 'node:path';
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import { findCheckpoint } from '../checkpoint/findCheckpoint.js';
 import { type BackgroundRun, startRun } from '../deploy/backgroundRun.js';
 import { JobError } from '../graph/jobError.js';
 import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { Problem } from '../graph/problem.js';
+import { WaitChanges } from '../metrics/waitNotices.js';
+import { loadKindModule } from '../operators/kindFactories.js';
 import { defaultRunDirs } from '../runtime/runDirs.js';
 import { readJobFile } from './jobFile.js';
 import { watchLauncher } from './launcherWatch.js';
@@ -18,6 +20,25 @@ import { TerminalKeys } from './terminalKeys.js';
 import { type Command, parseCommand, UsageError } from './usage.js';
 
 const VERSION = '0.1.0';
+/** How often the run's figures are read for what its connectors wait for (a sample comes every 200 ms). */
+const WAIT_LOOK_MS = 200;
+
+/**
+ * Kind modules beyond the built-in kinds (see loadKindModule), named by PIPEWRIGHT_KIND_MODULES
+ * as absolute paths or URLs separated by the platform's path delimiter: validation and the run's
+ * threads then know them. Returns the specifiers, or a line saying which one could not load.
+ */
+async function loadKindModules(): Promise<{ modules: string[] } | { error: string }> {
+  const modules = (process.env.PIPEWRIGHT_KIND_MODULES ?? '').split(delimiter).filter((m) => m !== '');
+  for (const specifier of modules) {
+    try {
+      await loadKindModule(specifier);
+    } catch (error) {
+      return { error: `cannot load the kind module ${specifier}: ${(error as Error)?.message ?? error}` };
+    }
+  }
+  return { modules };
+}
 
 function say(text: string): void {
   process.stdout.write(`${text}\n`);
@@ -32,7 +53,12 @@ function problemLine(file: string, problem: Problem): string {
   return `${file}: ${at}${problem.message} (${problem.path})`;
 }
 
-function validate(command: Extract<Command, { name: 'validate' }>): number {
+async function validate(command: Extract<Command, { name: 'validate' }>): Promise<number> {
+  const kinds = await loadKindModules();
+  if ('error' in kinds) {
+    complain(kinds.error);
+    return 1;
+  }
   const read = readJobFile(command.job);
   if (read.unreadable !== undefined) {
     if (command.json) {
@@ -58,6 +84,11 @@ function validate(command: Extract<Command, { name: 'validate' }>): number {
 }
 
 async function run(command: Extract<Command, { name: 'run' }>): Promise<number> {
+  const kinds = await loadKindModules();
+  if ('error' in kinds) {
+    complain(kinds.error);
+    return 1;
+  }
   const read = readJobFile(command.job);
   if (read.unreadable !== undefined) {
     complain(read.unreadable);
@@ -108,6 +139,7 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
     stateDir,
     checkpointDir,
     threads: command.threads ?? job.settings.threads ?? availableParallelism(),
+    ...(kinds.modules.length === 0 ? {} : { kindModules: kinds.modules }),
     ...(restore === undefined ? {} : { restore }),
     onCheckpoint: (event) => metricsFile?.event(event),
     onLongCall: (text) => {
@@ -149,8 +181,18 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
     return failed(error);
   }
   if (!command.quiet) progress.start();
+  // A connector waiting for its server says so (and again when it goes on): a line each change.
+  const waits = new WaitChanges();
+  const waitLook = setInterval(() => {
+    const sample = jobRun.metrics();
+    if (sample !== undefined && !command.quiet) for (const line of waits.next(sample)) tell(line);
+  }, WAIT_LOOK_MS);
+  waitLook.unref();
   try {
     const summary = await jobRun.run();
+    clearInterval(waitLook);
+    // A wait that ended since the last look: the run's last figures say so.
+    if (!command.quiet) for (const line of waits.next(summary.metrics)) tell(line);
     progress.stop();
     metricsFile?.finish(summary.stopped ? 'stopped' : 'finished');
     if (!command.quiet) {
@@ -164,6 +206,7 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
     }
     return 0;
   } catch (error) {
+    clearInterval(waitLook);
     progress.stop();
     metricsFile?.finish('failed');
     return failed(error);

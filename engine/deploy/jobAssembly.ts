@@ -25,6 +25,7 @@ import { InputGate } from '../runtime/inputGate.js';
 import type { SinkCommitterOf } from '../runtime/sink.js';
 import { Subtask, type SubtaskContext } from '../runtime/subtask.js';
 import { NO_WATERMARK } from '../runtime/timers.js';
+import { WaitReport } from '../runtime/waitReport.js';
 import { cannotWrite } from '../state/fileFault.js';
 import { KeyedState } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
@@ -237,6 +238,7 @@ async function assembleSubtasks(
             .map((s) => s.state!);
           await restoreState(storage!, store, handles, range);
         }
+        const waitReport = new WaitReport();
         const context: SubtaskContext = {
           // Params with `${env:NAME}` resolved: what the kind's factory was given too.
           operator: prepared.get(op.id)!.planned ?? op,
@@ -252,6 +254,7 @@ async function assembleSubtasks(
           checkpoints: storage,
           regularInputs: inputs.list.filter((c) => !c.edge.feedback).length,
           maxParallelism: plan.maxParallelism,
+          reportWait: waitReport.report,
         };
         const checkpointer =
           storage === undefined
@@ -279,6 +282,7 @@ async function assembleSubtasks(
             maxParallelism: plan.maxParallelism,
             stepping: debug !== undefined,
             suspendsOnWait: logic.waitsInPlace !== true,
+            waitReport,
           },
         );
         if (restore !== undefined) {

@@ -23,6 +23,7 @@ export function subtaskRow(s: Subtask): SubtaskRow {
       : { stateEntries: size.entries, stateBytes: size.bytes, stateKeys: size.keys }),
     ...timeFigures(s),
     ...(s.emitter.recordsSkipped > 0 ? { recordsSkipped: s.emitter.recordsSkipped } : {}),
+    ...(s.waitReport?.message === undefined ? {} : { wait: s.waitReport.message }),
   };
 }
 

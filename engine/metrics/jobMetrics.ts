@@ -26,6 +26,11 @@ export interface SubtaskMetrics {
   readonly timers?: number;
   /** Input records a source skipped (a bad timestamp with `onBadTimestamp: "skip"`). */
   readonly recordsSkipped?: number;
+  /**
+   * What a connector of this subtask waits for now, as it says it ("waiting for Kafka at
+   * localhost:9092 (...): retry 3 in 800 ms"); absent while it waits for nothing.
+   */
+  readonly wait?: string;
 }
 
 export interface OperatorMetrics {

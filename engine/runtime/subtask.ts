@@ -30,6 +30,7 @@ import type { PausedSlice, SubtaskProgress } from './subtaskProgress.js';
 import { SubtaskTime } from './subtaskTime.js';
 import { Suspension } from './suspension.js';
 import type { FiredTimer } from './timers.js';
+import type { WaitReport } from './waitReport.js';
 
 export type {
   DeliveryObserver,
@@ -74,6 +75,8 @@ export class Subtask {
   timerTap: TimerTap | undefined;
   /** Watermarks, timers and their firings. */
   readonly time: SubtaskTime;
+  /** What the logic waits for (a server), as it last said; undefined where it cannot say. */
+  readonly waitReport: WaitReport | undefined;
   /** Sources whose records carry event time: their watermarks. */
   readonly sourceWatermarks: SourceWatermarks | undefined;
   /** Transaction operators: each regular input channel's index (env.inputChannel). */
@@ -105,6 +108,7 @@ export class Subtask {
     this.ordinal = options.ordinal;
     this.calls = new LogicCalls(this.operator, this.subtask, logic, options.callMarker, this.ordinal);
     this.stepping = options.stepping;
+    this.waitReport = options.waitReport;
     this.suspension = new Suspension(this.mailbox, options.suspendsOnWait && !options.stepping);
     this.time = new SubtaskTime(
       gate.inputs,

@@ -8,6 +8,7 @@ import type { SubtaskEnvironment } from './operatorLogic.js';
 import type { Subtask } from './subtask.js';
 import type { FiredTimer } from './timers.js';
 import type { TransactionTap } from './transactionReport.js';
+import type { WaitReport } from './waitReport.js';
 
 export type SubtaskPhase =
   /** Taking records. */
@@ -66,4 +67,6 @@ export interface SubtaskOptions {
    * of deliveries stays the same from run to run.
    */
   readonly suspendsOnWait: boolean;
+  /** What the logic said it waits for (env.reportWait writes it), for the run's figures. */
+  readonly waitReport?: WaitReport | undefined;
 }
