@@ -135,7 +135,7 @@ describe('files the designer did not write', () => {
       operators: [
         { id: 'src', kind: 'source.jsonl', parallelism: 1, params: { path: 'in.jsonl' } },
         { id: 'work', kind: 'process', parallelism: 4, params: { code: 'const x = 1;' } },
-        { id: 'tap', kind: 'source.kafka', parallelism: 1, params: { topic: 'events' } },
+        { id: 'tap', kind: 'source.mqtt', parallelism: 1, params: { topic: 'events' } },
         { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: 'out.jsonl' } },
       ],
       edges: [
@@ -165,7 +165,7 @@ describe('files the designer did not write', () => {
       /x-owner/,
       /parallelism 4.*(max|maxParallelism).*2|maxParallelism.*2.*4/i,
       /code must define a function named process/,
-      /source\.kafka/,
+      /source\.mqtt/,
       /e1.*hash-partitioned but has no key/,
       /e2.*ghost/,
       /e3.*has a key but is forward-partitioned/,
@@ -198,12 +198,12 @@ describe('files the designer did not write', () => {
       .getByRole('button')
       .click();
     await inspector(page).getByRole('heading', { name: 'Edge e1' }).waitFor();
-    await rowFor(/source\.kafka/)
+    await rowFor(/source\.mqtt/)
       .getByRole('button')
       .click();
     await inspector(page).getByRole('heading', { name: 'Operator tap' }).waitFor();
     // The operator of an unknown kind is drawn, marked, with its kind as written.
-    expect(await operatorNames(page)).toContain('Operator tap, unknown kind source.kafka, parallelism 1');
+    expect(await operatorNames(page)).toContain('Operator tap, unknown kind source.mqtt, parallelism 1');
     for (const id of ['work', 'tap'])
       expect(await operator(page, id).getAttribute('aria-invalid')).toBe('true');
     expect(await edge(page, 'e1').locator('path.pw-edge-invalid').count()).toBe(1);
