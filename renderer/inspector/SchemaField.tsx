@@ -53,7 +53,12 @@ function secretNotes(
             {suggested !== undefined && (
               <>
                 {' '}
-                <button type="button" className="field-action" onClick={() => onChange(suggested)}>
+                <button
+                  type="button"
+                  className="field-action"
+                  title={`The variable then holds the whole value, where the job runs`}
+                  onClick={() => onChange(suggested)}
+                >
                   Use {suggested}
                 </button>
               </>
@@ -71,6 +76,11 @@ function secretNotes(
   };
 }
 
+/** "a, b or c". */
+function wordList(words: readonly string[]): string {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
+}
+
 function sentence(text: string): string {
   return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
 }
@@ -82,7 +92,8 @@ function helpOf(field: SchemaFieldProps['field'], note: string | undefined): str
   if (field.type === 'number') parts.push(sentence(numberWords(field)));
   if (field.type === 'stringList') parts.push('Separate the items with commas.');
   if (field.type === 'other') parts.push('Written as JSON.');
-  if (field.type === 'choice') parts.push(`${field.options.join(', ')} as it is; any other value as JSON.`);
+  if (field.type === 'choice')
+    parts.push(`Type ${wordList(field.options)} as a word; any other value as JSON.`);
   return parts.length === 0 ? undefined : parts.join(' ');
 }
 
