@@ -118,24 +118,31 @@ export class RedisStreamReader implements SourceReader<RedisSplit> {
         );
       }
     }
-    const lastGenerated = await this.connection.run(`opening stream "${stream}"`, async (client) => {
-      const type = await client.type(stream);
-      if (type === 'none') {
-        if (split.mayBeMissing === true) return '0-0';
-        throw new JobError(
-          `operator "${this.operatorId}": stream "${stream}" does not exist at ${this.connection.server}`,
-          this.operatorId,
-        );
-      }
-      if (type !== 'stream') {
-        throw new JobError(
-          `operator "${this.operatorId}": key "${stream}" at ${this.connection.server} holds a ${type}, not a stream`,
-          this.operatorId,
-        );
-      }
-      const info = (await client.xInfoStream(stream)) as unknown as Record<string, unknown>;
-      return String(info['last-generated-id']);
-    });
+    let lastGenerated: string;
+    try {
+      lastGenerated = await this.connection.run(`opening stream "${stream}"`, async (client) => {
+        const type = await client.type(stream);
+        if (type === 'none') {
+          if (split.mayBeMissing === true) return '0-0';
+          throw new JobError(
+            `operator "${this.operatorId}": stream "${stream}" does not exist at ${this.connection.server}`,
+            this.operatorId,
+          );
+        }
+        if (type !== 'stream') {
+          throw new JobError(
+            `operator "${this.operatorId}": key "${stream}" at ${this.connection.server} holds a ${type}, not a stream`,
+            this.operatorId,
+          );
+        }
+        const info = (await client.xInfoStream(stream)) as unknown as Record<string, unknown>;
+        return String(info['last-generated-id']);
+      });
+    } catch (error) {
+      // A reader whose open failed is not closed by the engine: its connection must not keep the process.
+      this.connection.close();
+      throw error;
+    }
     this.split = {
       ...split,
       lastId: split.lastId === '$' ? lastGenerated : split.lastId,
