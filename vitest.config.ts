@@ -8,5 +8,7 @@ export default defineConfig({
     isolate: true,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // One line naming the connector tests that skip for want of a server (npm run services).
+    globalSetup: ['test/connectors/skippedNotice.ts'],
   },
 });

@@ -74,6 +74,17 @@ function settings(dir, port) {
   ].join('\n');
 }
 
+/** Fails in one line when the `postgres` user cannot get to `dir` (a parent folder closed to others). */
+async function reachable(dir) {
+  try {
+    await run('runuser', ['-u', 'postgres', '--', 'test', '-w', dir], 'x');
+  } catch {
+    throw new ServiceError(
+      `PostgreSQL runs as the postgres user, who cannot reach ${dir}: open its parent folders to others (chmod o+x) or choose another PIPEWRIGHT_SERVICES_DIR`,
+    );
+  }
+}
+
 /** The data folder exists and initdb has run in it. */
 function initialized(dataDir) {
   return existsSync(join(dataDir, 'PG_VERSION'));
@@ -129,6 +140,7 @@ export async function startPostgres({ dir, port }) {
   const dataDir = join(dir, 'data');
   mkdirSync(dir, { recursive: true });
   ownFolder(dir);
+  if (isRoot) await reachable(dir);
   if (!initialized(dataDir)) await initdb(dir, dataDir);
   const conf = join(dataDir, 'pipewright.conf');
   writeFileSync(conf, settings(dir, port));

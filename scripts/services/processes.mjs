@@ -17,9 +17,11 @@ export function run(file, args, what, options = {}) {
         resolve(stdout);
         return;
       }
+      // The line that says what went wrong, not the chatter after it.
       const output = `${stderr}\n${stdout}`.trim().split('\n').filter(Boolean);
-      const last = output.at(-1) ?? error.message;
-      reject(new ServiceError(`${what} failed: ${last.trim()}`));
+      const cause =
+        output.findLast((line) => /error|fatal|denied|cannot|could not/i.test(line)) ?? output.at(-1);
+      reject(new ServiceError(`${what} failed: ${(cause ?? error.message).trim()}`));
     });
   });
 }
