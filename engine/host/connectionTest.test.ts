@@ -45,6 +45,7 @@ const fakeKind: KindModule = {
       if (url === 'fake://answers')
         return { ok: true, message: 'Fake at fake://answers answers; stream "s" exists' };
       if (url === 'fake://throws') throw new Error('socket hang up\n    at Socket.<anonymous> (net.js:1:1)');
+      if (url === 'fake://lines') return { ok: false, message: 'the first line\nand a second' };
       if (url === 'fake://never') return new Promise<ConnectionCheck>(() => undefined);
       return {
         ok: false,
@@ -94,7 +95,14 @@ describe('testConnection', () => {
   });
 
   it('turns a factory that throws into a failure of one line, without its stack', async () => {
-    expect(await ask('fake://throws')).toEqual({ outcome: 'failed', message: 'socket hang up' });
+    expect(await ask('fake://throws')).toEqual({
+      outcome: 'failed',
+      message: 'operator "src": socket hang up',
+    });
+  });
+
+  it("keeps a factory's first line only", async () => {
+    expect(await ask('fake://lines')).toEqual({ outcome: 'failed', message: 'the first line' });
   });
 
   it('gives up on a factory that does not answer in time, saying so', async () => {
