@@ -157,11 +157,18 @@ export class PostgresAppendWriter implements SinkWriter {
   prepareCommit(checkpointId: number | undefined): Promise<Committable | undefined> | undefined {
     const epoch = this.epoch;
     this.epoch = newEpoch();
-    if (epoch.rows.length === 0 && epoch.client === undefined)
-      return this.queue.drain().then(() => undefined);
+    // The end of a bounded job (undefined): nothing more to write, the connection goes.
+    const last = checkpointId === undefined;
+    if (epoch.rows.length === 0 && epoch.client === undefined) {
+      return this.queue.run(async () => {
+        if (last) await this.session.close();
+        return undefined;
+      });
+    }
     const gid = this.ledger.gid(this.subtask, checkpointId);
     return this.queue.run(async () => {
       await this.prepare(epoch, gid, checkpointId);
+      if (last) await this.session.close();
       const payload: PreparedPayload = { gids: [gid] };
       return { state: { kind: KIND, payload }, bytes: 0 };
     });

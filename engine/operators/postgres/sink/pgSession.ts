@@ -68,11 +68,6 @@ export class PgSession {
     );
   }
 
-  /** The connection now in use, if any (e.g. to learn whether it is the one a transaction began on). */
-  get current(): pg.Client | undefined {
-    return this.client;
-  }
-
   private connected(): Promise<pg.Client> {
     if (this.closed) return Promise.reject(new Error('the sink has closed its connection'));
     if (this.client !== undefined) return Promise.resolve(this.client);
@@ -80,6 +75,8 @@ export class PgSession {
       const client = new pg.Client({
         connectionString: this.target.connection,
         connectionTimeoutMillis: 10_000,
+        // Whose connection it is, in pg_stat_activity.
+        application_name: `pipewright ${this.target.operatorId}`.slice(0, 63),
       });
       // A connection that breaks between calls must not crash the process: the next call finds out.
       client.on('error', () => {

@@ -80,7 +80,12 @@ export class PostgresUpsertWriter implements SinkWriter {
   }
 
   prepareCommit(checkpointId: number | undefined): Promise<Committable | undefined> | undefined {
-    if (checkpointId === undefined) return undefined;
+    // The end of a bounded job: endInput wrote everything; the connection goes.
+    if (checkpointId === undefined)
+      return this.queue
+        .drain()
+        .then(() => this.session.close())
+        .then(() => undefined);
     // The checkpoint completes only once the rows before its barrier are in the table.
     if (this.batch.size > 0) this.flush().catch(() => {});
     return this.queue.drain().then(() => undefined);
