@@ -7,11 +7,12 @@
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { registerKind } from '../graph/kinds/kindRegistry.js';
+import { sinkKafkaFactory } from './kafka/sink/kafkaSinkFactory.js';
 import { sourceKafkaFactory } from './kafka/source/sourceKafka.js';
 import type { KindFactory, KindModule } from './kindFactory.js';
+import { sinkPostgresFactory } from './postgres/sink/postgresSink.js';
 import { sinkRedisFactory } from './redis/sinkRedis.js';
 import { sourceRedisFactory } from './redis/sourceRedis.js';
-import { sinkPostgresFactory } from './postgres/sink/postgresSink.js';
 import { sourcePostgresFactory } from './postgres/source/postgresSource.js';
 import { sinkJsonlFactory } from './sinkJsonl.js';
 import { sourceGeneratorFactory } from './sourceGenerator.js';
@@ -34,9 +35,10 @@ const factories = new Map<string, KindFactory>([
   ['window', windowFactory],
   ['transaction', transactionFactory],
   ['sink.jsonl', sinkJsonlFactory],
+  ['sink.postgres', sinkPostgresFactory],
   ['source.redis', sourceRedisFactory],
   ['sink.redis', sinkRedisFactory],
-  ['sink.postgres', sinkPostgresFactory],
+  ['sink.kafka', sinkKafkaFactory],
 ]);
 
 /** Kind modules loaded so far, by resolved URL: loading one twice registers it once. */

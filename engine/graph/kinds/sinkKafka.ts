@@ -36,7 +36,7 @@ export const sinkKafkaKind = defineKind({
   }),
   ports: { inputs: true, outputs: [] },
   keyedInput: 'never',
-  available: false,
+  available: true,
   designer: {
     label: 'Kafka topic',
     group: 'sink',

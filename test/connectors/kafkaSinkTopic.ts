@@ -1,0 +1,122 @@
+// What the sink.kafka tests need of a topic: made and removed with a unique name, and read back
+// whole as a read_committed consumer sees it. The read is done here with the protocol's Fetch
+// (READ_COMMITTED) up to each partition's last stable offset, dropping control batches and the
+// batches of aborted transactions (the response lists them), so that it does not depend on a
+// consumer's handling of transactions; it also says whether any transaction is still open.
+import { randomBytes } from 'node:crypto';
+import { Admin, ConnectionPool, FetchIsolationLevels, fetchV12 } from '@platformatic/kafka';
+
+const IS_TRANSACTIONAL = 0x10;
+const IS_CONTROL = 0x20;
+
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${randomBytes(4).toString('hex')}`;
+}
+
+function admin(brokers: string): Admin {
+  return new Admin({ clientId: 'pipewright-test', bootstrapBrokers: brokers.split(','), retries: 3 });
+}
+
+export async function createTopic(brokers: string, name: string, partitions: number): Promise<void> {
+  const client = admin(brokers);
+  try {
+    await client.createTopics({ topics: [name], partitions, replicas: 1 });
+  } finally {
+    await client.close();
+  }
+}
+
+export async function deleteTopic(brokers: string, name: string): Promise<void> {
+  const client = admin(brokers);
+  try {
+    await client.deleteTopics({ topics: [name] });
+  } catch {
+    // Already gone, or the broker stopped: nothing to clean.
+  } finally {
+    await client.close();
+  }
+}
+
+export interface TopicContents {
+  /** Values (UTF-8) of committed records, partition by partition in offset order. */
+  readonly values: string[];
+  readonly keys: (string | null)[];
+  /** Whether some transaction is still open (last stable offset behind the high watermark). */
+  readonly openTransactions: boolean;
+}
+
+/** Every record of `topic` a read_committed consumer reads now. */
+export async function readCommitted(brokers: string, topic: string): Promise<TopicContents> {
+  const client = admin(brokers);
+  const pool = new ConnectionPool('pipewright-test-read');
+  try {
+    const metadata = await client.metadata({ topics: [topic] });
+    const info = metadata.topics.get(topic)!;
+    const values: string[] = [];
+    const keys: (string | null)[] = [];
+    let openTransactions = false;
+    for (let partition = 0; partition < info.partitionsCount; partition++) {
+      const leader = metadata.brokers.get(info.partitions[partition]!.leader)!;
+      const connection = await pool.get({ host: leader.host, port: leader.port });
+      let offset = 0n;
+      const abortedProducers = new Set<bigint>();
+      for (;;) {
+        const response = await fetchV12.api.async(
+          connection,
+          0,
+          1,
+          8 << 20,
+          FetchIsolationLevels.READ_COMMITTED,
+          0,
+          -1,
+          [
+            {
+              topicId: topic,
+              partitions: [
+                {
+                  partition,
+                  currentLeaderEpoch: -1,
+                  fetchOffset: offset,
+                  lastFetchedEpoch: -1,
+                  partitionMaxBytes: 8 << 20,
+                },
+              ],
+            },
+          ],
+          [],
+          '',
+        );
+        const part = response.responses[0]!.partitions[0]!;
+        const stable = part.lastStableOffset;
+        if (stable < part.highWatermark) openTransactions = true;
+        const aborted = [...part.abortedTransactions].sort((a, b) =>
+          a.firstOffset < b.firstOffset ? -1 : 1,
+        );
+        for (const batch of part.records ?? []) {
+          const first = batch.firstOffset;
+          const last = first + BigInt(batch.lastOffsetDelta);
+          if (last < offset) continue;
+          while (aborted.length > 0 && aborted[0]!.firstOffset <= last)
+            abortedProducers.add(aborted.shift()!.producerId);
+          offset = last + 1n;
+          const transactional = (batch.attributes & IS_TRANSACTIONAL) !== 0;
+          if ((batch.attributes & IS_CONTROL) !== 0) {
+            const key = batch.records[0]?.key;
+            if (key && key.length >= 4 && key.readInt16BE(2) === 0) abortedProducers.delete(batch.producerId);
+            continue;
+          }
+          if (transactional && abortedProducers.has(batch.producerId)) continue;
+          for (const record of batch.records) {
+            values.push(record.value === null ? '' : record.value.toString('utf8'));
+            keys.push(record.key === null || record.key.length === 0 ? null : record.key.toString('utf8'));
+          }
+        }
+        if (offset >= stable || (part.records ?? []).length === 0) break;
+      }
+    }
+    return { values, keys, openTransactions };
+  } finally {
+    await pool.close();
+    await client.close();
+  }
+}
