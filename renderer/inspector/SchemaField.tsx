@@ -56,7 +56,7 @@ function secretNotes(
                 <button
                   type="button"
                   className="field-action"
-                  title={`The variable then holds the whole value, where the job runs`}
+                  title="The variable then holds the whole value, where the job runs"
                   onClick={() => onChange(suggested)}
                 >
                   Use {suggested}
@@ -67,8 +67,7 @@ function secretNotes(
         )}
         {names.length > 0 && (
           <p className="field-env">
-            {names.join(', ')}: {ENV_HINT.charAt(0).toLowerCase()}
-            {ENV_HINT.slice(1)}
+            {names.join(', ')}: {ENV_HINT}
           </p>
         )}
       </>

@@ -3,7 +3,7 @@
 // password typed into it, which would end up in the job file. Pure: the fields call it per value.
 import { ENV_REFERENCE } from '../../engine/graph/index.js';
 
-export const ENV_HINT = 'Read from the environment when the job runs; never stored in the job file.';
+export const ENV_HINT = 'read from the environment when the job runs; never stored in the job file.';
 
 export const PASSWORD_WARNING = 'A password in the job file: use ${env:NAME}.';
 
