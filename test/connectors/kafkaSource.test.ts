@@ -4,7 +4,6 @@
 import { afterAll, expect, it } from 'vitest';
 import { makeTempDir, removeTempDirs } from '../cliHarness.js';
 import { runJob } from '../executors.js';
-import { readCommitted } from './kafkaSinkTopic.js';
 import {
   idsOf,
   kafkaJob,

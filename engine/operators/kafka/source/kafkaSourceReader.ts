@@ -101,8 +101,14 @@ export class KafkaSourceReader implements SourceReader<KafkaSplit> {
       if (isShare(split)) this.share = split;
       else this.addPartition(split);
     }
-    // A restored bounded read has every partition it will read in its splits.
-    await this.discover(!(this.bounded && !this.share.fresh));
+    try {
+      // A restored bounded read has every partition it will read in its splits.
+      await this.discover(!(this.bounded && !this.share.fresh));
+    } catch (error) {
+      // The job fails here: its open sockets must not keep the process alive.
+      await this.close();
+      throw error;
+    }
     this.opening = false;
     if (this.discoveryMs > 0) this.nextDiscoveryAt = Date.now() + this.discoveryMs;
   }
