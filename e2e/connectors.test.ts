@@ -1,13 +1,14 @@
 // A user puts a connector into a job: the palette lists the six connector kinds, a Redis stream
 // source is dropped on the canvas, its params edited through the form (an environment reference
 // shown as such, a password typed into the URL warned of), and Test connection asks the server
-// through the host: an unreachable port, a variable that is not set, and the real Redis when it
-// runs on this machine.
+// through the host: an unreachable port, a variable that is not set, and the real Redis and
+// PostgreSQL servers when they run on this machine.
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import type { Locator, Page } from 'playwright-core';
 import { createClient } from 'redis';
 import { describe, expect, test } from 'vitest';
-import { describeWithServer, REDIS_URL } from '../test/connectors/servers.js';
+import { describeWithServer, PG_URL, REDIS_URL } from '../test/connectors/servers.js';
 import type { AppSession } from './appHarness.js';
 import {
   canvas,
@@ -160,6 +161,50 @@ await describeWithServer('redis', 'Test connection against the real Redis', () =
       delete process.env.PIPEWRIGHT_E2E_REDIS_URL;
       await client.del(stream);
       await client.quit();
+    }
+    expectNoPageErrors(session);
+  });
+});
+
+await describeWithServer('postgres', 'Test connection against the real PostgreSQL', () => {
+  test('a PostgreSQL sink: the table and its key columns found (green); a table that is not there, red', async () => {
+    const { page } = session;
+    const table = `pw_e2e_${randomUUID().replaceAll('-', '_')}`;
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    process.env.PIPEWRIGHT_E2E_PG_URL = PG_URL;
+    try {
+      await client.query(`CREATE TABLE ${table} (id integer PRIMARY KEY, n integer)`);
+      const pane = (await page.locator('.react-flow__pane').boundingBox())!;
+      await dropFromPalette(page, 'sink.postgres', {
+        x: pane.x + pane.width * 0.6,
+        y: pane.y + pane.height * 0.6,
+      });
+      const sink = canvas(page).getByRole('group', { name: /^Operator pg-out\d*, / });
+      await sink.click();
+      await inspector(page)
+        .getByRole('heading', { name: /^Operator pg-out/ })
+        .waitFor();
+      await typeInto(
+        inspector(page).getByRole('textbox', { name: 'Connection' }),
+        '${env:PIPEWRIGHT_E2E_PG_URL}',
+      );
+      const tableField = inspector(page).getByRole('textbox', { name: 'Table' });
+      await typeInto(tableField, table);
+      const found = await testConnection(page);
+      expect(found.tone).toBe('ok');
+      expect(found.text).toContain('answers');
+      expect(found.text).toContain(table);
+
+      await typeInto(tableField, `${table}_missing`);
+      const missing = await testConnection(page);
+      expect(missing.tone).toBe('failed');
+      expect(missing.text).toContain(`${table}_missing`);
+      expect(missing.text).not.toContain('\n');
+    } finally {
+      delete process.env.PIPEWRIGHT_E2E_PG_URL;
+      await client.query(`DROP TABLE IF EXISTS ${table}`);
+      await client.end();
     }
     expectNoPageErrors(session);
   });
