@@ -296,7 +296,7 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
     this.ended = false;
     this.skipThrough = split.changeLsn === undefined ? undefined : parseLsn(split.changeLsn);
     try {
-      this.stream = await this.retry.run('streaming changes', async () => {
+      await this.retry.run('streaming changes', async () => {
         const stream: ReplicationStream = new ReplicationStream(
           this.params.connection,
           split.slot,
@@ -313,14 +313,17 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
             },
           },
         );
+        // Current before it starts: the server may send the first changes in the very packet
+        // that says streaming has started, and they must not be taken for a stale stream's.
+        this.stream = stream;
         try {
           await stream.connect();
           await stream.start(parseLsn(split.lsn!), this.acknowledged);
         } catch (error) {
+          if (this.stream === stream) this.stream = undefined;
           await stream.close();
           throw error;
         }
-        return stream;
       });
     } catch (error) {
       throw this.problem(error);

@@ -67,7 +67,7 @@ async function testConnection(
     const resolved = await resolveTable(client, table, operatorId);
     const rows =
       resolved.rowEstimate < 0 ? 'no row estimate yet' : `about ${Math.round(resolved.rowEstimate)} rows`;
-    const answer = `${server} answers (PostgreSQL ${version}); table "${resolved.schema}.${resolved.name}" has ${rows}`;
+    const answer = `${server} answers (PostgreSQL ${version.split(' ')[0]}); table "${resolved.schema}.${resolved.name}" has ${rows}`;
     if (walLevel !== 'logical')
       return {
         ok: false,
