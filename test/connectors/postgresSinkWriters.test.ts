@@ -124,7 +124,7 @@ await describeWithServer('postgres', 'sink.postgres writers', () => {
       await writeAll(writer, rowsOf(2501, 4000));
       const committable = (await writer.prepareCommit(1))!;
       expect(waits.join('\n')).toMatch(
-        /waiting for PostgreSQL at 127\.0\.0\.1:5432 \(terminating connection/,
+        /waiting for PostgreSQL at 127\.0\.0\.1:5432\/pipewright \(terminating connection/,
       );
       await sink.committer.commit((await sink.committer.prepare(1, [committable.state]))!);
       expect(await tableLines(admin, table, 'id, name')).toEqual(
@@ -254,7 +254,7 @@ await describeWithServer('postgres', 'sink.postgres writers', () => {
     it('a missing table, key column or unique index', async () => {
       const table = await createTable('pws_keys', 'id int, name text');
       expect(await failure({ connection: PG_URL, table: `${table}_nope`, mode: 'append' })).toBe(
-        `operator "pg-out": table "${table}_nope" does not exist in PostgreSQL at 127.0.0.1:5432`,
+        `operator "pg-out": table "${table}_nope" does not exist in PostgreSQL at 127.0.0.1:5432/pipewright`,
       );
       expect(await failure({ connection: PG_URL, table, mode: 'upsert', keyColumns: ['key'] })).toBe(
         `operator "pg-out": key column "key" is not a column of table "${table}"`,
@@ -268,14 +268,14 @@ await describeWithServer('postgres', 'sink.postgres writers', () => {
       const url = new URL(PG_URL);
       url.password = 'wrong';
       expect(await failure({ connection: url.href, table: 't', mode: 'append' })).toMatch(
-        /^operator "pg-out": reading table "t" in PostgreSQL at 127\.0\.0\.1:5432 failed: password authentication failed for user "pipewright"$/,
+        /^operator "pg-out": reading table "t" in PostgreSQL at 127\.0\.0\.1:5432\/pipewright failed: password authentication failed for user "pipewright"$/,
       );
       url.password = 'pipewright';
       url.port = '1';
       expect(
         await failure({ connection: url.href, table: 't', mode: 'append', retryTimeoutMs: 300 }),
       ).toMatch(
-        /^operator "pg-out": PostgreSQL at 127\.0\.0\.1:1 did not answer for .* while reading table "t" \(retryTimeoutMs 300\): connect ECONNREFUSED 127\.0\.0\.1:1$/,
+        /^operator "pg-out": PostgreSQL at 127\.0\.0\.1:1\/pipewright did not answer for .* while reading table "t" \(retryTimeoutMs 300\): connect ECONNREFUSED 127\.0\.0\.1:1$/,
       );
     });
   });
@@ -287,7 +287,7 @@ await describeWithServer('postgres', 'sink.postgres writers', () => {
       expect(await test({ connection: PG_URL, table, mode: 'upsert', keyColumns: ['id'] }, 'pg-out')).toEqual(
         {
           ok: true,
-          message: `PostgreSQL at 127.0.0.1:5432 answers; table ${table} has 2 columns (id, name), unique on (id)`,
+          message: `PostgreSQL at 127.0.0.1:5432/pipewright answers; table ${table} has 2 columns (id, name), unique on (id)`,
         },
       );
       expect(
@@ -301,7 +301,7 @@ await describeWithServer('postgres', 'sink.postgres writers', () => {
         'pg-out',
       );
       expect(down.ok).toBe(false);
-      expect(down.message).toMatch(/PostgreSQL at 127\.0\.0\.1:1 did not answer/);
+      expect(down.message).toMatch(/PostgreSQL at 127\.0\.0\.1:1\/db did not answer/);
     });
   });
 });

@@ -5,7 +5,7 @@
 // a fresh run rolls back all that earlier runs of the job left prepared.
 import type { ConnectorState } from '../../../runtime/connectorState.js';
 import type { SinkCommitter } from '../../../runtime/sink.js';
-import { sqlState } from './pgFailures.js';
+import { sqlState } from '../pgErrors.js';
 import type { PgSession } from './pgSession.js';
 import {
   type AppendCommit,

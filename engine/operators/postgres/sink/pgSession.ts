@@ -6,17 +6,7 @@
 import pg from 'pg';
 import { JobError } from '../../../graph/jobError.js';
 import { describeCause, ServerRetry } from '../../connectors/serverRetry.js';
-import { isTransientPgError } from './pgFailures.js';
-
-/** "PostgreSQL at host:port" (never the user or password), for messages. */
-export function serverName(connection: string): string {
-  try {
-    const url = new URL(connection);
-    return `PostgreSQL at ${url.hostname}:${url.port || '5432'}`;
-  } catch {
-    return 'PostgreSQL';
-  }
-}
+import { isTransientPgError, postgresServer } from '../pgErrors.js';
 
 export interface SessionTarget {
   readonly operatorId: string;
@@ -33,7 +23,7 @@ export class PgSession {
   private connecting: Promise<pg.Client> | undefined;
 
   constructor(private readonly target: SessionTarget) {
-    this.server = serverName(target.connection);
+    this.server = postgresServer(target.connection);
     this.retry = new ServerRetry({
       operatorId: target.operatorId,
       server: this.server,

@@ -5,8 +5,8 @@
 import type pg from 'pg';
 import { JobError } from '../../../graph/jobError.js';
 import { describeCause } from '../../connectors/serverRetry.js';
+import { sqlState } from '../pgErrors.js';
 import type { InsertStatement } from './insertStatements.js';
-import { sqlState } from './pgFailures.js';
 import type { PgTable } from './pgTable.js';
 
 /** Whether the server refused the rows themselves (a data exception or a violated constraint). */
