@@ -3,6 +3,7 @@
 // see postgresReader.ts for how it reads and what a checkpoint holds.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { JobError } from '../../../graph/jobError.js';
 import type { ParamsOf } from '../../../graph/schema.js';
 import type { Source } from '../../../runtime/source.js';
 import { describeCause } from '../../connectors/serverRetry.js';
@@ -75,7 +76,10 @@ async function testConnection(
       };
     return { ok: true, message: `${answer}; wal_level is logical` };
   } catch (error) {
-    const line = setupProblem(error, operatorId, '') ?? `${server}: ${describeCause(error)}`;
+    const line =
+      error instanceof JobError
+        ? error.message
+        : (setupProblem(error, operatorId, '') ?? `${server}: ${describeCause(error)}`);
     return { ok: false, message: line.replace(/^operator "[^"]*": /, '') };
   } finally {
     await client.end().catch(() => {});
