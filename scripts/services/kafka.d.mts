@@ -8,6 +8,7 @@ export declare function startKafka(options: {
   heap?: string;
   jvmOptions?: string[];
   extraProperties?: Record<string, string | number>;
+  shareClasses?: boolean;
 }): Promise<void>;
 export declare function kafkaRunning(options: { dir: string }): boolean;
 export declare function stopKafka(options: { dir: string; kill?: boolean }): Promise<boolean>;

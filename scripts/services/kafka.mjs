@@ -14,6 +14,7 @@ import {
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Admin } from '@platformatic/kafka';
+import { classArchiveOptions, keepClassArchive } from './classArchive.mjs';
 import {
   portAnswers,
   processAlive,
@@ -106,8 +107,9 @@ export async function kafkaAnswers(port) {
 
 /**
  * Starts the broker with its config, data, log and pid file in `dir` (storage formatted the
- * first time only) and resolves once it answers a metadata request. `jvmOptions` and
- * `extraProperties` are for private instances that want a quick start over peak speed.
+ * first time only) and resolves once it answers a metadata request. `jvmOptions`,
+ * `extraProperties` and `shareClasses` (classArchive.mjs) are for private instances that want a
+ * quick start over peak speed.
  */
 export async function startKafka({
   dir,
@@ -117,6 +119,7 @@ export async function startKafka({
   heap = '1g',
   jvmOptions = [],
   extraProperties = {},
+  shareClasses = false,
 }) {
   requireProgram(JAVA, 'openjdk-17-jre-headless', 'java');
   const libs = await kafkaLibs(cacheDir);
@@ -151,6 +154,7 @@ export async function startKafka({
     [
       `-Xmx${heap}`,
       ...jvmOptions,
+      ...(shareClasses ? classArchiveOptions(dir, join(cacheDir, 'kafka-classes.jsa')) : []),
       `-Dkafka.logs.dir=${dir}`,
       `-Dlog4j.configuration=file:${join(dir, 'log4j.properties')}`,
       '-cp',
@@ -190,5 +194,6 @@ export async function stopKafka({ dir, kill = false }) {
   if (pid === undefined || !processAlive(pid)) return false;
   if (kill) process.kill(pid, 'SIGKILL');
   await stopPid(pid);
+  keepClassArchive(dir);
   return true;
 }

@@ -4,6 +4,7 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { classArchivePending } from '../../scripts/services/classArchive.mjs';
 import { startKafka, stopKafka } from '../../scripts/services/kafka.mjs';
 import { postgresUrl, startPostgres, stopPostgres } from '../../scripts/services/postgres.mjs';
 import { freePort } from '../../scripts/services/processes.mjs';
@@ -65,7 +66,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
 
 /**
  * Startup over peak speed: a private broker carries a test's few records, so a small heap, C1
- * only and the serial collector (the JVM is up sooner). A broker that was killed is registered
+ * only, the serial collector and a shared class archive (the JVM is up sooner). A broker that was killed is registered
  * again only once its old session has expired: 2 s here rather than Kafka's 9 s.
  */
 const QUICK_JVM = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
@@ -86,6 +87,7 @@ export async function startPrivateKafka(): Promise<PrivateKafka> {
       heap: '384m',
       jvmOptions: QUICK_JVM,
       extraProperties: QUICK_PROPERTIES,
+      shareClasses: true,
     });
   try {
     await start();
@@ -103,7 +105,8 @@ export async function startPrivateKafka(): Promise<PrivateKafka> {
     start,
     stop,
     close: async () => {
-      await stop({ crash: true });
+      // A clean stop when this broker is the one to write the class archive for the next ones.
+      await stop({ crash: !classArchivePending(dir) });
       rmSync(dir, { recursive: true, force: true });
     },
   };
