@@ -2,6 +2,7 @@
 // a group's committed offsets), how records look (JSON, strings, metadata with key and headers),
 // partitions spread over subtasks, and aborted transactions never read.
 import { afterAll, expect, it } from 'vitest';
+import { sourceKafkaFactory } from '../../engine/operators/kafka/source/sourceKafka.js';
 import { makeTempDir, removeTempDirs } from '../cliHarness.js';
 import { runJob } from '../executors.js';
 import {
@@ -146,4 +147,26 @@ await describeWithServer('kafka', 'source.kafka reading a topic', () => {
     const { out } = await read({ topic });
     expect(idsOf(out)).toEqual([...range(0, 10), ...range(20, 30), ...range(40, 50)]);
   });
+
+  it('tests its connection: the broker answers and the topic has its partitions, or says what is missing', async () => {
+    const topic = await makeTopic('src-conn', 3);
+    const check = (params: Record<string, unknown>) =>
+      sourceKafkaFactory.testConnection!({ bootstrapServers: KAFKA_BROKERS, ...params }, 'kafka');
+    expect(await check({ topic })).toEqual({
+      ok: true,
+      message: `Kafka at ${KAFKA_BROKERS} answers; topic "${topic}" has 3 partitions`,
+    });
+    expect(await check({ topicPattern: `${topic.replace(/-[^-]*$/, '')}-.*` })).toMatchObject({ ok: true });
+    expect(await check({ topic: 'no-such-topic-pipewright' })).toEqual({
+      ok: false,
+      message: `operator "kafka": Kafka topic "no-such-topic-pipewright" does not exist at ${KAFKA_BROKERS}`,
+    });
+    expect(await check({ topicPattern: 'no-such-pattern-pipewright-.*' })).toMatchObject({ ok: false });
+    const down = await sourceKafkaFactory.testConnection!(
+      { bootstrapServers: '127.0.0.1:1', topic },
+      'kafka',
+    );
+    expect(down.ok).toBe(false);
+    expect(down.message).toMatch(/^operator "kafka": Kafka at 127\.0\.0\.1:1 did not answer/);
+  }, 30_000);
 });
