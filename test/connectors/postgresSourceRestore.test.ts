@@ -120,11 +120,11 @@ await describeWithServer('postgres', 'source.postgres under kill -9', () => {
         console.log(lines.slice(3995, 4012).join('\n'), attempts.map((a) => a.result.stderr).join('\n---\n'));
       expect(describeDifference(lines, expected), context).toBe('');
       expect(lines, context).toEqual(expected);
-      expect(attempts.filter((a) => a.killed).length, context).toBeGreaterThanOrEqual(3);
+      expect(attempts.filter((a) => a.killed).length, context).toBeGreaterThanOrEqual(2);
     } finally {
       await dropAll(table.name, prefix);
     }
-  }, 240_000);
+  }, 400_000);
 });
 
 function inspectCompleted(checkpointDir: string): boolean {

@@ -24,6 +24,7 @@ import {
   currentLsn,
   dropLeftoverSlot,
   ensurePublication,
+  preparedTransactions,
   qualifiedName,
   resolveTable,
   setupProblem,
@@ -161,6 +162,12 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
       const resolved = await resolveTable(client, this.params.table, this.operatorId);
       await ensurePublication(client, fresh.publication, resolved);
       await dropLeftoverSlot(client, fresh.slot);
+      const prepared = await preparedTransactions(client);
+      if (prepared > 0) {
+        this.env.reportWait?.(
+          `waiting for ${prepared} prepared transaction(s) on ${this.server} to be committed or rolled back: a replication slot starts only after every transaction in progress`,
+        );
+      }
       return resolved;
     });
     let consistentPoint: string;
@@ -179,6 +186,7 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
       lsn: consistentPoint,
       ...(stopLsn === undefined ? {} : { stopLsn }),
     };
+    this.env.reportWait?.(undefined);
     this.acknowledged = parseLsn(consistentPoint);
     this.phase = this.cursor === undefined ? 'stream' : 'snapshot';
   }

@@ -75,6 +75,15 @@ export async function dropLeftoverSlot(client: pg.Client, slot: string): Promise
   );
 }
 
+/**
+ * Prepared transactions pending in the server: making a slot waits until they end (its
+ * snapshot must follow every transaction in progress), which may be long.
+ */
+export async function preparedTransactions(client: pg.Client): Promise<number> {
+  const result = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_prepared_xacts');
+  return result.rows[0]?.n ?? 0;
+}
+
 /** The server's current end of the log: where a bounded read (stopAt "current") ends. */
 export async function currentLsn(client: pg.Client): Promise<string> {
   const result = await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
