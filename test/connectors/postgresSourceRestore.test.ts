@@ -116,8 +116,6 @@ await describeWithServer('postgres', 'source.postgres under kill -9', () => {
       expect(last.result.code, `${context}\n${last.result.stderr}`).toBe(0);
       const lines = await outputLines(path.join(dir, 'out', 'changes.jsonl'));
       const expected = table.lines();
-      if (process.env.DEBUG_PG)
-        console.log(lines.slice(3995, 4012).join('\n'), attempts.map((a) => a.result.stderr).join('\n---\n'));
       expect(describeDifference(lines, expected), context).toBe('');
       expect(lines, context).toEqual(expected);
       expect(attempts.filter((a) => a.killed).length, context).toBeGreaterThanOrEqual(2);
