@@ -2,7 +2,7 @@
 // Pipewright benchmarks: the engine's CLI against hand-written Node scripts doing the same
 // job, measured in the same run, side by side. See docs/benchmarks.md for the method.
 //
-//   node bench/run.mjs [--only keyed,flink,awaited,large,usercall,transport,checkpoints,stepback,designer,eventtime,transactions] [--quick] [--build] [--runs N]
+//   node bench/run.mjs [--only keyed,flink,awaited,large,usercall,transport,checkpoints,stepback,designer,eventtime,transactions,connectors] [--quick] [--build] [--runs N]
 //                      [--docs | --no-docs]
 //
 // --only    run only these suites (comma-separated)
@@ -22,6 +22,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } 
 import os from 'node:os';
 import { join } from 'node:path';
 import { checkpointStateSuite } from './checkpoints.mjs';
+import { CONNECTOR_SIZES, connectorReport, connectorSuite } from './connectorSuite.mjs';
 import {
   DATA_DIR,
   digestJsonl,
@@ -60,6 +61,7 @@ const SUITES = [
   'designer',
   'eventtime',
   'transactions',
+  'connectors',
 ];
 const JOBS_DIR = join(WORK_DIR, 'jobs');
 const OUT_DIR = join(WORK_DIR, 'out');
@@ -867,6 +869,7 @@ function report(results, opt) {
   if (results.designer) L.push(...designerReport(results.designer));
   if (results.eventtime) L.push(...eventTimeReport(results.eventtime));
   if (results.transactions) L.push(...transactionReport(results.transactions));
+  if (results.connectors) L.push(...connectorReport(results.connectors));
   return L.join('\n');
 }
 
@@ -1090,6 +1093,7 @@ const SECTION_SUITES = [
   ['### Designer', 'designer'],
   ['### Event time', 'eventtime'],
   ['### Transactions', 'transactions'],
+  ['### Connectors', 'connectors'],
 ];
 
 /** The results as their header (the run's line) and their sections, each with its suite. */
@@ -1163,7 +1167,7 @@ async function main() {
   const results = { machine: machine(), quick: opt.quick };
   snapshotEngine(); // right after reading the build time, before anything runs
   const wantsEngine = opt.only.some((s) =>
-    ['keyed', 'flink', 'large', 'checkpoints', 'eventtime', 'transactions'].includes(s),
+    ['keyed', 'flink', 'large', 'checkpoints', 'eventtime', 'transactions', 'connectors'].includes(s),
   );
   if (wantsEngine) {
     results.engine = await engineStatus();
@@ -1225,6 +1229,13 @@ async function main() {
   if (opt.only.includes('transactions')) {
     results.transactions = await transactionSuite(
       TRANSACTION_SIZES[opt.quick ? 'quick' : 'full'],
+      opt,
+      suiteContext,
+    );
+  }
+  if (opt.only.includes('connectors')) {
+    results.connectors = await connectorSuite(
+      CONNECTOR_SIZES[opt.quick ? 'quick' : 'full'],
       opt,
       suiteContext,
     );
