@@ -14,6 +14,7 @@ import type { RecordSource } from '../../../runtime/recordSource.js';
 import type { SourceReader } from '../../../runtime/source.js';
 import { describeCause, ServerRetry } from '../../connectors/serverRetry.js';
 import { isTransientPgError, postgresServer, sqlState } from '../pgErrors.js';
+import { changeRecord } from './changeRecord.js';
 import { formatLsn, parseLsn } from './lsn.js';
 import { SESSION_OPTIONS, valueParser } from './pgValues.js';
 import type { PostgresSplit } from './postgresSplit.js';
@@ -43,14 +44,6 @@ type Item =
   | { readonly type: 'end' };
 
 type Phase = 'snapshot' | 'stream' | 'done';
-
-/** A tuple of the parser (a null-prototype object) as a plain record, or null. */
-function plain(tuple: Record<string, unknown> | null | undefined): Record<string, unknown> | null {
-  if (tuple === null || tuple === undefined) return null;
-  const record: Record<string, unknown> = {};
-  for (const key of Object.keys(tuple)) if (tuple[key] !== undefined) record[key] = tuple[key];
-  return record;
-}
 
 /** Whether the server may yet come back (refused, reset, restarting) or the slot is still held by a dead run's connection. */
 function transient(error: unknown): boolean {
@@ -383,34 +376,12 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
         if (this.stopLsn !== undefined && end >= this.stopLsn) this.end();
         return;
       }
-      case 'insert':
-        if (this.ours(message.relation)) {
-          this.push({
-            type: 'change',
-            lsn,
-            record: { op: 'insert', before: null, after: plain(message.new) },
-          });
-        }
+      default: {
+        const record = changeRecord(message, this.split!.schema!, this.split!.name!);
+        if (record !== undefined) this.push({ type: 'change', lsn, record });
         return;
-      case 'update':
-        if (this.ours(message.relation)) {
-          const before = plain(message.old) ?? plain(message.key);
-          this.push({ type: 'change', lsn, record: { op: 'update', before, after: plain(message.new) } });
-        }
-        return;
-      case 'delete':
-        if (this.ours(message.relation)) {
-          const before = plain(message.old) ?? plain(message.key);
-          this.push({ type: 'change', lsn, record: { op: 'delete', before, after: null } });
-        }
-        return;
-      default:
-        return;
+      }
     }
-  }
-
-  private ours(relation: Pgoutput.MessageRelation): boolean {
-    return relation.schema === this.split!.schema && relation.name === this.split!.name;
   }
 
   private keepalive(lsn: bigint): void {
