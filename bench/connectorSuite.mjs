@@ -207,14 +207,19 @@ const outputCell = (r) =>
   r.error ? `FAILED: ${r.error.replaceAll('|', '\\|')}` : r.times.length ? 'ok' : '—';
 
 function tableRows(rows, unit) {
+  const script = rows.find((r) => r.kind === 'baseline');
+  const perCpu = (r) => (r.bestCpuMs ? r.records / (r.bestCpuMs / 1000) : undefined);
   const L = [
-    `| implementation | ${unit}/s (best) | vs the script | best s | its CPU s | runs s | peak RSS | output |`,
-    '| --- | ---: | ---: | ---: | ---: | --- | ---: | --- |',
+    `| implementation | ${unit}/s (best) | vs the script | best s | its CPU s | ${unit} per CPU s | vs the script, per CPU s | runs s | peak RSS | output |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |',
   ];
   for (const r of rows) {
+    const cpuRatio =
+      r.kind === 'engine' && perCpu(r) && script && perCpu(script) ? perCpu(r) / perCpu(script) : undefined;
     L.push(
       `| ${r.label} | ${r.rps ? `**${fmtInt(r.rps)}**` : '—'} | ${fmtX(r.vsScript)} | ` +
         `${r.bestMs ? fmtS(r.bestMs) : '—'} | ${r.bestCpuMs ? fmtS(r.bestCpuMs) : '—'} | ` +
+        `${perCpu(r) ? fmtInt(perCpu(r)) : '—'} | ${cpuRatio ? `${cpuRatio.toFixed(2)}×` : ''} | ` +
         `${r.times.map(fmtS).join(' / ') || '—'} | ${r.peakRssKb ? fmtMiB(r.peakRssKb) : '—'} | ${outputCell(r)} |`,
     );
   }
