@@ -16,8 +16,8 @@ export interface ChangeRecord {
   readonly after: Row | null;
 }
 
-export async function withClient<T>(use: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: PG_URL });
+export async function withClient<T>(use: (client: pg.Client) => Promise<T>, url = PG_URL): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     return await use(client);
@@ -37,7 +37,10 @@ export class ModelTable {
   readonly rows = new Map<number, Row>();
   readonly records: ChangeRecord[] = [];
 
-  constructor(readonly name: string) {}
+  constructor(
+    readonly name: string,
+    private readonly url = PG_URL,
+  ) {}
 
   /** Creates the table with rows 1..count (v = id, note "s"): its snapshot, in id order. */
   async create(count: number): Promise<void> {
@@ -45,7 +48,7 @@ export class ModelTable {
       await client.query(`CREATE TABLE ${this.name} (id int PRIMARY KEY, v int NOT NULL, note text)`);
       await client.query(`ALTER TABLE ${this.name} REPLICA IDENTITY FULL`);
       await client.query(`INSERT INTO ${this.name} SELECT g, g, 's' FROM generate_series(1, ${count}) g`);
-    });
+    }, this.url);
     for (let id = 1; id <= count; id++) {
       const row = { id, v: id, note: 's' };
       this.rows.set(id, row);
