@@ -17,7 +17,8 @@ async function runWith(params: Record<string, unknown>): Promise<CliResult> {
   const jobPath = path.join(dir, 'read.job.json');
   const doc = kafkaJobDocument({ stopAt: 'latest', ...params });
   await writeJob(jobPath, doc);
-  return runCli(['run', '--quiet', path.basename(jobPath)], { cwd: dir });
+  // A loaded machine starts the CLI slowly (40 s seen at a load of 20 on 2 cores).
+  return runCli(['run', '--quiet', path.basename(jobPath)], { cwd: dir, timeoutMs: 150_000 });
 }
 
 function expectOneLine(result: CliResult, says: RegExp): void {
@@ -36,15 +37,12 @@ await describeWithServer('kafka', 'source.kafka bad input', () => {
       result,
       /operator "kafka": Kafka at 127\.0\.0\.1:1 did not answer for .* \(retryTimeoutMs 800\)/,
     );
-  });
+  }, 160_000);
 
   it('a missing topic fails at open', async () => {
     const result = await runWith({ topic: 'no-such-topic-pipewright' });
-    expectOneLine(
-      result,
-      /operator "kafka": Kafka topic "no-such-topic-pipewright" does not exist at \S+/,
-    );
-  });
+    expectOneLine(result, /operator "kafka": Kafka topic "no-such-topic-pipewright" does not exist at \S+/);
+  }, 160_000);
 
   it('a value that is not JSON fails naming the topic, partition and offset', async () => {
     const topic = await makeTopic('src-bad', 1);
@@ -59,5 +57,5 @@ await describeWithServer('kafka', 'source.kafka bad input', () => {
         `operator "kafka": Kafka topic "${topic}" partition 0 offset 1 cannot be read: its value is not JSON`,
       ),
     );
-  });
+  }, 160_000);
 });
