@@ -1,6 +1,6 @@
 // A statement the server refused for its data, as one line naming the column. PostgreSQL's
 // "invalid input syntax for type integer" does not say which column: the values of each column
-// the statement wrote are cast to its type on their own until one fails. (Only on the failure
+// the statement wrote are written on their own into a scratch table until one fails. (Only on the failure
 // path: the batch is not slowed for it.)
 import type pg from 'pg';
 import { JobError } from '../../../graph/jobError.js';
@@ -29,18 +29,22 @@ export async function rejectedValue(
   if (sqlState(error)?.startsWith('23')) return fail(`rejects a row: ${cause}`);
   // The failed statement may have left a transaction aborted: nothing more is written anyway.
   await client.query('ROLLBACK').catch(() => {});
-  const width = statement.columns.length;
-  for (let c = 0; c < width; c++) {
-    const column = table.columns.get(statement.columns[c]!)!;
-    const texts: (string | null)[] = [];
-    for (let i = c; i < statement.values.length; i += width) {
-      const value = statement.values[i];
-      texts.push(value === null || value === undefined ? null : String(value));
-    }
+  for (const [c, name] of statement.columns.entries()) {
+    const column = table.columns.get(name)!;
+    const values = statement.columnValues[c]!;
+    // Into a scratch table of the column's type, as the statement put them: the same input
+    // function and length checks (a cast would cut a too long varchar instead of failing).
+    const tuples = values.map((_, i) => `($${i + 1})`).join(',');
     try {
-      await client.query(`SELECT v::${column.type} FROM unnest($1::text[]) AS v`, [texts]);
-    } catch (castError) {
-      return fail(`rejects a value of column "${column.name}" (${column.type}): ${describeCause(castError)}`);
+      await client.query('BEGIN');
+      await client.query(`CREATE TEMP TABLE pipewright_probe (v ${column.type}) ON COMMIT DROP`);
+      await client.query(`INSERT INTO pipewright_probe (v) VALUES ${tuples}`, values);
+    } catch (probeError) {
+      return fail(
+        `rejects a value of column "${column.name}" (${column.type}): ${describeCause(probeError)}`,
+      );
+    } finally {
+      await client.query('ROLLBACK').catch(() => {});
     }
   }
   return fail(`rejects a row: ${cause}`);
