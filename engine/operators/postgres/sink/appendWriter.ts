@@ -109,7 +109,7 @@ export class PostgresAppendWriter implements SinkWriter {
       const rows = epoch.rows.slice(epoch.sent, epoch.sent + ROWS_PER_STATEMENT);
       for (const statement of insertStatements(table, rows, undefined)) {
         try {
-          await client.query(statement.text, statement.values);
+          await client.query(statement.text, statement.parameters);
         } catch (error) {
           if (!isDataError(error)) throw error;
           throw await rejectedValue(client, error, table, this.params.table, statement, this.operatorId);

@@ -67,7 +67,7 @@ export class PostgresUpsertWriter implements SinkWriter {
       await this.session.run(action, async (client) => {
         for (const statement of statements) {
           try {
-            await client.query(statement.text, statement.values);
+            await client.query(statement.text, statement.parameters);
           } catch (error) {
             if (!isDataError(error)) throw error;
             throw await rejectedValue(client, error, table, this.params.table, statement, this.operatorId);
