@@ -44,7 +44,10 @@ const done = () => next.every((offset, partition) => offset >= latest[partition]
 const state = new Map();
 // One send in flight at a time (the idempotent producer's sequence numbers must reach the broker
 // in order; many concurrent sends got OUT_OF_ORDER_SEQUENCE_NUMBER): what is produced meanwhile
-// waits in `batch` and goes in the next send.
+// waits in `batch` and goes in the next send, at most SEND_MAX records a send (the broker refuses
+// a request over its message.max.bytes); reading waits while BACKLOG_MAX records wait.
+const SEND_MAX = 5000;
+const BACKLOG_MAX = 20_000;
 let batch = [];
 let inFlight;
 let sendError;
@@ -52,8 +55,8 @@ let lastCommit = performance.now();
 
 function pump() {
   if (inFlight !== undefined || batch.length === 0) return;
-  const messages = batch;
-  batch = [];
+  const messages = batch.length <= SEND_MAX ? batch : batch.slice(0, SEND_MAX);
+  batch = batch.length <= SEND_MAX ? [] : batch.slice(SEND_MAX);
   inFlight = producer.send({ messages }).then(
     () => {
       inFlight = undefined;
@@ -94,6 +97,8 @@ if (!done()) {
     a.sum += r.v;
     batch.push({ topic: opt.out, key: r.k, value: JSON.stringify({ k: r.k, n: a.n, sum: a.sum }) });
     pump();
+    while (batch.length >= BACKLOG_MAX && inFlight !== undefined) await inFlight;
+    if (sendError) throw sendError;
     next[message.partition] = message.offset + 1n;
     if (performance.now() - lastCommit >= opt.commitMs) await commit();
     if (done()) break;
