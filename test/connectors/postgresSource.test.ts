@@ -176,6 +176,37 @@ await describeWithServer('postgres', 'source.postgres', () => {
     }
   }, 120_000);
 
+  it('drops the slot a fresh run killed during its snapshot left, and makes it again', async () => {
+    const prefix = uniqueName('pwsrc');
+    const table = new ModelTable(`${prefix}_t`);
+    const dir = await makeTempDir('pipewright-pgsource-leftover-');
+    const jobPath = path.join(dir, 'pgcdc.job.json');
+    const checkpointDir = path.join(dir, '.pipewright', 'pgcdc', 'checkpoints');
+    try {
+      await table.create(50_000);
+      await writeJob(jobPath, cdcJob(table.name, prefix, { stopAt: 'current' }));
+      const first = startCli(['run', jobPath], dir);
+      const slotMade = async () =>
+        withClient(async (client) => {
+          const found = await client.query(
+            'SELECT 1 FROM pg_replication_slots WHERE slot_name = $1 AND confirmed_flush_lsn IS NOT NULL',
+            [`${prefix}_slot`],
+          );
+          return found.rowCount === 1;
+        });
+      while (!(await slotMade()) && !first.exited()) await new Promise((resolve) => setTimeout(resolve, 10));
+      await killHard(first);
+      await finish(first, 10_000, 'the first run');
+      // Killed while reading its snapshot: no checkpoint (they wait for the snapshot), the slot left.
+      expect(inspectCheckpointDir(checkpointDir).completed).toEqual([]);
+      const again = await runCli(['run', jobPath], { cwd: dir, timeoutMs: 60_000 });
+      expect(again.code, again.stderr).toBe(0);
+      expect(await outputLines(path.join(dir, 'out.jsonl'))).toEqual(table.lines());
+    } finally {
+      await dropAll(table.name, prefix);
+    }
+  }, 120_000);
+
   it('tests its connection: the server, the table, wal_level', async () => {
     const prefix = uniqueName('pwsrc');
     const name = `${prefix}_t`;
