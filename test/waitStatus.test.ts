@@ -31,7 +31,7 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-async function jobDir(): Promise<string> {
+async function jobDir(waitIn: 'poll' | 'open' = 'poll'): Promise<string> {
   const dir = await makeTempDir('pipewright-wait-');
   const job = {
     format: 'pipewright.job/1',
@@ -42,7 +42,12 @@ async function jobDir(): Promise<string> {
         id: 'src',
         kind: 'source.waiting',
         parallelism: 2,
-        params: { count: COUNT, releaseFile: 'go', connection: `db://me:\${env:${SECRET_VAR}}@host/x` },
+        params: {
+          count: COUNT,
+          releaseFile: 'go',
+          waitIn,
+          connection: `db://me:\${env:${SECRET_VAR}}@host/x`,
+        },
       },
       { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: 'out.jsonl' } },
     ],
@@ -93,10 +98,18 @@ function metricsWaits(dir: string): string[] {
 }
 
 describe('a source that waits for its server', () => {
-  it.each([1, 2])(
-    'says so in the CLI output and the metrics file, then "resumed" (%i thread(s)); its secret is written nowhere',
-    async (threads) => {
-      const dir = await jobDir();
+  // A wait while the job opens (a connector connecting in open()) comes before any figures do.
+  it.each([
+    [1, 'poll'],
+    [2, 'poll'],
+    [1, 'open'],
+    [2, 'open'],
+  ] as const)(
+    'says so in the CLI output (and the metrics file), then "resumed" (%i thread(s), waiting in %s); its secret is written nowhere',
+    async (threads, waitIn) => {
+      const dir = await jobDir(waitIn);
+      // Opening, the subtasks of a thread open one after the other: the first waits alone.
+      const waiters = waitIn === 'poll' ? [1, 2] : [1];
       const secret = `s3cr3t-${randomBytes(6).toString('hex')}`;
       process.env[SECRET_VAR] = secret;
       const run = startCli(runArgs(dir, threads), dir);
@@ -106,9 +119,8 @@ describe('a source that waits for its server', () => {
         );
       const saw = await waitUntil(
         () =>
-          waiting(1).test(run.stderr()) &&
-          waiting(2).test(run.stderr()) &&
-          metricsWaits(dir).some((w) => w.startsWith('src#1: waiting for ')),
+          waiters.every((s) => waiting(s).test(run.stderr())) &&
+          (waitIn === 'open' || metricsWaits(dir).some((w) => w.startsWith('src#1: waiting for '))),
         { run, timeoutMs: 30_000 },
       );
       if (!saw) {
@@ -118,8 +130,8 @@ describe('a source that waits for its server', () => {
       await writeFile(join(dir, 'go'), '');
       const result = await finish(run, 60_000, 'the run');
       expect(result.code, describeRun(result)).toBe(0);
-      expect(result.stderr).toContain('pipewright: operator "src" (subtask 1 of 2): resumed');
-      expect(result.stderr).toContain('pipewright: operator "src" (subtask 2 of 2): resumed');
+      for (const s of waiters)
+        expect(result.stderr).toContain(`pipewright: operator "src" (subtask ${s} of 2): resumed`);
 
       // The kind was given the connection resolved.
       const records = readFileSync(join(dir, 'out.jsonl'), 'utf8')
@@ -132,7 +144,9 @@ describe('a source that waits for its server', () => {
       // ... and wrote it nowhere: the checkpoints (some were taken while it waited), the state,
       // the metrics file, what the CLI printed.
       const written = filesUnder(join(dir, 'run'));
-      expect(written.some((f) => f.path.includes('checkpoints') && f.path.endsWith('.json'))).toBe(true);
+      if (waitIn === 'poll') {
+        expect(written.some((f) => f.path.includes('checkpoints') && f.path.endsWith('.json'))).toBe(true);
+      }
       expect(written.filter((f) => f.text.includes(secret)).map((f) => f.path)).toEqual([]);
       expect(result.stdout + result.stderr).not.toContain(secret);
     },

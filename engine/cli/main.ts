@@ -9,7 +9,7 @@ import { type BackgroundRun, startRun } from '../deploy/backgroundRun.js';
 import { JobError } from '../graph/jobError.js';
 import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { Problem } from '../graph/problem.js';
-import { WaitChanges } from '../metrics/waitNotices.js';
+import { WaitLines } from '../metrics/waitNotices.js';
 import { loadKindModule } from '../operators/kindFactories.js';
 import { defaultRunDirs } from '../runtime/runDirs.js';
 import { readJobFile } from './jobFile.js';
@@ -20,8 +20,6 @@ import { TerminalKeys } from './terminalKeys.js';
 import { type Command, parseCommand, UsageError } from './usage.js';
 
 const VERSION = '0.1.0';
-/** How often the run's figures are read for what its connectors wait for (a sample comes every 200 ms). */
-const WAIT_LOOK_MS = 200;
 
 /**
  * Kind modules beyond the built-in kinds (see loadKindModule), named by PIPEWRIGHT_KIND_MODULES
@@ -131,6 +129,7 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
     return 1;
   }
   const progress = new ProgressDisplay(() => running?.metrics());
+  const waits = new WaitLines();
   /** What the CLI says during the run goes above the progress table, where a redraw cannot cover it. */
   const tell = (text: string) => progress.note(`pipewright: ${text}`);
   const jobRun = startRun({
@@ -144,6 +143,11 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
     onCheckpoint: (event) => metricsFile?.event(event),
     onLongCall: (text) => {
       if (!command.quiet) tell(`${text} (Ctrl-C stops it)`);
+    },
+    // A connector waiting for its server says so, from the job's opening on, and when it goes on.
+    onWait: (wait) => {
+      const line = command.quiet ? undefined : waits.next(wait);
+      if (line !== undefined) tell(line);
     },
   });
   running = jobRun;
@@ -181,18 +185,8 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
     return failed(error);
   }
   if (!command.quiet) progress.start();
-  // A connector waiting for its server says so (and again when it goes on): a line each change.
-  const waits = new WaitChanges();
-  const waitLook = setInterval(() => {
-    const sample = jobRun.metrics();
-    if (sample !== undefined && !command.quiet) for (const line of waits.next(sample)) tell(line);
-  }, WAIT_LOOK_MS);
-  waitLook.unref();
   try {
     const summary = await jobRun.run();
-    clearInterval(waitLook);
-    // A wait that ended since the last look: the run's last figures say so.
-    if (!command.quiet) for (const line of waits.next(summary.metrics)) tell(line);
     progress.stop();
     metricsFile?.finish(summary.stopped ? 'stopped' : 'finished');
     if (!command.quiet) {
@@ -206,7 +200,6 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
     }
     return 0;
   } catch (error) {
-    clearInterval(waitLook);
     progress.stop();
     metricsFile?.finish('failed');
     return failed(error);

@@ -238,7 +238,18 @@ async function assembleSubtasks(
             .map((s) => s.state!);
           await restoreState(storage!, store, handles, range);
         }
-        const waitReport = new WaitReport();
+        const onWait = options.onWait;
+        const waitReport = new WaitReport(
+          onWait === undefined
+            ? undefined
+            : (message) =>
+                onWait({
+                  operatorId: op.id,
+                  subtask: index,
+                  parallelism: op.parallelism,
+                  ...(message === undefined ? {} : { message }),
+                }),
+        );
         const context: SubtaskContext = {
           // Params with `${env:NAME}` resolved: what the kind's factory was given too.
           operator: prepared.get(op.id)!.planned ?? op,

@@ -69,6 +69,7 @@ try {
     checkpointDir: data.checkpointDir,
     ...(data.restore === undefined ? {} : { restore: data.restore }),
     onCheckpoint: (event) => post({ type: 'checkpoint', event }),
+    onWait: (wait) => post({ type: 'wait', wait }),
     callMarker: marker,
   });
   post({ type: 'opened' });

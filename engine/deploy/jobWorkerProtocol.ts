@@ -4,6 +4,7 @@ import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import type { Job } from '../graph/schema.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
+import type { SubtaskWait } from '../metrics/waitNotices.js';
 import type { MarkerUpdate } from '../runtime/callMarker.js';
 import type { RunSummary } from './jobRun.js';
 
@@ -37,6 +38,8 @@ export type FromJobWorker =
   /** A sample for the progress display and the metrics file, a few times a second. */
   | { readonly type: 'metrics'; readonly metrics: JobMetrics }
   | { readonly type: 'checkpoint'; readonly event: CheckpointEvent }
+  /** A subtask's connector began, changed or ended a wait (also while the job opens). */
+  | { readonly type: 'wait'; readonly wait: SubtaskWait }
   | { readonly type: 'done'; readonly summary: RunSummary }
   /** Opening or running failed; `message` is for the user as it is. */
   | { readonly type: 'failed'; readonly message: string };

@@ -234,7 +234,7 @@ export class ParallelJobRun {
         ports[b]![a] = port2;
       }
     }
-    const { onCheckpoint: _c, onLongCall: _l, previewSinks, ...rest } = this.options;
+    const { onCheckpoint: _c, onLongCall: _l, onWait: _w, previewSinks, ...rest } = this.options;
     for (let thread = 0; thread < threads; thread++) {
       const data = {
         ...rest,
@@ -312,6 +312,9 @@ export class ParallelJobRun {
       case 'finished':
         part.finished = true;
         if (this.parts.every((p) => p.finished)) void this.finishAll();
+        return;
+      case 'wait':
+        this.options.onWait?.(message.wait);
         return;
       case 'metrics':
         part.rows = message.subtasks;

@@ -167,6 +167,7 @@ async function open(): Promise<PartExecutor> {
       ...(data.restore === undefined ? {} : { restore: data.restore }),
       ...(preview === undefined ? {} : { previewSinks: preview.receive }),
       callMarker: marker,
+      onWait: (wait) => post({ type: 'wait', wait }),
     },
     {
       placement,

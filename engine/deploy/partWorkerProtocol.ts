@@ -6,6 +6,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import type { SubtaskAck } from '../checkpoint/subtaskCheckpointer.js';
 import type { Job } from '../graph/schema.js';
+import type { SubtaskWait } from '../metrics/waitNotices.js';
 import type { MarkerUpdate } from '../runtime/callMarker.js';
 import type { ConnectorState } from '../runtime/connectorState.js';
 import type { PartCommand, PartStatus } from '../runtime/partExecutor.js';
@@ -120,5 +121,7 @@ export type FromPartWorker =
   | { readonly type: 'answer'; readonly call: number; readonly result?: unknown; readonly failed?: string }
   /** Committed (or aborted) and closed: the thread ends after this. */
   | { readonly type: 'closed'; readonly subtasks: readonly SubtaskRow[] }
+  /** A subtask's connector began, changed or ended a wait (also while the part opens). */
+  | { readonly type: 'wait'; readonly wait: SubtaskWait }
   /** Opening or running failed; `message` is for the user as it is. */
   | { readonly type: 'failed'; readonly message: string };

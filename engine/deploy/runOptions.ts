@@ -1,6 +1,7 @@
 // How a run is opened: where it reads and writes, and what watches it.
 import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
+import type { SubtaskWait } from '../metrics/waitNotices.js';
 import type { PreviewListener } from '../operators/sinkPreview.js';
 import type { CallMarker } from '../runtime/callMarker.js';
 import type { DeliveryObserver } from '../runtime/subtask.js';
@@ -29,6 +30,8 @@ export interface RunOptions {
    * where it was stuck (runs on a worker thread have one).
    */
   readonly callMarker?: CallMarker;
+  /** Hears what a subtask's connector waits for, each change as it comes (env.reportWait). */
+  readonly onWait?: (wait: SubtaskWait) => void;
 }
 
 /** What a debug run adds to a run. */

@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
 import { JobError } from '../graph/jobError.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
+import type { SubtaskWait } from '../metrics/waitNotices.js';
 import { CallMarkerView, createMarkerBuffer } from '../runtime/callMarker.js';
 import { releaseRunLocks } from '../runtime/runLock.js';
 import { runLockTargets } from '../runtime/runLockTargets.js';
@@ -24,6 +25,8 @@ export type ThreadedRunOptions = Omit<JobWorkerData, 'marker'> & {
   readonly onCheckpoint?: (event: CheckpointEvent) => void;
   /** Told once per call that lasts NOTICE_AFTER_MS, in words (describeCall). */
   readonly onLongCall?: (text: string) => void;
+  /** Told each change of what a subtask's connector waits for, from the job's opening on. */
+  readonly onWait?: (wait: SubtaskWait) => void;
 };
 
 export class ThreadedJobRun {
@@ -42,7 +45,7 @@ export class ThreadedJobRun {
   private failing = false;
 
   private constructor(private readonly options: ThreadedRunOptions) {
-    const { onCheckpoint, onLongCall, ...rest } = options;
+    const { onCheckpoint, onLongCall, onWait, ...rest } = options;
     const marker = createMarkerBuffer();
     this.view = new CallMarkerView(marker);
     this.calls = new CallWatch([this.view], options.job.settings.callTimeoutMs, onLongCall, (message) =>
@@ -69,6 +72,9 @@ export class ThreadedJobRun {
             return;
           case 'checkpoint':
             onCheckpoint?.(message.event);
+            return;
+          case 'wait':
+            onWait?.(message.wait);
             return;
           case 'done':
             this.latest = message.summary.metrics;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WaitChanges, type WaitSample, waitLines, waitSummary } from './waitNotices.js';
+import { WaitLines, type WaitSample, waitLines, waitSummary } from './waitNotices.js';
 
 function sample(waits: readonly (string | undefined)[], parallelism?: number): WaitSample {
   return {
@@ -27,23 +27,24 @@ describe('wait notices', () => {
   });
 
   it('say a wait when it begins, again at most every repeatMs while it changes, and "resumed" when it ends', () => {
-    const changes = new WaitChanges(1000);
-    expect(changes.next(sample([undefined, undefined], 2), 0)).toEqual([]);
-    expect(changes.next(sample(['retry 1', undefined], 2), 0)).toEqual([
+    const lines = new WaitLines(1000);
+    const wait = (subtask: number, message?: string) => ({
+      operatorId: 'orders',
+      subtask,
+      parallelism: 2,
+      ...(message === undefined ? {} : { message }),
+    });
+    expect(lines.next(wait(0), 0), 'no wait to end').toBeUndefined();
+    expect(lines.next(wait(0, 'retry 1'), 0)).toBe('operator "orders" (subtask 1 of 2): retry 1');
+    expect(lines.next(wait(1, 'retry 1'), 500)).toBe('operator "orders" (subtask 2 of 2): retry 1');
+    expect(lines.next(wait(0, 'retry 2'), 700), 'changed, too soon').toBeUndefined();
+    expect(lines.next(wait(0, 'retry 2'), 1000), 'its time came').toBe(
+      'operator "orders" (subtask 1 of 2): retry 2',
+    );
+    expect(lines.next(wait(0, 'retry 2'), 2500), 'unchanged').toBeUndefined();
+    expect(lines.next(wait(0), 1100)).toBe('operator "orders" (subtask 1 of 2): resumed');
+    expect(lines.next(wait(0, 'retry 1'), 1200), 'a new wait').toBe(
       'operator "orders" (subtask 1 of 2): retry 1',
-    ]);
-    expect(changes.next(sample(['retry 2', 'retry 1'], 2), 500)).toEqual([
-      'operator "orders" (subtask 2 of 2): retry 1',
-    ]);
-    expect(changes.next(sample(['retry 2', 'retry 1'], 2), 700), 'changed, too soon').toEqual([]);
-    expect(changes.next(sample(['retry 3', 'retry 2'], 2), 1000)).toEqual([
-      'operator "orders" (subtask 1 of 2): retry 3',
-    ]);
-    expect(changes.next(sample([undefined, 'retry 2'], 2), 1100)).toEqual([
-      'operator "orders" (subtask 1 of 2): resumed',
-    ]);
-    expect(changes.next(sample(['retry 1', 'retry 2'], 2), 1200), 'a new wait').toEqual([
-      'operator "orders" (subtask 1 of 2): retry 1',
-    ]);
+    );
   });
 });

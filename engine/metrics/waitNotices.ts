@@ -1,7 +1,7 @@
 // What the run's subtasks wait for (metrics' `wait`), in words a user reads: one line per subtask,
 // `operator "orders" (subtask 1 of 2): waiting for Kafka at localhost:9092 (...): retry 3 in 800 ms`.
-// The CLI prints each change (and "resumed" when a wait ends); the designer's run status shows
-// what is waited for now.
+// The CLI prints each change as it comes (and "resumed" when a wait ends); the designer's run
+// status shows what the metrics samples say is waited for now.
 
 /** The part of a metrics sample this reads: the CLI's JobMetrics and the designer's live metrics both fit. */
 export interface WaitSample {
@@ -46,29 +46,38 @@ export function waitSummary(sample: WaitSample): string | undefined {
   return lines.length === 1 ? lines[0] : `${lines[0]} (and ${lines.length - 1} more waiting)`;
 }
 
+/** One change of what a subtask's connector waits for, as it crosses threads (plain data). */
+export interface SubtaskWait {
+  readonly operatorId: string;
+  readonly subtask: number;
+  readonly parallelism: number;
+  /** Absent: it waits no more. */
+  readonly message?: string;
+}
+
 /**
- * From sample to sample: the waits that began, what a wait says at most every `repeatMs` while it
- * lasts (its retries count up), and the waits that ended ("resumed").
+ * The CLI's lines from the changes as they come: a wait when it begins, what it says at most
+ * every `repeatMs` while it lasts (its retries count up), and "resumed" when it ends.
  */
-export class WaitChanges {
-  private readonly shown = new Map<string, { wait: string; at: number }>();
+export class WaitLines {
+  private readonly shown = new Map<string, { message: string; at: number }>();
 
   constructor(private readonly repeatMs = 2000) {}
 
-  next(sample: WaitSample, now = Date.now()): string[] {
-    const lines: string[] = [];
-    for (const [key, s] of subtasksOf(sample)) {
-      const before = this.shown.get(key);
-      if (s.wait !== undefined) {
-        if (before === undefined || (s.wait !== before.wait && now - before.at >= this.repeatMs)) {
-          this.shown.set(key, { wait: s.wait, at: now });
-          lines.push(`${s.label}: ${s.wait}`);
-        }
-      } else if (before !== undefined) {
-        this.shown.delete(key);
-        lines.push(`${s.label}: resumed`);
-      }
+  /** The line to print for this change, if any. */
+  next(wait: SubtaskWait, now = Date.now()): string | undefined {
+    const key = `${wait.operatorId}\u0000${wait.subtask}`;
+    const label = `operator ${JSON.stringify(wait.operatorId)} (subtask ${wait.subtask + 1} of ${wait.parallelism})`;
+    const before = this.shown.get(key);
+    if (wait.message === undefined) {
+      if (before === undefined) return undefined;
+      this.shown.delete(key);
+      return `${label}: resumed`;
     }
-    return lines;
+    if (before !== undefined && (wait.message === before.message || now - before.at < this.repeatMs)) {
+      return undefined;
+    }
+    this.shown.set(key, { message: wait.message, at: now });
+    return `${label}: ${wait.message}`;
   }
 }

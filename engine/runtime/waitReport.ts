@@ -6,8 +6,15 @@ export class WaitReport {
   /** Undefined while the connector waits for nothing. */
   message: string | undefined;
 
+  constructor(
+    /** Hears each change at once (the CLI prints it), also while the job opens and no figures are read yet. */
+    private readonly changed?: (message: string | undefined) => void,
+  ) {}
+
   /** env.reportWait: a connector may keep it (e.g. in its ServerRetry) before the subtask exists. */
   readonly report = (message: string | undefined): void => {
+    if (message === this.message) return;
     this.message = message;
+    this.changed?.(message);
   };
 }

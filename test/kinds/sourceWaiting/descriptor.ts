@@ -7,6 +7,10 @@ import { defineKind } from '../../../engine/graph/kinds/kindDescriptor.js';
 export const waitingParams = z.strictObject({
   count: z.number().int().min(0).describe('Emits {n} for n = 0 .. count - 1, once releaseFile exists.'),
   releaseFile: z.string().min(1).describe('Waits, saying so, until this file (relative to the job) exists.'),
+  waitIn: z
+    .enum(['poll', 'open'])
+    .optional()
+    .describe('Where it waits: in its polls (default), or in open(), while the job opens.'),
   connection: z
     .string()
     .optional()

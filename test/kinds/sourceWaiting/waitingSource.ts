@@ -66,23 +66,28 @@ class WaitingReader implements SourceReader<Range> {
 
   async open(splits: readonly Range[]): Promise<void> {
     this.ranges = splits.filter((s) => s.from < s.to).map((s) => ({ ...s }));
+    if (this.params.waitIn === 'open') while (!(await this.tryRelease()));
+  }
+
+  /** Whether the file is there; if not, says so and waits RETRY_MS first. */
+  private async tryRelease(): Promise<boolean> {
+    try {
+      await access(this.releaseFile);
+      this.released = true;
+      this.reportWait?.(undefined);
+      return true;
+    } catch {
+      this.attempt++;
+      this.reportWait?.(
+        `waiting for ${this.releaseFile} (not there yet): retry ${this.attempt} in ${RETRY_MS} ms`,
+      );
+      await new Promise((r) => setTimeout(r, RETRY_MS));
+      return false;
+    }
   }
 
   async poll(limit: number): Promise<number> {
-    if (!this.released) {
-      try {
-        await access(this.releaseFile);
-        this.released = true;
-        this.reportWait?.(undefined);
-      } catch {
-        this.attempt++;
-        this.reportWait?.(
-          `waiting for ${this.releaseFile} (not there yet): retry ${this.attempt} in ${RETRY_MS} ms`,
-        );
-        await new Promise((r) => setTimeout(r, RETRY_MS));
-        return 0;
-      }
-    }
+    if (!this.released && !(await this.tryRelease())) return 0;
     if (this.ranges.length === 0) return -1;
     const connection = this.params.connection;
     let emitted = 0;
