@@ -72,6 +72,40 @@ await describeWithServer('postgres', 'source.postgres and a server outage', () =
     expect(await outputLines(out)).toEqual(table.lines());
   }, 120_000);
 
+  it('ends a bounded read on a server nobody else writes to', async () => {
+    const url = server!.url;
+    const jobDir = await mkdtemp(path.join(tmpdir(), 'pipewright-pgsource-idle-'));
+    try {
+      const { job } = validateJob({
+        format: 'pipewright.job/1',
+        name: 'pgidle',
+        settings: { checkpointIntervalMs: 50 },
+        operators: [
+          {
+            id: 'src',
+            kind: 'source.postgres',
+            parallelism: 1,
+            params: { connection: url, table: 'outage_t', stopAt: 'current' },
+          },
+          { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: 'out.jsonl' } },
+        ],
+        edges: [{ id: 'e', from: 'src', to: 'out', partition: 'forward' }],
+      });
+      await openJob('deterministic', job!, {
+        jobDir,
+        stateDir: path.join(jobDir, 'state'),
+        checkpointDir: path.join(jobDir, 'checkpoints'),
+      }).then((run) => run.run());
+      const count = await withClient(
+        async (client) => (await client.query('SELECT count(*)::int AS n FROM outage_t')).rows[0].n,
+        url,
+      );
+      expect((await outputLines(path.join(jobDir, 'out.jsonl'))).length).toBe(count);
+    } finally {
+      await rm(jobDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('fails naming the operator and server once the server stays away longer than retryTimeoutMs', async () => {
     const url = server!.url;
     const jobDir = await mkdtemp(path.join(tmpdir(), 'pipewright-pgsource-gone-'));

@@ -37,6 +37,8 @@ const QUEUE_HIGH = 20_000;
 const QUEUE_LOW = 2_000;
 /** How long a poll with nothing to emit waits for the server before it returns 0. */
 const IDLE_WAIT_MS = 100;
+/** How long a bounded read waits short of its stop position before it writes to the log. */
+const NUDGE_MS = 1000;
 
 type Item =
   | { readonly type: 'change'; readonly lsn: bigint; readonly record: unknown }
@@ -75,6 +77,8 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
   private readonly checkpointed = new Map<number, bigint>();
   private acknowledged = 0n;
   private lastPing = 0;
+  /** When the idle bounded read last wrote to the log (nudgeLog). */
+  private nudged: number | undefined;
   private readonly snapshotSource: RecordSource;
   private readonly changeSource: RecordSource;
 
@@ -271,6 +275,7 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
       // Ask where the server's decoding stands: a keepalive past the stop position ends the read.
       this.lastPing = Date.now();
       this.stream.acknowledge(this.acknowledged, true);
+      this.nudgeLog();
     }
     return new Promise<number>((resolve) => {
       const timer = setTimeout(() => resolve(0), IDLE_WAIT_MS);
@@ -279,6 +284,24 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
         resolve(0);
       };
     });
+  }
+
+  /**
+   * A bounded read on a server that writes nothing more: the end of the log it stops at may lie
+   * just past a page header that no record has been decoded beyond, so keepalives would stay
+   * short of it. After a second of waiting, one tiny non-transactional logical message (ignored
+   * by pgoutput) moves the log past it; a user not allowed to write one waits for other writes.
+   */
+  private nudgeLog(): void {
+    if (this.nudged !== undefined && Date.now() - this.nudged < NUDGE_MS) return;
+    if (this.nudged === undefined) {
+      this.nudged = Date.now();
+      return;
+    }
+    this.nudged = Date.now();
+    void this.withClient((client) =>
+      client.query("SELECT pg_logical_emit_message(false, 'pipewright', '')"),
+    ).catch(() => {});
   }
 
   private finish(): void {
