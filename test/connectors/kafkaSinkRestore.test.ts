@@ -60,7 +60,7 @@ async function crashRun(label: string, shape: SinkJobShape, parallelisms: readon
     jobPath: run.jobPath,
     cwd: run.dir,
     checkpointDir: run.checkpointDir,
-    kills: killPlans(random, 4, baselineMs, 0.15, 0.6),
+    kills: killPlans(random, 3, baselineMs, 0.1, 0.4),
     timeoutMs: 120_000,
     beforeAttempt: async (attempt) => {
       const job = await readJob(run.jobPath);
@@ -71,7 +71,7 @@ async function crashRun(label: string, shape: SinkJobShape, parallelisms: readon
     },
   });
   const context = `seed ${seed}\n${describeAttempts(attempts)}`;
-  expectRestoredToEnd(attempts, 3, context);
+  expectRestoredToEnd(attempts, 2, context);
   return { topic, context };
 }
 
