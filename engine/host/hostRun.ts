@@ -18,6 +18,7 @@ import { LongCallStatus } from './longCallStatus.js';
 import { PreviewOutput } from './previewOutput.js';
 import { openRunEngine, type RunEngine } from './runEngine.js';
 import { liveMetrics, MetricsFeed } from './runMetricsFeed.js';
+import { WaitStatus } from './waitStatus.js';
 
 /** How often a run on several threads looks at its workers' calls into user code. */
 const WATCH_EVERY_MS = 100;
@@ -53,6 +54,12 @@ export class HostRun extends StatusReportingRun implements DrivenRun {
   /** A run on several threads: its workers' long calls, shown in the status (runThread.ts shows this thread's). */
   private longCall: LongCallStatus | undefined;
   private watch: NodeJS.Timeout | undefined;
+  /** What the run's connectors wait for, in its status while the run is under way. */
+  private readonly waitStatus = new WaitStatus((message) => {
+    if (!this.active) return;
+    if (message === undefined) this.emitStatus();
+    else this.options.events.status({ ...this.info(), message });
+  });
   /** Resolves when the run has ended, however it ended (its stores closed); never rejects. */
   readonly released: Promise<void>;
   private end!: () => void;
@@ -82,6 +89,7 @@ export class HostRun extends StatusReportingRun implements DrivenRun {
   protected override setStatus(status: RunStatus, message?: string): void {
     super.setStatus(status, message);
     this.longCall?.replaced();
+    this.waitStatus.replaced();
   }
 
   private async open(): Promise<void> {
@@ -100,6 +108,7 @@ export class HostRun extends StatusReportingRun implements DrivenRun {
             : { previewSinks: preview.receive }),
           ...(restore === undefined ? {} : { restore }),
           onCheckpoint: (event) => events.checkpoint(checkpointEventOf(runId, event)),
+          onWait: (wait) => this.waitStatus.change(wait),
           ...(this.options.callMarker === undefined ? {} : { callMarker: this.options.callMarker }),
         },
       );

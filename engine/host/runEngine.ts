@@ -12,6 +12,7 @@ import { type Plan, planJob } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
 import { threadsFor } from '../graph/threadPlacement.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
+import type { SubtaskWait } from '../metrics/waitNotices.js';
 import type { PreviewListener } from '../operators/sinkPreview.js';
 import type { CallMarker } from '../runtime/callMarker.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
@@ -44,6 +45,8 @@ export interface RunEngineOptions {
   readonly restore?: CheckpointMetadata;
   readonly previewSinks?: PreviewListener;
   readonly onCheckpoint: (event: CheckpointEvent) => void;
+  /** Each change of what a subtask's connector waits for, from the job's opening on. */
+  readonly onWait?: (wait: SubtaskWait) => void;
   /** The run thread's marker: only a run on this thread marks its calls in it. */
   readonly callMarker?: CallMarker;
 }

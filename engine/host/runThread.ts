@@ -20,7 +20,7 @@ import {
 import { workerScript } from '../deploy/workerScript.js';
 import type { Job } from '../graph/schema.js';
 import { validateJobText } from '../graph/validation/validateJob.js';
-import type { RunInfo, RunMethods, RunMetricsEvent, RunStartParams } from '../protocol/runProtocol.js';
+import type { RunInfo, RunMethods, RunStartParams } from '../protocol/runProtocol.js';
 import { CallMarkerView, createMarkerBuffer } from '../runtime/callMarker.js';
 import { releaseRunLocks } from '../runtime/runLock.js';
 import { runLockTargets } from '../runtime/runLockTargets.js';
@@ -29,7 +29,6 @@ import type { MethodSpec } from './hostService.js';
 import { LongCallStatus } from './longCallStatus.js';
 import type { RunEventEmitter, RunMethodTable, RunService } from './runService.js';
 import type { FromRunWorker, RunWorkerData, ToRunWorker } from './runWorkerProtocol.js';
-import { WaitStatus } from './waitStatus.js';
 
 /** How often the marker is looked at: how well a call's length is known. */
 const WATCH_EVERY_MS = 100;
@@ -112,12 +111,6 @@ export function createThreadedRunService(emit: RunEventEmitter, runsDir?: string
       emit('run.status', message === undefined ? lastInfo : { ...lastInfo, message });
   });
 
-  // What a connector waits for, from the run's metrics: the same on one thread and on several.
-  const waitStatus = new WaitStatus((message) => {
-    if (lastInfo !== undefined && runIsActive())
-      emit('run.status', message === undefined ? lastInfo : { ...lastInfo, message });
-  });
-
   function runIsActive(): boolean {
     return lastInfo !== undefined && !isEnded(lastInfo.status);
   }
@@ -139,12 +132,9 @@ export function createThreadedRunService(emit: RunEventEmitter, runsDir?: string
         if (message.event === 'run.status') {
           lastInfo = message.data as RunInfo;
           longCall.replaced();
-          waitStatus.replaced();
           if (!runIsActive()) stopAskedAt = undefined;
         }
         emit(message.event, message.data as never);
-        if (message.event === 'run.metrics' && runIsActive())
-          waitStatus.look(message.data as RunMetricsEvent);
         return;
       case 'result':
       case 'error': {
