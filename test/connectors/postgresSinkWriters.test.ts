@@ -110,8 +110,9 @@ await describeWithServer('postgres', 'sink.postgres writers', () => {
       const table = await createTable('pws_break', 'id int, name text');
       const id = `pg-break-${table}`;
       const sink = sinkOf(id, { connection: PG_URL, table, mode: 'append' });
-      const waits: string[] = [];
-      const writer = sink.createWriter(envOf(id, 0, waits));
+      // (Whether the break is seen by a query, which waits and retries, or between two, when the
+      // next call just connects again, depends on timing: the rows must be right either way.)
+      const writer = sink.createWriter(envOf(id, 0));
       await writer.open();
       await writeAll(writer, rowsOf(0, 2500));
       // Past the first batches: they are in the server's open transaction, which dies with its connection.
@@ -123,9 +124,6 @@ await describeWithServer('postgres', 'sink.postgres writers', () => {
       expect(rows.length).toBeGreaterThan(0);
       await writeAll(writer, rowsOf(2501, 4000));
       const committable = (await writer.prepareCommit(1))!;
-      expect(waits.join('\n')).toMatch(
-        /waiting for PostgreSQL at 127\.0\.0\.1:5432\/pipewright \(terminating connection/,
-      );
       await sink.committer.commit((await sink.committer.prepare(1, [committable.state]))!);
       expect(await tableLines(admin, table, 'id, name')).toEqual(
         rowsOf(0, 4000)
@@ -247,6 +245,20 @@ await describeWithServer('postgres', 'sink.postgres writers', () => {
       for (const mode of ['append', 'upsert']) {
         expect(await failure({ connection: PG_URL, table, mode, keyColumns: ['id'] }, values)).toBe(
           `operator "pg-out": table "${table}" rejects a value of column "amount" (integer): invalid input syntax for type integer: "twelve"`,
+        );
+      }
+    });
+
+    it('a string too long for its varchar, not cut to fit', async () => {
+      const table = await createTable('pws_varchar', 'id int primary key, name varchar(6)');
+      for (const mode of ['append', 'upsert']) {
+        expect(
+          await failure({ connection: PG_URL, table, mode, keyColumns: ['id'] }, [
+            { id: 1, name: 'short' },
+            { id: 2, name: 'much too long' },
+          ]),
+        ).toBe(
+          `operator "pg-out": table "${table}" rejects a value of column "name" (character varying(6)): value too long for type character varying(6)`,
         );
       }
     });

@@ -57,7 +57,9 @@ function statement(
   keyColumns: readonly string[] | undefined,
 ): InsertStatement {
   const columnValues = columns.map((column) => rows.map((row) => row[column]!));
-  const types = columns.map((column) => table.columns.get(column)!.type);
+  // Arrays of the base type: a cast to varchar(6)[] would cut a longer string where the insert's
+  // own assignment to the column refuses it.
+  const types = columns.map((column) => table.columns.get(column)!.base);
   let text = `INSERT INTO ${table.sql} (${columns.map(quoteIdent).join(',')}) `;
   let parameters: unknown[];
   if (types.some((type) => type.endsWith(']'))) {

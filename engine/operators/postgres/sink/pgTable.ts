@@ -9,6 +9,8 @@ export interface TableColumn {
   readonly name: string;
   /** As format_type gives it: "integer", "text", "jsonb", "numeric(10,2)". */
   readonly type: string;
+  /** The type without its modifier ("character varying" for "character varying(6)"). */
+  readonly base: string;
 }
 
 export interface PgTable {
@@ -21,7 +23,7 @@ export interface PgTable {
 
 const DESCRIBE = `
 SELECT c.oid::regclass::text AS name,
-  (SELECT json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod)) ORDER BY a.attnum)
+  (SELECT json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod), 'base', format_type(a.atttypid, NULL)) ORDER BY a.attnum)
      FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS columns,
   (SELECT json_agg(ARRAY(SELECT a.attname FROM unnest(i.indkey::int2[]) k JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = k)::text[])
      FROM pg_index i WHERE i.indrelid = c.oid AND i.indisunique AND i.indpred IS NULL AND i.indexprs IS NULL) AS unique_keys
