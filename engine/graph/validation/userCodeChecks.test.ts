@@ -82,7 +82,6 @@ describe('scanEmittedPorts', () => {
     expect(literal).toEqual({ ports: new Set(['out', 'first', 'second', 'third']), dynamic: false });
     for (const code of [
       'ctx.emit(r, port)',
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: user code with a template literal, as text.
       'ctx.emit(r, `p${i}`)',
       'xs.forEach(ctx.emit)',
       'ctx.emit.call(null, r, "x")',
