@@ -17,7 +17,7 @@ import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { Plan, PlannedOperator } from '../graph/plan.js';
 import { planJob } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
-import { type PreparedOperator, prepareOperator } from '../operators/registry.js';
+import { loadFactories, type PreparedOperator, prepareOperator } from '../operators/registry.js';
 import { PreviewSinkLogic } from '../operators/sinkPreview.js';
 import { DeterministicExecutor } from '../runtime/deterministicExecutor.js';
 import { Emitter } from '../runtime/emitter.js';
@@ -169,6 +169,7 @@ async function assembleSubtasks(
   acker: CheckpointAcker,
   part: PartSetup | undefined,
 ): Promise<{ subtasks: Subtask[]; sinks: SinkCommitterOf[] }> {
+  await loadFactories(plan.operators.map((op) => op.operator.kind));
   const restore = options.restore;
   const debug = options.debug;
   const setup = storage === undefined ? undefined : { files: storage, firstId };

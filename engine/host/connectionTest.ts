@@ -2,7 +2,7 @@
 // them, handed to the kind's test (registry.ts resolves `${env:NAME}` in the host's environment, as
 // a run does, and turns a throw into a failure). Here: a kind without a test is said to be one, a
 // test that does not answer in time is given up on, and the designer always gets one line back.
-import { findFactory } from '../operators/kindFactories.js';
+import { findFactory, loadFactories } from '../operators/kindFactories.js';
 import type { ConnectionCheck } from '../operators/kindFactory.js';
 import { testConnection as testKindConnection } from '../operators/registry.js';
 import type { ConnectionTestRequest, ConnectionTestResult } from '../protocol/protocol.js';
@@ -42,6 +42,7 @@ export async function testConnection(
   request: ConnectionTestRequest,
   timeoutMs = CONNECTION_TEST_TIMEOUT_MS,
 ): Promise<ConnectionTestResult> {
+  await loadFactories([request.kind]);
   if (findFactory(request.kind)?.testConnection === undefined)
     return { outcome: 'none', message: NO_CONNECTION_TEST };
   const check = await withinTime(

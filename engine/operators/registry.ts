@@ -11,11 +11,12 @@ import type { SinkCommitter } from '../runtime/sink.js';
 import type { Source } from '../runtime/source.js';
 import { describeCause } from './connectors/serverRetry.js';
 import { resolveEnvParams } from './envParams.js';
-import { findFactory } from './kindFactories.js';
+import { findFactory, loadFactories } from './kindFactories.js';
 import type { CheckpointSetup, ConnectionCheck, LogicFactory, OperatorContext } from './kindFactory.js';
 import { SinkEnd, SinkWriterLogic } from './sinkLogic.js';
 import { SourceReaderLogic } from './sourceLogic.js';
 
+export { loadFactories } from './kindFactories.js';
 export type { CheckpointSetup, LogicFactory } from './kindFactory.js';
 
 export interface PreparedOperator {
@@ -83,6 +84,7 @@ export async function testConnection(
   params: Readonly<Record<string, unknown>>,
   operatorId: string,
 ): Promise<ConnectionCheck> {
+  await loadFactories([kind]);
   const factory = findFactory(kind);
   if (factory?.testConnection === undefined) {
     return { ok: false, message: `kind ${kind} has no connection to test` };
