@@ -7,15 +7,14 @@ import { connectRedis, describeRedisServer, type RedisClient } from './redisConn
 
 const CHECK_TIMEOUT_MS = 3_000;
 
-type StreamState =
-  | { readonly type: 'none' }
-  | { readonly type: 'stream'; readonly length: number }
-  | { readonly type: string };
-
+/**
+ * Asks the server for its version and the key's type: a stream answers with its length, a key of
+ * another type is refused, and `whenMissing` says what a missing stream means to the kind.
+ */
 async function ask(
   url: string,
   stream: string,
-  describe: (version: string, state: StreamState) => ConnectionCheck,
+  whenMissing: (answers: string) => ConnectionCheck,
 ): Promise<ConnectionCheck> {
   const server = describeRedisServer(url);
   let client: RedisClient | undefined;
@@ -23,9 +22,16 @@ async function ask(
     client = await connectRedis(url, CHECK_TIMEOUT_MS);
     const info = await client.info('server');
     const version = /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
+    const answers = `Redis ${version} at ${server.slice('Redis at '.length)}`;
     const type = await client.type(stream);
-    const state: StreamState = type === 'stream' ? { type, length: await client.xLen(stream) } : { type };
-    return describe(`Redis ${version} at ${server.slice('Redis at '.length)}`, state);
+    if (type === 'stream') {
+      const length = await client.xLen(stream);
+      return { ok: true, message: `${answers} answers; stream "${stream}" has ${length} entries` };
+    }
+    if (type !== 'none') {
+      return { ok: false, message: `${answers} answers; key "${stream}" holds a ${type}, not a stream` };
+    }
+    return whenMissing(answers);
   } catch (error) {
     return { ok: false, message: `${server} does not answer: ${describeCause(error)}` };
   } finally {
@@ -33,44 +39,26 @@ async function ask(
   }
 }
 
-function wrongType(answers: string, stream: string, type: string): ConnectionCheck {
-  return { ok: false, message: `${answers} answers; key "${stream}" holds a ${type}, not a stream` };
-}
-
 export function checkRedisSource(
   params: ParamsOf<'source.redis'>,
   _operatorId: string,
 ): Promise<ConnectionCheck> {
-  return ask(params.url, params.stream, (answers, state) => {
-    if (state.type === 'stream' && 'length' in state)
-      return {
-        ok: true,
-        message: `${answers} answers; stream "${params.stream}" has ${state.length} entries`,
-      };
-    if (state.type !== 'none') return wrongType(answers, params.stream, state.type);
-    return params.startId === '$'
+  return ask(params.url, params.stream, (answers) =>
+    params.startId === '$'
       ? {
           ok: true,
           message: `${answers} answers; stream "${params.stream}" does not exist yet (startId "$" waits for it)`,
         }
-      : { ok: false, message: `${answers} answers; stream "${params.stream}" does not exist` };
-  });
+      : { ok: false, message: `${answers} answers; stream "${params.stream}" does not exist` },
+  );
 }
 
 export function checkRedisSink(
   params: ParamsOf<'sink.redis'>,
   _operatorId: string,
 ): Promise<ConnectionCheck> {
-  return ask(params.url, params.stream, (answers, state) => {
-    if (state.type === 'stream' && 'length' in state)
-      return {
-        ok: true,
-        message: `${answers} answers; stream "${params.stream}" has ${state.length} entries`,
-      };
-    if (state.type !== 'none') return wrongType(answers, params.stream, state.type);
-    return {
-      ok: true,
-      message: `${answers} answers; stream "${params.stream}" does not exist yet: the first commit creates it`,
-    };
-  });
+  return ask(params.url, params.stream, (answers) => ({
+    ok: true,
+    message: `${answers} answers; stream "${params.stream}" does not exist yet: the first commit creates it`,
+  }));
 }
