@@ -191,7 +191,9 @@ await describeWithServer(
     beforeAll(async () => {
       const fixtures = await makeTempDir('pipewright-redis-restore-input-');
       input = path.join(fixtures, 'input.jsonl');
-      const lines = Array.from({ length: SINK_RECORDS }, (_, i) => JSON.stringify({ i, text: `record ${i}` }));
+      const lines = Array.from({ length: SINK_RECORDS }, (_, i) =>
+        JSON.stringify({ i, text: `record ${i}` }),
+      );
       writeFileSync(input, `${lines.join('\n')}\n`);
       const stream = uniqueStream('sink-clean');
       const run = await makeRun('sink-clean', job(stream, 0, 3));
