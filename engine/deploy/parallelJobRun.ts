@@ -429,6 +429,9 @@ export class ParallelJobRun {
   }
 
   private broadcast(message: ToPartWorker): void {
+    // What makes a thread send on its own (a trigger: barriers; a stop: ends of stream) is no
+    // message between threads, which the quiet detector counts.
+    if (message.type === 'trigger' || message.type === 'requestStop') this.quiet?.mailed();
     for (const part of this.parts) part.post(message);
   }
 

@@ -74,6 +74,24 @@ describe('QuietDetector', () => {
     expect(actions).toEqual(['stalled']);
   });
 
+  it('does nothing when the threads were sent work during the second wave, and asks again', () => {
+    // A checkpoint's trigger is no message between threads: a thread that answered before it
+    // took the trigger snapshots afterwards, and its barriers go round a loop whose heads the
+    // action would close (the loop checkpoint then never completed, and the job hung).
+    const { d, probes, actions } = detector(2);
+    d.reported(0, status({ sent: 1, received: 1, drainingLoop: 1 }));
+    d.reported(1, status({ sent: 1, received: 1, drainingLoop: 1 }));
+    expect(probes).toEqual([1]);
+    d.probed(0, 1, status({ sent: 1, received: 1, drainingLoop: 1 }));
+    d.mailed();
+    d.probed(1, 1, status({ sent: 1, received: 1, drainingLoop: 1 }));
+    expect(actions).toEqual([]);
+    expect(probes).toEqual([1, 2]);
+    d.probed(0, 2, status({ sent: 1, received: 1, drainingLoop: 1 }));
+    d.probed(1, 2, status({ sent: 1, received: 1, drainingLoop: 1 }));
+    expect(actions).toEqual(['closeLoops']);
+  });
+
   it('ignores a busy answer and answers of an old round', () => {
     const { d, actions } = detector(1);
     d.reported(0, status());

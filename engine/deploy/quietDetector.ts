@@ -4,7 +4,9 @@
 // can see the others, so this uses Mattern's four-counter method: once every thread's last
 // report says it is quiet and the messages sent equal those received, every thread is asked
 // again (a second wave); if all are still quiet and their counts have not moved since the first
-// wave, no message was in flight in between and the job is quiet.
+// wave, no message was in flight in between and the job is quiet. The main thread's own
+// messages that make a thread send (a checkpoint's trigger) are not counted by the threads: one
+// sent during the second wave voids it, and the next wave, asked after it, sees what it caused.
 import type { PartStatus } from '../runtime/partExecutor.js';
 
 /** What the job does at a quiet moment (as advanceLoops does on one thread). */
@@ -26,6 +28,8 @@ export class QuietDetector {
   /** The first wave's counts of the round in progress, per thread. */
   private wave: readonly PartStatus[] | undefined;
   private readonly answers = new Map<number, PartStatus>();
+  /** The threads were sent work during the wave in progress. */
+  private mailedDuringWave = false;
 
   constructor(
     private readonly threads: number,
@@ -42,6 +46,16 @@ export class QuietDetector {
     this.maybeProbe();
   }
 
+  /**
+   * The main thread sent the threads something that can make them send (a checkpoint's
+   * trigger). A thread that answers the wave before it takes it would look quiet, and what it
+   * sends afterwards would come after the action (a loop head closed while a barrier goes
+   * round to it). Probes go after it on the same ports, so the next wave sees it.
+   */
+  mailed(): void {
+    if (this.wave !== undefined) this.mailedDuringWave = true;
+  }
+
   /** Starts the second wave once the latest reports all say quiet, with nothing in flight. */
   private maybeProbe(): void {
     if (this.wave !== undefined) return;
@@ -49,6 +63,7 @@ export class QuietDetector {
     if (!all.every((r) => r?.quiet === true)) return;
     if (!balanced(all as PartStatus[])) return;
     this.wave = [...(all as PartStatus[])];
+    this.mailedDuringWave = false;
     this.answers.clear();
     this.probe(++this.round);
   }
@@ -61,12 +76,13 @@ export class QuietDetector {
     const first = this.wave;
     const second = [...Array(this.threads).keys()].map((t) => this.answers.get(t)!);
     this.wave = undefined;
-    const still = second.every(
-      (s, t) => s.quiet && s.sent === first[t]!.sent && s.received === first[t]!.received,
-    );
+    const still =
+      !this.mailedDuringWave &&
+      second.every((s, t) => s.quiet && s.sent === first[t]!.sent && s.received === first[t]!.received);
     if (!still) {
-      // Someone moved. Its report since then may have come during this wave, and no other
-      // may follow: the answers are the latest reports, and may start the next round at once.
+      // Someone moved, or was sent work. Its report since then may have come during this wave,
+      // and no other may follow: the answers are the latest reports, and may start the next
+      // round at once.
       second.forEach((s, t) => {
         this.reports[t] = s;
       });
