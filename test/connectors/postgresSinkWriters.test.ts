@@ -214,6 +214,32 @@ await describeWithServer('postgres', 'sink.postgres writers', () => {
     });
   });
 
+  describe('values', () => {
+    it('go in as they are: quotes, backslashes, braces, commas, NULL as text, JSON, numbers, booleans', async () => {
+      const table = await createTable(
+        'pws_values',
+        'id int primary key, name text, amount double precision, ok boolean, data jsonb, code varchar(20)',
+      );
+      const sink = sinkOf('pg-out', { connection: PG_URL, table, mode: 'upsert', keyColumns: ['id'] });
+      const writer = sink.createWriter(envOf('pg-out', 0));
+      await writer.open();
+      const names = ['say "hi"', 'C:\\dir\\', '{1,2}', 'a,b', 'NULL', '', ' padded ', 'é \n\t', '\\"'];
+      const values = names.map((name, id) => ({
+        id,
+        name,
+        amount: id === 0 ? -2.5 : id * 1e10,
+        ok: id % 2 === 0,
+        data: { name, list: [name, null] },
+        code: id === 3 ? null : name.slice(0, 20),
+      }));
+      await writeAll(writer, values);
+      await writer.endInput();
+      const { rows } = await admin.query(`SELECT id, name, amount, ok, data, code FROM ${table} ORDER BY id`);
+      expect(rows).toEqual(values);
+      await writer.abort();
+    });
+  });
+
   describe('errors name the operator and the cause', () => {
     const failure = async (params: Record<string, unknown>, values: unknown[] = []) => {
       const writer = sinkOf('pg-out', params).createWriter(envOf('pg-out', 0));

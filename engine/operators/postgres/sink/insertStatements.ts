@@ -4,6 +4,7 @@
 // 1.5-1.9x the rows a second for plain inserts and 1.0-1.3x for upserts, with one parameter a
 // column rather than one a value. A group with an array-typed column uses VALUES (unnest would
 // flatten its arrays). For upsert, ON CONFLICT on the key columns updates the columns the rows set.
+import { arrayLiteral } from './arrayLiteral.js';
 import { type PgTable, quoteIdent } from './pgTable.js';
 import type { PgValue, SinkRow } from './sinkRow.js';
 
@@ -74,7 +75,7 @@ function statement(
     }
     text += `VALUES ${tuples.join(',')}`;
   } else {
-    parameters = columnValues;
+    parameters = columnValues.map(arrayLiteral);
     text += `SELECT * FROM unnest(${types.map((type, i) => `$${i + 1}::${type}[]`).join(', ')})`;
   }
   if (keyColumns !== undefined) {
