@@ -9,8 +9,12 @@ import { type PgTable, quoteIdent } from './pgTable.js';
 import type { PgValue, SinkRow } from './sinkRow.js';
 
 const MAX_PARAMETERS = 65_535;
-/** Rows a statement takes at most: more gains little and makes a failure's diagnosis longer. */
-export const ROWS_PER_STATEMENT = 1000;
+/**
+ * Rows a statement takes at most. Each statement is a round trip the sink's subtask may wait
+ * for: in the connectors benchmark (200,000 upserts over 20,000 keys, one thread) 5000 (with
+ * the source's batches of 5000) took the job from 6.9-7.8 s to 5.7-6.6 s, best of 3 each.
+ */
+export const ROWS_PER_STATEMENT = 5000;
 
 export interface InsertStatement {
   readonly text: string;

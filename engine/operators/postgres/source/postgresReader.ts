@@ -31,7 +31,8 @@ import {
   setupProblem,
 } from './tableSetup.js';
 
-const SNAPSHOT_BATCH = 1000;
+/** Rows a snapshot fetch asks for: as many as the sink writes a statement (insertStatements.ts). */
+const SNAPSHOT_BATCH = 5000;
 /** Decoded changes queued before the socket is paused, and the length at which it resumes. */
 const QUEUE_HIGH = 20_000;
 const QUEUE_LOW = 2_000;
@@ -209,7 +210,7 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
       this.phase = 'stream';
       return cursor.close().then(() => 0);
     }
-    return this.cursor!.fetch(SNAPSHOT_BATCH).then(
+    return this.cursor!.next(SNAPSHOT_BATCH).then(
       (rows) => {
         this.rows = rows;
         this.rowIndex = 0;

@@ -34,6 +34,8 @@ export async function createSlot(connection: string, slot: string): Promise<stri
 
 export class SnapshotCursor {
   private parsers: { name: string; parse: ValueParser }[] | undefined;
+  /** The batch after the one last handed out, being read while the job takes that one. */
+  private ahead: Promise<Record<string, unknown>[]> | undefined;
   /** Set when the connection broke (the snapshot is gone with it). */
   broken: Error | undefined;
 
@@ -65,8 +67,25 @@ export class SnapshotCursor {
     }
   }
 
-  /** The next `count` rows at most (fewer: the last of them), each as column -> field. */
-  async fetch(count: number): Promise<Record<string, unknown>[]> {
+  /**
+   * The next `count` rows at most (fewer: the last of them), each as column -> field. A full
+   * batch has the one after it read meanwhile: the job would otherwise wait a round trip to
+   * the server every batch.
+   */
+  next(count: number): Promise<Record<string, unknown>[]> {
+    const batch = this.ahead ?? this.fetch(count);
+    this.ahead = undefined;
+    return batch.then((rows) => {
+      if (rows.length === count) {
+        this.ahead = this.fetch(count);
+        // Its failure is the next call's; unawaited when the job stops first.
+        this.ahead.catch(() => {});
+      }
+      return rows;
+    });
+  }
+
+  private async fetch(count: number): Promise<Record<string, unknown>[]> {
     const result = await this.client.query({
       text: `FETCH ${count} FROM pipewright_snapshot`,
       types: RAW_TEXT,
