@@ -2,8 +2,9 @@
 // into a topic (keyed, so that a key's records stay in order in one partition), and a topic read
 // back whole as a read_committed consumer sees it. The read-back uses the protocol's Fetch
 // (READ_COMMITTED) up to each partition's last stable offset, dropping control batches and the
-// batches of aborted transactions, as test/connectors/kafkaSinkTopic.ts does, so that the check
-// does not depend on the consumer whose speed is being measured.
+// batches of aborted transactions with source.kafka's own filter (from dist/, as
+// test/connectors/kafkaSinkTopic.ts does from the sources), so that the check does not depend on
+// the consumer whose speed is being measured.
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import {
@@ -14,9 +15,6 @@ import {
   Producer,
   stringSerializers,
 } from '@platformatic/kafka';
-
-const IS_TRANSACTIONAL = 0x10;
-const IS_CONTROL = 0x20;
 
 const admin = (brokers) =>
   new Admin({ clientId: 'pipewright-bench', bootstrapBrokers: brokers.split(','), retries: 3 });
@@ -93,6 +91,8 @@ export async function produceJsonl(brokers, topic, path, batch = 5000) {
  * high watermark).
  */
 export async function readCommitted(brokers, topic, onValue) {
+  // Imported here, not at the top: the suites that never read a topic back run without dist/.
+  const { fetchedRecords } = await import('../dist/engine/operators/kafka/source/fetchedRecords.js');
   const client = admin(brokers);
   const pool = new ConnectionPool('pipewright-bench-read');
   let count = 0;
@@ -103,8 +103,7 @@ export async function readCommitted(brokers, topic, onValue) {
     for (let partition = 0; partition < info.partitionsCount; partition++) {
       const leader = metadata.brokers.get(info.partitions[partition].leader);
       const connection = await pool.get({ host: leader.host, port: leader.port });
-      let offset = 0n;
-      const abortedProducers = new Set();
+      let offset = 0;
       for (;;) {
         const response = await fetchV12.api.async(
           connection,
@@ -121,7 +120,7 @@ export async function readCommitted(brokers, topic, onValue) {
                 {
                   partition,
                   currentLeaderEpoch: -1,
-                  fetchOffset: offset,
+                  fetchOffset: BigInt(offset),
                   lastFetchedEpoch: -1,
                   partitionMaxBytes: 16 << 20,
                 },
@@ -132,29 +131,13 @@ export async function readCommitted(brokers, topic, onValue) {
           '',
         );
         const part = response.responses[0].partitions[0];
-        const stable = part.lastStableOffset;
-        if (stable < part.highWatermark) openTransactions = true;
-        const aborted = [...part.abortedTransactions].sort((a, b) =>
-          a.firstOffset < b.firstOffset ? -1 : 1,
-        );
-        for (const batch of part.records ?? []) {
-          const first = batch.firstOffset;
-          const last = first + BigInt(batch.lastOffsetDelta);
-          if (last < offset) continue;
-          while (aborted.length > 0 && aborted[0].firstOffset <= last)
-            abortedProducers.add(aborted.shift().producerId);
-          offset = last + 1n;
-          const transactional = (batch.attributes & IS_TRANSACTIONAL) !== 0;
-          if ((batch.attributes & IS_CONTROL) !== 0) {
-            const key = batch.records[0]?.key;
-            if (key && key.length >= 4 && key.readInt16BE(2) === 0) abortedProducers.delete(batch.producerId);
-            continue;
-          }
-          if (transactional && abortedProducers.has(batch.producerId)) continue;
-          for (const record of batch.records) {
-            count++;
-            onValue(record.value === null ? '' : record.value.toString('utf8'));
-          }
+        const stable = Number(part.lastStableOffset);
+        if (part.lastStableOffset < part.highWatermark) openTransactions = true;
+        const chunk = fetchedRecords(part, offset);
+        offset = chunk.nextOffset;
+        for (const record of chunk.records) {
+          count++;
+          onValue(record.value === null ? '' : record.value.toString('utf8'));
         }
         if (offset >= stable || (part.records ?? []).length === 0) break;
       }

@@ -1,13 +1,12 @@
 // What the sink.kafka tests need of a topic: made and removed with a unique name, and read back
 // whole as a read_committed consumer sees it. The read is done here with the protocol's Fetch
 // (READ_COMMITTED) up to each partition's last stable offset, dropping control batches and the
-// batches of aborted transactions (the response lists them), so that it does not depend on a
-// consumer's handling of transactions; it also says whether any transaction is still open.
+// batches of aborted transactions with source.kafka's own filter (tested on its own in
+// kafkaSourceFetchedRecords.test.ts), so that it does not depend on a consumer's handling of
+// transactions; it also says whether any transaction is still open.
 import { randomBytes } from 'node:crypto';
 import { Admin, ConnectionPool, FetchIsolationLevels, fetchV12 } from '@platformatic/kafka';
-
-const IS_TRANSACTIONAL = 0x10;
-const IS_CONTROL = 0x20;
+import { fetchedRecords } from '../../engine/operators/kafka/source/fetchedRecords.js';
 
 export function uniqueName(prefix: string): string {
   return `${prefix}-${randomBytes(4).toString('hex')}`;
@@ -58,8 +57,7 @@ export async function readCommitted(brokers: string, topic: string): Promise<Top
     for (let partition = 0; partition < info.partitionsCount; partition++) {
       const leader = metadata.brokers.get(info.partitions[partition]!.leader)!;
       const connection = await pool.get({ host: leader.host, port: leader.port });
-      let offset = 0n;
-      const abortedProducers = new Set<bigint>();
+      let offset = 0;
       for (;;) {
         const response = await fetchV12.api.async(
           connection,
@@ -76,7 +74,7 @@ export async function readCommitted(brokers: string, topic: string): Promise<Top
                 {
                   partition,
                   currentLeaderEpoch: -1,
-                  fetchOffset: offset,
+                  fetchOffset: BigInt(offset),
                   lastFetchedEpoch: -1,
                   partitionMaxBytes: 8 << 20,
                 },
@@ -87,29 +85,13 @@ export async function readCommitted(brokers: string, topic: string): Promise<Top
           '',
         );
         const part = response.responses[0]!.partitions[0]!;
-        const stable = part.lastStableOffset;
-        if (stable < part.highWatermark) openTransactions = true;
-        const aborted = [...part.abortedTransactions].sort((a, b) =>
-          a.firstOffset < b.firstOffset ? -1 : 1,
-        );
-        for (const batch of part.records ?? []) {
-          const first = batch.firstOffset;
-          const last = first + BigInt(batch.lastOffsetDelta);
-          if (last < offset) continue;
-          while (aborted.length > 0 && aborted[0]!.firstOffset <= last)
-            abortedProducers.add(aborted.shift()!.producerId);
-          offset = last + 1n;
-          const transactional = (batch.attributes & IS_TRANSACTIONAL) !== 0;
-          if ((batch.attributes & IS_CONTROL) !== 0) {
-            const key = batch.records[0]?.key;
-            if (key && key.length >= 4 && key.readInt16BE(2) === 0) abortedProducers.delete(batch.producerId);
-            continue;
-          }
-          if (transactional && abortedProducers.has(batch.producerId)) continue;
-          for (const record of batch.records) {
-            values.push(record.value === null ? '' : record.value.toString('utf8'));
-            keys.push(record.key === null || record.key.length === 0 ? null : record.key.toString('utf8'));
-          }
+        const stable = Number(part.lastStableOffset);
+        if (part.lastStableOffset < part.highWatermark) openTransactions = true;
+        const chunk = fetchedRecords(part, offset);
+        offset = chunk.nextOffset;
+        for (const record of chunk.records) {
+          values.push(record.value === null ? '' : record.value.toString('utf8'));
+          keys.push(record.key === null || record.key.length === 0 ? null : record.key.toString('utf8'));
         }
         if (offset >= stable || (part.records ?? []).length === 0) break;
       }
