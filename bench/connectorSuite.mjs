@@ -260,8 +260,9 @@ export function connectorReport(c) {
     L.push(
       `${fmtInt(p.data.records)} rows (id, k, v; ${fmtInt(p.data.keys)} keys) inserted before the run; ` +
         '`source.postgres` (snapshot, stopAt "current": the rows come from the snapshot, not from the replication stream) → ' +
-        '`process` (hash on after.k, the same running {n, sum}) → `sink.postgres` (upsert on k, exactly once: a prepared ' +
-        "transaction per checkpoint), checkpoints every 1 s, parallelism 1, memory backend. Rows/s: input rows over the run's time.",
+        '`process` (hash on after.k, the same running {n, sum}) → `sink.postgres` (upsert on k: batches of up to 5,000 ' +
+        'distinct keys, each flushed by the next barrier; replays rewrite the same rows), checkpoints every 1 s, parallelism 1 ' +
+        "on one thread, memory backend. Rows/s: input rows over the run's time.",
       '',
     );
     L.push(...tableRows(p.rows, 'rows'), '');
