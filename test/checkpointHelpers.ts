@@ -125,14 +125,17 @@ export async function killHard(run: RunningCli): Promise<CliResult> {
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Polls `condition` until it holds; false when the run exited or time ran out first. */
+/**
+ * Polls `condition` (which may ask a server or read a file) until it holds; false when the run
+ * exited or time ran out first.
+ */
 export async function waitUntil(
-  condition: () => boolean,
+  condition: () => boolean | Promise<boolean>,
   options: { readonly run?: RunningCli; readonly timeoutMs: number; readonly everyMs?: number },
 ): Promise<boolean> {
   const deadline = Date.now() + options.timeoutMs;
   for (;;) {
-    if (condition()) return true;
+    if (await condition()) return true;
     if (options.run?.exited() || Date.now() > deadline) return false;
     await sleep(options.everyMs ?? 5);
   }

@@ -3,6 +3,7 @@
 // the offsets of completed checkpoints are committed to groupId (never before they complete).
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { waitUntil } from '../checkpointHelpers.js';
 import { makeTempDir, removeTempDirs } from '../cliHarness.js';
 import { openJob } from '../executors.js';
 import {
@@ -24,12 +25,9 @@ afterAll(async () => {
   await removeTempDirs();
 });
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  if (!(await waitUntil(check, { timeoutMs: 60_000, everyMs: 100 })))
+    throw new Error(`timed out waiting until ${what}`);
 }
 
 await describeWithServer('kafka', 'source.kafka unbounded', () => {

@@ -5,7 +5,7 @@
 // afterwards completes with exactly the rows of a clean run.
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { finish, sleep, startCli } from '../checkpointHelpers.js';
+import { finish, sleep, startCli, waitUntil } from '../checkpointHelpers.js';
 import { describeRun, removeTempDirs } from '../cliHarness.js';
 import { createSinkTable, expectedLines, sinkJob, sinkRecords, sinkRunDir } from './postgresSinkJobs.js';
 import { tableLines, uniqueTable } from './postgresSinkTables.js';
@@ -59,11 +59,12 @@ await describeWithServer('postgres', 'sink.postgres while its server is away', (
     const dir = await sinkRunDir('outage', job);
     const run = startCli(['run', dir.jobPath], dir.dir);
     // A checkpoint has committed rows: the run is under way.
-    const deadline = Date.now() + 90_000;
-    while ((await rowCount(server.url, table)) === 0) {
-      if (run.exited() || Date.now() > deadline) throw new Error(`the run wrote nothing\n${run.stderr()}`);
-      await sleep(50);
-    }
+    const wrote = await waitUntil(async () => (await rowCount(server.url, table)) > 0, {
+      run,
+      timeoutMs: 90_000,
+      everyMs: 50,
+    });
+    if (!wrote) throw new Error(`the run wrote nothing\n${run.stderr()}`);
     return { dir, run };
   }
 

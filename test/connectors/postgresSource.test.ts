@@ -2,7 +2,7 @@
 // made during the run, in order and typed; a restore that resumes from a checkpoint with changes
 // made while the job was away; testConnection; and the words for a server without logical
 // decoding (the shared server cannot be switched off it).
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ import {
 } from '../checkpointHelpers.js';
 import { type JobDocument, makeTempDir, removeTempDirs, runCli, writeJob } from '../cliHarness.js';
 import { openJob } from '../executors.js';
-import { dropAll, ModelTable, uniqueName, withClient } from './postgresSourceTables.js';
+import { dropAll, ModelTable, uniqueName, waitUntilLines, withClient } from './postgresSourceTables.js';
 import { describeWithServer, PG_URL } from './servers.js';
 
 afterAll(removeTempDirs);
@@ -71,7 +71,7 @@ await describeWithServer('postgres', 'source.postgres', () => {
       });
       const done = run.run();
       const out = path.join(dir, 'out.jsonl');
-      expect(await waitUntilLines(out, 500)).toBe(true);
+      expect(await waitUntilLines(out, 500, 30_000)).toBe(true);
       await withClient(async (client) => {
         for (let k = 1; k <= 50; k++) {
           await table.transaction(client, { insert: [1000 + k], update: [k, 1000 + k], remove: [250 + k] });
@@ -81,7 +81,7 @@ await describeWithServer('postgres', 'source.postgres', () => {
           note: 'many',
         });
       });
-      expect(await waitUntilLines(out, table.records.length)).toBe(true);
+      expect(await waitUntilLines(out, table.records.length, 30_000)).toBe(true);
       run.stop();
       await done;
       expect(await outputLines(out)).toEqual(table.lines());
@@ -127,11 +127,11 @@ await describeWithServer('postgres', 'source.postgres', () => {
       });
       const done = run.run();
       const out = path.join(dir, 'out.jsonl');
-      expect(await waitUntilLines(out, 1)).toBe(true);
+      expect(await waitUntilLines(out, 1, 30_000)).toBe(true);
       await withClient((client) =>
         client.query(`INSERT INTO ${name} VALUES (${values.replace(/^1,/, '2,')})`),
       );
-      expect(await waitUntilLines(out, 2)).toBe(true);
+      expect(await waitUntilLines(out, 2, 30_000)).toBe(true);
       run.stop();
       await done;
       const records = (await outputLines(out)).map((line) => JSON.parse(line));
@@ -233,13 +233,3 @@ await describeWithServer('postgres', 'source.postgres', () => {
     }
   }, 30_000);
 });
-
-async function waitUntilLines(file: string, count: number): Promise<boolean> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const text = await readFile(file, 'utf8').catch(() => '');
-    if (text.split('\n').filter((line) => line !== '').length >= count) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return false;
-}

@@ -2,14 +2,14 @@
 // few seconds while the job streams; the reader reconnects with backoff from the position it had
 // emitted, and the sink holds every change exactly once, in order (changes made before the stop
 // and after the return).
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { validateJob } from '../../engine/graph/validation/validateJob.js';
 import { outputLines } from '../checkpointHelpers.js';
 import { openJob } from '../executors.js';
-import { ModelTable, withClient } from './postgresSourceTables.js';
+import { ModelTable, waitUntilLines, withClient } from './postgresSourceTables.js';
 import { type PrivatePostgres, startPrivatePostgres } from './privateServers.js';
 import { describeWithServer } from './servers.js';
 
@@ -53,12 +53,12 @@ await describeWithServer('postgres', 'source.postgres and a server outage', () =
     });
     const done = run.run();
     const out = path.join(dir, 'out.jsonl');
-    expect(await waitUntilLines(out, 200)).toBe(true);
+    expect(await waitUntilLines(out, 200, 40_000)).toBe(true);
     await withClient(async (client) => {
       for (let k = 1; k <= 20; k++)
         await table.transaction(client, { insert: [1000 + k], update: [k], remove: [100 + k] });
     }, url);
-    expect(await waitUntilLines(out, table.records.length)).toBe(true);
+    expect(await waitUntilLines(out, table.records.length, 40_000)).toBe(true);
     await server!.stop();
     await new Promise((resolve) => setTimeout(resolve, 3000));
     await server!.start();
@@ -66,7 +66,7 @@ await describeWithServer('postgres', 'source.postgres and a server outage', () =
       for (let k = 21; k <= 40; k++)
         await table.transaction(client, { insert: [1000 + k], update: [k], remove: [100 + k] });
     }, url);
-    expect(await waitUntilLines(out, table.records.length)).toBe(true);
+    expect(await waitUntilLines(out, table.records.length, 40_000)).toBe(true);
     run.stop();
     await done;
     expect(await outputLines(out)).toEqual(table.lines());
@@ -131,7 +131,7 @@ await describeWithServer('postgres', 'source.postgres and a server outage', () =
         checkpointDir: path.join(jobDir, 'checkpoints'),
       });
       const done = run.run();
-      expect(await waitUntilLines(path.join(jobDir, 'out.jsonl'), 1)).toBe(true);
+      expect(await waitUntilLines(path.join(jobDir, 'out.jsonl'), 1, 40_000)).toBe(true);
       await server!.stop();
       try {
         await expect(done).rejects.toThrow(
@@ -147,13 +147,3 @@ await describeWithServer('postgres', 'source.postgres and a server outage', () =
     }
   }, 120_000);
 });
-
-async function waitUntilLines(file: string, count: number): Promise<boolean> {
-  const deadline = Date.now() + 40_000;
-  while (Date.now() < deadline) {
-    const text = await readFile(file, 'utf8').catch(() => '');
-    if (text.split('\n').filter((line) => line !== '').length >= count) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return false;
-}

@@ -1,7 +1,9 @@
 // For the source.postgres tests: a table with a random name on the shared server (REPLICA
 // IDENTITY FULL, so updates and deletes carry the whole old row), the changes a test makes to it
 // together with the records a run must give for them, and cleanup of the slot and publication.
+import { readFile } from 'node:fs/promises';
 import pg from 'pg';
+import { waitUntil } from '../checkpointHelpers.js';
 import { PG_URL } from './servers.js';
 
 export interface Row {
@@ -114,4 +116,15 @@ export async function dropAll(table: string, prefix: string): Promise<void> {
     for (const { pubname } of publications.rows) await client.query(`DROP PUBLICATION "${pubname}"`);
     await client.query(`DROP TABLE IF EXISTS ${table}`);
   });
+}
+
+/** Whether `file` holds `count` lines or more within `timeoutMs` (a run writing it as it goes). */
+export function waitUntilLines(file: string, count: number, timeoutMs: number): Promise<boolean> {
+  return waitUntil(
+    async () => {
+      const text = await readFile(file, 'utf8').catch(() => '');
+      return text.split('\n').filter((line) => line !== '').length >= count;
+    },
+    { timeoutMs, everyMs: 50 },
+  );
 }
