@@ -4,7 +4,6 @@
 // compare outputs as multisets of lines, and crash a run again and again with `kill -9`,
 // restoring it with `--restore latest` until it finishes.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomInt } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -41,14 +40,8 @@ export function randomFor(seed: number, label: string): () => number {
 /** A number in [low, high). */
 export const between = (random: () => number, low: number, high: number) => low + random() * (high - low);
 
-/** The seed of this test run: PIPEWRIGHT_TEST_SEED if set, else a random one. Printed either way. */
-export function testSeed(): number {
-  const fromEnv = process.env.PIPEWRIGHT_TEST_SEED;
-  const seed = fromEnv !== undefined && fromEnv !== '' ? Number(fromEnv) : randomInt(1, 2 ** 31 - 1);
-  if (!Number.isInteger(seed)) throw new Error(`PIPEWRIGHT_TEST_SEED must be an integer, not ${fromEnv}`);
-  console.log(`checkpoint tests: seed ${seed} (PIPEWRIGHT_TEST_SEED=${seed} repeats the kill times)`);
-  return seed;
-}
+/** The seed of this test file's kill times: fixed in `npm test`, random in the soak tier (test/tier.ts). */
+export { testSeed } from './tier.js';
 
 // ----------------------------------------------------------------------------------- child runs
 

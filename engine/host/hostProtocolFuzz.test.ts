@@ -13,12 +13,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asFrame, type Frame, type FrameSpace, frames, validRequest } from '../../test/hostProtocolFrames.js';
 import { checkResponse, requestOf, responseIdOf } from '../../test/hostProtocolShapes.js';
 import { HostSocketClient } from '../../test/hostSocketClient.js';
+import { fuzzSettings } from '../../test/tier.js';
 import type { ResponseMessage, RunInfo } from '../protocol/protocol.js';
 import { MAX_ERROR_CHARS } from './hostConnection.js';
 import { startWebServer, type WebServer } from './webServer.js';
 
-const RUNS = Number(process.env.PIPEWRIGHT_FUZZ_RUNS ?? 3000);
-const SEED = Number(process.env.PIPEWRIGHT_FUZZ_SEED ?? Date.now() % 2 ** 31);
+// A fixed seed and a few hundred inputs in `npm test`, a random seed and thousands in the soak tier.
+const { seed: SEED, runs: RUNS } = fuzzSettings(3000, 300);
 /** Longer than any answer takes (a run start on a loaded machine included): a hang, not slowness. */
 const ANSWER_BOUND_MS = 30_000;
 /** Each fuzz stops generating after this, however many frames it has sent. */

@@ -6,12 +6,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EXAMPLES, jobTexts } from '../../../test/fuzzedJobTexts.js';
+import { fuzzSettings } from '../../../test/tier.js';
 import type { Problem } from '../problem.js';
 import { PROBLEM_CODES } from './problemCodes.js';
 import { validateJob, validateJobText } from './validateJob.js';
 
-const RUNS = Number(process.env.PIPEWRIGHT_FUZZ_RUNS ?? 3000);
-const SEED = Number(process.env.PIPEWRIGHT_FUZZ_SEED ?? Date.now() % 2 ** 31);
+// A fixed seed and a few hundred inputs in `npm test`, a random seed and thousands in the soak tier.
+const { seed: SEED, runs: RUNS } = fuzzSettings(3000, 300);
 /** Generating stops after this, however many texts were tried (a few thousand take ~20 s). */
 const TIME_LIMIT_MS = 45_000;
 /** Far beyond what one validation takes (milliseconds): a hang or a blow-up, not slowness. */
