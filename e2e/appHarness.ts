@@ -5,32 +5,34 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSy
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { inject } from 'vitest';
 import { findPackageRoot, rendererDir } from '../engine/host/packageRoot.js';
 import { startWebServer, type WebServer } from '../engine/host/webServer.js';
+import { CHROMIUM_FLAGS } from './chromiumFlags.js';
 import { CHROMIUM_HINT, findChromium } from './chromiumPath.mjs';
 
 export const ARTIFACTS = join(import.meta.dirname, 'artifacts');
 
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-quic',
-  '--no-first-run',
-];
-
 let browser: Browser | undefined;
 
+/**
+ * The browser of this test file: the run's shared Chromium (e2e/browserServer.ts) when vitest
+ * started one, else one of its own (a file run outside that setup).
+ */
 export async function launchBrowser(): Promise<Browser> {
   if (browser !== undefined) return browser;
+  const endpoint = inject('chromiumEndpoint');
+  if (endpoint) {
+    browser = await chromium.connect(endpoint);
+    return browser;
+  }
   const executablePath = await findChromium();
   if (executablePath === undefined) throw new Error(CHROMIUM_HINT);
   browser = await chromium.launch({ executablePath, args: CHROMIUM_FLAGS, headless: true });
   return browser;
 }
 
+/** Disconnects from the shared Chromium, or closes this file's own. */
 export async function closeBrowser(): Promise<void> {
   await browser?.close();
   browser = undefined;
