@@ -19,7 +19,7 @@ import { planJob } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
 import { loadFactories, type PreparedOperator, prepareOperator } from '../operators/registry.js';
 import { PreviewSinkLogic } from '../operators/sinkPreview.js';
-import { DeterministicExecutor } from '../runtime/deterministicExecutor.js';
+import { DEBUG_SOURCE_RECORDS, DeterministicExecutor, SLICE_RECORDS } from '../runtime/deterministicExecutor.js';
 import { Emitter } from '../runtime/emitter.js';
 import { InputGate } from '../runtime/inputGate.js';
 import type { SinkCommitterOf } from '../runtime/sink.js';
@@ -126,7 +126,12 @@ export async function assembleJob(job: Job, options: RunOptions): Promise<Assemb
     acknowledge: (ordinal, id, ack) => coordinatorRef.current?.acknowledge(ordinal, id, ack),
   };
   const { subtasks, sinks } = await assembleSubtasks(job, options, plan, storage, firstId, acker, undefined);
-  const executor = new DeterministicExecutor(subtasks);
+  // Stepped outside a debug run (tests that stop a run at a chosen slice), a source makes a
+  // whole slice per step, as in run().
+  const executor = new DeterministicExecutor(
+    subtasks,
+    options.debug === undefined ? SLICE_RECORDS : DEBUG_SOURCE_RECORDS,
+  );
   let coordinator: CheckpointCoordinator | undefined;
   if (storage !== undefined) {
     coordinator = new CheckpointCoordinator(storage, job, plan, executor.participants, sinks, firstId);

@@ -77,7 +77,15 @@ export class DeterministicExecutor implements Executor {
    */
   beforeSlice: (() => boolean) | undefined;
 
-  constructor(private readonly subtasks: readonly Subtask[]) {
+  /**
+   * `sourceRecordsPerStep`: what a source makes in one step(). A debug run's DEBUG_SOURCE_RECORDS
+   * follows each record through the job; SLICE_RECORDS makes step() take exactly run()'s slices,
+   * in run()'s order, so a test can stop a full-speed run at a chosen slice.
+   */
+  constructor(
+    private readonly subtasks: readonly Subtask[],
+    private readonly sourceRecordsPerStep = DEBUG_SOURCE_RECORDS,
+  ) {
     this.order = [...subtasks].reverse();
     const posted = () => {
       this.mailPosted = true;
@@ -193,8 +201,8 @@ export class DeterministicExecutor implements Executor {
   /**
    * Debug runs: does the next unit of the work run() does, and says what it was. A slice of a
    * non-source is taken item by item (each subtask pauses after every item), as run() takes it;
-   * a source makes DEBUG_SOURCE_RECORDS per slice, so everything downstream of a record runs
-   * before the next one is read. That is the one difference from run(): where an operator reads
+   * a source makes sourceRecordsPerStep (DEBUG_SOURCE_RECORDS) per slice, so everything
+   * downstream of a record runs before the next one is read. That is the one difference from run(): where an operator reads
    * from several channels (upstream parallelism, a union, a loop), records of different channels
    * may interleave otherwise than in a full-speed run; each channel's order is its upstream
    * subtask's. Undefined once every subtask has finished.
@@ -239,7 +247,7 @@ export class DeterministicExecutor implements Executor {
         continue;
       }
       const checkpointId = next.snapshotDue;
-      await next.stepSlice(next.isSource ? DEBUG_SOURCE_RECORDS : SLICE_RECORDS);
+      await next.stepSlice(next.isSource ? this.sourceRecordsPerStep : SLICE_RECORDS);
       // A firing goes before a snapshot due: the step was that timer, and the snapshot is still due.
       const timer = next.firedTimer;
       if (timer !== undefined) return { kind: 'timer', subtask: next, timer };
