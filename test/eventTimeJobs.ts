@@ -176,3 +176,23 @@ export async function q5Job(count: number, shape: EventTimeShape): Promise<JobDo
   }
   return job;
 }
+
+// ---------------------------------------------------------------------------------- the cases
+
+/** One of the jobs above, as the restore tests run it at any shape. */
+export interface EventTimeCase {
+  readonly name: string;
+  readonly job: (shape: EventTimeShape) => Promise<JobDocument>;
+}
+
+/** The three jobs, the file ones reading `input` and q5 making `nexmarkEvents`. */
+export function eventTimeCases(input: () => string, nexmarkEvents: number): readonly EventTimeCase[] {
+  return [
+    {
+      name: 'a sliding window with allowed lateness and a late port',
+      job: async (shape) => windowJob(input(), shape),
+    },
+    { name: 'a process with event-time timers', job: async (shape) => timerJob(input(), shape) },
+    { name: 'NEXMark q5', job: (shape) => q5Job(nexmarkEvents, shape) },
+  ];
+}
