@@ -1,15 +1,15 @@
 // The engine's folders are layered (README.md, Layout) and Biome holds the layering: each folder's
-// noRestrictedImports override in biome.json forbids the folders at its level or above. Biome does
-// not merge the options of two overrides that set the same rule (the later one replaces the
-// earlier), so each folder's override repeats the UI patterns and, for a pure folder, the Node API
-// ones; this test lints probe files against a copy of biome.json, outside the source tree, to show
-// that every boundary refuses a back import and lets a downward one through. Separately, it reads
-// the real import graph and checks that no folders import each other in a circle.
+// noRestrictedImports override in biome.json forbids the folders at its level or above. Those
+// overrides are generated from one table, scripts/layers.mjs: this test checks biome.json is what
+// the table generates, then lints probe files against a copy of it, outside the source tree, to
+// show that every boundary refuses a back import and lets a downward one through. Separately, it
+// reads the real import graph and checks that no folders import each other in a circle.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIX_COMMAND, overridesFor } from '../scripts/layers.mjs';
 import { repoRoot } from './cliHarness.js';
 import { engineFolders, folderCycles, folderImports } from './engineImportGraph.js';
 
@@ -64,6 +64,23 @@ const BACK_IMPORT_FORMS: Record<string, string> = {
   'engine/cli/host.ts': importing('../host/hostService.js'),
 };
 for (const [file, text] of Object.entries(BACK_IMPORT_FORMS)) probes.set(file, text);
+// The renderer: no Node, no engine runtime; electron/: no renderer, no engine logic.
+const RENDERER_ALLOWED: Record<string, string> = {
+  'renderer/document/layout.ts': importing('@dagrejs/dagre'),
+  'renderer/document/graph.ts': importing('../../engine/graph/index.js'),
+  'renderer/app/protocol.ts': importing('../../engine/protocol/protocol.js'),
+  'electron/desktopApi.ts': importing('../engine/host/desktopApi.js'),
+};
+const RENDERER_REFUSED: Record<string, string> = {
+  'renderer/document/nodeApi.ts': importing('node:fs'),
+  'renderer/canvas/nodeApi.ts': importing('node:fs'),
+  'renderer/run/runtime.ts': importing('../../engine/runtime/subtask.js'),
+  'electron/renderer.ts': importing('../renderer/store/designerStore.js'),
+  'electron/react.ts': importing('react'),
+  'electron/deploy.ts': importing('../engine/deploy/jobRun.js'),
+};
+for (const [file, text] of Object.entries({ ...RENDERER_ALLOWED, ...RENDERER_REFUSED }))
+  probes.set(file, text);
 // A test may import any layer.
 probes.set(
   'engine/state/layers.test.ts',
@@ -82,7 +99,15 @@ beforeAll(() => {
   }
   const biome = spawnSync(
     path.join(repoRoot, 'node_modules', '.bin', 'biome'),
-    ['lint', '--reporter=json', '--max-diagnostics=none', `--config-path=${probeRoot}`, 'engine'],
+    [
+      'lint',
+      '--reporter=json',
+      '--max-diagnostics=none',
+      `--config-path=${probeRoot}`,
+      'engine',
+      'renderer',
+      'electron',
+    ],
     { cwd: probeRoot, encoding: 'utf8' },
   );
   const report = JSON.parse(biome.stdout) as { diagnostics: Diagnostic[] };
@@ -103,6 +128,16 @@ function refused(files: string[]): string[] {
 }
 
 describe('the engine layering in biome.json', () => {
+  it('is what scripts/layers.mjs generates', () => {
+    const config = JSON.parse(readFileSync(path.join(repoRoot, 'biome.json'), 'utf8')) as {
+      overrides: unknown[];
+    };
+    expect(
+      config.overrides,
+      `biome.json's import overrides differ from the table in scripts/layers.mjs: run ${FIX_COMMAND}`,
+    ).toEqual(overridesFor(config.overrides));
+  });
+
   it('places every engine folder, each with its own override', () => {
     expect(engineFolders(path.join(repoRoot, 'engine'))).toEqual([...FOLDERS].sort());
     const config = JSON.parse(readFileSync(path.join(repoRoot, 'biome.json'), 'utf8')) as {
@@ -150,6 +185,16 @@ describe('the engine layering in biome.json', () => {
 
   it('lets a test import any layer', () => {
     expect(found.get('engine/state/layers.test.ts')).toBeUndefined();
+  });
+
+  it('keeps the renderer in the browser and electron/ a thin shell', () => {
+    expect(refused(Object.keys(RENDERER_ALLOWED))).toEqual([]);
+    expect(refused(Object.keys(RENDERER_REFUSED))).toEqual(
+      Object.keys(RENDERER_REFUSED).map((file) => `${file}: ${RULE}`),
+    );
+    expect(found.get('renderer/document/nodeApi.ts')![0]!.message).toContain('renderer/ runs in a browser');
+    expect(found.get('electron/renderer.ts')![0]!.message).toContain('electron/ is the thin shell');
+    expect(found.get('electron/deploy.ts')![0]!.message).toContain('electron/ holds no engine logic');
   });
 });
 
