@@ -56,15 +56,38 @@ const NODE_API = [
 /** Packages that run only in Node: a native module (LevelDB, the SES lockdown) or a socket server. */
 const NODE_ONLY = ['ws', 'classic-level', 'ses'];
 
+/** The libraries of the designer's views and stores. */
+const UI_LIBRARIES = [
+  'react',
+  'react-dom',
+  '@xyflow/*',
+  'zustand',
+  'zundo',
+  'codemirror',
+  '@codemirror/*',
+  'uplot',
+];
+
 /**
  * Third-party packages that only the layers naming their group in `packages` may import; any
- * package not here every layer may.
+ * package not here (zod, acorn, @dagrejs/dagre, ...) every layer may.
  */
-export const PACKAGES = {};
+export const PACKAGES = {
+  connectorClients: {
+    packages: ['pg', 'pg-logical-replication', 'redis', '@platformatic/kafka'],
+    message:
+      "Only the connectors (engine/operators/kafka, engine/operators/postgres, engine/operators/redis) import their client libraries: engine/operators/kindFactories.ts loads a connector's folder when a job names its kind, and an import from anywhere else would load the clients (over a second) at every CLI start and in every worker thread.",
+  },
+  ui: {
+    packages: UI_LIBRARIES,
+    message:
+      "React and the UI libraries are for the renderer's views and stores: renderer/document is the job document model, plain data and functions (tests run it in Node), and imports none of them.",
+  },
+};
 
 /** The engine never reaches up into the UI: every engine file, tests included, is refused it. */
 const ENGINE_UI = {
-  group: ['**/renderer/**', '**/electron/**', 'electron', 'react', 'react-dom', '@xyflow/*'],
+  group: ['**/renderer/**', '**/electron/**', 'electron', ...UI_LIBRARIES],
   message: 'engine/ never imports the UI or Electron: the arrows point renderer -> engine.',
 };
 
@@ -138,6 +161,13 @@ export const LAYERS = [
     message: `engine/operators never imports engine/checkpoint (they meet through interfaces in engine/runtime) nor the folders above it (deploy, debug, host, cli). ${LAYERING}`,
   },
   {
+    // The folders engine/operators/kindFactories.ts loads on demand, by import().
+    layer: 'connectors',
+    folders: ['engine/operators/kafka', 'engine/operators/postgres', 'engine/operators/redis'],
+    within: 'operators',
+    packages: ['connectorClients'],
+  },
+  {
     layer: 'deploy',
     folders: ['engine/deploy'],
     within: 'engine',
@@ -203,19 +233,7 @@ export const LAYERS = [
     packages: ['ui'],
     refuse: [
       {
-        group: [
-          'node:*',
-          'fs',
-          'fs/*',
-          'path',
-          'os',
-          'crypto',
-          'child_process',
-          'classic-level',
-          'ses',
-          'ws',
-          'electron',
-        ],
+        group: [...NODE_API, ...NODE_ONLY, 'electron'],
         message:
           'renderer/ runs in a browser: no Node module, no Electron (the preload hands it a typed API).',
       },
@@ -233,12 +251,19 @@ export const LAYERS = [
     ],
   },
   {
+    // The job document model: no UI library (PACKAGES.ui is not among its packages).
+    layer: 'renderer/document',
+    folders: ['renderer/document'],
+    within: 'renderer',
+    tests: ['*.test.ts', '*.test.tsx'],
+  },
+  {
     layer: 'electron',
     folders: ['electron'],
     tests: [],
     refuse: [
       {
-        group: ['**/renderer/**', 'react', 'react-dom', '@xyflow/*'],
+        group: ['**/renderer/**', ...UI_LIBRARIES],
         message: 'electron/ is the thin shell: it never imports the renderer.',
       },
       {

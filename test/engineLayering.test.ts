@@ -1,9 +1,11 @@
 // The engine's folders are layered (README.md, Layout) and Biome holds the layering: each folder's
-// noRestrictedImports override in biome.json forbids the folders at its level or above. Those
-// overrides are generated from one table, scripts/layers.mjs: this test checks biome.json is what
-// the table generates, then lints probe files against a copy of it, outside the source tree, to
-// show that every boundary refuses a back import and lets a downward one through. Separately, it
-// reads the real import graph and checks that no folders import each other in a circle.
+// noRestrictedImports override in biome.json forbids the folders at its level or above, and the
+// third-party packages that are not its own (the connectors' clients outside the connectors, React
+// in renderer/document). Those overrides are generated from one table, scripts/layers.mjs: this
+// test checks biome.json is what the table generates, then lints probe files against a copy of it,
+// outside the source tree, to show that every boundary refuses a back import and lets a downward
+// one through. Separately, it reads the real import graph and checks that no folders import each
+// other in a circle.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -34,6 +36,10 @@ const MAY_IMPORT: Record<string, string[]> = {
 };
 const FOLDERS = Object.keys(MAY_IMPORT);
 const RULE = 'lint/style/noRestrictedImports';
+/** The folders engine/operators/kindFactories.ts loads on demand: only they import the clients. */
+const CONNECTORS = ['operators/kafka', 'operators/postgres', 'operators/redis'];
+const CONNECTOR_CLIENTS = ['pg', 'pg-logical-replication', 'redis', '@platformatic/kafka'];
+const UI_LIBRARIES = ['react', 'react/jsx-runtime', 'react-dom/client', '@xyflow/react', 'zustand', 'zundo'];
 
 interface Diagnostic {
   category: string;
@@ -64,10 +70,25 @@ const BACK_IMPORT_FORMS: Record<string, string> = {
   'engine/cli/host.ts': importing('../host/hostService.js'),
 };
 for (const [file, text] of Object.entries(BACK_IMPORT_FORMS)) probes.set(file, text);
-// The renderer: no Node, no engine runtime; electron/: no renderer, no engine logic.
+// The connectors' clients: in every folder but the connectors' (an operators folder too), and
+// every client in a folder a layer above.
+const clientName = (client: string) => client.replace(/\W/g, '_');
+for (const folder of [...FOLDERS, 'operators/nexmark', ...CONNECTORS])
+  probes.set(`engine/${folder}/client_pg.ts`, importing('pg'));
+for (const client of CONNECTOR_CLIENTS) {
+  probes.set(`engine/deploy/client_${clientName(client)}.ts`, importing(client));
+  probes.set(`engine/operators/postgres/sink/client_${clientName(client)}.ts`, importing(client));
+}
+probes.set('engine/host/clients.test.ts', importing('pg'));
+// The renderer: React in its views, not in the document model; no Node, no engine runtime.
+for (const library of UI_LIBRARIES) {
+  probes.set(`renderer/document/ui_${clientName(library)}.ts`, importing(library));
+  probes.set(`renderer/canvas/ui_${clientName(library)}.ts`, importing(library));
+}
 const RENDERER_ALLOWED: Record<string, string> = {
   'renderer/document/layout.ts': importing('@dagrejs/dagre'),
   'renderer/document/graph.ts': importing('../../engine/graph/index.js'),
+  'renderer/document/ui.test.ts': importing('react'),
   'renderer/app/protocol.ts': importing('../../engine/protocol/protocol.js'),
   'electron/desktopApi.ts': importing('../engine/host/desktopApi.js'),
 };
@@ -75,9 +96,11 @@ const RENDERER_REFUSED: Record<string, string> = {
   'renderer/document/nodeApi.ts': importing('node:fs'),
   'renderer/canvas/nodeApi.ts': importing('node:fs'),
   'renderer/run/runtime.ts': importing('../../engine/runtime/subtask.js'),
+  'renderer/document/client_pg.ts': importing('pg'),
   'electron/renderer.ts': importing('../renderer/store/designerStore.js'),
   'electron/react.ts': importing('react'),
   'electron/deploy.ts': importing('../engine/deploy/jobRun.js'),
+  'electron/client_pg.ts': importing('pg'),
 };
 for (const [file, text] of Object.entries({ ...RENDERER_ALLOWED, ...RENDERER_REFUSED }))
   probes.set(file, text);
@@ -185,6 +208,36 @@ describe('the engine layering in biome.json', () => {
 
   it('lets a test import any layer', () => {
     expect(found.get('engine/state/layers.test.ts')).toBeUndefined();
+  });
+
+  it("keeps the connectors' clients in the connectors, which load on demand", () => {
+    const files = [...FOLDERS, 'operators/nexmark', ...CONNECTORS].map(
+      (folder) => `engine/${folder}/client_pg.ts`,
+    );
+    expect(refused(files)).toEqual(
+      files
+        .filter((file) => !CONNECTORS.some((c) => file.startsWith(`engine/${c}/`)))
+        .map((f) => `${f}: ${RULE}`),
+    );
+    for (const client of CONNECTOR_CLIENTS) {
+      const [diagnostic] = found.get(`engine/deploy/client_${clientName(client)}.ts`) ?? [];
+      expect(diagnostic?.message ?? 'not refused', client).toContain('Only the connectors');
+      expect(
+        found.get(`engine/operators/postgres/sink/client_${clientName(client)}.ts`),
+        client,
+      ).toBeUndefined();
+    }
+    expect(found.get('engine/host/clients.test.ts')).toBeUndefined();
+  });
+
+  it('keeps React and the UI libraries out of renderer/document, and in the views', () => {
+    for (const library of UI_LIBRARIES) {
+      const [diagnostic] = found.get(`renderer/document/ui_${clientName(library)}.ts`) ?? [];
+      expect(diagnostic?.message ?? 'not refused', library).toContain(
+        'renderer/document is the job document model',
+      );
+      expect(found.get(`renderer/canvas/ui_${clientName(library)}.ts`), library).toBeUndefined();
+    }
   });
 
   it('keeps the renderer in the browser and electron/ a thin shell', () => {
