@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ThreadedJobRun } from '../engine/deploy/threadedJobRun.js';
+import { defineKind } from '../engine/graph/kinds/kindDescriptor.js';
 import type { Job } from '../engine/graph/schema.js';
 import { validateJob } from '../engine/graph/validation/validateJob.js';
 import { registerKindModule } from '../engine/operators/kindFactories.js';
@@ -307,5 +308,47 @@ describe('a source kind and a sink kind from test code', () => {
     const summary = await ThreadedJobRun.start({ ...options, kindModules: compiledKindModules }).run();
     expect(summary.checkpoints.length, 'checkpoints completed during the run').toBeGreaterThan(0);
     await expectExactOutput(dir, `threaded run, checkpoints ${summary.checkpoints.join(', ')}`);
+  });
+});
+
+describe("a kind module's own checks across its params", () => {
+  it("run in the validator as a built-in kind's do, once the module is registered", () => {
+    // source.counter with a rule about two of its params, such as a kind module may give: the
+    // module registers its descriptor as it is (registerKindModule, which loadKindModule and
+    // PIPEWRIGHT_KIND_MODULES go through), hook and all.
+    const undo = registerKindModule({
+      descriptor: defineKind({
+        ...sourceCounter.descriptor,
+        kind: 'source.boundedCounter',
+        checkParams: (params) =>
+          typeof params.perPoll === 'number' &&
+          typeof params.count === 'number' &&
+          params.perPoll > params.count
+            ? [{ code: 'invalid-value', path: ['perPoll'], message: 'params.perPoll is above params.count' }]
+            : [],
+      }),
+      factory: sourceCounter.factory,
+    });
+    try {
+      const job = (perPoll: number) => ({
+        ...jobDocument({ parallelism: 1, perPoll, pauseMs: 0 }),
+        operators: [
+          { id: 'src', kind: 'source.boundedCounter', params: { count: 10, perPoll } },
+          { id: 'out', kind: 'sink.collect', params: { dir: 'collected' } },
+        ],
+        edges: [{ id: 'e1', from: 'src', to: 'out', partition: 'forward' }],
+      });
+      expect(validateJob(job(10)).problems).toEqual([]);
+      expect(validateJob(job(11)).problems).toEqual([
+        {
+          code: 'invalid-value',
+          message: 'operator "src": params.perPoll is above params.count',
+          path: '$.operators[0].params.perPoll',
+          ids: ['src'],
+        },
+      ]);
+    } finally {
+      undo();
+    }
   });
 });

@@ -1,15 +1,17 @@
 // The engine's folders are layered (README.md, Layout) and Biome holds the layering: each folder's
-// noRestrictedImports override in biome.json forbids the folders at its level or above. Biome does
-// not merge the options of two overrides that set the same rule (the later one replaces the
-// earlier), so each folder's override repeats the UI patterns and, for a pure folder, the Node API
-// ones; this test lints probe files against a copy of biome.json, outside the source tree, to show
-// that every boundary refuses a back import and lets a downward one through. Separately, it reads
-// the real import graph and checks that no folders import each other in a circle.
+// noRestrictedImports override in biome.json forbids the folders at its level or above, and the
+// third-party packages that are not its own (the connectors' clients outside the connectors, React
+// in renderer/document). Those overrides are generated from one table, scripts/layers.mjs: this
+// test checks biome.json is what the table generates, then lints probe files against a copy of it,
+// outside the source tree, to show that every boundary refuses a back import and lets a downward
+// one through. Separately, it reads the real import graph and checks that no folders import each
+// other in a circle.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIX_COMMAND, overridesFor } from '../scripts/layers.mjs';
 import { repoRoot } from './cliHarness.js';
 import { engineFolders, folderCycles, folderImports } from './engineImportGraph.js';
 
@@ -34,6 +36,10 @@ const MAY_IMPORT: Record<string, string[]> = {
 };
 const FOLDERS = Object.keys(MAY_IMPORT);
 const RULE = 'lint/style/noRestrictedImports';
+/** The folders engine/operators/kindFactories.ts loads on demand: only they import the clients. */
+const CONNECTORS = ['operators/kafka', 'operators/postgres', 'operators/redis'];
+const CONNECTOR_CLIENTS = ['pg', 'pg-logical-replication', 'redis', '@platformatic/kafka'];
+const UI_LIBRARIES = ['react', 'react/jsx-runtime', 'react-dom/client', '@xyflow/react', 'zustand', 'zundo'];
 
 interface Diagnostic {
   category: string;
@@ -64,6 +70,40 @@ const BACK_IMPORT_FORMS: Record<string, string> = {
   'engine/cli/host.ts': importing('../host/hostService.js'),
 };
 for (const [file, text] of Object.entries(BACK_IMPORT_FORMS)) probes.set(file, text);
+// The connectors' clients: in every folder but the connectors' (an operators folder too), and
+// every client in a folder a layer above.
+const clientName = (client: string) => client.replace(/\W/g, '_');
+for (const folder of [...FOLDERS, 'operators/nexmark', ...CONNECTORS])
+  probes.set(`engine/${folder}/client_pg.ts`, importing('pg'));
+for (const client of CONNECTOR_CLIENTS) {
+  probes.set(`engine/deploy/client_${clientName(client)}.ts`, importing(client));
+  probes.set(`engine/operators/postgres/sink/client_${clientName(client)}.ts`, importing(client));
+}
+probes.set('engine/host/clients.test.ts', importing('pg'));
+// The renderer: React in its views, not in the document model; no Node, no engine runtime.
+for (const library of UI_LIBRARIES) {
+  probes.set(`renderer/document/ui_${clientName(library)}.ts`, importing(library));
+  probes.set(`renderer/canvas/ui_${clientName(library)}.ts`, importing(library));
+}
+const RENDERER_ALLOWED: Record<string, string> = {
+  'renderer/document/layout.ts': importing('@dagrejs/dagre'),
+  'renderer/document/graph.ts': importing('../../engine/graph/index.js'),
+  'renderer/document/ui.test.ts': importing('react'),
+  'renderer/app/protocol.ts': importing('../../engine/protocol/protocol.js'),
+  'electron/desktopApi.ts': importing('../engine/host/desktopApi.js'),
+};
+const RENDERER_REFUSED: Record<string, string> = {
+  'renderer/document/nodeApi.ts': importing('node:fs'),
+  'renderer/canvas/nodeApi.ts': importing('node:fs'),
+  'renderer/run/runtime.ts': importing('../../engine/runtime/subtask.js'),
+  'renderer/document/client_pg.ts': importing('pg'),
+  'electron/renderer.ts': importing('../renderer/store/designerStore.js'),
+  'electron/react.ts': importing('react'),
+  'electron/deploy.ts': importing('../engine/deploy/jobRun.js'),
+  'electron/client_pg.ts': importing('pg'),
+};
+for (const [file, text] of Object.entries({ ...RENDERER_ALLOWED, ...RENDERER_REFUSED }))
+  probes.set(file, text);
 // A test may import any layer.
 probes.set(
   'engine/state/layers.test.ts',
@@ -82,7 +122,15 @@ beforeAll(() => {
   }
   const biome = spawnSync(
     path.join(repoRoot, 'node_modules', '.bin', 'biome'),
-    ['lint', '--reporter=json', '--max-diagnostics=none', `--config-path=${probeRoot}`, 'engine'],
+    [
+      'lint',
+      '--reporter=json',
+      '--max-diagnostics=none',
+      `--config-path=${probeRoot}`,
+      'engine',
+      'renderer',
+      'electron',
+    ],
     { cwd: probeRoot, encoding: 'utf8' },
   );
   const report = JSON.parse(biome.stdout) as { diagnostics: Diagnostic[] };
@@ -103,6 +151,16 @@ function refused(files: string[]): string[] {
 }
 
 describe('the engine layering in biome.json', () => {
+  it('is what scripts/layers.mjs generates', () => {
+    const config = JSON.parse(readFileSync(path.join(repoRoot, 'biome.json'), 'utf8')) as {
+      overrides: unknown[];
+    };
+    expect(
+      config.overrides,
+      `biome.json's import overrides differ from the table in scripts/layers.mjs: run ${FIX_COMMAND}`,
+    ).toEqual(overridesFor(config.overrides));
+  });
+
   it('places every engine folder, each with its own override', () => {
     expect(engineFolders(path.join(repoRoot, 'engine'))).toEqual([...FOLDERS].sort());
     const config = JSON.parse(readFileSync(path.join(repoRoot, 'biome.json'), 'utf8')) as {
@@ -150,6 +208,46 @@ describe('the engine layering in biome.json', () => {
 
   it('lets a test import any layer', () => {
     expect(found.get('engine/state/layers.test.ts')).toBeUndefined();
+  });
+
+  it("keeps the connectors' clients in the connectors, which load on demand", () => {
+    const files = [...FOLDERS, 'operators/nexmark', ...CONNECTORS].map(
+      (folder) => `engine/${folder}/client_pg.ts`,
+    );
+    expect(refused(files)).toEqual(
+      files
+        .filter((file) => !CONNECTORS.some((c) => file.startsWith(`engine/${c}/`)))
+        .map((f) => `${f}: ${RULE}`),
+    );
+    for (const client of CONNECTOR_CLIENTS) {
+      const [diagnostic] = found.get(`engine/deploy/client_${clientName(client)}.ts`) ?? [];
+      expect(diagnostic?.message ?? 'not refused', client).toContain('Only the connectors');
+      expect(
+        found.get(`engine/operators/postgres/sink/client_${clientName(client)}.ts`),
+        client,
+      ).toBeUndefined();
+    }
+    expect(found.get('engine/host/clients.test.ts')).toBeUndefined();
+  });
+
+  it('keeps React and the UI libraries out of renderer/document, and in the views', () => {
+    for (const library of UI_LIBRARIES) {
+      const [diagnostic] = found.get(`renderer/document/ui_${clientName(library)}.ts`) ?? [];
+      expect(diagnostic?.message ?? 'not refused', library).toContain(
+        'renderer/document is the job document model',
+      );
+      expect(found.get(`renderer/canvas/ui_${clientName(library)}.ts`), library).toBeUndefined();
+    }
+  });
+
+  it('keeps the renderer in the browser and electron/ a thin shell', () => {
+    expect(refused(Object.keys(RENDERER_ALLOWED))).toEqual([]);
+    expect(refused(Object.keys(RENDERER_REFUSED))).toEqual(
+      Object.keys(RENDERER_REFUSED).map((file) => `${file}: ${RULE}`),
+    );
+    expect(found.get('renderer/document/nodeApi.ts')![0]!.message).toContain('renderer/ runs in a browser');
+    expect(found.get('electron/renderer.ts')![0]!.message).toContain('electron/ is the thin shell');
+    expect(found.get('electron/deploy.ts')![0]!.message).toContain('electron/ holds no engine logic');
   });
 });
 

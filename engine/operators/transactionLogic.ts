@@ -35,6 +35,7 @@ import { copied, type TxOutcome, txHandle } from './transaction/txContext.js';
 import { OrderedInput, orderText, type QueuedRecord } from './transaction/txOrder.js';
 import { transactionReport } from './transaction/txReport.js';
 import { rowId, type TxRows, txRows } from './transaction/txRows.js';
+import { readOwnRows, runTransaction, writeOwnRows } from './transaction/txRun.js';
 
 // biome-ignore lint/complexity/noBannedTypes: user code is any function
 type UserFunction = Function;
@@ -45,14 +46,6 @@ type UserFunction = Function;
  * since the oldest unfinished transaction is always in every participant's window.
  */
 const WINDOW = 1024;
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    value !== null &&
-    (typeof value === 'object' || typeof value === 'function') &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
-}
 
 class TransactionLogic extends BaseLogic {
   private readonly input: OrderedInput;
@@ -69,6 +62,12 @@ class TransactionLogic extends BaseLogic {
   private runnable: Pending[] = [];
   /** Rows other participants sent for transactions this subtask has not reached yet. */
   private early = new Map<string, RowsMessage[]>();
+  /**
+   * transact called as a method of this logic, as it always was: user code's `this` stays what it
+   * was (userFunctions.ts calls its functions the same way).
+   */
+  private readonly callTransact = (record: unknown, tx: unknown): unknown => this.transact(record, tx);
+  private readonly afterRun = (pending: Pending, outcome: TxOutcome): void => this.ran(pending, outcome);
 
   constructor(
     env: SubtaskEnvironment,
@@ -214,18 +213,8 @@ class TransactionLogic extends BaseLogic {
   private readOwn(pending: Pending): void {
     const env = this.env;
     const me = env.subtask;
-    const state = env.state!;
     const shared = pending.rows.participants.length > 1;
-    const mine: [number, boolean, unknown][] = [];
-    const rows = pending.rows.rows;
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i]!;
-      if (row.owner !== me) continue;
-      state.setKey(row.keyGroup, row.key);
-      const value = state.api.value(row.table).get();
-      pending.values[i] = { exists: value !== undefined, value };
-      if (shared) mine.push([i, value !== undefined, value]);
-    }
+    const mine = readOwnRows(env.state!, pending, me, shared);
     pending.read = true;
     if (shared) {
       this.setLineage(pending);
@@ -245,50 +234,14 @@ class TransactionLogic extends BaseLogic {
   }
 
   private run(pending: Pending): Promise<void> | undefined {
-    const envelope = pending.record.envelope;
-    const outcome = this.handle.begin(pending.rows, pending.values, envelope.timestamp);
-    let result: unknown;
-    try {
-      result = this.transact(envelope.value, this.handle.tx);
-    } catch (error) {
-      this.handle.end();
-      throw new RecordFailure(error, envelope);
-    }
-    if (!isThenable(result)) {
-      this.handle.end();
-      this.ran(pending, outcome);
-      return undefined;
-    }
-    return Promise.resolve(result).then(
-      () => {
-        this.handle.end();
-        this.ran(pending, outcome);
-      },
-      (error) => {
-        this.handle.end();
-        throw new RecordFailure(error, envelope);
-      },
-    );
+    return runTransaction(this.handle, pending, this.callTransact, this.afterRun);
   }
 
   /** All or nothing: an aborted transaction writes no row. Its locks go to the next in line. */
   private ran(pending: Pending, outcome: TxOutcome): void {
     const env = this.env;
-    const me = env.subtask;
     pending.outcome = outcome;
-    if (outcome.aborted === undefined) {
-      const state = env.state!;
-      const rows = pending.rows.rows;
-      for (let i = 0; i < rows.length; i++) {
-        const written = outcome.writes[i];
-        const row = rows[i]!;
-        if (written === undefined || row.owner !== me) continue;
-        state.setKey(row.keyGroup, row.key);
-        const value = state.api.value(row.table);
-        if (written.exists) value.set(written.value);
-        else value.clear();
-      }
-    }
+    writeOwnRows(env.state!, pending, outcome, env.subtask);
     const lockIds = pending.lockIds;
     if (lockIds === undefined) return;
     this.waiting.delete(pending.order);

@@ -83,6 +83,16 @@ export interface KindDesigner {
   readonly connectionParams?: readonly string[];
 }
 
+/** A problem a kind finds in its params taken together (see KindDescriptor.checkParams). */
+export interface ParamProblem {
+  /** "required": a param that others make necessary; "invalid-value": one that others rule out. */
+  readonly code: 'required' | 'invalid-value';
+  /** Where, inside the params: ["topic"], ["auth", "urls", 1]. */
+  readonly path: readonly (string | number)[];
+  /** What is wrong, for people: the validator puts `operator "<id>": ` before it. */
+  readonly message: string;
+}
+
 export interface KindDescriptor<K extends string = string, P extends z.ZodObject = z.ZodObject> {
   /** The kind as a job file spells it, e.g. "source.jsonl". */
   readonly kind: K;
@@ -96,6 +106,14 @@ export interface KindDescriptor<K extends string = string, P extends z.ZodObject
   /** False for a kind the contract names but this engine version cannot run yet. */
   readonly available: boolean;
   readonly designer: KindDesigner;
+  /**
+   * The checks across the params that a field-by-field schema cannot say (exactly one of three
+   * params; one param needed when another has some value), so that the kind's module holds all
+   * of the kind. The params are unchecked, as the file has them: a param the schema refuses
+   * should be left to the schema's problem, and the checks read only values of the right shape.
+   * Every kind's params are also checked for malformed "${env:...}" references, without this.
+   */
+  readonly checkParams?: (params: Readonly<Record<string, unknown>>) => readonly ParamProblem[];
 }
 
 /** Declares a kind, keeping its name and params schema as types (for `ParamsOf`). */

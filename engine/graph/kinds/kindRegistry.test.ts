@@ -144,6 +144,35 @@ describe('the kind registry', () => {
     ]);
   });
 
+  it("runs a registered kind's own checks across its params", () => {
+    // A batch only from a queue that batches: a rule about two params, beyond a field's schema.
+    const batchingQueue = defineKind({
+      ...queueSource,
+      checkParams: (params) =>
+        typeof params.batch === 'number' && params.queue === 'orders'
+          ? [
+              {
+                code: 'invalid-value',
+                path: ['batch'],
+                message: 'queue "orders" is read one record at a time',
+              },
+            ]
+          : [],
+    });
+    register(batchingQueue, ledgerSink);
+    const job = queueJob();
+    expect(validateJob(job).problems).toEqual([]);
+    job.operators[0] = { id: 'q', kind: 'source.testQueue', params: { queue: 'orders', batch: 5 } };
+    expect(validateJob(job).problems).toEqual([
+      {
+        code: 'invalid-value',
+        message: 'operator "q": queue "orders" is read one record at a time',
+        path: '$.operators[0].params.batch',
+        ids: ['q'],
+      },
+    ]);
+  });
+
   it('names registered kinds among the known ones, and forgets them when removed', () => {
     register(queueSource);
     const job = {

@@ -1,9 +1,10 @@
 // sink.postgres: records as rows; "upsert" on key columns (a replay writes the same rows again) or
 // "append", exactly once through PREPARE TRANSACTION at the barrier and COMMIT PREPARED when the
-// checkpoint completes. keyColumns for upsert is checked by validation/connectorRules.ts.
+// checkpoint completes. keyColumns for upsert (and only for upsert) is checked by its checkParams,
+// below the schema.
 import { z } from 'zod';
 import { connectionString, retryTimeoutMs } from './connectorParams.js';
-import { defineKind } from './kindDescriptor.js';
+import { defineKind, type ParamProblem } from './kindDescriptor.js';
 
 export const sinkPostgresKind = defineKind({
   kind: 'sink.postgres',
@@ -38,4 +39,29 @@ export const sinkPostgresKind = defineKind({
     icon: 'M3 3.5c0-1 2.2-2 5-2s5 1 5 2v9c0 1-2.2 2-5 2s-5-1-5-2z M3 3.5c0 1 2.2 2 5 2s5-1 5-2 M3 8c0 1 2.2 2 5 2s5-1 5-2',
     connectionParams: ['connection'],
   },
+  checkParams: postgresSinkProblems,
 });
+
+/** Key columns for an upsert, and none for an append (which would not use them). */
+function postgresSinkProblems(params: Readonly<Record<string, unknown>>): ParamProblem[] {
+  if (params.mode === 'upsert' && params.keyColumns === undefined) {
+    return [
+      {
+        code: 'required',
+        path: ['keyColumns'],
+        message: 'mode "upsert" needs params.keyColumns, the columns a row is identified by',
+      },
+    ];
+  }
+  if (params.mode === 'append' && params.keyColumns !== undefined) {
+    return [
+      {
+        code: 'invalid-value',
+        path: ['keyColumns'],
+        message:
+          'params.keyColumns is used only with mode "upsert" (this sink appends every record as a new row)',
+      },
+    ];
+  }
+  return [];
+}

@@ -1,9 +1,10 @@
 // source.kafka: a Kafka topic's partitions as splits, their offsets in checkpoints (Flink's
 // KafkaSource). Which of topic / topics / topicPattern, and groupId for "committed", is checked by
-// validation/connectorRules.ts.
+// its checkParams, below the schema.
 import { z } from 'zod';
+import { quote } from '../validation/valueWords.js';
 import { connectionString, onBadRecord, retryTimeoutMs } from './connectorParams.js';
-import { defineKind } from './kindDescriptor.js';
+import { defineKind, type ParamProblem } from './kindDescriptor.js';
 import { fieldPath, nonNegativeMs } from './paramTypes.js';
 
 export const sourceKafkaKind = defineKind({
@@ -78,4 +79,50 @@ export const sourceKafkaKind = defineKind({
     icon: 'M8 2.5v11 M8 8l4.5-3 M8 8l4.5 3 M3.5 4.5a1.5 1.5 0 1 0 0 .01 M8 2.5a1 1 0 1 0 0 .01',
     connectionParams: ['bootstrapServers'],
   },
+  checkParams: kafkaSourceProblems,
 });
+
+function isValidPattern(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Exactly one of topic, topics and topicPattern; a pattern that compiles; a group to start "committed" from. */
+function kafkaSourceProblems(params: Readonly<Record<string, unknown>>): ParamProblem[] {
+  const problems: ParamProblem[] = [];
+  const given = (['topic', 'topics', 'topicPattern'] as const).filter((name) => params[name] !== undefined);
+  if (given.length === 0) {
+    problems.push({
+      code: 'required',
+      path: ['topic'],
+      message: 'a Kafka source needs params.topic, params.topics or params.topicPattern',
+    });
+  } else if (given.length > 1) {
+    problems.push({
+      code: 'invalid-value',
+      path: [given[1]!],
+      message: `params.${given[0]} and params.${given[1]} both name topics: give exactly one of topic, topics, topicPattern`,
+    });
+  }
+  const pattern = params.topicPattern;
+  if (typeof pattern === 'string' && pattern !== '' && !isValidPattern(pattern)) {
+    problems.push({
+      code: 'invalid-value',
+      path: ['topicPattern'],
+      message: `params.topicPattern ${quote(pattern)} is not a valid regular expression`,
+    });
+  }
+  if (params.startingOffsets === 'committed' && params.groupId === undefined) {
+    problems.push({
+      code: 'required',
+      path: ['groupId'],
+      message:
+        'startingOffsets "committed" needs params.groupId, the consumer group whose offsets it starts from',
+    });
+  }
+  return problems;
+}

@@ -1,10 +1,8 @@
-// The rules about connector params taken together, which their schemas cannot say field by field:
-// which topics a Kafka source reads (exactly one of topic, topics, topicPattern; a pattern that
-// compiles), the group a "committed" start needs, the key columns of a PostgreSQL upsert; and, for
-// every kind, that text meaning to name an environment variable ("${env:...") is a well-formed
-// reference. A param the schema already refused is left to the schema's problem.
-import { sinkPostgresKind } from '../kinds/sinkPostgres.js';
-import { sourceKafkaKind } from '../kinds/sourceKafka.js';
+// The rules about an operator's params taken together, which its kind's schema cannot say field by
+// field: each kind's own (its descriptor's checkParams: which topics a Kafka source reads, the key
+// columns of a PostgreSQL upsert, ...), and, for every kind, that text meaning to name an
+// environment variable ("${env:...") is a well-formed reference. A param the schema already
+// refused is left to the schema's problem.
 import type { Finding } from './finding.js';
 import type { OperatorFacts } from './graphFacts.js';
 import type { GraphRule } from './graphRule.js';
@@ -65,93 +63,12 @@ function envFindings(op: OperatorFacts, value: unknown, path: (string | number)[
   return [];
 }
 
-function isValidPattern(pattern: string): boolean {
-  try {
-    new RegExp(pattern);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function kafkaSourceFindings(op: OperatorFacts): Finding[] {
-  const params = op.params ?? {};
-  const findings: Finding[] = [];
-  const given = (['topic', 'topics', 'topicPattern'] as const).filter((name) => params[name] !== undefined);
-  if (given.length === 0) {
-    findings.push(
-      finding(
-        op,
-        'required',
-        ['topic'],
-        'a Kafka source needs params.topic, params.topics or params.topicPattern',
-      ),
-    );
-  } else if (given.length > 1) {
-    findings.push(
-      finding(
-        op,
-        'invalid-value',
-        [given[1]!],
-        `params.${given[0]} and params.${given[1]} both name topics: give exactly one of topic, topics, topicPattern`,
-      ),
-    );
-  }
-  const pattern = params.topicPattern;
-  if (typeof pattern === 'string' && pattern !== '' && !isValidPattern(pattern)) {
-    findings.push(
-      finding(
-        op,
-        'invalid-value',
-        ['topicPattern'],
-        `params.topicPattern ${quote(pattern)} is not a valid regular expression`,
-      ),
-    );
-  }
-  if (params.startingOffsets === 'committed' && params.groupId === undefined) {
-    findings.push(
-      finding(
-        op,
-        'required',
-        ['groupId'],
-        'startingOffsets "committed" needs params.groupId, the consumer group whose offsets it starts from',
-      ),
-    );
-  }
-  return findings;
-}
-
-function postgresSinkFindings(op: OperatorFacts): Finding[] {
-  const params = op.params ?? {};
-  if (params.mode === 'upsert' && params.keyColumns === undefined) {
-    return [
-      finding(
-        op,
-        'required',
-        ['keyColumns'],
-        'mode "upsert" needs params.keyColumns, the columns a row is identified by',
-      ),
-    ];
-  }
-  if (params.mode === 'append' && params.keyColumns !== undefined) {
-    return [
-      finding(
-        op,
-        'invalid-value',
-        ['keyColumns'],
-        'params.keyColumns is used only with mode "upsert" (this sink appends every record as a new row)',
-      ),
-    ];
-  }
-  return [];
+/** The kind's own checks across its params, as findings about this operator. */
+function kindFindings(op: OperatorFacts): Finding[] {
+  const check = op.kind?.checkParams;
+  if (check === undefined) return [];
+  return check(op.params ?? {}).map((problem) => finding(op, problem.code, problem.path, problem.message));
 }
 
 export const connectorParams: GraphRule = ({ operators }) =>
-  operators.flatMap((op) => {
-    const kind = op.kind?.kind;
-    return [
-      ...(kind === sourceKafkaKind.kind ? kafkaSourceFindings(op) : []),
-      ...(kind === sinkPostgresKind.kind ? postgresSinkFindings(op) : []),
-      ...envFindings(op, op.params, []),
-    ];
-  });
+  operators.flatMap((op) => [...kindFindings(op), ...envFindings(op, op.params, [])]);

@@ -5,8 +5,9 @@
 // reconnect after the server came back) starts streaming at that transaction and skips the
 // changes of it already emitted. The slot is told a position only once a checkpoint holding it
 // is complete: the server keeps the log from there, so a restore can always go back to it.
+// The snapshot's rows are emitted by snapshotRecords.ts, the stream's messages decoded and queued
+// by changeQueue.ts: here are where the reader stands, its connections and its checkpoints.
 import pg from 'pg';
-import type { Pgoutput } from 'pg-logical-replication';
 import { JobError } from '../../../graph/jobError.js';
 import type { ParamsOf } from '../../../graph/schema.js';
 import type { SubtaskEnvironment } from '../../../runtime/operatorLogic.js';
@@ -14,12 +15,13 @@ import type { RecordSource } from '../../../runtime/recordSource.js';
 import type { SourceReader } from '../../../runtime/source.js';
 import { describeCause, ServerRetry } from '../../connectors/serverRetry.js';
 import { isTransientPgError, postgresServer, sqlState } from '../pgErrors.js';
-import { changeRecord } from './changeRecord.js';
+import { ChangeQueue } from './changeQueue.js';
 import { formatLsn, parseLsn } from './lsn.js';
-import { SESSION_OPTIONS, valueParser } from './pgValues.js';
+import { SESSION_OPTIONS } from './pgValues.js';
 import type { PostgresSplit } from './postgresSplit.js';
 import { ReplicationStream } from './replicationStream.js';
 import { createSlot, SnapshotCursor } from './snapshotCursor.js';
+import { SnapshotRecords } from './snapshotRecords.js';
 import {
   checkWalLevel,
   currentLsn,
@@ -31,20 +33,10 @@ import {
   setupProblem,
 } from './tableSetup.js';
 
-/** Rows a snapshot fetch asks for: as many as the sink writes a statement (insertStatements.ts). */
-const SNAPSHOT_BATCH = 5000;
-/** Decoded changes queued before the socket is paused, and the length at which it resumes. */
-const QUEUE_HIGH = 20_000;
-const QUEUE_LOW = 2_000;
 /** How long a poll with nothing to emit waits for the server before it returns 0. */
 const IDLE_WAIT_MS = 100;
 /** How long a bounded read waits short of its stop position before it writes to the log. */
 const NUDGE_MS = 1000;
-
-type Item =
-  | { readonly type: 'change'; readonly lsn: bigint; readonly record: unknown }
-  | { readonly type: 'commit'; readonly end: bigint }
-  | { readonly type: 'end' };
 
 type Phase = 'snapshot' | 'stream' | 'done';
 
@@ -59,18 +51,13 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
   private readonly retry: ServerRetry;
   private phase: Phase = 'done';
   private split: PostgresSplit | undefined;
-  private cursor: SnapshotCursor | undefined;
-  private rows: Record<string, unknown>[] = [];
-  private rowIndex = 0;
-  private snapshotRead = false;
-  private snapshotRecords = 0;
+  /** The table's rows, while a fresh start emits them. */
+  private snapshot: SnapshotRecords | undefined;
   private stream: ReplicationStream | undefined;
-  private queue: Item[] = [];
-  private queueHead = 0;
+  /** What the stream decoded, made anew at each (re)connection. */
+  private changes: ChangeQueue | undefined;
   /** Changes of the first transaction after a (re)start already emitted: skipped by LSN. */
   private skipThrough: bigint | undefined;
-  private inTransaction = false;
-  private ended = false;
   private stopLsn: bigint | undefined;
   private failure: Error | undefined;
   private wake: (() => void) | undefined;
@@ -80,7 +67,6 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
   private lastPing = 0;
   /** When the idle bounded read last wrote to the log (nudgeLog). */
   private nudged: number | undefined;
-  private readonly snapshotSource: RecordSource;
   private readonly changeSource: RecordSource;
 
   constructor(
@@ -96,11 +82,6 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
       reportWait: env.reportWait,
       isTransient: transient,
     });
-    this.snapshotSource = {
-      kind: 'at',
-      operatorId: this.operatorId,
-      label: `table "${params.table}" snapshot row`,
-    };
     this.changeSource = {
       kind: 'at',
       operatorId: this.operatorId,
@@ -172,8 +153,9 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
     if (this.params.snapshot === false) {
       consistentPoint = await createSlot(this.params.connection, fresh.slot);
     } else {
-      this.cursor = await SnapshotCursor.open(this.params.connection, fresh.slot, qualifiedName(table));
-      consistentPoint = this.cursor.consistentPoint;
+      const cursor = await SnapshotCursor.open(this.params.connection, fresh.slot, qualifiedName(table));
+      this.snapshot = new SnapshotRecords(cursor, this.env, this.params.table, this.server);
+      consistentPoint = cursor.consistentPoint;
     }
     const stopLsn = this.params.stopAt === 'current' ? await this.withClient(currentLsn) : undefined;
     this.split = {
@@ -186,7 +168,7 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
     };
     this.env.reportWait?.(undefined);
     this.acknowledged = parseLsn(consistentPoint);
-    this.phase = this.cursor === undefined ? 'stream' : 'snapshot';
+    this.phase = this.snapshot === undefined ? 'stream' : 'snapshot';
   }
 
   readyForSnapshot(): boolean {
@@ -203,52 +185,24 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
   // ------------------------------------------------------------------------------- the snapshot
 
   private pollSnapshot(limit: number): number | Promise<number> {
-    if (this.rowIndex < this.rows.length) return this.emitRows(limit);
-    if (this.snapshotRead) {
-      const cursor = this.cursor!;
-      this.cursor = undefined;
-      this.phase = 'stream';
-      return cursor.close().then(() => 0);
-    }
-    return this.cursor!.next(SNAPSHOT_BATCH).then(
-      (rows) => {
-        this.rows = rows;
-        this.rowIndex = 0;
-        if (rows.length < SNAPSHOT_BATCH) this.snapshotRead = true;
-        return this.emitRows(limit);
-      },
-      (error: unknown) => {
-        throw new JobError(
-          `operator "${this.operatorId}": ${this.server}: reading the table's snapshot failed (${describeCause(error)}); the snapshot cannot be resumed, so the job starts over from a fresh run or its last checkpoint`,
-          this.operatorId,
-        );
-      },
-    );
-  }
-
-  private emitRows(limit: number): number {
-    const emitter = this.env.emitter;
-    let emitted = 0;
-    while (emitted < limit && this.rowIndex < this.rows.length) {
-      const row = this.rows[this.rowIndex++]!;
-      emitter.lineage.source = this.snapshotSource;
-      emitter.lineage.position = this.snapshotRecords++;
-      emitter.emit({ op: 'insert', before: null, after: row });
-      emitted++;
-      if (emitter.blocked) break;
-    }
-    if (this.rowIndex >= this.rows.length) this.rows = [];
-    return emitted;
+    const snapshot = this.snapshot!;
+    const polled = snapshot.poll(limit);
+    if (polled !== undefined) return polled;
+    this.snapshot = undefined;
+    this.phase = 'stream';
+    return snapshot.cursor.close().then(() => 0);
   }
 
   // ------------------------------------------------------------------------------ the stream
 
   private pollStream(limit: number): number | Promise<number> {
     if (this.stream === undefined) return this.connect().then(() => 0);
+    const changes = this.changes!;
     const emitter = this.env.emitter;
     let emitted = 0;
-    while (emitted < limit && this.queueHead < this.queue.length) {
-      const item = this.queue[this.queueHead++]!;
+    while (emitted < limit) {
+      const item = changes.take();
+      if (item === undefined) break;
       if (item.type === 'end') {
         this.finish();
         return emitted > 0 ? emitted : -1;
@@ -266,11 +220,7 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
       emitted++;
       if (emitter.blocked) break;
     }
-    if (this.queueHead >= this.queue.length) {
-      this.queue = [];
-      this.queueHead = 0;
-    }
-    if (this.queue.length - this.queueHead < QUEUE_LOW) this.stream.resume();
+    changes.settle();
     if (emitted > 0) return emitted;
     if (this.stopLsn !== undefined && Date.now() - this.lastPing >= IDLE_WAIT_MS) {
       // Ask where the server's decoding stands: a keepalive past the stop position ends the read.
@@ -315,10 +265,16 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
   /** (Re)starts streaming at the last transaction not emitted whole; what of it was emitted is skipped. */
   private async connect(): Promise<void> {
     const split = this.split!;
-    this.queue = [];
-    this.queueHead = 0;
-    this.inTransaction = false;
-    this.ended = false;
+    const changes = new ChangeQueue({ schema: split.schema!, name: split.name! }, this.stopLsn, {
+      pause: () => this.stream?.pause(),
+      resume: () => this.stream?.resume(),
+      queued: () => {
+        const wake = this.wake;
+        this.wake = undefined;
+        wake?.();
+      },
+    });
+    this.changes = changes;
     this.skipThrough = split.changeLsn === undefined ? undefined : parseLsn(split.changeLsn);
     try {
       await this.retry.run('streaming changes', async () => {
@@ -328,10 +284,10 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
           split.publication,
           {
             message: (lsn, message) => {
-              if (this.stream === stream) this.receive(lsn, message);
+              if (this.stream === stream) changes.receive(lsn, message);
             },
             keepalive: (lsn) => {
-              if (this.stream === stream) this.keepalive(lsn);
+              if (this.stream === stream) changes.keepalive(lsn);
             },
             failed: (error) => {
               if (this.stream === stream) this.streamFailed(error);
@@ -362,56 +318,6 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
     if (!transient(error)) this.failure = this.problem(error);
   }
 
-  private push(item: Item): void {
-    this.queue.push(item);
-    if (this.queue.length - this.queueHead > QUEUE_HIGH) this.stream?.pause();
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
-  }
-
-  private end(): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.push({ type: 'end' });
-  }
-
-  private receive(lsn: bigint, message: Pgoutput.Message): void {
-    if (this.ended) return;
-    switch (message.tag) {
-      case 'relation':
-        for (const column of message.columns) column.parser = valueParser(column.typeOid);
-        return;
-      case 'begin':
-        if (
-          this.stopLsn !== undefined &&
-          message.commitLsn !== null &&
-          parseLsn(message.commitLsn) >= this.stopLsn
-        ) {
-          this.end();
-          return;
-        }
-        this.inTransaction = true;
-        return;
-      case 'commit': {
-        this.inTransaction = false;
-        const end = parseLsn(message.commitEndLsn!);
-        this.push({ type: 'commit', end });
-        if (this.stopLsn !== undefined && end >= this.stopLsn) this.end();
-        return;
-      }
-      default: {
-        const record = changeRecord(message, this.split!.schema!, this.split!.name!);
-        if (record !== undefined) this.push({ type: 'change', lsn, record });
-        return;
-      }
-    }
-  }
-
-  private keepalive(lsn: bigint): void {
-    if (this.stopLsn !== undefined && !this.inTransaction && lsn >= this.stopLsn) this.end();
-  }
-
   snapshotSplits(checkpointId: number): readonly PostgresSplit[] {
     if (this.split === undefined || this.phase === 'done') {
       this.checkpointed.set(checkpointId, this.acknowledged);
@@ -431,9 +337,9 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
 
   async close(): Promise<void> {
     this.phase = 'done';
-    const cursor = this.cursor;
+    const cursor = this.snapshot?.cursor;
     const stream = this.stream;
-    this.cursor = undefined;
+    this.snapshot = undefined;
     this.stream = undefined;
     await cursor?.close();
     await stream?.close();
