@@ -36,6 +36,7 @@ import {
   runCli,
   writeJob,
 } from './cliHarness.js';
+import { sqrtIterationsFor } from './machineSpeed.js';
 
 afterAll(removeTempDirs);
 
@@ -149,11 +150,15 @@ describe('a worker that runs out of memory', () => {
 // ----------------------------------------------------------------------- bounded memory
 
 describe('a fast source and a slow operator on another thread', () => {
-  const RECORDS = 200_000;
-  /** Some arithmetic per record, so the operator is far slower than the generator. */
+  const RECORDS = 40_000;
+  /**
+   * Some arithmetic per record, so the operator is far slower than the generator: about 250 µs a
+   * record on this machine unloaded, so the first half of the records keeps its two subtasks
+   * busy for 2.5 s, several metrics samples, however fast the machine.
+   */
   const SLOW = `function process(r, ctx) {
   let x = 0;
-  for (let j = 0; j < 10000; j++) x += Math.sqrt(j + r.i);
+  for (let j = 0; j < ${sqrtIterationsFor(0.25)}; j++) x += Math.sqrt(j + r.i);
   ctx.emit({ i: r.i, big: x > 1000 });
 }`;
   const job: JobDocument = {
