@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'vitest';
 import type { CheckpointEvent } from '../engine/checkpoint/checkpointCoordinator.js';
+import { ChildWatch } from './childWork.js';
 import { binPath, type CliResult, describeRun, repoRoot } from './cliHarness.js';
 
 /** The CLI under test; PIPEWRIGHT_BIN runs the tests against another build (e.g. a patched copy). */
@@ -47,6 +48,8 @@ export { testSeed } from './tier.js';
 
 export interface RunningCli {
   readonly child: ChildProcess;
+  /** Its budget of work (test/childWork.ts): over it, the child is killed. */
+  readonly watch: ChildWatch;
   /** Date.now() just before the process was spawned. */
   readonly startedAt: number;
   /** Resolves when the process has exited (whatever the cause); never rejects. */
@@ -60,10 +63,14 @@ export function startCli(args: readonly string[], cwd: string = repoRoot): Runni
   return startNode([cliBin, ...args], cwd);
 }
 
+/** What a started run may use until finish() gives it a budget of its own. */
+const START_BUDGET = { cpuMs: 300_000 };
+
 /** Starts `node ...args` without waiting for it, collecting what it prints. */
 export function startNode(args: readonly string[], cwd: string): RunningCli {
   const startedAt = Date.now();
   const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const watch = new ChildWatch(child, START_BUDGET);
   let stdout = '';
   let stderr = '';
   let exited = false;
@@ -83,28 +90,25 @@ export function startNode(args: readonly string[], cwd: string): RunningCli {
       resolve({ code, signal, stdout, stderr });
     });
   });
-  return { child, startedAt, done, exited: () => exited, stderr: () => stderr };
+  return { child, watch, startedAt, done, exited: () => exited, stderr: () => stderr };
 }
 
-/** Waits for a started run, killing it (and failing) when it takes longer than `timeoutMs`. */
-export async function finish(run: RunningCli, timeoutMs: number, what: string): Promise<CliResult> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), timeoutMs);
-  });
-  const outcome = await Promise.race([run.done, timeout]);
-  clearTimeout(timer);
-  if (outcome === 'timeout') {
-    run.child.kill('SIGKILL');
-    const result = await run.done;
-    throw new Error(`${what} did not finish within ${timeoutMs} ms (killed)\n${describeResult(result)}`);
+/**
+ * Waits for a started run, killing it (and failing) when it uses more than `cpuMs` of CPU time,
+ * or none for a long while (test/childWork.ts: a budget of work, not of wall-clock time).
+ */
+export async function finish(run: RunningCli, cpuMs: number, what: string): Promise<CliResult> {
+  run.watch.setBudget({ cpuMs });
+  const result = await run.done;
+  if (run.watch.exceeded !== undefined) {
+    throw new Error(`${what} ${run.watch.exceeded} (killed)\n${describeResult(result)}`);
   }
-  return outcome;
+  return result;
 }
 
-/** Runs the CLI to its end. */
-export function runToEnd(args: readonly string[], cwd: string, timeoutMs = 90_000): Promise<CliResult> {
-  return finish(startCli(args, cwd), timeoutMs, `pipewright ${args.join(' ')}`);
+/** Runs the CLI to its end, within `cpuMs` of CPU time. */
+export function runToEnd(args: readonly string[], cwd: string, cpuMs = 90_000): Promise<CliResult> {
+  return finish(startCli(args, cwd), cpuMs, `pipewright ${args.join(' ')}`);
 }
 
 /** The harness's summary of a run, for assertion messages. */
@@ -120,16 +124,19 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 
 /**
  * Polls `condition` (which may ask a server or read a file) until it holds; false when the run
- * exited or time ran out first.
+ * exited or time ran out first. With a `run`, time is the run's: `timeoutMs` of the CPU time it
+ * uses from now on (a loaded machine slows the run and the wait alike); without one, the clock's.
  */
 export async function waitUntil(
   condition: () => boolean | Promise<boolean>,
   options: { readonly run?: RunningCli; readonly timeoutMs: number; readonly everyMs?: number },
 ): Promise<boolean> {
-  const deadline = Date.now() + options.timeoutMs;
+  const run = options.run;
+  const spent = run === undefined ? () => Date.now() : () => run.watch.cpuMs();
+  const deadline = spent() + options.timeoutMs;
   for (;;) {
     if (await condition()) return true;
-    if (options.run?.exited() || Date.now() > deadline) return false;
+    if (run?.exited() || spent() > deadline) return false;
     await sleep(options.everyMs ?? 5);
   }
 }

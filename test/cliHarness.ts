@@ -6,6 +6,7 @@ import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ChildWatch } from './childWork.js';
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 export const binPath = path.join(repoRoot, 'bin', 'pipewright.js');
@@ -21,13 +22,17 @@ export interface CliResult {
 
 export interface RunOptions {
   readonly cwd?: string;
+  /**
+   * The CPU time the run may use (test/childWork.ts: its work, whatever the clock says); over it,
+   * or with no CPU used for a long while, it is killed and the promise rejects.
+   */
   readonly timeoutMs?: number;
   readonly env?: NodeJS.ProcessEnv;
 }
 
 /** Runs `node bin/pipewright.js ...args` and collects its output; never rejects on a non-zero exit. */
 export function runCli(args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
-  const { cwd = repoRoot, timeoutMs = 50_000, env = process.env } = options;
+  const { cwd = repoRoot, timeoutMs = 60_000, env = process.env } = options;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [binPath, ...args], {
       cwd,
@@ -42,21 +47,20 @@ export function runCli(args: readonly string[], options: RunOptions = {}): Promi
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(
-        new Error(
-          `pipewright ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
-        ),
-      );
-    }, timeoutMs);
+    const watch = new ChildWatch(child, { cpuMs: timeoutMs });
     child.on('error', (error) => {
-      clearTimeout(timer);
+      watch.stop();
       reject(error);
     });
     child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
+      watch.stop();
+      if (watch.exceeded === undefined) resolve({ code, signal, stdout, stderr });
+      else
+        reject(
+          new Error(
+            `pipewright ${args.join(' ')} ${watch.exceeded} (killed)\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+          ),
+        );
     });
   });
 }
