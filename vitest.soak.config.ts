@@ -7,7 +7,11 @@ import { defineConfig } from 'vitest/config';
 import { testFiles } from './test/testFiles.js';
 
 /** Files of `npm test` that the soak tier runs again with its own sizes and seeds. */
-const AGAIN_AT_FULL_SIZE = ['engine/graph/validation/validateJobFuzz.test.ts', 'engine/host/hostProtocolFuzz.test.ts'];
+const AGAIN_AT_FULL_SIZE = [
+  'engine/graph/validation/validateJobFuzz.test.ts',
+  'engine/host/hostProtocolFuzz.test.ts',
+  'test/manyTimers.test.ts',
+];
 
 const soakFiles = testFiles(['engine', 'test', 'e2e'], import.meta.dirname).filter((f) =>
   f.endsWith('.soak.test.ts'),

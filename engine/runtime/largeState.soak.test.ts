@@ -1,5 +1,5 @@
-// State bigger than memory: the CLI (built into dist/ by `npm run build`, which `npm test` runs
-// first) runs a job under `node --max-old-space-size=96` whose LevelDB state ends up more than
+// Soak: state bigger than memory. The CLI (built into dist/ by `npm run build`, which `npm install`
+// runs) runs a job under `node --max-old-space-size=96` whose LevelDB state ends up more than
 // three times that heap, and its output is exactly right. The job is the "bar state" pattern:
 // records keyed by a handful of bars, each bar's map state growing by one entry per record (a
 // random 320-character string: fewer, larger entries reach 3x the heap sooner than ~200-byte
