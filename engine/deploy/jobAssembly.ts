@@ -19,7 +19,11 @@ import { planJob } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
 import { loadFactories, type PreparedOperator, prepareOperator } from '../operators/registry.js';
 import { PreviewSinkLogic } from '../operators/sinkPreview.js';
-import { DEBUG_SOURCE_RECORDS, DeterministicExecutor, SLICE_RECORDS } from '../runtime/deterministicExecutor.js';
+import {
+  DEBUG_SOURCE_RECORDS,
+  DeterministicExecutor,
+  SLICE_RECORDS,
+} from '../runtime/deterministicExecutor.js';
 import { Emitter } from '../runtime/emitter.js';
 import { InputGate } from '../runtime/inputGate.js';
 import type { SinkCommitterOf } from '../runtime/sink.js';
