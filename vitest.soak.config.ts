@@ -11,6 +11,7 @@ const AGAIN_AT_FULL_SIZE = [
   'engine/graph/validation/validateJobFuzz.test.ts',
   'engine/host/hostProtocolFuzz.test.ts',
   'test/manyTimers.test.ts',
+  'test/parallelEquivalence.test.ts',
 ];
 
 const soakFiles = testFiles(['engine', 'test', 'e2e'], import.meta.dirname).filter((f) =>

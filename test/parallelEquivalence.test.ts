@@ -1,7 +1,8 @@
 // The parallel executor (`--threads 2`, `--threads 3`) writes what the deterministic one
 // (`--threads 1`) writes: on every example in assets/examples/ and on random jobs (seeded; the
 // seed is printed and PIPEWRIGHT_TEST_SEED repeats it), the same multiset of lines, and each
-// key's lines in the same order.
+// key's lines in the same order. `npm test` tries 4 random jobs of a fixed seed; the soak tier
+// runs this file again with 30 of a random one.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -17,12 +18,13 @@ import {
   sinkPaths,
   type ThreadRun,
 } from './threadRuns.js';
+import { SOAK } from './tier.js';
 
 afterAll(removeTempDirs);
 
-const seed = testSeed();
+const seed = testSeed('random jobs');
 const THREADS = [2, 3] as const;
-const RANDOM_JOBS = 12;
+const RANDOM_JOBS = SOAK ? 30 : 4;
 
 /** A job at --threads 1 and at each of THREADS, all of which must succeed. */
 async function runAll(job: JobDocument, inputs: ReadonlyMap<string, string>, context: string) {
@@ -94,35 +96,31 @@ describe('every example writes the same output on every thread count', () => {
     expect(exampleNames.length).toBeGreaterThanOrEqual(3);
   });
 
-  it.each(exampleNames)(
-    '%s',
-    async (name) => {
-      const { job, inputs } = await loadExample(name);
-      const rule = RULES[name] ?? {};
-      const { reference, others } = await runAll(job, inputs, `example ${name}`);
-      for (const sink of sinkPaths(job)) {
-        const expected = reference.outputs.get(sink)!;
-        expect(expected.length, `${name}: ${sink} is empty at --threads 1`).toBeGreaterThan(0);
-        const compared = (lines: readonly string[]) => lines.filter((l) => !rule.orderDependent?.(l));
-        for (const run of others) {
-          const lines = run.outputs.get(sink)!;
-          const difference = describeDifference(compared(lines), compared(expected));
-          expect(difference, describeAgainst(run, reference, sink)).toBe('');
-          if (rule.orderDependent !== undefined) {
-            rule.checkOrderDependent?.(lines.filter(rule.orderDependent), inputs);
-          }
-          if (rule.keyOf !== undefined) {
-            const order = describeKeyOrderDifference(
-              linesByKey(lines, rule.keyOf),
-              linesByKey(expected, rule.keyOf),
-            );
-            expect(order, `${name} --threads ${run.threads}: each key's lines in the same order`).toBe('');
-          }
+  it.each(exampleNames)('%s', async (name) => {
+    const { job, inputs } = await loadExample(name);
+    const rule = RULES[name] ?? {};
+    const { reference, others } = await runAll(job, inputs, `example ${name}`);
+    for (const sink of sinkPaths(job)) {
+      const expected = reference.outputs.get(sink)!;
+      expect(expected.length, `${name}: ${sink} is empty at --threads 1`).toBeGreaterThan(0);
+      const compared = (lines: readonly string[]) => lines.filter((l) => !rule.orderDependent?.(l));
+      for (const run of others) {
+        const lines = run.outputs.get(sink)!;
+        const difference = describeDifference(compared(lines), compared(expected));
+        expect(difference, describeAgainst(run, reference, sink)).toBe('');
+        if (rule.orderDependent !== undefined) {
+          rule.checkOrderDependent?.(lines.filter(rule.orderDependent), inputs);
+        }
+        if (rule.keyOf !== undefined) {
+          const order = describeKeyOrderDifference(
+            linesByKey(lines, rule.keyOf),
+            linesByKey(expected, rule.keyOf),
+          );
+          expect(order, `${name} --threads ${run.threads}: each key's lines in the same order`).toBe('');
         }
       }
-    },
-    60_000,
-  );
+    }
+  });
 });
 
 // --------------------------------------------------------------------------------- random jobs
@@ -153,24 +151,20 @@ describe(`random jobs (seed ${seed})`, () => {
     expect(jobs.filter((j) => j.loop).length).toBeGreaterThanOrEqual(RANDOM_JOBS / 3);
   });
 
-  it.each(seeds)(
-    'job %i',
-    async (jobSeed) => {
-      const { job, inputs, summary } = jobOf(jobSeed);
-      const context = `PIPEWRIGHT_TEST_SEED=${seed}\n${summary}`;
-      const { reference, others } = await runAll(job, inputs, context);
-      const expected = reference.outputs.get(RANDOM_JOB_OUTPUT)!;
-      expect(expected.length, `${context}\nno output at --threads 1`).toBeGreaterThan(0);
-      for (const run of others) {
-        const lines = run.outputs.get(RANDOM_JOB_OUTPUT)!;
-        expect(
-          describeDifference(lines, expected),
-          `${context}\n${describeAgainst(run, reference, RANDOM_JOB_OUTPUT)}`,
-        ).toBe('');
-        const order = describeKeyOrderDifference(linesByKey(lines, countKey), linesByKey(expected, countKey));
-        expect(order, `${context}\n--threads ${run.threads}: each key's lines in the same order`).toBe('');
-      }
-    },
-    60_000,
-  );
+  it.each(seeds)('job %i', async (jobSeed) => {
+    const { job, inputs, summary } = jobOf(jobSeed);
+    const context = `PIPEWRIGHT_TEST_SEED=${seed}\n${summary}`;
+    const { reference, others } = await runAll(job, inputs, context);
+    const expected = reference.outputs.get(RANDOM_JOB_OUTPUT)!;
+    expect(expected.length, `${context}\nno output at --threads 1`).toBeGreaterThan(0);
+    for (const run of others) {
+      const lines = run.outputs.get(RANDOM_JOB_OUTPUT)!;
+      expect(
+        describeDifference(lines, expected),
+        `${context}\n${describeAgainst(run, reference, RANDOM_JOB_OUTPUT)}`,
+      ).toBe('');
+      const order = describeKeyOrderDifference(linesByKey(lines, countKey), linesByKey(expected, countKey));
+      expect(order, `${context}\n--threads ${run.threads}: each key's lines in the same order`).toBe('');
+    }
+  });
 });
