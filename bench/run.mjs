@@ -860,6 +860,21 @@ function report(results, opt) {
           : `| engine: compileUserCode | TODO: ${u.engine.todo} |`,
       );
       L.push(`| reference: bare SES Compartment, no endowments | ${u.sesNs} |`);
+      if (u.builtins !== undefined) {
+        L.push('');
+        L.push('Using built-ins (`Math.max(record.v, JSON.stringify(record.v).length)`):');
+        L.push('');
+        L.push('| function | ns/call |');
+        L.push('| --- | ---: |');
+        L.push(`| plain function (after lockdown) | ${u.builtins.plainNs} |`);
+        if (u.builtins.engineNs !== undefined)
+          L.push(`| engine: compileUserCode (built-ins bound as constants) | **${u.builtins.engineNs}** |`);
+        L.push(
+          `| reference: bare SES Compartment (built-ins looked up through its scope) | ${u.builtins.sesNs} |`,
+        );
+      }
+      if (u.engine.compileUs !== undefined)
+        L.push('', `compileUserCode: ${u.engine.compileUs} µs a function.`);
     }
     L.push('');
   }

@@ -1,13 +1,17 @@
 #!/usr/bin/env node
 // Micro-benchmark: the cost of one call of user code, in its own process (SES lockdown()
 // changes the intrinsics of the process that runs it). Prints one JSON object on stdout:
-//   { plainNs, engine: { ns } | { todo }, sesNs }
+//   { plainNs, engine: { ns, compileUs } | { todo }, sesNs, builtins: { plainNs, engineNs?, sesNs } }
 // - plainNs: a plain function defined in this file, called with a hardened ctx.
 // - engine: the same source compiled by the engine's sandbox
 //   (dist/engine/sandbox/userCode.js: compileUserCode(...), after ensureLockdown() from it
 //   or from lockdown.js beside it), if built.
 // - sesNs: for reference, the same source evaluated in a bare SES Compartment with no
 //   endowments (what the architecture's ~40 ns figure is about), not the engine's code.
+// - builtins: the same three for a function that uses Math and JSON, which compileUserCode
+//   binds as constants: in a bare Compartment each free `Math` or `JSON` is looked up through
+//   SES's scope proxy.
+// - compileUs: what compileUserCode takes for such a function, the mean of 50.
 // Each figure is the best of 5 rounds of N calls; results are summed so the calls cannot
 // be optimised away.
 import { existsSync } from 'node:fs';
@@ -18,9 +22,15 @@ import { pathToFileURL } from 'node:url';
 const N = Number(process.argv[2] ?? 5_000_000);
 const userCodePath = process.argv[3];
 const SOURCE = 'function map(record, ctx) { return record.v + 1; }';
+const BUILTINS_SOURCE =
+  'function map(record, ctx) { return Math.max(record.v, JSON.stringify(record.v).length); }';
 
 function plainMap(record, _ctx) {
   return record.v + 1;
+}
+
+function plainBuiltins(record, _ctx) {
+  return Math.max(record.v, JSON.stringify(record.v).length);
 }
 
 // Each measurement gets a loop of its own (a fresh function, so a fresh call site that
@@ -45,6 +55,7 @@ function measure(fn, ctx) {
 
 const result = {};
 let locked = false;
+let engineBuiltins;
 /** Finds the compiled function whatever shape compileUserCode returns it in. */
 function pick(compiled) {
   if (typeof compiled === 'function') return compiled;
@@ -66,21 +77,24 @@ if (userCodePath && existsSync(userCodePath)) {
       ensureLockdown();
       locked = true;
       // The engine's signature (engine/operators/userFunctions.ts), else the plain (code, name) one.
-      let fn;
-      try {
-        fn = pick(
-          mod.compileUserCode({
-            code: SOURCE,
-            operatorId: 'bench',
-            functionNames: ['map'],
-            required: ['map'],
-          }),
-        );
-      } catch {
-        fn = pick(mod.compileUserCode(SOURCE, 'map'));
-      }
+      const compile = (code) => {
+        try {
+          return pick(
+            mod.compileUserCode({ code, operatorId: 'bench', functionNames: ['map'], required: ['map'] }),
+          );
+        } catch {
+          return pick(mod.compileUserCode(code, 'map'));
+        }
+      };
+      const fn = compile(SOURCE);
       if (fn === undefined) result.engine = { todo: 'compileUserCode returned no function "map"' };
-      else result.engine = { ns: measure(fn, harden({ emit() {} })) };
+      else {
+        const t0 = performance.now();
+        for (let i = 0; i < 50; i++) compile(SOURCE);
+        const compileUs = Number((((performance.now() - t0) / 50) * 1000).toFixed(0));
+        result.engine = { ns: measure(fn, harden({ emit() {} })), compileUs };
+        engineBuiltins = compile(BUILTINS_SOURCE);
+      }
     }
   } catch (e) {
     result.engine = { todo: `compileUserCode failed: ${e?.message ?? e}` };
@@ -95,4 +109,9 @@ const ctx = harden({ emit() {} });
 result.plainNs = measure(plainMap, ctx);
 const sesMap = new Compartment().evaluate(`(${SOURCE})`);
 result.sesNs = measure(sesMap, ctx);
+result.builtins = {
+  plainNs: measure(plainBuiltins, ctx),
+  ...(engineBuiltins === undefined ? {} : { engineNs: measure(engineBuiltins, ctx) }),
+  sesNs: measure(new Compartment().evaluate(`(${BUILTINS_SOURCE})`), ctx),
+};
 process.stdout.write(`${JSON.stringify(result)}\n`);
