@@ -14,12 +14,12 @@ import type {
 } from '../runtime/deterministicExecutor.js';
 import type { ChannelItem } from '../runtime/envelope.js';
 import { onEscapedRejection } from '../runtime/escapedRejections.js';
-import { type HeldRunLocks, takeRunLocks } from '../runtime/runLock.js';
-import { runLockTargets } from '../runtime/runLockTargets.js';
 import type { Subtask, SubtaskProgress } from '../runtime/subtask.js';
 import { UserCodeError } from '../sandbox/userCode.js';
 import type { KvStore } from '../state/kvStore.js';
 import { type AssembledJob, assembleJob } from './jobAssembly.js';
+import { type HeldRunLocks, takeRunLocks } from './runLock.js';
+import { runLockTargets } from './runLockTargets.js';
 import { jobMetrics, subtaskRow } from './runMetrics.js';
 import type { RunOptions } from './runOptions.js';
 

@@ -11,6 +11,8 @@
 // metadata file is renamed into place.
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { releaseRunLocks } from '../deploy/runLock.js';
+import { runLockTargets } from '../deploy/runLockTargets.js';
 import {
   overTimeLimitMessage,
   STUCK_AFTER_MS,
@@ -22,8 +24,6 @@ import type { Job } from '../graph/schema.js';
 import { validateJobText } from '../graph/validation/validateJob.js';
 import type { RunInfo, RunMethods, RunStartParams } from '../protocol/runProtocol.js';
 import { CallMarkerView, createMarkerBuffer } from '../runtime/callMarker.js';
-import { releaseRunLocks } from '../runtime/runLock.js';
-import { runLockTargets } from '../runtime/runLockTargets.js';
 import { isEnded } from './drivenRun.js';
 import type { MethodSpec } from './hostService.js';
 import { LongCallStatus } from './longCallStatus.js';

@@ -262,7 +262,7 @@ describe('a host releasing the locks of a worker thread it terminated', () => {
 /** The compiled module, for other processes and threads (which cannot load TypeScript). */
 function builtModule(): string {
   const source = resolve(import.meta.dirname, 'runLock.ts');
-  const built = resolve(import.meta.dirname, '..', '..', 'dist', 'engine', 'runtime', 'runLock.js');
+  const built = resolve(import.meta.dirname, '..', '..', 'dist', 'engine', 'deploy', 'runLock.js');
   if (!existsSync(built) || statSync(built).mtimeMs < statSync(source).mtimeMs) {
     throw new Error(`${built} is missing or older than runLock.ts: run npx tsc -p tsconfig.build.json first`);
   }
