@@ -4,18 +4,18 @@
 // workers the run thread starts and watches (ParallelJobRun). Debug keeps the deterministic
 // executor (debugRun.ts): stepping needs one order of events. HostRun sees only this.
 import { availableParallelism } from 'node:os';
-import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
-import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
-import { JobRun, type RunSummary } from '../deploy/jobRun.js';
-import { type CallInProgress, ParallelJobRun } from '../deploy/parallelJobRun.js';
-import { type Plan, planJob } from '../graph/plan.js';
-import type { Job } from '../graph/schema.js';
-import { threadsFor } from '../graph/threadPlacement.js';
-import type { JobMetrics } from '../metrics/jobMetrics.js';
-import type { SubtaskWait } from '../metrics/waitNotices.js';
-import type { PreviewListener } from '../operators/sinkPreview.js';
-import type { CallMarker } from '../runtime/callMarker.js';
-import { ensureLockdown } from '../sandbox/userCode.js';
+import type { CheckpointEvent } from '../../checkpoint/checkpointCoordinator.js';
+import type { CheckpointMetadata } from '../../checkpoint/checkpointMetadata.js';
+import { JobRun, type RunSummary } from '../../deploy/jobRun.js';
+import { type CallInProgress, ParallelJobRun } from '../../deploy/parallelJobRun.js';
+import { type Plan, planJob } from '../../graph/plan.js';
+import type { Job } from '../../graph/schema.js';
+import { threadsFor } from '../../graph/threadPlacement.js';
+import type { JobMetrics } from '../../metrics/jobMetrics.js';
+import type { SubtaskWait } from '../../metrics/waitNotices.js';
+import type { PreviewListener } from '../../operators/sinkPreview.js';
+import type { CallMarker } from '../../runtime/callMarker.js';
+import { ensureLockdown } from '../../sandbox/userCode.js';
 import type { LiveState } from './drivenRun.js';
 
 export interface RunEngine {
