@@ -60,7 +60,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
-import { JobRun } from '../deploy/jobRun.js';
+import type { JobRun } from '../deploy/jobRun.js';
+import { openRun } from '../deploy/openRun.js';
 import { JobError } from '../graph/jobError.js';
 import type { Job } from '../graph/schema.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
@@ -294,7 +295,7 @@ export class DebugSession {
     this.timeTravel = new TimeTravel(journal);
     const recorder = this.recorder;
     const firstCheckpointId = this.firstCheckpointId;
-    this.run = await JobRun.open(job, {
+    this.run = await openRun(job, {
       jobDir,
       stateDir,
       ...(checkpointDir === undefined ? {} : { checkpointDir }),

@@ -1,16 +1,18 @@
-// A job run: opened by the composition root (jobAssembly.ts), run by its executor until every
-// subtask has finished, then the sinks commit. On any failure every operator is aborted, so
-// nothing half-written becomes visible. Debug runs are driven step by step through it.
+// A job run on the deterministic executor, all of it on the thread that opens it (openRun.ts
+// chooses it for that thread, or for the CLI's run thread, jobWorker.ts): opened by the
+// composition root (jobAssembly.ts), run by the executor until every subtask has finished, then
+// the sinks commit. On any failure every operator is aborted, so nothing half-written becomes
+// visible. Debug runs are driven step by step through it.
 import type { CheckpointCoordinator, CoordinatorProgress } from '../checkpoint/checkpointCoordinator.js';
 import { JobError } from '../graph/jobError.js';
 import type { Plan } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
 import type { Channel } from '../runtime/channel.js';
-import type {
+import {
   DeterministicExecutor,
-  ExecutorProgress,
-  ScheduledUnit,
+  type ExecutorProgress,
+  type ScheduledUnit,
 } from '../runtime/deterministicExecutor.js';
 import type { ChannelItem } from '../runtime/envelope.js';
 import { onEscapedRejection } from '../runtime/escapedRejections.js';
@@ -61,7 +63,7 @@ export class JobRun {
 
   private constructor(
     readonly job: Job,
-    assembled: AssembledJob,
+    assembled: AssembledJob<DeterministicExecutor>,
   ) {
     this.plan = assembled.plan;
     this.subtasks = assembled.subtasks;
@@ -86,7 +88,9 @@ export class JobRun {
       { job: job.name },
     );
     try {
-      const run = new JobRun(job, await assembleJob(job, options));
+      // Debug runs step this executor (step(), progress()): a JobRun is always on it.
+      const assembled = await assembleJob(job, options, (subtasks) => new DeterministicExecutor(subtasks));
+      const run = new JobRun(job, assembled);
       run.locks = locks;
       return run;
     } catch (error) {
