@@ -1,5 +1,5 @@
-// A debug run: the job on the same JobRun, Subtask and Scheduler as `pipewright run`, driven one
-// step at a time. This is the API the host's run service calls:
+// A debug run: the job on the same JobRun, Subtask and deterministic executor as `pipewright run`
+// on one thread, driven one step at a time. This is the API the host's run service calls:
 //
 //   const session = await DebugSession.open({ job, jobDir, stateDir, checkpointDir, previewSinks, breakpoints });
 //   session.breakpointProblems        breakpoints given to open() that were left out, and why
@@ -34,9 +34,9 @@
 // watermark goes on), or a checkpoint taken where no barrier comes, or a loop head told that its
 // input has ended. The engine fires a timer as part of its next unit of work, so what the
 // timer's records do downstream may be done with it, as a source's slice is. Steps come in the order of a normal run's deliveries but for one thing: a
-// source makes one record per slice (Scheduler.step), so that record goes through the whole job,
-// most downstream operator first, before the source reads the next. Other slices are a normal
-// run's, taken one item at a time. So records that come by subtasks each reading one channel
+// source makes one record per slice (DeterministicExecutor.step), so that record goes through the
+// whole job, most downstream operator first, before the source reads the next. Other slices are
+// a normal run's, taken one item at a time. So records that come by subtasks each reading one channel
 // arrive in the order of `pipewright run`; where a subtask reads several (upstream subtasks in
 // parallel, a union, a loop's feedback edge) they may interleave otherwise, and a job whose
 // results depend on that interleaving may write other records (README, Debugger;

@@ -57,7 +57,7 @@ export class JobRun {
   readonly firstCheckpointId: number;
   private stopping = false;
   private locks: HeldRunLocks | undefined;
-  /** A failure that did not come through the scheduler (a rejection user code left unhandled). */
+  /** A failure that did not come through the executor (a rejection user code left unhandled). */
   private failure: JobError | undefined;
   private readonly stopHearingEscapes: () => void;
 
@@ -174,7 +174,7 @@ export class JobRun {
     this.executor.halt();
   }
 
-  /** Holds the run at the next slice boundary (see Scheduler.pause); stop() resumes it first. */
+  /** Holds the run at the next slice boundary (DeterministicExecutor.pause); stop() resumes it first. */
   pause(): void {
     if (!this.stopping) this.executor.pause();
   }
@@ -205,7 +205,7 @@ export class JobRun {
   }
 
   /**
-   * Debug runs: the next unit of work, in the order run() does it (see Scheduler.step);
+   * Debug runs: the next unit of work, in the order run() does it (see DeterministicExecutor.step);
    * undefined once every subtask has finished (then completeSteps()).
    */
   async step(): Promise<ScheduledUnit | undefined> {
