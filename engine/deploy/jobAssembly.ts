@@ -115,6 +115,17 @@ function checkpointStorage(job: Job, options: RunOptions): CheckpointStorage | u
     : undefined;
 }
 
+/** Empties the state folder's `subtasks/`, where a run on LevelDB opens its subtasks' stores. */
+export async function emptyStateFolder(stateDir: string): Promise<void> {
+  const stateRoot = join(stateDir, 'subtasks');
+  try {
+    await rm(stateRoot, { recursive: true, force: true });
+    await mkdir(stateRoot, { recursive: true });
+  } catch (error) {
+    throw cannotWrite('state', stateDir, error);
+  }
+}
+
 /** The first checkpoint's id: one after the newest completed in the folder. */
 export async function firstCheckpointId(job: Job, options: RunOptions): Promise<number> {
   const storage = checkpointStorage(job, options);
@@ -212,14 +223,7 @@ async function assembleSubtasks(
   try {
     const stateRoot = join(options.stateDir, 'subtasks');
     // On several threads the main thread has emptied the folder before any part opens.
-    if (job.settings.stateBackend === 'level' && part === undefined) {
-      try {
-        await rm(stateRoot, { recursive: true, force: true });
-        await mkdir(stateRoot, { recursive: true });
-      } catch (error) {
-        throw cannotWrite('state', options.stateDir, error);
-      }
-    }
+    if (job.settings.stateBackend === 'level' && part === undefined) await emptyStateFolder(options.stateDir);
     const channels = wire(plan, part);
     // The cache budget is the heap's, and each thread has a heap of its own.
     const keyedSubtasks = plan.operators

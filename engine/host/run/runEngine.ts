@@ -5,9 +5,10 @@
 // executor (debugRun.ts): stepping needs one order of events. HostRun sees only this.
 import type { CheckpointEvent } from '../../checkpoint/checkpointCoordinator.js';
 import type { CheckpointMetadata } from '../../checkpoint/checkpointMetadata.js';
+import type { CallInProgress } from '../../deploy/callWatch.js';
 import type { RunSummary } from '../../deploy/jobRun.js';
 import { openRun } from '../../deploy/openRun.js';
-import { type CallInProgress, ParallelJobRun } from '../../deploy/parallelJobRun.js';
+import { ParallelJobRun } from '../../deploy/parallelJobRun.js';
 import type { Plan } from '../../graph/plan.js';
 import type { Job } from '../../graph/schema.js';
 import type { JobMetrics } from '../../metrics/jobMetrics.js';
