@@ -86,7 +86,8 @@ export class CheckpointCoordinator implements CheckpointAcker {
   }
 
   /**
-   * Called by the scheduler between slices: starts a due checkpoint unless one is in flight.
+   * Called between slices by the deterministic executor (beforeSlice), and every few ms by a run
+   * on several threads: starts a due checkpoint unless one is in flight.
    * Returns whether a checkpoint is in flight.
    */
   poll(): boolean {

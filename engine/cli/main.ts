@@ -1,17 +1,16 @@
 // `pipewright run | validate`: the engine headless. Exit 0 done, 1 invalid job or failed run,
 // 2 usage error. Messages name the operator, edge or line; never an engine stack trace.
 
-import { availableParallelism } from 'node:os';
 import { delimiter, resolve } from 'node:path';
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import { findCheckpoint } from '../checkpoint/findCheckpoint.js';
-import { type BackgroundRun, startRun } from '../deploy/backgroundRun.js';
+import { type BackgroundRun, openRun } from '../deploy/openRun.js';
+import { defaultRunDirs } from '../deploy/runDirs.js';
 import { JobError } from '../graph/jobError.js';
 import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { Problem } from '../graph/problem.js';
 import { WaitLines } from '../metrics/waitNotices.js';
 import { loadKindModule } from '../operators/kindFactories.js';
-import { defaultRunDirs } from '../runtime/runDirs.js';
 import { readJobFile } from './jobFile.js';
 import { watchLauncher } from './launcherWatch.js';
 import { MetricsFile } from './metricsFile.js';
@@ -132,12 +131,12 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
   const waits = new WaitLines();
   /** What the CLI says during the run goes above the progress table, where a redraw cannot cover it. */
   const tell = (text: string) => progress.note(`pipewright: ${text}`);
-  const jobRun = startRun({
-    job,
+  const jobRun = await openRun(job, {
     jobDir,
     stateDir,
     checkpointDir,
-    threads: command.threads ?? job.settings.threads ?? availableParallelism(),
+    oneThread: 'ownThread',
+    ...(command.threads === undefined ? {} : { threads: command.threads }),
     ...(kinds.modules.length === 0 ? {} : { kindModules: kinds.modules }),
     ...(restore === undefined ? {} : { restore }),
     onCheckpoint: (event) => metricsFile?.event(event),

@@ -1,5 +1,5 @@
 // Going back in a debug run: every so many units of work the whole run is saved in memory (a
-// memento: RunProgress, which is channels, subtasks, emitters, sources, scheduler and coordinator
+// memento: RunProgress, which is channels, subtasks, emitters, sources, executor and coordinator
 // as data, plus a mark in the state journal), and a step back restores the nearest memento
 // before the step and replays from there (debugSession.ts). Saving costs a copy of the channels'
 // item lists, not of the state: the journal rolls state back.

@@ -11,6 +11,24 @@ import {
   stuckStopMessage,
 } from './stuckCall.js';
 
+/** A call a thread has had in progress for a while, as the designer's run status shows it. */
+export interface CallInProgress {
+  readonly call: MarkedCall;
+  readonly forMs: number;
+}
+
+/** The longest call in progress on any of the threads `views` watch, with how long it has lasted. */
+export function longestCall(views: readonly CallMarkerView[]): CallInProgress | undefined {
+  const now = performance.now();
+  let longest: CallInProgress | undefined;
+  for (const view of views) {
+    const forMs = view.stuckFor(now);
+    const call = view.current();
+    if (call !== undefined && forMs >= (longest?.forMs ?? 0)) longest = { call, forMs };
+  }
+  return longest;
+}
+
 export class CallWatch {
   /** Per view, whether its call in progress has been told of. */
   private readonly noticed: boolean[];

@@ -1,7 +1,8 @@
 // The composition root: a job and where it runs in, its subtasks out, each made whole in its
-// constructor (gate, logic, store, checkpointer), wired by channels, opened, and put under one
-// executor and, with checkpoints, one coordinator. Nothing below this folder knows the concrete
-// classes it puts together. A failure here leaves nothing open.
+// constructor (gate, logic, store, checkpointer), wired by channels, opened, and put under the
+// executor the run is opened on (openRun.ts chooses it; JobRun makes its own) and, with
+// checkpoints, one coordinator. Nothing below this folder knows the concrete classes it puts
+// together. A failure here leaves nothing open.
 
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -19,12 +20,8 @@ import { planJob } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
 import { loadFactories, type PreparedOperator, prepareOperator } from '../operators/registry.js';
 import { PreviewSinkLogic } from '../operators/sinkPreview.js';
-import {
-  DEBUG_SOURCE_RECORDS,
-  DeterministicExecutor,
-  SLICE_RECORDS,
-} from '../runtime/deterministicExecutor.js';
 import { Emitter } from '../runtime/emitter.js';
+import type { CheckpointParticipants, Executor } from '../runtime/executor.js';
 import { InputGate } from '../runtime/inputGate.js';
 import type { SinkCommitterOf } from '../runtime/sink.js';
 import { Subtask, type SubtaskContext } from '../runtime/subtask.js';
@@ -79,10 +76,18 @@ async function restoreTime(
   subtask.syncWatermark();
 }
 
-export interface AssembledJob {
+/** An executor that runs a whole job on one thread, with its coordinator beside it. */
+export interface WholeJobExecutor extends Executor {
+  /** The coordinator reaches the subtasks through these. */
+  readonly participants: CheckpointParticipants;
+  /** Runs before every slice: the coordinator starts a due checkpoint there. */
+  beforeSlice: (() => boolean) | undefined;
+}
+
+export interface AssembledJob<E extends WholeJobExecutor> {
   readonly plan: Plan;
   readonly subtasks: readonly Subtask[];
-  readonly executor: DeterministicExecutor;
+  readonly executor: E;
   readonly coordinator: CheckpointCoordinator | undefined;
   readonly firstCheckpointId: number;
 }
@@ -110,6 +115,17 @@ function checkpointStorage(job: Job, options: RunOptions): CheckpointStorage | u
     : undefined;
 }
 
+/** Empties the state folder's `subtasks/`, where a run on LevelDB opens its subtasks' stores. */
+export async function emptyStateFolder(stateDir: string): Promise<void> {
+  const stateRoot = join(stateDir, 'subtasks');
+  try {
+    await rm(stateRoot, { recursive: true, force: true });
+    await mkdir(stateRoot, { recursive: true });
+  } catch (error) {
+    throw cannotWrite('state', stateDir, error);
+  }
+}
+
 /** The first checkpoint's id: one after the newest completed in the folder. */
 export async function firstCheckpointId(job: Job, options: RunOptions): Promise<number> {
   const storage = checkpointStorage(job, options);
@@ -119,7 +135,12 @@ export async function firstCheckpointId(job: Job, options: RunOptions): Promise<
   );
 }
 
-export async function assembleJob(job: Job, options: RunOptions): Promise<AssembledJob> {
+/** The whole job on one thread, under the executor `executorFor` puts its subtasks under. */
+export async function assembleJob<E extends WholeJobExecutor>(
+  job: Job,
+  options: RunOptions,
+  executorFor: (subtasks: readonly Subtask[]) => E,
+): Promise<AssembledJob<E>> {
   const plan = planJob(job);
   const restore = options.restore;
   if (restore !== undefined) checkRestorable(plan, restore);
@@ -130,12 +151,7 @@ export async function assembleJob(job: Job, options: RunOptions): Promise<Assemb
     acknowledge: (ordinal, id, ack) => coordinatorRef.current?.acknowledge(ordinal, id, ack),
   };
   const { subtasks, sinks } = await assembleSubtasks(job, options, plan, storage, firstId, acker, undefined);
-  // Stepped outside a debug run (tests that stop a run at a chosen slice), a source makes a
-  // whole slice per step, as in run().
-  const executor = new DeterministicExecutor(
-    subtasks,
-    options.debug === undefined ? SLICE_RECORDS : DEBUG_SOURCE_RECORDS,
-  );
+  const executor = executorFor(subtasks);
   let coordinator: CheckpointCoordinator | undefined;
   if (storage !== undefined) {
     coordinator = new CheckpointCoordinator(storage, job, plan, executor.participants, sinks, firstId);
@@ -207,14 +223,7 @@ async function assembleSubtasks(
   try {
     const stateRoot = join(options.stateDir, 'subtasks');
     // On several threads the main thread has emptied the folder before any part opens.
-    if (job.settings.stateBackend === 'level' && part === undefined) {
-      try {
-        await rm(stateRoot, { recursive: true, force: true });
-        await mkdir(stateRoot, { recursive: true });
-      } catch (error) {
-        throw cannotWrite('state', options.stateDir, error);
-      }
-    }
+    if (job.settings.stateBackend === 'level' && part === undefined) await emptyStateFolder(options.stateDir);
     const channels = wire(plan, part);
     // The cache budget is the heap's, and each thread has a heap of its own.
     const keyedSubtasks = plan.operators

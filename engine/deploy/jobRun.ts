@@ -1,25 +1,29 @@
-// A job run: opened by the composition root (jobAssembly.ts), run by its executor until every
-// subtask has finished, then the sinks commit. On any failure every operator is aborted, so
-// nothing half-written becomes visible. Debug runs are driven step by step through it.
+// A job run on the deterministic executor, all of it on the thread that opens it (openRun.ts
+// chooses it for that thread, or for the CLI's run thread, jobWorker.ts): opened by the
+// composition root (jobAssembly.ts), run by the executor until every subtask has finished, then
+// the sinks commit. On any failure every operator is aborted, so nothing half-written becomes
+// visible. Debug runs are driven step by step through it.
 import type { CheckpointCoordinator, CoordinatorProgress } from '../checkpoint/checkpointCoordinator.js';
 import { JobError } from '../graph/jobError.js';
 import type { Plan } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
 import type { Channel } from '../runtime/channel.js';
-import type {
+import {
+  DEBUG_SOURCE_RECORDS,
   DeterministicExecutor,
-  ExecutorProgress,
-  ScheduledUnit,
+  type ExecutorProgress,
+  type ScheduledUnit,
+  SLICE_RECORDS,
 } from '../runtime/deterministicExecutor.js';
 import type { ChannelItem } from '../runtime/envelope.js';
 import { onEscapedRejection } from '../runtime/escapedRejections.js';
-import { type HeldRunLocks, takeRunLocks } from '../runtime/runLock.js';
-import { runLockTargets } from '../runtime/runLockTargets.js';
 import type { Subtask, SubtaskProgress } from '../runtime/subtask.js';
 import { UserCodeError } from '../sandbox/userCode.js';
 import type { KvStore } from '../state/kvStore.js';
 import { type AssembledJob, assembleJob } from './jobAssembly.js';
+import { type HeldRunLocks, takeRunLocks } from './runLock.js';
+import { runLockTargets } from './runLockTargets.js';
 import { jobMetrics, subtaskRow } from './runMetrics.js';
 import type { RunOptions } from './runOptions.js';
 
@@ -55,13 +59,13 @@ export class JobRun {
   readonly firstCheckpointId: number;
   private stopping = false;
   private locks: HeldRunLocks | undefined;
-  /** A failure that did not come through the scheduler (a rejection user code left unhandled). */
+  /** A failure that did not come through the executor (a rejection user code left unhandled). */
   private failure: JobError | undefined;
   private readonly stopHearingEscapes: () => void;
 
   private constructor(
     readonly job: Job,
-    assembled: AssembledJob,
+    assembled: AssembledJob<DeterministicExecutor>,
   ) {
     this.plan = assembled.plan;
     this.subtasks = assembled.subtasks;
@@ -86,7 +90,16 @@ export class JobRun {
       { job: job.name },
     );
     try {
-      const run = new JobRun(job, await assembleJob(job, options));
+      // Debug runs step this executor (step(), progress()): a JobRun is always on it.
+      // Stepped outside a debug run (tests that stop a run at a chosen slice), a source makes a
+      // whole slice per step, as in run().
+      const sourceRecordsPerStep = options.debug === undefined ? SLICE_RECORDS : DEBUG_SOURCE_RECORDS;
+      const assembled = await assembleJob(
+        job,
+        options,
+        (subtasks) => new DeterministicExecutor(subtasks, sourceRecordsPerStep),
+      );
+      const run = new JobRun(job, assembled);
       run.locks = locks;
       return run;
     } catch (error) {
@@ -170,7 +183,7 @@ export class JobRun {
     this.executor.halt();
   }
 
-  /** Holds the run at the next slice boundary (see Scheduler.pause); stop() resumes it first. */
+  /** Holds the run at the next slice boundary (DeterministicExecutor.pause); stop() resumes it first. */
   pause(): void {
     if (!this.stopping) this.executor.pause();
   }
@@ -201,7 +214,7 @@ export class JobRun {
   }
 
   /**
-   * Debug runs: the next unit of work, in the order run() does it (see Scheduler.step);
+   * Debug runs: the next unit of work, in the order run() does it (see DeterministicExecutor.step);
    * undefined once every subtask has finished (then completeSteps()).
    */
   async step(): Promise<ScheduledUnit | undefined> {

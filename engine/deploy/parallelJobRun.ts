@@ -1,36 +1,28 @@
 // A run on several threads (the parallel executor): one worker per thread runs its share of
 // the subtasks (partWorker.ts), and the records go between workers over links of their own.
 // This thread keeps what must see the whole job: the checkpoint coordinator and the sinks'
-// committers, the run's locks, the quiet detection loops need, the merged metrics, and the
-// watch over every thread's calls into user code. It never runs user code, so a stop always
-// gets through; when a thread dies, the run fails naming what that thread ran, and the last
-// completed checkpoint is intact for `--restore latest`.
-import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import { CheckpointCoordinator } from '../checkpoint/checkpointCoordinator.js';
-import { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
+// committers (partCoordinator.ts), the run's locks, the quiet detection loops need, the merged
+// metrics, and the watch over every thread's calls into user code (callWatch.ts). It never runs
+// user code, so a stop always gets through; when a thread dies, the run fails naming what that
+// thread ran, and the last completed checkpoint is intact for `--restore latest`.
+import type { CheckpointCoordinator } from '../checkpoint/checkpointCoordinator.js';
 import { checkRestorable } from '../checkpoint/restore.js';
 import { JobError } from '../graph/jobError.js';
-import { findKind } from '../graph/kinds/kindRegistry.js';
 import { type Plan, planJob } from '../graph/plan.js';
 import { placeSubtasks, type ThreadPlacement, threadsFor } from '../graph/threadPlacement.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
 import type { PreviewListener } from '../operators/sinkPreview.js';
-import type { MarkedCall } from '../runtime/callMarker.js';
-import type { CheckpointParticipants } from '../runtime/executor.js';
-import { type HeldRunLocks, takeRunLocks } from '../runtime/runLock.js';
-import { runLockTargets } from '../runtime/runLockTargets.js';
-import type { SinkCommitterOf } from '../runtime/sink.js';
-import { cannotWrite } from '../state/fileFault.js';
 import type { StoreBrowser } from '../state/storeBrowser.js';
-import { CallWatch } from './callWatch.js';
-import { firstCheckpointId } from './jobAssembly.js';
+import { type CallInProgress, CallWatch, longestCall } from './callWatch.js';
+import { emptyStateFolder, firstCheckpointId } from './jobAssembly.js';
 import type { RunSummary } from './jobRun.js';
-import { browserOn, committerOn } from './partProxies.js';
-import { PartThread } from './partThread.js';
+import { partCoordinator } from './partCoordinator.js';
+import { browserOn } from './partProxies.js';
+import { linkPorts, PartThread } from './partThread.js';
 import type { FromPartWorker, ToPartWorker } from './partWorkerProtocol.js';
 import { QuietDetector } from './quietDetector.js';
+import { type HeldRunLocks, takeRunLocks } from './runLock.js';
+import { runLockTargets } from './runLockTargets.js';
 import { jobMetrics } from './runMetrics.js';
 import { neverSettledMessage, partDiedMessage } from './stuckCall.js';
 import type { ThreadedRunOptions } from './threadedJobRun.js';
@@ -50,12 +42,6 @@ export type ParallelRunOptions = Omit<ThreadedRunOptions, 'checkpointDir'> & {
   readonly checkpointDir?: string;
   readonly previewSinks?: PreviewListener;
 };
-
-/** A call a thread has had in progress for a while, as the designer's run status shows it. */
-export interface CallInProgress {
-  readonly call: MarkedCall;
-  readonly forMs: number;
-}
 
 export class ParallelJobRun {
   private readonly startedAt = performance.now();
@@ -152,14 +138,7 @@ export class ParallelJobRun {
    * WATCH_EVERY_MS): what the designer's run status shows while it lasts.
    */
   callInProgress(): CallInProgress | undefined {
-    const now = performance.now();
-    let longest: CallInProgress | undefined;
-    for (const part of this.parts) {
-      const forMs = part.view.stuckFor(now);
-      const call = part.view.current();
-      if (call !== undefined && forMs >= (longest?.forMs ?? 0)) longest = { call, forMs };
-    }
-    return longest;
+    return longestCall(this.parts.map((p) => p.view));
   }
 
   private async open(): Promise<void> {
@@ -171,69 +150,26 @@ export class ParallelJobRun {
     );
     const restore = options.restore;
     if (restore !== undefined) checkRestorable(this.plan, restore);
-    if (job.settings.stateBackend === 'level') {
-      const stateRoot = join(options.stateDir, 'subtasks');
-      try {
-        await rm(stateRoot, { recursive: true, force: true });
-        await mkdir(stateRoot, { recursive: true });
-      } catch (error) {
-        throw cannotWrite('state', options.stateDir, error);
-      }
-    }
+    if (job.settings.stateBackend === 'level') await emptyStateFolder(options.stateDir);
     const firstId = await firstCheckpointId(job, options);
     if (this.done) return;
     this.spawn(firstId);
     // The sinks' committers are on the threads just made.
-    if (
-      options.checkpointDir !== undefined &&
-      (job.settings.checkpointIntervalMs > 0 || restore !== undefined)
-    ) {
-      this.coordinator = new CheckpointCoordinator(
-        new CheckpointStorage(options.checkpointDir),
-        job,
-        this.plan,
-        this.participants(),
-        this.sinkCommitters(),
-        firstId,
-      );
-      this.coordinator.onEvent = options.onCheckpoint;
-    }
-  }
-
-  private participants(): CheckpointParticipants {
-    return {
-      count: this.plan.operators.reduce((n, op) => n + op.parallelism, 0),
-      allFinished: () => this.parts.every((p) => p.finished),
-      trigger: (checkpointId) => this.broadcast({ type: 'trigger', checkpointId }),
-      complete: (checkpointId) => this.broadcast({ type: 'complete', checkpointId }),
-    };
-  }
-
-  /**
-   * The coordinator's view of each sink's committer: the committer itself runs on the thread
-   * of the sink's writers (it shares their target), so a call is a message there and back.
-   * A restore's recovery happens there too, before the writers open.
-   */
-  private sinkCommitters(): SinkCommitterOf[] {
-    return this.plan.operators.flatMap((op) => {
-      if (findKind(op.operator.kind)?.role !== 'sink') return [];
-      const part = this.parts[this.placement.byOperator.get(op.id)![0]!]!;
-      return [{ operatorId: op.id, committer: committerOn(part, op.id) }];
-    });
+    this.coordinator = partCoordinator(
+      options,
+      {
+        plan: this.plan,
+        placement: this.placement,
+        parts: this.parts,
+        broadcast: (message) => this.broadcast(message),
+      },
+      firstId,
+    );
   }
 
   private spawn(firstId: number): void {
     const threads = this.placement.threads;
-    const ports: (MessagePort | undefined)[][] = [...Array(threads)].map(() =>
-      new Array(threads).fill(undefined),
-    );
-    for (let a = 0; a < threads; a++) {
-      for (let b = a + 1; b < threads; b++) {
-        const { port1, port2 } = new MessageChannel();
-        ports[a]![b] = port1;
-        ports[b]![a] = port2;
-      }
-    }
+    const ports = linkPorts(threads);
     const { onCheckpoint: _c, onLongCall: _l, onWait: _w, previewSinks, ...rest } = this.options;
     for (let thread = 0; thread < threads; thread++) {
       const data = {

@@ -2,13 +2,28 @@
 // its call marker, which subtasks it runs, where it is in the run's life, its latest figures,
 // and calls to it that wait for an answer (a sink's committer, the state browser). When the
 // thread is gone, those calls fail: nothing more can answer them.
-import { type MessagePort, Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import type { Plan } from '../graph/plan.js';
 import type { ThreadPlacement } from '../graph/threadPlacement.js';
 import { CallMarkerView, createMarkerBuffer, type MarkedSubtask } from '../runtime/callMarker.js';
 import type { FromPartWorker, PartRequest, PartWorkerData, ToPartWorker } from './partWorkerProtocol.js';
 import type { SubtaskRow } from './runMetrics.js';
 import { workerScript } from './workerScript.js';
+
+/** A link between every two of `threads` threads: thread a's port to thread b is ports[a][b]. */
+export function linkPorts(threads: number): (MessagePort | undefined)[][] {
+  const ports: (MessagePort | undefined)[][] = [...Array(threads)].map(() =>
+    new Array(threads).fill(undefined),
+  );
+  for (let a = 0; a < threads; a++) {
+    for (let b = a + 1; b < threads; b++) {
+      const { port1, port2 } = new MessageChannel();
+      ports[a]![b] = port1;
+      ports[b]![a] = port2;
+    }
+  }
+  return ports;
+}
 
 export class PartThread {
   readonly worker: Worker;

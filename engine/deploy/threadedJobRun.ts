@@ -10,11 +10,11 @@ import { JobError } from '../graph/jobError.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
 import type { SubtaskWait } from '../metrics/waitNotices.js';
 import { CallMarkerView, createMarkerBuffer } from '../runtime/callMarker.js';
-import { releaseRunLocks } from '../runtime/runLock.js';
-import { runLockTargets } from '../runtime/runLockTargets.js';
 import { CallWatch } from './callWatch.js';
 import type { RunSummary } from './jobRun.js';
 import type { FromJobWorker, JobWorkerData, ToJobWorker } from './jobWorkerProtocol.js';
+import { releaseRunLocks } from './runLock.js';
+import { runLockTargets } from './runLockTargets.js';
 import { neverSettledMessage, threadDiedMessage } from './stuckCall.js';
 import { workerScript } from './workerScript.js';
 

@@ -1,6 +1,6 @@
 // The engine as a service to the designer: one row per protocol method, each with the check of
 // its params, because they come from a peer the host does not trust. The run and debug rows are
-// runService.ts's; the transports and the connection code do not change for them.
+// run/runService.ts's; the transports and the connection code do not change for them.
 import os from 'node:os';
 import { sep } from 'node:path';
 import type {
@@ -16,7 +16,7 @@ import { testConnection } from './connectionTest.js';
 import { listFolder, readTextFile, writeTextFileAtomic } from './hostFiles.js';
 import { checkInputFiles } from './inputFileCheck.js';
 import { RecentFiles } from './recentFiles.js';
-import { createThreadedRunService } from './runThread.js';
+import { createThreadedRunService } from './run/runThread.js';
 import { listTemplates } from './templates.js';
 
 export interface MethodSpec<M extends HostMethod> {

@@ -2,7 +2,7 @@
 // reads: one line per subtask, `operator "orders" (subtask 1 of 2): waiting for Kafka at
 // localhost:9092 (...): retry 3 in 800 ms`. A change comes as a SubtaskWait from whichever thread
 // runs the subtask, also while the job opens; the CLI prints it (WaitLines), the designer's run
-// status shows it (engine/host/waitStatus.ts), and the metrics file has it as a subtask's `wait`.
+// status shows it (engine/host/run/waitStatus.ts), and the metrics file has it as a subtask's `wait`.
 
 /** One change of what a subtask's connector waits for, as it crosses threads (plain data). */
 export interface SubtaskWait {

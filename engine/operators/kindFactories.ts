@@ -1,8 +1,8 @@
 // Kind name -> factory, the Node-side twin of engine/graph's kind registry. Built-in kinds are
 // here statically; any other kind comes in as a kind module, registered by specifier
 // (loadKindModule), which adds its descriptor to the graph's registry and its factory here at
-// once. A thread that runs operators (the next executor runs them on several) loads the same
-// specifiers, so every thread knows the same kinds.
+// once. A thread that runs operators (the CLI's run thread, each worker of the parallel executor)
+// loads the same specifiers, so every thread knows the same kinds.
 
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';

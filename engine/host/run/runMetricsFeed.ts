@@ -2,10 +2,10 @@
 // JobRun.metrics(), the key groups each subtask owns, and per edge how full its fullest channel
 // is. A sample reads counters the engine keeps anyway (no scan of state or channels' contents),
 // so sending one twice a second costs the run nothing it would notice.
-import { keyGroupRange } from '../graph/keyGroups.js';
-import type { Plan } from '../graph/plan.js';
-import type { JobMetrics } from '../metrics/jobMetrics.js';
-import type { RunMetricsEvent, SubtaskLive } from '../protocol/runProtocol.js';
+import { keyGroupRange } from '../../graph/keyGroups.js';
+import type { Plan } from '../../graph/plan.js';
+import type { JobMetrics } from '../../metrics/jobMetrics.js';
+import type { RunMetricsEvent, SubtaskLive } from '../../protocol/runProtocol.js';
 
 /** Twice a second: the panels promise a refresh at least once a second, and a timer can fire late. */
 export const METRICS_EVERY_MS = 500;

@@ -6,10 +6,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kind as sourceWaiting } from '../../test/kinds/sourceWaiting/kind.js';
-import { validateJob } from '../graph/validation/validateJob.js';
-import { registerKindModule } from '../operators/kindFactories.js';
-import type { RunInfo } from '../protocol/runProtocol.js';
+import { kind as sourceWaiting } from '../../../test/kinds/sourceWaiting/kind.js';
+import { validateJob } from '../../graph/validation/validateJob.js';
+import { registerKindModule } from '../../operators/kindFactories.js';
+import type { RunInfo } from '../../protocol/runProtocol.js';
 import { HostRun } from './hostRun.js';
 
 let unregister: () => void;

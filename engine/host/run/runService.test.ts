@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { hostSessionPerTest } from '../../test/hostSession.js';
+import { hostSessionPerTest } from '../../../test/hostSession.js';
 import type {
   ParamsOf,
   RunCheckpointEvent,
@@ -13,9 +13,9 @@ import type {
   RunMetricsEvent,
   StateEntryView,
   StatePage,
-} from '../protocol/protocol.js';
-import { answerMessage } from './hostConnection.js';
-import { createHostService } from './hostService.js';
+} from '../../protocol/protocol.js';
+import { answerMessage } from '../hostConnection.js';
+import { createHostService } from '../hostService.js';
 
 const session = hostSessionPerTest('pipewright-runs-');
 const { result, failure, eventsOf, until, statusOf, ended } = session;

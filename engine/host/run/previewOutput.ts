@@ -2,7 +2,7 @@
 // operator every PREVIEW_EVERY_MS, with the sink's running total. A run can produce millions of records a second, far more than
 // a panel can show or a socket should carry, so a batch holds the last PREVIEW_BATCH records of its
 // interval and says how many came before them and were not sent.
-import type { RunEvents } from '../protocol/runProtocol.js';
+import type { RunEvents } from '../../protocol/runProtocol.js';
 
 export const PREVIEW_EVERY_MS = 200;
 export const PREVIEW_BATCH = 500;

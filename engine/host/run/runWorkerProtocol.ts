@@ -1,8 +1,8 @@
 // What the host's run thread (runWorker.ts) and the host (runThread.ts) say to each other:
 // plain data only (structured clone), one row per message.
 
-import type { RunEvents, RunMethods } from '../protocol/runProtocol.js';
-import type { MarkerUpdate } from '../runtime/callMarker.js';
+import type { RunEvents, RunMethods } from '../../protocol/runProtocol.js';
+import type { MarkerUpdate } from '../../runtime/callMarker.js';
 
 /** Handed to the worker as its workerData. */
 export interface RunWorkerData {

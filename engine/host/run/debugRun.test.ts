@@ -5,8 +5,8 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { hostSessionPerTest } from '../../test/hostSession.js';
-import type { HostEvents, ParamsOf } from '../protocol/protocol.js';
+import { hostSessionPerTest } from '../../../test/hostSession.js';
+import type { HostEvents, ParamsOf } from '../../protocol/protocol.js';
 
 const session = hostSessionPerTest('pipewright-debug-host-');
 const { result, failure, eventsOf, until } = session;

@@ -1,21 +1,20 @@
-// What the designer's Run drives: the job on as many threads as the CLI's run would give it
-// (settings.threads, else the cores). On one thread it is JobRun in the run thread, the
-// deterministic executor, as before; spread over more it is the parallel executor, whose
+// What the designer's Run drives: the job on the executor openRun chooses, on as many threads as
+// the CLI's run would give it (settings.threads, else the cores). On one thread it is JobRun in
+// the run thread, the deterministic executor; spread over more it is the parallel executor, whose
 // workers the run thread starts and watches (ParallelJobRun). Debug keeps the deterministic
 // executor (debugRun.ts): stepping needs one order of events. HostRun sees only this.
-import { availableParallelism } from 'node:os';
-import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
-import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
-import { JobRun, type RunSummary } from '../deploy/jobRun.js';
-import { type CallInProgress, ParallelJobRun } from '../deploy/parallelJobRun.js';
-import { type Plan, planJob } from '../graph/plan.js';
-import type { Job } from '../graph/schema.js';
-import { threadsFor } from '../graph/threadPlacement.js';
-import type { JobMetrics } from '../metrics/jobMetrics.js';
-import type { SubtaskWait } from '../metrics/waitNotices.js';
-import type { PreviewListener } from '../operators/sinkPreview.js';
-import type { CallMarker } from '../runtime/callMarker.js';
-import { ensureLockdown } from '../sandbox/userCode.js';
+import type { CheckpointEvent } from '../../checkpoint/checkpointCoordinator.js';
+import type { CheckpointMetadata } from '../../checkpoint/checkpointMetadata.js';
+import type { CallInProgress } from '../../deploy/callWatch.js';
+import type { RunSummary } from '../../deploy/jobRun.js';
+import { openRun } from '../../deploy/openRun.js';
+import { ParallelJobRun } from '../../deploy/parallelJobRun.js';
+import type { Plan } from '../../graph/plan.js';
+import type { Job } from '../../graph/schema.js';
+import type { JobMetrics } from '../../metrics/jobMetrics.js';
+import type { SubtaskWait } from '../../metrics/waitNotices.js';
+import type { PreviewListener } from '../../operators/sinkPreview.js';
+import type { CallMarker } from '../../runtime/callMarker.js';
 import type { LiveState } from './drivenRun.js';
 
 export interface RunEngine {
@@ -53,10 +52,8 @@ export interface RunEngineOptions {
 
 /** Opens the job and has it ready to run; rejects with the engine's message if it cannot open. */
 export async function openRunEngine(job: Job, options: RunEngineOptions): Promise<RunEngine> {
-  const threads = threadsFor(planJob(job), job.settings.threads ?? availableParallelism());
-  if (threads > 1) return openParallel(job, options, threads);
-  ensureLockdown();
-  const run = await JobRun.open(job, options);
+  const run = await openRun(job, { ...options, oneThread: 'thisThread' });
+  if (run instanceof ParallelJobRun) return parallelEngine(run);
   return {
     plan: run.plan,
     threads: 1,
@@ -71,13 +68,11 @@ export async function openRunEngine(job: Job, options: RunEngineOptions): Promis
   };
 }
 
-async function openParallel(job: Job, options: RunEngineOptions, threads: number): Promise<RunEngine> {
-  const { callMarker: _, ...rest } = options;
-  const run = ParallelJobRun.start({ ...rest, job, threads });
+async function parallelEngine(run: ParallelJobRun): Promise<RunEngine> {
   await run.opened;
   return {
     plan: run.plan,
-    threads,
+    threads: run.threads,
     run: () => run.run(),
     // Every thread has sent its rows before the run counts as opened.
     metrics: () => run.metrics()!,

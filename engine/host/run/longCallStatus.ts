@@ -3,8 +3,8 @@
 // returns. The host's thread shows its run thread's calls so (runThread.ts); a run on several
 // threads shows its workers' calls so from the run thread (hostRun.ts).
 
-import { describeCall, NOTICE_AFTER_MS } from '../deploy/stuckCall.js';
-import type { MarkedCall } from '../runtime/callMarker.js';
+import { describeCall, NOTICE_AFTER_MS } from '../../deploy/stuckCall.js';
+import type { MarkedCall } from '../../runtime/callMarker.js';
 
 export class LongCallStatus {
   /** The status shows the call (the run's own status has not replaced it since). */

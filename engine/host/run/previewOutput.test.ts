@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunEvents } from '../protocol/runProtocol.js';
+import type { RunEvents } from '../../protocol/runProtocol.js';
 import { PREVIEW_BATCH, PreviewOutput } from './previewOutput.js';
 
 describe('PreviewOutput', () => {

@@ -1,34 +1,13 @@
-// Exclusive locks on what a run writes (its state folder, its checkpoint folder, its output
-// files), so that two runs of one job on one folder cannot both delete and rewrite it: LevelDB's
-// own LOCK protects nothing once a run has deleted the state folder it sits in.
-//
-// A lock is a file: `.pipewright.lock` inside a folder, `.NAME.lock` beside a file. It holds the
-// holder's pid, thread id, host, start time and a random id of its own. It appears with its whole
-// content in one step (written under a name of its own, then hard-linked; the link fails if a
-// lock is there), so a reader never sees half of one. A lock whose process is gone is stale: the
-// one taker that creates `LOCK.takeover-ID` (ID: the stale lock's) may delete it, after reading
-// it again; every other taker waits and tries again. The same rule takes over a take-over claim
-// left by a taker that died, so no interleaving lets two takers both win.
-//
-// A host that runs jobs in worker threads and terminates one (worker.terminate(), a stuck user
-// function) must release that worker's locks itself: the worker cannot, and its pid is the host's,
-// which is alive, so no other run would ever take them over. Note `worker.threadId` before
-// terminating (it reads -1 after), then call `releaseRunLocks(runLockTargets(job, places),
-// { threadId })` (runLockTargets.ts: the places the run was opened with): it deletes the locks
-// (and any take-over claims) that this process holds for those targets and that thread took.
-// A process that exits releases what it holds (an `exit` handler); a process that is killed
-// leaves stale locks, which the next run takes over.
+// One lock file: where a target's is, what it says, and how it is taken. A lock is a file:
+// `.pipewright.lock` inside a folder, `.NAME.lock` beside a file. It holds the holder's pid, thread
+// id, host, start time and a random id of its own. It appears with its whole content in one step
+// (written under a name of its own, then hard-linked; the link fails if a lock is there), so a
+// reader never sees half of one. A lock whose process is gone is stale: the one taker that creates
+// `LOCK.takeover-ID` (ID: the stale lock's) may delete it, after reading it again; every other
+// taker waits and tries again. The same rule takes over a take-over claim left by a taker that
+// died, so no interleaving lets two takers both win. A run's locks, all or none: runLock.ts.
 import { randomBytes } from 'node:crypto';
-import {
-  linkSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmdirSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { linkSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { threadId } from 'node:worker_threads';
@@ -66,76 +45,11 @@ export interface LockHolder {
   readonly job?: string;
 }
 
-/** A second run was refused: `holder` has the target. */
-export class RunLockRefused extends JobError {
-  constructor(
-    readonly target: LockTarget,
-    readonly holder: LockHolder,
-  ) {
-    super(`${target.what} is in use by another run ${describeHolder(holder)}; stop that run first`);
-    this.name = 'RunLockRefused';
-  }
-}
-
-/** Locks one run holds; release() is safe to call more than once. */
-export interface HeldRunLocks {
-  readonly files: readonly string[];
-  release(): void;
-}
-
 export function lockFileOf(target: LockTarget): string {
   const path = resolve(target.path);
   return target.kind === 'folder'
     ? join(path, '.pipewright.lock')
     : join(dirname(path), `.${basename(path)}.lock`);
-}
-
-/**
- * Takes a lock on every target, or on none: a refusal (RunLockRefused, naming the holder) or a
- * folder that cannot be written (JobError) releases those already taken. Creates missing folders;
- * release removes those it created again if they are empty.
- */
-export function takeRunLocks(targets: readonly LockTarget[], owner: { job?: string } = {}): HeldRunLocks {
-  const byFile = new Map<string, LockTarget>();
-  for (const target of targets) if (!byFile.has(lockFileOf(target))) byFile.set(lockFileOf(target), target);
-  const held = new HeldLocks();
-  try {
-    for (const [file, target] of byFile) {
-      const record = newRecord(owner.job);
-      const created = createParents(file, target);
-      held.add(file, record.id, created);
-      const holder = acquire(file, record, target, 0);
-      if (holder !== undefined) {
-        held.forget(file);
-        throw new RunLockRefused(target, holder);
-      }
-      sweepLeftovers(file);
-    }
-  } catch (error) {
-    held.release();
-    throw error;
-  }
-  return held;
-}
-
-/**
- * For a host whose worker thread cannot release its own locks (terminated): deletes the locks of
- * `targets` this process holds, taken by thread `threadId` if given, and that thread's unfinished
- * take-over claims. Returns the files deleted.
- */
-export function releaseRunLocks(targets: readonly LockTarget[], which: { threadId?: number } = {}): string[] {
-  const removed: string[] = [];
-  const ours = (holder: LockHolder | undefined) =>
-    holder !== undefined &&
-    holder.pid === process.pid &&
-    holder.host === hostname() &&
-    (which.threadId === undefined || holder.threadId === which.threadId);
-  for (const file of new Set(targets.map(lockFileOf))) {
-    for (const path of [file, ...siblingsOf(file)]) {
-      if (ours(readHolder(path)) && unlinkQuietly(path)) removed.push(path);
-    }
-  }
-  return removed;
 }
 
 /** The holder a lock file names; undefined if there is none or it cannot be read. */
@@ -150,51 +64,8 @@ export function describeHolder(holder: LockHolder): string {
   return `${of}(pid ${holder.pid}${on}, started ${localTime(holder.startedAt)})`;
 }
 
-const live = new Set<HeldLocks>();
-let exitHandler = false;
-
-class HeldLocks implements HeldRunLocks {
-  private readonly held = new Map<string, { id: string; created: string | undefined }>();
-
-  constructor() {
-    live.add(this);
-    if (!exitHandler) {
-      exitHandler = true;
-      // A CLI stopped at once (a second Ctrl-C) exits without ending its run.
-      process.on('exit', () => {
-        for (const locks of live) locks.release();
-      });
-    }
-  }
-
-  get files(): string[] {
-    return [...this.held.keys()];
-  }
-
-  add(file: string, id: string, created: string | undefined): void {
-    this.held.set(file, { id, created });
-  }
-
-  /** Not taken after all: nothing to delete but the folders made for it. */
-  forget(file: string): void {
-    const entry = this.held.get(file);
-    this.held.delete(file);
-    removeCreated(file, entry?.created);
-  }
-
-  release(): void {
-    live.delete(this);
-    // Newest first, so a folder made for one lock is empty when its turn comes.
-    for (const [file, { id, created }] of [...this.held].reverse()) {
-      // Someone may have released it for us (releaseRunLocks); never delete another run's lock.
-      if (readHolder(file)?.id === id) unlinkQuietly(file);
-      removeCreated(file, created);
-    }
-    this.held.clear();
-  }
-}
-
-function newRecord(job: string | undefined): LockHolder {
+/** A new lock's content: this process and thread, now, and an id of its own. */
+export function newRecord(job: string | undefined): LockHolder {
   return {
     format: FORMAT,
     pid: process.pid,
@@ -210,7 +81,7 @@ function newRecord(job: string | undefined): LockHolder {
  * Takes `file`, or gives the live holder that has it. `target` names what is locked in messages.
  * `depth` counts take-over claims inside take-over claims.
  */
-function acquire(
+export function acquire(
   file: string,
   record: LockHolder,
   target: LockTarget,
@@ -308,7 +179,7 @@ function inspect(file: string, target: LockTarget): Seen | undefined {
   };
 }
 
-function readHolder(file: string): LockHolder | undefined {
+export function readHolder(file: string): LockHolder | undefined {
   try {
     return parseHolder(readFileSync(file, 'utf8'));
   } catch {
@@ -351,7 +222,7 @@ function isAlive(holder: LockHolder): boolean {
 }
 
 /** Drafts and take-over claims beside `file` (`file.*`). */
-function siblingsOf(file: string): string[] {
+export function siblingsOf(file: string): string[] {
   const prefix = `${basename(file)}.`;
   try {
     return readdirSync(dirname(file))
@@ -366,36 +237,14 @@ function siblingsOf(file: string): string[] {
  * Drafts and claims left by takers that died. Safe once `file` is ours: a claim only guards
  * deleting a stale lock, and there is none.
  */
-function sweepLeftovers(file: string): void {
+export function sweepLeftovers(file: string): void {
   for (const path of siblingsOf(file)) {
     const holder = readHolder(path);
     if (holder !== undefined && !isAlive(holder)) unlinkQuietly(path);
   }
 }
 
-/** Makes the lock file's folder; gives the first folder it had to make, to remove on release. */
-function createParents(file: string, target: LockTarget): string | undefined {
-  try {
-    return mkdirSync(dirname(file), { recursive: true });
-  } catch (error) {
-    throw cannotWrite(target, `create ${dirname(file)}`, error);
-  }
-}
-
-/** Removes the folders made for a lock, deepest first, as far as they are empty. */
-function removeCreated(file: string, created: string | undefined): void {
-  if (created === undefined) return;
-  for (let folder = dirname(file); ; folder = dirname(folder)) {
-    try {
-      rmdirSync(folder);
-    } catch {
-      return;
-    }
-    if (folder === created || dirname(folder) === folder) return;
-  }
-}
-
-function unlinkQuietly(file: string): boolean {
+export function unlinkQuietly(file: string): boolean {
   try {
     unlinkSync(file);
     return true;
@@ -405,7 +254,7 @@ function unlinkQuietly(file: string): boolean {
 }
 
 /** `action`: what failed, as `write in /x/state`. */
-function cannotWrite(target: LockTarget, action: string, error: unknown): JobError {
+export function cannotWrite(target: LockTarget, action: string, error: unknown): JobError {
   const code = (error as NodeJS.ErrnoException).code;
   const why =
     code === 'EACCES' || code === 'EPERM'

@@ -1,7 +1,8 @@
 // What the run service drives, whichever the mode: a run (hostRun.ts, the job as the CLI runs it)
 // or a debug run (debugRun.ts, the debugger's DebugSession). The service knows only this.
-import type { CheckpointEvent } from '../checkpoint/checkpointCoordinator.js';
-import type { Job } from '../graph/schema.js';
+import type { CheckpointEvent } from '../../checkpoint/checkpointCoordinator.js';
+import type { RunDirs } from '../../deploy/runDirs.js';
+import type { Job } from '../../graph/schema.js';
 import type {
   RunCheckpointEvent,
   RunEvents,
@@ -9,10 +10,9 @@ import type {
   RunMetricsEvent,
   RunMode,
   RunStatus,
-} from '../protocol/runProtocol.js';
-import type { CallMarker } from '../runtime/callMarker.js';
-import type { RunDirs } from '../runtime/runDirs.js';
-import type { KvStore } from '../state/kvStore.js';
+} from '../../protocol/runProtocol.js';
+import type { CallMarker } from '../../runtime/callMarker.js';
+import type { KvStore } from '../../state/kvStore.js';
 
 /**
  * What the state browser reads of a live run's subtask: a store's raw entries. A run on several

@@ -6,9 +6,9 @@
 // at the latest), and the step it stops at goes out as 'run.step'. At the end of the job
 // the session stays open, so the designer can still step back, until the run is stopped or
 // another one starts.
-import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
-import { DebugSession } from '../debug/debugSession.js';
-import { type Plan, planJob } from '../graph/plan.js';
+import type { CheckpointMetadata } from '../../checkpoint/checkpointMetadata.js';
+import { DebugSession } from '../../debug/debugSession.js';
+import { type Plan, planJob } from '../../graph/plan.js';
 import type {
   Breakpoint,
   BreakpointProblem,
@@ -16,8 +16,8 @@ import type {
   RunInfo,
   StepView,
   TraceView,
-} from '../protocol/runProtocol.js';
-import type { KvStore } from '../state/kvStore.js';
+} from '../../protocol/runProtocol.js';
+import type { KvStore } from '../../state/kvStore.js';
 import { checkpointEventOf, type DrivenRun, type RunBasics, StatusReportingRun } from './drivenRun.js';
 import { PREVIEW_BATCH } from './previewOutput.js';
 import { liveMetrics, MetricsFeed } from './runMetricsFeed.js';

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EXECUTORS, openJob } from '../../test/executors.js';
 import { fn, generator, makeJob, sink } from '../../test/jobBuilders.js';
-import { JobRun, type RunOptions } from '../deploy/jobRun.js';
 import type { Job } from '../graph/schema.js';
+import { JobRun, type RunOptions } from './jobRun.js';
 import { RunLockRefused } from './runLock.js';
 
 let root = '';

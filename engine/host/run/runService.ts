@@ -5,24 +5,25 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { findCheckpoint } from '../checkpoint/findCheckpoint.js';
-import { hasKeyedState } from '../deploy/jobRun.js';
-import { keyGroupRange } from '../graph/keyGroups.js';
-import { type Plan, type PlannedOperator, planJob } from '../graph/plan.js';
-import type { Problem } from '../graph/problem.js';
-import { parseJobText } from '../graph/validation/jsonText.js';
-import { validateJobText } from '../graph/validation/validateJob.js';
-import type { RunEvents, RunMethods, StatePage } from '../protocol/runProtocol.js';
-import type { CallMarker } from '../runtime/callMarker.js';
-import { defaultRunDirs, type RunDirsOf } from '../runtime/runDirs.js';
-import { LevelKvStore } from '../state/levelKvStore.js';
-import type { StoreBrowser } from '../state/storeBrowser.js';
-import { CheckpointTimings, listCheckpoints } from './checkpointHistory.js';
-import { CheckpointViews } from './checkpointViews.js';
+import { findCheckpoint } from '../../checkpoint/findCheckpoint.js';
+import { hasKeyedState } from '../../deploy/jobRun.js';
+import { defaultRunDirs, type RunDirsOf } from '../../deploy/runDirs.js';
+import { keyGroupRange } from '../../graph/keyGroups.js';
+import { type Plan, type PlannedOperator, planJob } from '../../graph/plan.js';
+import type { Problem } from '../../graph/problem.js';
+import { parseJobText } from '../../graph/validation/jsonText.js';
+import { validateJobText } from '../../graph/validation/validateJob.js';
+import type { RunEvents, RunMethods, StatePage } from '../../protocol/runProtocol.js';
+import type { CallMarker } from '../../runtime/callMarker.js';
+import { LevelKvStore } from '../../state/levelKvStore.js';
+import type { StoreBrowser } from '../../state/storeBrowser.js';
+import { CheckpointTimings, listCheckpoints } from '../checkpointHistory.js';
+import { CheckpointViews } from '../checkpointViews.js';
+import type { MethodSpec } from '../hostService.js';
+import { readStatePage } from '../stateBrowser.js';
 import { DebugRun } from './debugRun.js';
 import type { DrivenRun, RunEventSink } from './drivenRun.js';
 import { HostRun } from './hostRun.js';
-import type { MethodSpec } from './hostService.js';
 import {
   checkpointsParams,
   resumeParams,
@@ -32,7 +33,6 @@ import {
   statePageParams,
   traceParams,
 } from './runParams.js';
-import { readStatePage } from './stateBrowser.js';
 
 export type RunMethodTable = { readonly [M in keyof RunMethods]: MethodSpec<M> };
 

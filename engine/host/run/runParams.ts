@@ -2,8 +2,8 @@
 // every field is checked for its type and bounds before a run, a file or a store is touched, and
 // a refusal says which field is wrong and what it should be.
 import { isAbsolute } from 'node:path';
-import type { HostMethod, ParamsOf } from '../protocol/protocol.js';
-import type { Breakpoint, RunStartParams } from '../protocol/runProtocol.js';
+import type { HostMethod, ParamsOf } from '../../protocol/protocol.js';
+import type { Breakpoint, RunStartParams } from '../../protocol/runProtocol.js';
 
 type Raw = Readonly<Record<string, unknown>>;
 

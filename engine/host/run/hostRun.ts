@@ -3,10 +3,10 @@
 // sent as host events. Pause holds every thread at a slice boundary; stop is the CLI's clean
 // stop (a final checkpoint where checkpoints are on).
 
-import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
-import type { RunSummary } from '../deploy/jobRun.js';
-import { findKind } from '../graph/kinds/kindRegistry.js';
-import type { RunInfo, RunStatus } from '../protocol/runProtocol.js';
+import type { CheckpointMetadata } from '../../checkpoint/checkpointMetadata.js';
+import type { RunSummary } from '../../deploy/jobRun.js';
+import { findKind } from '../../graph/kinds/kindRegistry.js';
+import type { RunInfo, RunStatus } from '../../protocol/runProtocol.js';
 import {
   checkpointEventOf,
   type DrivenRun,

@@ -5,9 +5,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { hostSessionPerTest } from '../../test/hostSession.js';
-import { STOP_BOUND_MS } from '../../test/processJob.js';
-import type { ParamsOf, RunInfo, RunMetricsEvent } from '../protocol/protocol.js';
+import { hostSessionPerTest } from '../../../test/hostSession.js';
+import { STOP_BOUND_MS } from '../../../test/processJob.js';
+import type { ParamsOf, RunInfo, RunMetricsEvent } from '../../protocol/protocol.js';
 
 const session = hostSessionPerTest('pipewright-parallel-run-');
 const { result, eventsOf, until, ended } = session;

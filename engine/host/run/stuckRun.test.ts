@@ -2,9 +2,9 @@
 // the host keeps answering, the run's status says which operator is stuck on which record,
 // Stop ends it within 2 s naming both, and the next run starts on a fresh run thread.
 import { describe, expect, it } from 'vitest';
-import { hostSessionPerTest } from '../../test/hostSession.js';
-import { STOP_BOUND_MS, writeProcessJob } from '../../test/processJob.js';
-import type { RunInfo } from '../protocol/runProtocol.js';
+import { hostSessionPerTest } from '../../../test/hostSession.js';
+import { STOP_BOUND_MS, writeProcessJob } from '../../../test/processJob.js';
+import type { RunInfo } from '../../protocol/runProtocol.js';
 
 const session = hostSessionPerTest('pipewright-stuck-');
 const { result, eventsOf, until } = session;

@@ -10,15 +10,8 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { JobError } from '../graph/jobError.js';
-import {
-  type LockHolder,
-  type LockTarget,
-  lockFileOf,
-  RunLockRefused,
-  readLockHolder,
-  releaseRunLocks,
-  takeRunLocks,
-} from './runLock.js';
+import { type LockHolder, type LockTarget, lockFileOf, readLockHolder } from './lockFile.js';
+import { RunLockRefused, releaseRunLocks, takeRunLocks } from './runLock.js';
 
 let root = '';
 let dir = '';
@@ -261,12 +254,18 @@ describe('a host releasing the locks of a worker thread it terminated', () => {
 
 /** The compiled module, for other processes and threads (which cannot load TypeScript). */
 function builtModule(): string {
-  const source = resolve(import.meta.dirname, 'runLock.ts');
-  const built = resolve(import.meta.dirname, '..', '..', 'dist', 'engine', 'runtime', 'runLock.js');
-  if (!existsSync(built) || statSync(built).mtimeMs < statSync(source).mtimeMs) {
-    throw new Error(`${built} is missing or older than runLock.ts: run npx tsc -p tsconfig.build.json first`);
+  const dist = resolve(import.meta.dirname, '..', '..', 'dist', 'engine', 'deploy');
+  // runLock.js loads lockFile.js beside it: both must be as new as their sources.
+  for (const name of ['runLock', 'lockFile']) {
+    const source = resolve(import.meta.dirname, `${name}.ts`);
+    const built = resolve(dist, `${name}.js`);
+    if (!existsSync(built) || statSync(built).mtimeMs < statSync(source).mtimeMs) {
+      throw new Error(
+        `${built} is missing or older than ${name}.ts: run npx tsc -p tsconfig.build.json first`,
+      );
+    }
   }
-  return built;
+  return resolve(dist, 'runLock.js');
 }
 
 // Each taker: wait for the go file, which says when round 0 starts; start each round at the same

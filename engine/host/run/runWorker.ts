@@ -2,12 +2,12 @@
 // off the thread that serves the designer and handles signals, so that a user function that
 // never returns freezes neither; runThread.ts stops such a run by terminating this thread.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { RunMethods } from '../protocol/runProtocol.js';
-import { CallMarker } from '../runtime/callMarker.js';
-import { catchEscapedRejections } from '../runtime/escapedRejections.js';
-import { appDataRunDirs } from '../runtime/runDirs.js';
-import { ensureLockdown } from '../sandbox/userCode.js';
-import type { MethodSpec } from './hostService.js';
+import { appDataRunDirs } from '../../deploy/runDirs.js';
+import type { RunMethods } from '../../protocol/runProtocol.js';
+import { CallMarker } from '../../runtime/callMarker.js';
+import { catchEscapedRejections } from '../../runtime/escapedRejections.js';
+import { ensureLockdown } from '../../sandbox/userCode.js';
+import type { MethodSpec } from '../hostService.js';
 import { createRunService } from './runService.js';
 import type { FromRunWorker, RunWorkerData, ToRunWorker } from './runWorkerProtocol.js';
 

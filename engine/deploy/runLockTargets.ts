@@ -3,7 +3,7 @@
 // no checkpoints). A run with preview sinks writes no output.
 import { resolve } from 'node:path';
 import type { Job } from '../graph/schema.js';
-import type { LockTarget } from './runLock.js';
+import type { LockTarget } from './lockFile.js';
 
 export interface RunPlaces {
   /** Relative output paths resolve against it, as the sinks resolve them. */

@@ -3,7 +3,7 @@
 // retry 3 in 800 ms"), also while the job opens, and the plain status again once they go on.
 // HostRun hears each change from the engine (RunOptions.onWait, from any of its threads), as it
 // shows a long call (longCallStatus.ts).
-import { type SubtaskWait, waitKey, waitLabel } from '../metrics/waitNotices.js';
+import { type SubtaskWait, waitKey, waitLabel } from '../../metrics/waitNotices.js';
 
 export class WaitStatus {
   /** Per subtask waiting, its line, in the order the waits began. */
