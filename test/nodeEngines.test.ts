@@ -121,6 +121,17 @@ describe('engines', () => {
     expect(refusing).toEqual([]);
   });
 
+  it('the README says the Node versions the tests run on, 24 as test:soak installs it', () => {
+    const soak = readFileSync(path.join(repoRoot, 'scripts', 'testSoak.mjs'), 'utf8');
+    const tested = /const NODE24_VERSION = '(\d+)'/.exec(soak)?.[1];
+    expect(tested, 'scripts/testSoak.mjs names the Node it installs').toBeDefined();
+    const [major] = version(lowest![1]!);
+    // Words may wrap anywhere in the README's paragraphs.
+    const words = readme.replace(/\s+/g, ' ');
+    expect(words).toContain(`The tests run on Node ${major} (\`npm test\`)`);
+    expect(words).toContain(`on Node ${tested} LTS`);
+  });
+
   it('the README names the packages that declare a newer Node than they need', () => {
     for (const name of DECLARED_NEWER) expect(readme.includes(name), `the README names ${name}`).toBe(true);
   });
