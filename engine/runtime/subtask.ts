@@ -9,6 +9,7 @@ import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import type { KeyedState, StateSize } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
+import { after, type MaybePromise } from '../state/maybePromise.js';
 import type { FeedbackLog } from './barrierAligner.js';
 import type { Channel } from './channel.js';
 import type { Emitter } from './emitter.js';
@@ -86,8 +87,14 @@ export class Subtask {
    * before them made possible (readyForSnapshot), and what follows its snapshot.
    */
   private snapshotWaiting:
-    | { readonly id: number; readonly then: (() => Promise<void> | undefined) | undefined }
+    | { readonly id: number; readonly then: (() => MaybePromise) | undefined }
     | undefined;
+  /** Bound once, as they follow every slice or record that needs them. */
+  private readonly flushStore = (): MaybePromise => this.store?.maybeFlush();
+  private readonly releaseHeld = (): MaybePromise => {
+    this.time.releaseHeld();
+    return undefined;
+  };
 
   constructor(
     private readonly context: SubtaskContext,
@@ -224,7 +231,7 @@ export class Subtask {
     this.stopRequested = true;
   }
 
-  runSlice(budget: number): Promise<void> | undefined {
+  runSlice(budget: number): MaybePromise {
     const rest = this.suspension.takeRest();
     if (rest !== undefined) return this.endSlice(rest());
     // A firing finishes before a snapshot: its watermark is taken and not yet passed on, which
@@ -244,12 +251,11 @@ export class Subtask {
   }
 
   /** A slice's state writes go to the store once it is over. */
-  private endSlice(pending: Promise<void> | undefined): Promise<void> | undefined {
-    if (pending !== undefined) return pending.then(() => this.store?.maybeFlush());
-    return this.store?.maybeFlush();
+  private endSlice(pending: MaybePromise): MaybePromise {
+    return after(pending, this.flushStore);
   }
 
-  private produceSlice(budget: number): Promise<void> | undefined {
+  private produceSlice(budget: number): MaybePromise {
     if (this.stopRequested) return this.exhaust();
     const produced = this.calls.produce(budget);
     if (typeof produced === 'number') return this.afterProduce(produced);
@@ -260,7 +266,7 @@ export class Subtask {
     return this.suspension.whenSettled(pending, () => this.afterProduce(count));
   }
 
-  private afterProduce(count: number): Promise<void> | undefined {
+  private afterProduce(count: number): MaybePromise {
     this.sourceWatermarks?.polled(performance.now());
     // A checkpoint waits for a source not ready for it (a database snapshot being read): it is
     // taken after the slice that made the source ready, before its input ends.
@@ -273,7 +279,7 @@ export class Subtask {
     return undefined;
   }
 
-  private exhaust(): Promise<void> | undefined {
+  private exhaust(): MaybePromise {
     this.sourceExhausted = true;
     return this.endInput();
   }
@@ -282,7 +288,7 @@ export class Subtask {
    * Takes up to `budget` items, channel by channel in the gate's order. A debug run (stepping)
    * takes one item and pauses where this loop would go on; everything else is the same.
    */
-  private consumeSlice(budget: number, from = 0): Promise<void> | undefined {
+  private consumeSlice(budget: number, from = 0): MaybePromise {
     const gate = this.gate;
     let left = budget;
     for (let i = from; i < gate.width && left > 0; i++) {
@@ -322,13 +328,13 @@ export class Subtask {
     return undefined;
   }
 
-  private takeItem(channel: Channel, item: ChannelItem): Promise<void> | undefined {
+  private takeItem(channel: Channel, item: ChannelItem): MaybePromise {
     switch (item.type) {
       case 'record': {
         this.gate.recordTaken(channel, item);
         const pending = this.deliver(channel, item);
         if (this.snapshotWaiting === undefined) return pending;
-        return pending === undefined ? this.snapshotIfReady() : pending.then(() => this.snapshotIfReady());
+        return after(pending, this.snapshotIfReady);
       }
       case 'barrier': {
         if (channel.edge.feedback) {
@@ -341,16 +347,8 @@ export class Subtask {
       case 'watermark': {
         if (channel.edge.feedback) return undefined;
         const progressed = this.channelProgress(channel, item.timestamp);
-        if (progressed !== undefined) {
-          return progressed.then(() => {
-            const pending = this.time.watermarkTaken(channel, item.timestamp);
-            this.context.watermark = this.time.watermark;
-            return pending;
-          });
-        }
-        const pending = this.time.watermarkTaken(channel, item.timestamp);
-        this.context.watermark = this.time.watermark;
-        return pending;
+        if (progressed === undefined) return this.watermarkTaken(channel, item.timestamp);
+        return progressed.then(() => this.watermarkTaken(channel, item.timestamp));
       }
       case 'idle': {
         const pending = this.time.idleTaken(channel);
@@ -386,7 +384,7 @@ export class Subtask {
     }
   }
 
-  private fire(timer: FiredTimer): Promise<void> | undefined {
+  private fire(timer: FiredTimer): MaybePromise {
     this.context.current = undefined;
     this.context.input = undefined;
     const lineage = this.emitter.lineage;
@@ -402,7 +400,7 @@ export class Subtask {
    * is paused), or whatever else runSlice would do: a checkpoint due, or a source's whole slice.
    * `taken` says which item it was, if any; `sliceOpen` whether the slice goes on.
    */
-  stepSlice(budget: number): Promise<void> | undefined {
+  stepSlice(budget: number): MaybePromise {
     this.taken = undefined;
     this.firedTimer = undefined;
     const paused = this.paused;
@@ -420,15 +418,14 @@ export class Subtask {
     const pending =
       paused === undefined ? this.consumeSlice(budget) : this.consumeSlice(paused.left, paused.from);
     // A normal run flushes once per slice, at its end.
-    const flush = () => (this.paused === undefined ? this.store?.maybeFlush() : undefined);
-    return pending === undefined ? flush() : pending.then(flush);
+    return after(pending, () => (this.paused === undefined ? this.store?.maybeFlush() : undefined));
   }
 
   get sliceOpen(): boolean {
     return this.paused !== undefined;
   }
 
-  private deliver(channel: Channel, envelope: Envelope): Promise<void> | undefined {
+  private deliver(channel: Channel, envelope: Envelope): MaybePromise {
     if (this.phase === 'finished') {
       throw new JobError(
         `internal: a record reached operator "${this.operator.id}" over edge "${channel.edge.id}" after its input had ended`,
@@ -452,12 +449,16 @@ export class Subtask {
     const pending = this.calls.process(envelope);
     if (this.time.hold === undefined) return pending;
     // What the logic emitted may have let go of a watermark it held back.
-    if (pending === undefined) this.time.releaseHeld();
-    else return pending.then(() => this.time.releaseHeld());
-    return undefined;
+    return after(pending, this.releaseHeld);
   }
 
-  private channelEnded(channel: Channel): Promise<void> | undefined {
+  private watermarkTaken(channel: Channel, timestamp: number): MaybePromise {
+    const pending = this.time.watermarkTaken(channel, timestamp);
+    this.context.watermark = this.time.watermark;
+    return pending;
+  }
+
+  private channelEnded(channel: Channel): MaybePromise {
     if (channel.edge.feedback) {
       this.feedbackDone(this.gate.feedbackEndTaken(channel));
       return undefined;
@@ -474,49 +475,44 @@ export class Subtask {
       this.context.watermark = this.time.watermark;
       return pending;
     };
-    return progressed === undefined ? ended() : progressed.then(ended);
+    return after(progressed, ended);
   }
 
   /** Tells a logic that orders its records over every channel (transactions) how far one has come. */
-  private channelProgress(channel: Channel, watermark: number): Promise<void> | undefined {
+  private channelProgress(channel: Channel, watermark: number): MaybePromise {
     const index = this.channelIndex?.get(channel);
     if (index === undefined || this.logic.channelProgress === undefined) return undefined;
-    let pending: Promise<void> | undefined;
+    let pending: MaybePromise;
     try {
       pending = this.logic.channelProgress(index, watermark) ?? undefined;
     } catch (error) {
       throw this.calls.failure(error);
     }
-    if (pending === undefined) this.time.releaseHeld();
-    else return pending.then(() => this.time.releaseHeld());
-    return undefined;
+    return after(pending, this.releaseHeld);
   }
 
   /**
    * The barriers are aligned: the snapshot now, unless the logic must first finish what the
    * records before them made possible (it then waits on feedback input only).
    */
-  private snapshotWhenReady(
-    checkpointId: number,
-    then: (() => Promise<void> | undefined) | undefined,
-  ): Promise<void> | undefined {
+  private snapshotWhenReady(checkpointId: number, then: (() => MaybePromise) | undefined): MaybePromise {
     if (this.logic.readyForSnapshot?.() === false && this.checkpointer !== undefined) {
       this.snapshotWaiting = { id: checkpointId, then };
       return undefined;
     }
     const snapshot = this.takeSnapshot(checkpointId);
-    if (then === undefined) return snapshot;
-    return snapshot === undefined ? then() : snapshot.then(then);
+    return then === undefined ? snapshot : after(snapshot, then);
   }
 
-  private snapshotIfReady(): Promise<void> | undefined {
+  /** Bound once: it follows records while a snapshot waits, and a closure per record would cost. */
+  private readonly snapshotIfReady = (): MaybePromise => {
     const waiting = this.snapshotWaiting;
     if (waiting === undefined || this.logic.readyForSnapshot?.() === false) return undefined;
     this.snapshotWaiting = undefined;
     return this.snapshotWhenReady(waiting.id, waiting.then);
-  }
+  };
 
-  private afterRegularEnded(): Promise<void> | undefined {
+  private afterRegularEnded(): MaybePromise {
     if (!this.gate.allRegularEnded) return undefined;
     if (this.operator.loopHead) {
       this.phase = 'awaitingLoop';
@@ -535,7 +531,7 @@ export class Subtask {
    * goes on downstream; the checkpointer writes the files while records keep flowing. A promise
    * only when this subtask must wait before its next record (LevelDB taking a base).
    */
-  private takeSnapshot(checkpointId: number): Promise<void> | undefined {
+  private takeSnapshot(checkpointId: number): MaybePromise {
     const checkpointer = this.checkpointer;
     if (checkpointer === undefined) return undefined;
     this.lastSnapshot = checkpointId;
@@ -567,7 +563,7 @@ export class Subtask {
   }
 
   /** Regular input is over: let the logic finish, then close the outputs. */
-  endInput(): Promise<void> | undefined {
+  endInput(): MaybePromise {
     const pending = this.tellInputEnded();
     if (pending !== undefined) return pending.then(() => this.closeOutputs());
     this.closeOutputs();
@@ -575,7 +571,7 @@ export class Subtask {
   }
 
   /** Called by the executor on a quiet job: the loop's records are all delivered. */
-  tellInputEnded(): Promise<void> | undefined {
+  tellInputEnded(): MaybePromise {
     const loopHead = this.phase === 'awaitingLoop';
     if (loopHead) this.phase = 'drainingLoop';
     this.context.current = undefined;
@@ -693,7 +689,7 @@ export class Subtask {
   }
 
   /** The run is over: snapshot files no completed checkpoint holds go. */
-  discardSnapshots(): Promise<void> | undefined {
+  discardSnapshots(): MaybePromise {
     return this.checkpointer?.discard();
   }
 
