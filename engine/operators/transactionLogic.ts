@@ -20,6 +20,7 @@ import type { Envelope } from '../runtime/envelope.js';
 import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { RecordFailure } from '../runtime/recordFailure.js';
 import { compileUserCode } from '../sandbox/userCode.js';
+import type { MaybePromise } from '../state/maybePromise.js';
 import type { KindFactory } from './kindFactory.js';
 import { HeldTimes } from './transaction/heldTimes.js';
 import {
@@ -233,7 +234,7 @@ class TransactionLogic extends BaseLogic {
     lineage.position = envelope.position;
   }
 
-  private run(pending: Pending): Promise<void> | undefined {
+  private run(pending: Pending): MaybePromise {
     return runTransaction(this.handle, pending, this.callTransact, this.afterRun);
   }
 
