@@ -80,8 +80,11 @@ export class Subtask {
   readonly waitReport: WaitReport | undefined;
   /** Sources whose records carry event time: their watermarks. */
   readonly sourceWatermarks: SourceWatermarks | undefined;
-  /** Transaction operators: each regular input channel's index (env.inputChannel). */
-  private readonly channelIndex: Map<Channel, number> | undefined;
+  /**
+   * Records that come round a loop are records in; a transaction's rows, which its subtasks
+   * send each other over its own feedback edge, are its own traffic.
+   */
+  private readonly countsFeedback: boolean;
   /**
    * A checkpoint whose barriers are aligned while the logic still finishes what the records
    * before them made possible (readyForSnapshot), and what follows its snapshot.
@@ -137,9 +140,7 @@ export class Subtask {
       this.sourceWatermarks = watermarks;
       emitter.afterRecord = (timestamp) => watermarks.after(timestamp);
     }
-    if (this.operator.transactional) {
-      this.channelIndex = new Map(gate.inputs.filter((c) => !c.edge.feedback).map((c, i) => [c, i]));
-    }
+    this.countsFeedback = !this.operator.transactional;
     if (logic.heldTime !== undefined) this.time.hold = () => logic.heldTime!();
   }
 
@@ -433,12 +434,10 @@ export class Subtask {
         this.subtask,
       );
     }
-    const index = this.channelIndex === undefined ? 0 : (this.channelIndex.get(channel) ?? -1);
-    // A transaction's rows coming from its other subtasks are its own traffic, not records in.
-    if (index >= 0) this.recordsIn++;
+    if (this.countsFeedback || !channel.edge.feedback) this.recordsIn++;
     this.context.current = envelope;
     this.context.input = channel.edge.id;
-    if (this.channelIndex !== undefined) this.context.inputChannel = index;
+    this.context.inputChannel = channel;
     this.time.recordTaken(channel, envelope.timestamp);
     const lineage = this.emitter.lineage;
     lineage.timestamp = envelope.timestamp;
@@ -480,11 +479,10 @@ export class Subtask {
 
   /** Tells a logic that orders its records over every channel (transactions) how far one has come. */
   private channelProgress(channel: Channel, watermark: number): MaybePromise {
-    const index = this.channelIndex?.get(channel);
-    if (index === undefined || this.logic.channelProgress === undefined) return undefined;
+    if (this.logic.channelProgress === undefined) return undefined;
     let pending: MaybePromise;
     try {
-      pending = this.logic.channelProgress(index, watermark) ?? undefined;
+      pending = this.logic.channelProgress(channel, watermark) ?? undefined;
     } catch (error) {
       throw this.calls.failure(error);
     }
