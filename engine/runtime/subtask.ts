@@ -2,7 +2,8 @@
 // is available comes through its input gate; checkpoint triggers and completions, and the end of
 // a call that went asynchronous, come through its mailbox. The executor gives it slices of work;
 // within a slice it takes records from its inputs in the gate's fixed order, so a run is
-// reproducible delivery by delivery. What it snapshots at a cut goes to its checkpointer.
+// reproducible delivery by delivery. When to cut for a checkpoint, and the cut itself, are its
+// checkpoint side's (subtaskCheckpointCoordinator.ts).
 
 import { JobError } from '../graph/jobError.js';
 import { findKind } from '../graph/kinds/kindRegistry.js';
@@ -10,15 +11,15 @@ import type { PlannedOperator } from '../graph/plan.js';
 import type { KeyedState, StateSize } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
 import { after, type MaybePromise } from '../state/maybePromise.js';
-import type { FeedbackLog } from './barrierAligner.js';
 import type { Channel } from './channel.js';
 import type { Emitter } from './emitter.js';
-import { barrier, type ChannelItem, END_OF_STREAM, type Envelope } from './envelope.js';
+import { type ChannelItem, END_OF_STREAM, type Envelope } from './envelope.js';
 import type { InputGate } from './inputGate.js';
 import { LogicCalls } from './logicCalls.js';
 import { Mailbox } from './mailbox.js';
 import type { OperatorLogic } from './operatorLogic.js';
 import { SourceWatermarks } from './sourceWatermarks.js';
+import { SubtaskCheckpointCoordinator } from './subtaskCheckpointCoordinator.js';
 import type { SubtaskCheckpointer } from './subtaskCheckpointing.js';
 import type {
   DeliveryObserver,
@@ -56,13 +57,6 @@ export class Subtask {
   recordsIn = 0;
   private sourceExhausted = false;
   private stopRequested = false;
-  /** A checkpoint to take before the next record: at sources, and where no input can bring a barrier. */
-  private barrierDue: number | undefined;
-  /**
-   * The last checkpoint this subtask took part in. On several threads a checkpoint's trigger may
-   * reach it after the barriers have (they come over other threads' links): it is then done.
-   */
-  private lastSnapshot = 0;
   private readonly observer: DeliveryObserver | undefined;
   private readonly calls: LogicCalls;
   private readonly stepping: boolean;
@@ -85,13 +79,7 @@ export class Subtask {
    * send each other over its own feedback edge, are its own traffic.
    */
   private readonly countsFeedback: boolean;
-  /**
-   * A checkpoint whose barriers are aligned while the logic still finishes what the records
-   * before them made possible (readyForSnapshot), and what follows its snapshot.
-   */
-  private snapshotWaiting:
-    | { readonly id: number; readonly then: (() => MaybePromise) | undefined }
-    | undefined;
+  private readonly checkpoints: SubtaskCheckpointCoordinator;
   /** Bound once, as they follow every slice or record that needs them. */
   private readonly flushStore = (): MaybePromise => this.store?.maybeFlush();
   private readonly releaseHeld = (): MaybePromise => {
@@ -104,7 +92,7 @@ export class Subtask {
     readonly gate: InputGate,
     readonly logic: OperatorLogic,
     readonly store: KvStore | undefined,
-    private readonly checkpointer: SubtaskCheckpointer | undefined,
+    checkpointer: SubtaskCheckpointer | undefined,
     options: SubtaskOptions,
   ) {
     this.operator = context.operator;
@@ -142,6 +130,7 @@ export class Subtask {
     }
     this.countsFeedback = !this.operator.transactional;
     if (logic.heldTime !== undefined) this.time.hold = () => logic.heldTime!();
+    this.checkpoints = new SubtaskCheckpointCoordinator(this, checkpointer);
   }
 
   /** Debug runs: hears each transaction this subtask leads. */
@@ -165,7 +154,7 @@ export class Subtask {
 
   runnable(): boolean {
     if (this.suspension.active) return !this.suspension.waiting;
-    if (this.barrierDue !== undefined) return true;
+    if (this.checkpoints.due !== undefined) return true;
     if (this.time.busy) return this.emitter.canSend();
     if (this.time.processingDue && this.phase !== 'finished') return true;
     if (this.phase === 'finished') return false;
@@ -183,7 +172,7 @@ export class Subtask {
     for (let mail = this.mailbox.take(); mail !== undefined; mail = this.mailbox.take()) {
       switch (mail.type) {
         case 'triggerCheckpoint':
-          this.triggerCheckpoint(mail.checkpointId);
+          this.checkpoints.trigger(mail.checkpointId);
           break;
         case 'checkpointComplete':
           try {
@@ -202,20 +191,9 @@ export class Subtask {
     }
   }
 
-  /**
-   * The coordinator started checkpoint `id`. Sources take it before their next record; so does
-   * a subtask no barrier can reach any more (finished, or a loop head whose regular inputs
-   * have ended). The others wait for the barrier on their inputs.
-   */
-  private triggerCheckpoint(id: number): void {
-    if (id <= this.lastSnapshot) return;
-    if (this.phase === 'running' && !this.isSource && this.gate.barrierCanCome) this.gate.expect(id);
-    else this.barrierDue = id;
-  }
-
   /** The checkpoint this subtask takes at its next slice, where no barrier comes to it. */
   get snapshotDue(): number | undefined {
-    return this.barrierDue;
+    return this.checkpoints.due;
   }
 
   /** An operator with no inputs at all (not a source) has nothing to wait for. */
@@ -238,11 +216,7 @@ export class Subtask {
     // A firing finishes before a snapshot: its watermark is taken and not yet passed on, which
     // no checkpoint could hold.
     if (this.time.busy) return this.endSlice(this.fireTimers(budget));
-    if (this.barrierDue !== undefined) {
-      const id = this.barrierDue;
-      this.barrierDue = undefined;
-      return this.snapshotWhenReady(id, undefined);
-    }
+    if (this.checkpoints.due !== undefined) return this.checkpoints.takeDue();
     if (this.phase === 'finished') return undefined;
     if (this.time.processingDue) {
       const pending = this.time.processingTimeDue(Date.now());
@@ -271,8 +245,8 @@ export class Subtask {
     this.sourceWatermarks?.polled(performance.now());
     // A checkpoint waits for a source not ready for it (a database snapshot being read): it is
     // taken after the slice that made the source ready, before its input ends.
-    if (this.snapshotWaiting !== undefined) {
-      const snapshot = this.snapshotIfReady();
+    if (this.checkpoints.waiting) {
+      const snapshot = this.checkpoints.snapshotIfReady();
       if (snapshot !== undefined) return snapshot.then(() => this.afterProduce(count));
     }
     if (count < 0) return this.exhaust();
@@ -334,16 +308,16 @@ export class Subtask {
       case 'record': {
         this.gate.recordTaken(channel, item);
         const pending = this.deliver(channel, item);
-        if (this.snapshotWaiting === undefined) return pending;
-        return after(pending, this.snapshotIfReady);
+        if (!this.checkpoints.waiting) return pending;
+        return after(pending, this.checkpoints.snapshotIfReady);
       }
       case 'barrier': {
         if (channel.edge.feedback) {
-          this.feedbackDone(this.gate.feedbackBarrier(channel, item.checkpointId));
+          this.checkpoints.feedbackDone(this.gate.feedbackBarrier(channel, item.checkpointId));
           return undefined;
         }
         const aligned = this.gate.regularBarrier(channel, item.checkpointId);
-        return aligned === undefined ? undefined : this.snapshotWhenReady(aligned, undefined);
+        return aligned === undefined ? undefined : this.checkpoints.aligned(aligned, undefined);
       }
       case 'watermark': {
         if (channel.edge.feedback) return undefined;
@@ -407,7 +381,7 @@ export class Subtask {
     const paused = this.paused;
     if (
       paused === undefined &&
-      (this.barrierDue !== undefined ||
+      (this.checkpoints.due !== undefined ||
         this.isSource ||
         this.phase === 'finished' ||
         this.time.busy ||
@@ -459,7 +433,7 @@ export class Subtask {
 
   private channelEnded(channel: Channel): MaybePromise {
     if (channel.edge.feedback) {
-      this.feedbackDone(this.gate.feedbackEndTaken(channel));
+      this.checkpoints.feedbackDone(this.gate.feedbackEndTaken(channel));
       return undefined;
     }
     const aligned = this.gate.regularEndTaken(channel);
@@ -469,7 +443,7 @@ export class Subtask {
       const pending = this.time.inputEnded(channel, () => {
         this.context.watermark = this.time.watermark;
         if (aligned === undefined) return this.afterRegularEnded();
-        return this.snapshotWhenReady(aligned, () => this.afterRegularEnded());
+        return this.checkpoints.aligned(aligned, () => this.afterRegularEnded());
       });
       this.context.watermark = this.time.watermark;
       return pending;
@@ -489,27 +463,6 @@ export class Subtask {
     return after(pending, this.releaseHeld);
   }
 
-  /**
-   * The barriers are aligned: the snapshot now, unless the logic must first finish what the
-   * records before them made possible (it then waits on feedback input only).
-   */
-  private snapshotWhenReady(checkpointId: number, then: (() => MaybePromise) | undefined): MaybePromise {
-    if (this.logic.readyForSnapshot?.() === false && this.checkpointer !== undefined) {
-      this.snapshotWaiting = { id: checkpointId, then };
-      return undefined;
-    }
-    const snapshot = this.takeSnapshot(checkpointId);
-    return then === undefined ? snapshot : after(snapshot, then);
-  }
-
-  /** Bound once: it follows records while a snapshot waits, and a closure per record would cost. */
-  private readonly snapshotIfReady = (): MaybePromise => {
-    const waiting = this.snapshotWaiting;
-    if (waiting === undefined || this.logic.readyForSnapshot?.() === false) return undefined;
-    this.snapshotWaiting = undefined;
-    return this.snapshotWhenReady(waiting.id, waiting.then);
-  };
-
   private afterRegularEnded(): MaybePromise {
     if (!this.gate.allRegularEnded) return undefined;
     if (this.operator.loopHead) {
@@ -518,46 +471,6 @@ export class Subtask {
     }
     // Processing-time timers still pending fire too: every timer fires before the job ends.
     return this.time.finalFiring(() => this.endInput());
-  }
-
-  private feedbackDone(log: FeedbackLog | undefined): void {
-    if (log !== undefined) this.checkpointer?.feedbackComplete(log);
-  }
-
-  /**
-   * The cut: the operator's own part and the state's synchronous part now, then the barrier
-   * goes on downstream; the checkpointer writes the files while records keep flowing. A promise
-   * only when this subtask must wait before its next record (LevelDB taking a base).
-   */
-  private takeSnapshot(checkpointId: number): MaybePromise {
-    const checkpointer = this.checkpointer;
-    if (checkpointer === undefined) return undefined;
-    this.lastSnapshot = checkpointId;
-    const startedAt = performance.now();
-    const alignmentMs = this.gate.alignmentMs(startedAt);
-    let operatorPart: ReturnType<OperatorLogic['snapshot']>;
-    try {
-      operatorPart = this.logic.snapshot(checkpointId);
-    } catch (error) {
-      throw this.calls.failure(error);
-    }
-    const stateSize = this.state?.stateSize() ?? { entries: 0, bytes: 0, keys: 0 };
-    const loopHead = this.operator.loopHead && this.phase !== 'finished';
-    const feedback = this.gate.release(checkpointId, loopHead);
-    const taken = checkpointer.snapshot({
-      checkpointId,
-      startedAt,
-      alignmentMs,
-      operatorPart,
-      stateSize,
-      feedback,
-      time: this.time.state(),
-      sourceTime: this.sourceWatermarks?.state(),
-    });
-    if (this.phase !== 'finished') {
-      for (const channel of this.emitter.allChannels) channel.push(barrier(checkpointId));
-    }
-    return taken;
   }
 
   /** Regular input is over: let the logic finish, then close the outputs. */
@@ -595,7 +508,7 @@ export class Subtask {
 
   /** A loop head's snapshot is waiting for its barrier to come back round (that takes steps). */
   get awaitingFeedback(): boolean {
-    return this.checkpointer?.awaitingFeedback === true;
+    return this.checkpoints.awaitingFeedback;
   }
 
   /**
@@ -608,7 +521,7 @@ export class Subtask {
       !this.time.busy &&
       this.gate.quiet &&
       !this.awaitingFeedback &&
-      this.snapshotWaiting === undefined &&
+      !this.checkpoints.waiting &&
       !this.suspension.active &&
       this.mailbox.size === 0
     );
@@ -622,8 +535,7 @@ export class Subtask {
       gate: this.gate.progress(),
       sourceExhausted: this.sourceExhausted,
       stopRequested: this.stopRequested,
-      barrierDue: this.barrierDue,
-      lastSnapshot: this.lastSnapshot,
+      checkpoints: this.checkpoints.progress(),
       paused: this.paused,
       emitter: this.emitter.progress(),
       logic: this.logic.progress!(),
@@ -649,8 +561,7 @@ export class Subtask {
     this.gate.restoreProgress(progress.gate);
     this.sourceExhausted = progress.sourceExhausted;
     this.stopRequested = progress.stopRequested;
-    this.barrierDue = progress.barrierDue;
-    this.lastSnapshot = progress.lastSnapshot;
+    this.checkpoints.restoreProgress(progress.checkpoints);
     this.paused = progress.paused;
     this.taken = undefined;
     this.mailbox.clear();
@@ -668,16 +579,9 @@ export class Subtask {
     await this.logic.restoreProgress!(progress.logic);
   }
 
-  /**
-   * Gives up the checkpoint this subtask is taking part in (time travel goes back to before
-   * it): alignment stops, and a feedback log waiting for its barrier to come back round is
-   * closed with what it holds, so that the snapshot's files finish and can be waited for.
-   */
+  /** Gives up the checkpoint this subtask is taking part in (time travel goes back to before it). */
   abandonCheckpoint(): void {
-    this.barrierDue = undefined;
-    this.snapshotWaiting = undefined;
-    this.checkpointer?.abandon(this.gate.openLog);
-    this.gate.resetAlignment();
+    this.checkpoints.abandon();
   }
 
   /** The job failed or was cancelled: nothing more fires, and the logic lets go of what it holds. */
@@ -688,7 +592,7 @@ export class Subtask {
 
   /** The run is over: snapshot files no completed checkpoint holds go. */
   discardSnapshots(): MaybePromise {
-    return this.checkpointer?.discard();
+    return this.checkpoints.discard();
   }
 
   /** Turns anything thrown while this subtask worked into a message a user can act on. */

@@ -5,6 +5,7 @@ import type { EmitterProgress } from './emitter.js';
 import type { Envelope } from './envelope.js';
 import type { GateProgress } from './inputGate.js';
 import type { SourceTimeState } from './sourceWatermarks.js';
+import type { CheckpointProgress } from './subtaskCheckpointCoordinator.js';
 import type { SubtaskPhase } from './subtaskOptions.js';
 import type { SubtaskTimeState } from './subtaskTime.js';
 
@@ -27,8 +28,7 @@ export interface SubtaskProgress {
   readonly gate: GateProgress;
   readonly sourceExhausted: boolean;
   readonly stopRequested: boolean;
-  readonly barrierDue: number | undefined;
-  readonly lastSnapshot: number;
+  readonly checkpoints: CheckpointProgress;
   readonly paused: PausedSlice | undefined;
   readonly emitter: EmitterProgress;
   readonly logic: unknown;
