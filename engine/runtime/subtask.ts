@@ -1,17 +1,18 @@
-// One parallel instance of an operator (Flink's StreamTask): it is driven by actions. Input that
-// is available comes through its input gate and is processed by its input processor
-// (inputProcessor.ts); checkpoint triggers and completions, and the end of a call that went
-// asynchronous, come through its mailbox. The executor gives it slices of work; within a slice
-// it takes records from its inputs in the gate's fixed order, so a run is reproducible delivery
-// by delivery. When to cut for a checkpoint, and the cut itself, are its checkpoint side's
-// (subtaskCheckpointCoordinator.ts).
+// One parallel instance of an operator (Flink's StreamTask), in Flink's three parts, so that each
+// reads on its own and the per-record path is in one place: input processing (inputProcessor.ts)
+// takes what the input gate brings and calls the logic; the checkpoint side
+// (subtaskCheckpointCoordinator.ts) decides when to cut and hands the cut to the checkpointer; the
+// mailbox processor (mailboxProcessor.ts) takes the mail between slices (checkpoint triggers and
+// completions, the end of a call that went asynchronous) and decides what a slice does. The
+// subtask holds what the three share, its phases from running to finished, and what the
+// executors, the debugger and time travel see of it.
 
 import { JobError } from '../graph/jobError.js';
 import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import type { KeyedState, StateSize } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
-import { after, type MaybePromise } from '../state/maybePromise.js';
+import type { MaybePromise } from '../state/maybePromise.js';
 import type { Channel } from './channel.js';
 import type { Emitter } from './emitter.js';
 import { type ChannelItem, END_OF_STREAM, type Envelope } from './envelope.js';
@@ -19,6 +20,7 @@ import type { InputGate } from './inputGate.js';
 import { InputProcessor } from './inputProcessor.js';
 import { LogicCalls } from './logicCalls.js';
 import { Mailbox } from './mailbox.js';
+import { MailboxProcessor } from './mailboxProcessor.js';
 import type { OperatorLogic } from './operatorLogic.js';
 import { SourceWatermarks } from './sourceWatermarks.js';
 import { SubtaskCheckpointCoordinator } from './subtaskCheckpointCoordinator.js';
@@ -60,8 +62,7 @@ export class Subtask {
   private readonly suspension: Suspension;
   private readonly input: InputProcessor;
   private readonly checkpoints: SubtaskCheckpointCoordinator;
-  /** Bound once, as it ends every slice. */
-  private readonly flushStore = (): MaybePromise => this.store?.maybeFlush();
+  private readonly mailboxProcessor: MailboxProcessor;
 
   constructor(
     private readonly context: SubtaskContext,
@@ -113,6 +114,7 @@ export class Subtask {
       options.observer,
       options.stepping,
     );
+    this.mailboxProcessor = new MailboxProcessor(this, this.input, this.checkpoints, this.suspension);
   }
 
   /** Debug runs: hears each transaction this subtask leads. */
@@ -139,94 +141,30 @@ export class Subtask {
   }
 
   runnable(): boolean {
-    if (this.suspension.active) return !this.suspension.waiting;
-    if (this.checkpoints.due !== undefined) return true;
-    if (this.time.busy) return this.emitter.canSend();
-    if (this.time.processingDue && this.phase !== 'finished') return true;
-    if (this.phase === 'finished') return false;
-    if (this.isSource) return !this.input.sourceExhausted && this.emitter.canSend();
-    return this.gate.hasInput() && this.emitter.canSend();
+    return this.mailboxProcessor.runnable();
   }
 
   /** Waiting on a call that went asynchronous: the executor waits for this subtask's mail. */
   get waiting(): boolean {
-    return this.suspension.waiting;
+    return this.mailboxProcessor.waiting;
   }
 
   /** Takes the mail that has come, between two slices. */
   takeMail(): void {
-    for (let mail = this.mailbox.take(); mail !== undefined; mail = this.mailbox.take()) {
-      switch (mail.type) {
-        case 'triggerCheckpoint':
-          this.checkpoints.trigger(mail.checkpointId);
-          break;
-        case 'checkpointComplete':
-          try {
-            this.logic.checkpointComplete?.(mail.checkpointId);
-          } catch (error) {
-            throw this.calls.failure(error);
-          }
-          break;
-        case 'resume':
-          this.suspension.resume(mail);
-          break;
-        case 'processingTime':
-          // Taken at the next slice (runnable says so): mail comes between slices.
-          break;
-      }
-    }
+    this.mailboxProcessor.takeMail();
   }
 
   runSlice(budget: number): MaybePromise {
-    const rest = this.suspension.takeRest();
-    if (rest !== undefined) return this.endSlice(rest());
-    // A firing finishes before a snapshot: its watermark is taken and not yet passed on, which
-    // no checkpoint could hold.
-    if (this.time.busy) return this.endSlice(this.input.fireTimers(budget));
-    if (this.checkpoints.due !== undefined) return this.checkpoints.takeDue();
-    if (this.phase === 'finished') return undefined;
-    if (this.time.processingDue) {
-      const pending = this.time.processingTimeDue(Date.now());
-      if (pending !== undefined || this.time.busy)
-        return this.endSlice(pending ?? this.input.fireTimers(budget));
-    }
-    return this.endSlice(this.isSource ? this.input.produceSlice(budget) : this.input.consumeSlice(budget));
+    return this.mailboxProcessor.runSlice(budget);
   }
 
-  /** A slice's state writes go to the store once it is over. */
-  private endSlice(pending: MaybePromise): MaybePromise {
-    return after(pending, this.flushStore);
-  }
-
-  /**
-   * Debug runs: the next item of this subtask's slice (a new slice of `budget` items when none
-   * is paused), or whatever else runSlice would do: a checkpoint due, or a source's whole slice.
-   * `taken` says which item it was, if any; `sliceOpen` whether the slice goes on.
-   */
+  /** Debug runs: one item of a slice (see MailboxProcessor.stepSlice). */
   stepSlice(budget: number): MaybePromise {
-    const input = this.input;
-    input.taken = undefined;
-    input.firedTimer = undefined;
-    const paused = input.paused;
-    if (
-      paused === undefined &&
-      (this.checkpoints.due !== undefined ||
-        this.isSource ||
-        this.phase === 'finished' ||
-        this.time.busy ||
-        this.time.processingDue)
-    ) {
-      return this.runSlice(budget);
-    }
-    input.paused = undefined;
-    const pending =
-      paused === undefined ? input.consumeSlice(budget) : input.consumeSlice(paused.left, paused.from);
-    // A normal run flushes once per slice, at its end.
-    return after(pending, () => (input.paused === undefined ? this.store?.maybeFlush() : undefined));
+    return this.mailboxProcessor.stepSlice(budget);
   }
 
   get sliceOpen(): boolean {
-    return this.input.paused !== undefined;
+    return this.mailboxProcessor.sliceOpen;
   }
 
   /** Debug runs: the item the last step took, and the channel it came on. */
