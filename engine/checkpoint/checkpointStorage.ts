@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { CheckpointFiles } from '../runtime/checkpointFiles.js';
 import { cannotWrite } from '../state/fileFault.js';
+import type { MaybePromise } from '../state/maybePromise.js';
 import {
   CHECKPOINT_FORMAT,
   type CheckpointMetadata,
@@ -31,7 +32,7 @@ const READ_CHUNK = 1 << 20;
 export class DataFileWriter {
   private crc = 0;
   private written = 0;
-  private handle: Promise<FileHandle> | undefined;
+  private handle: MaybePromise<FileHandle>;
   private writing: Promise<void> = Promise.resolve();
   private lines: string[] = [];
   private lineChars = 0;
@@ -73,7 +74,7 @@ export class DataFileWriter {
   }
 
   /** Appends one JSON line; lines go out in large chunks. */
-  write(value: unknown): Promise<void> | undefined {
+  write(value: unknown): MaybePromise {
     const line = `${JSON.stringify(value)}\n`;
     this.lines.push(line);
     this.lineChars += line.length;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckpointStorage } from './checkpointStorage.js';
-import { crc32Hex, crc32InJs } from './crc32.js';
+import { crc32Hex, crc32 as crc32InJs } from './crc32.js';
 import { readStateFile, StateFileWriter } from './stateFile.js';
 
 let root: string;

@@ -14,6 +14,7 @@
 // call per string cost twice as much) and learns the byte lengths only from that. A block holds
 // about 1 MiB of text: that is also the size of each write to disk.
 import { open } from 'node:fs/promises';
+import type { MaybePromise } from '../state/maybePromise.js';
 import type { FileRef } from './checkpointMetadata.js';
 import type { CheckpointStorage, DataFileWriter } from './checkpointStorage.js';
 
@@ -97,15 +98,15 @@ export class StateFileWriter {
   }
 
   /** Each returns a promise when the caller should wait for the disk before adding more. */
-  set(key: string, value: string): Promise<void> | undefined {
+  set(key: string, value: string): MaybePromise {
     return this.add(SET, key, value);
   }
 
-  delete(key: string): Promise<void> | undefined {
+  delete(key: string): MaybePromise {
     return this.add(DELETE, key, '');
   }
 
-  drop(gte: string, lt: string): Promise<void> | undefined {
+  drop(gte: string, lt: string): MaybePromise {
     return this.add(DROP, gte, lt);
   }
 
@@ -114,11 +115,11 @@ export class StateFileWriter {
    * is a rope of its records' strings, and one kept across the records' own allocations would be
    * copied by every scavenge and then promoted.
    */
-  endBlock(): Promise<void> | undefined {
+  endBlock(): MaybePromise {
     return this.count > 0 ? this.writeBlock() : undefined;
   }
 
-  private add(kind: number, key: string, value: string): Promise<void> | undefined {
+  private add(kind: number, key: string, value: string): MaybePromise {
     const view = this.tableView;
     let at = this.tableBytes;
     view.setUint8(at++, kind);
@@ -228,9 +229,9 @@ export class StateFileWriter {
 
 export interface StateFileVisitor {
   /** Each may return a promise, which is waited for before the next record. */
-  set(key: string, value: string): Promise<void> | undefined;
-  delete(key: string): Promise<void> | undefined;
-  drop(gte: string, lt: string): Promise<void> | undefined;
+  set(key: string, value: string): MaybePromise;
+  delete(key: string): MaybePromise;
+  drop(gte: string, lt: string): MaybePromise;
 }
 
 /** Reads the records of a state file in order. `name` is how errors call the file. */
@@ -304,7 +305,7 @@ export async function readStateFile(path: string, visit: StateFileVisitor, name 
         const valueEnd = keyEnd + varint();
         if (valueEnd > textEnd) throw damaged('has a record longer than its block');
         const key = block.toString('utf8', s, keyEnd);
-        let wait: Promise<void> | undefined;
+        let wait: MaybePromise;
         if (kind === SET) wait = visit.set(key, block.toString('utf8', keyEnd, valueEnd));
         else if (kind === DELETE) wait = visit.delete(key);
         else if (kind === DROP) wait = visit.drop(key, block.toString('utf8', keyEnd, valueEnd));

@@ -4,6 +4,7 @@
 // changes since the last one outgrow it, so restore reads a bounded amount. The heap backend is
 // copied whole each time.
 import type { FlushedBatch, KvStore, SnapshotChunks } from '../state/kvStore.js';
+import type { MaybePromise } from '../state/maybePromise.js';
 import { MemoryKvStore } from '../state/memoryKvStore.js';
 import { keyGroupOfStoreKey } from '../state/stateKeys.js';
 import type { FileRef, StateHandle } from './checkpointMetadata.js';
@@ -35,7 +36,7 @@ export class StateSnapshots {
   private segment: StateFileWriter | undefined;
   private nextSegmentId: number;
   /** The files of the latest checkpoint, as they were decided at its barrier. */
-  private base: Promise<FileRef> | undefined;
+  private base: MaybePromise<FileRef>;
   private changes: Promise<FileRef>[] = [];
   private baseBytes = 0;
   private changesBytes = 0;
@@ -71,7 +72,7 @@ export class StateSnapshots {
    * Later records win on restore, so nothing is coalesced; a batch's drops apply after its
    * writes, as in LevelDB. The promise returned is the disk's backpressure.
    */
-  private log(flushed: FlushedBatch): Promise<void> | undefined {
+  private log(flushed: FlushedBatch): MaybePromise {
     if (!this.logging) return undefined;
     this.segment ??= new StateFileWriter(
       this.storage,
@@ -195,8 +196,8 @@ export class StateSnapshots {
  * nothing is coalesced; a batch's drops apply after its writes, as in LevelDB. The promise
  * returned is the disk's backpressure.
  */
-function writeBatch(writer: StateFileWriter, { batch, dropped }: FlushedBatch): Promise<void> | undefined {
-  let wait: Promise<void> | undefined;
+function writeBatch(writer: StateFileWriter, { batch, dropped }: FlushedBatch): MaybePromise {
+  let wait: MaybePromise;
   batch.forEach((value, key) => {
     const written = value === null ? writer.delete(key) : writer.set(key, value);
     if (written !== undefined) wait = written;

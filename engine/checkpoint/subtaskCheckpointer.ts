@@ -4,6 +4,7 @@
 // coordinator gets the acknowledgement.
 import type { FeedbackLog } from '../runtime/barrierAligner.js';
 import type { SnapshotCut, SubtaskCheckpointer } from '../runtime/subtaskCheckpointing.js';
+import type { MaybePromise } from '../state/maybePromise.js';
 import type { SubtaskSnapshot } from './checkpointMetadata.js';
 import type { CheckpointStorage } from './checkpointStorage.js';
 import type { StateSnapshots } from './stateSnapshots.js';
@@ -42,10 +43,10 @@ export class FileSubtaskCheckpointer implements SubtaskCheckpointer {
     private readonly state: StateSnapshots | undefined,
   ) {}
 
-  snapshot(cut: SnapshotCut): Promise<void> | undefined {
+  snapshot(cut: SnapshotCut): MaybePromise {
     const { checkpointId, startedAt, operatorPart } = cut;
     const statePart = this.state?.snapshot(checkpointId, cut.stateSize);
-    let feedback: Promise<FeedbackLog> | undefined;
+    let feedback: MaybePromise<FeedbackLog>;
     if (cut.feedback !== undefined) {
       const { log, complete } = cut.feedback;
       feedback = complete

@@ -11,6 +11,7 @@
 // old elements too; nothing ever reads them.
 
 import type { KvSpace, KvStore, SpaceEntries, Stored } from '../state/kvStore.js';
+import type { MaybePromise } from '../state/maybePromise.js';
 import type { StateCodec } from '../state/stateCodecs.js';
 import type { StoreBrowser } from '../state/storeBrowser.js';
 
@@ -136,7 +137,7 @@ export class JournaledStore implements KvStore {
     return this.inner.restoreDrop(gte, lt);
   }
 
-  maybeFlush(): Promise<void> | undefined {
+  maybeFlush(): MaybePromise {
     return this.inner.maybeFlush();
   }
 

@@ -282,7 +282,7 @@ async function assembleSubtasks(
           watermark: NO_WATERMARK,
           timers: undefined,
           checkpoints: storage,
-          regularInputs: inputs.list.filter((c) => !c.edge.feedback).length,
+          inputs: inputs.list,
           maxParallelism: plan.maxParallelism,
           reportWait: waitReport.report,
         };

@@ -1,6 +1,7 @@
 // A source's `ratePerSec`, shared by its subtasks: records are made in slices of a fixed size, a
 // slice every so often, so slice boundaries do not depend on the clock (only when a slice comes
 // does). Without a rate, slices are as large as the executor's budget and never wait.
+import type { MaybePromise } from '../state/maybePromise.js';
 
 /** Slices per second when rate-limited. */
 const STEPS_PER_SECOND = 100;
@@ -23,7 +24,7 @@ export class RatePacer {
   }
 
   /** A promise to wait on before the next slice, or undefined when it may go now. */
-  wait(): Promise<void> | undefined {
+  wait(): MaybePromise {
     if (this.intervalMs === 0) return undefined;
     const wait = this.nextDue - performance.now();
     if (wait > 0) return new Promise((resolve) => setTimeout(resolve, wait));

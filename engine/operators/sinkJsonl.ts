@@ -16,6 +16,7 @@ import type { Envelope } from '../runtime/envelope.js';
 import type { SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import type { Committable, SinkCommitter, SinkWriter } from '../runtime/sink.js';
 import { checkWritable, isFileFault } from '../state/fileFault.js';
+import type { MaybePromise } from '../state/maybePromise.js';
 import type { KindFactory } from './kindFactory.js';
 import { type ClosedPart, type JsonlCommit, SinkTarget, type TargetProgress } from './sinkTarget.js';
 
@@ -200,7 +201,7 @@ export class JsonlSinkWriter implements SinkWriter {
     return closed;
   }
 
-  prepareCommit(checkpointId: number | undefined): Promise<Committable | undefined> | undefined {
+  prepareCommit(checkpointId: number | undefined): MaybePromise<Committable | undefined> {
     // The end of the job: the committer publishes every part the target holds.
     if (checkpointId === undefined) return undefined;
     if (this.finished) {

@@ -11,6 +11,7 @@ import { JobError } from '../graph/jobError.js';
 import type { ParamsOf } from '../graph/schema.js';
 import type { CheckpointFiles, FileRef } from '../runtime/checkpointFiles.js';
 import { cannotWrite } from '../state/fileFault.js';
+import type { MaybePromise } from '../state/maybePromise.js';
 
 const COPY_CHUNK = 1 << 20;
 
@@ -49,7 +50,7 @@ export class SinkTarget {
   private parts: ClosedPart[] = [];
   /** Length of the target as published by this run; -1 until the first publication. */
   private publishedLength = -1;
-  private swept: Promise<void> | undefined;
+  private swept: MaybePromise;
 
   constructor(
     readonly operatorId: string,

@@ -16,10 +16,12 @@
 // and the records still waiting for their turn (the same on every subtask). So no read is in
 // flight at a cut, and a restore at any parallelism starts from one serial point.
 import { ROWS_PORT } from '../graph/plan.js';
+import type { Channel } from '../runtime/channel.js';
 import type { Envelope } from '../runtime/envelope.js';
 import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { RecordFailure } from '../runtime/recordFailure.js';
 import { compileUserCode } from '../sandbox/userCode.js';
+import type { MaybePromise } from '../state/maybePromise.js';
 import type { KindFactory } from './kindFactory.js';
 import { HeldTimes } from './transaction/heldTimes.js';
 import {
@@ -48,6 +50,12 @@ type UserFunction = Function;
 const WINDOW = 1024;
 
 class TransactionLogic extends BaseLogic {
+  /**
+   * Its regular input channels, numbered in the order the subtask reads them (input edges in
+   * plan order, then upstream subtasks): the same numbers on every subtask, as the serial order
+   * breaks ties by them. The feedback edge brings the rows of other participants.
+   */
+  private readonly channels: ReadonlyMap<Channel, number>;
   private readonly input: OrderedInput;
   private readonly handle = txHandle();
   private readonly tables: ReadonlySet<string>;
@@ -78,12 +86,15 @@ class TransactionLogic extends BaseLogic {
     super(env);
     const params = env.operator.operator.params as { tables: string[] };
     this.tables = new Set(params.tables);
-    this.input = new OrderedInput(env.regularInputs ?? 0);
+    const regular = (env.inputs ?? []).filter((c) => !c.edge.feedback);
+    this.channels = new Map(regular.map((c, i) => [c, i]));
+    this.input = new OrderedInput(regular.length);
   }
 
   override process(envelope: Envelope): void | Promise<void> {
-    const channel = this.env.inputChannel ?? -1;
-    if (channel < 0) this.rowsCame(envelope.value as RowsMessage);
+    const from = this.env.inputChannel;
+    const channel = from === undefined ? undefined : this.channels.get(from);
+    if (channel === undefined) this.rowsCame(envelope.value as RowsMessage);
     else {
       this.input.add(channel, envelope);
       if (envelope.timestamp !== undefined) this.held.add(envelope.timestamp);
@@ -112,8 +123,9 @@ class TransactionLogic extends BaseLogic {
     }
   }
 
-  channelProgress(channel: number, watermark: number): void | Promise<void> {
-    this.input.clocks[channel]?.progress(watermark);
+  channelProgress(channel: Channel, watermark: number): void | Promise<void> {
+    const index = this.channels.get(channel);
+    if (index !== undefined) this.input.clocks[index]?.progress(watermark);
     return this.drain();
   }
 
@@ -233,7 +245,7 @@ class TransactionLogic extends BaseLogic {
     lineage.position = envelope.position;
   }
 
-  private run(pending: Pending): Promise<void> | undefined {
+  private run(pending: Pending): MaybePromise {
     return runTransaction(this.handle, pending, this.callTransact, this.afterRun);
   }
 

@@ -1,8 +1,9 @@
 // The input side of a subtask (Flink's InputGate): which channel is read next, and barrier
 // alignment. A slice reads the feedback channels first (draining a loop before taking new input
 // keeps it short), then the regular ones from a rotating start, so a union is fair; each channel
-// is read until it is empty or held back by an alignment. This is also where a watermark valve
-// will sit: it sees every control item in order with the records.
+// is read until it is empty or held back by an alignment. Watermarks come through in order with
+// the records; the valve that merges them (watermarkValve.ts) sits with the timers they fire, in
+// subtaskTime.ts.
 import { BarrierAligner, type FeedbackLog } from './barrierAligner.js';
 import type { Channel, InputCounter } from './channel.js';
 import type { Envelope } from './envelope.js';

@@ -5,6 +5,7 @@
 import { JobError } from '../graph/jobError.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import { describeUserThrow } from '../sandbox/userCode.js';
+import type { MaybePromise } from '../state/maybePromise.js';
 import type { CallMarker, CallOwner } from './callMarker.js';
 import type { Envelope } from './envelope.js';
 import type { OperatorLogic } from './operatorLogic.js';
@@ -25,7 +26,7 @@ export class LogicCalls implements CallOwner {
   ) {}
 
   /** One record; a promise only when the call went asynchronous. */
-  process(envelope: Envelope): Promise<void> | undefined {
+  process(envelope: Envelope): MaybePromise {
     let pending: void | Promise<void> | undefined;
     this.marker?.enter(this.ordinal, this, 'process', envelope);
     try {
@@ -59,7 +60,7 @@ export class LogicCalls implements CallOwner {
   }
 
   /** A timer fired (state is scoped to its key). */
-  onTimer(timer: FiredTimer): Promise<void> | undefined {
+  onTimer(timer: FiredTimer): MaybePromise {
     const logic = this.logic;
     if (logic.onTimer === undefined) return undefined;
     let pending: void | Promise<void> | undefined;
@@ -79,7 +80,7 @@ export class LogicCalls implements CallOwner {
     });
   }
 
-  endInput(): Promise<void> | undefined {
+  endInput(): MaybePromise {
     let pending: void | Promise<void> | undefined;
     this.marker?.enter(this.ordinal, this, 'endInput', undefined);
     try {

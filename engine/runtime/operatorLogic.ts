@@ -2,6 +2,7 @@
 // emitter and the state; a logic only turns records into emits.
 import type { PlannedOperator } from '../graph/plan.js';
 import type { KeyedState } from '../state/keyedState.js';
+import type { Channel } from './channel.js';
 import type { CheckpointFiles } from './checkpointFiles.js';
 import type { ConnectorState } from './connectorState.js';
 import type { Emitter } from './emitter.js';
@@ -23,13 +24,10 @@ export interface SubtaskEnvironment {
   readonly current: Envelope | undefined;
   /** The id of the edge `current` arrived on (ctx.input); undefined in a timer's call. */
   readonly input: string | undefined;
-  /**
-   * Transaction operators: which regular input channel `current` came on, counted over the
-   * input edges in plan order and their upstream subtasks (-1 on a feedback edge).
-   */
-  readonly inputChannel?: number;
-  /** How many regular input channels there are. */
-  readonly regularInputs?: number;
+  /** The channel `current` arrived on, one of `inputs`. */
+  readonly inputChannel?: Channel | undefined;
+  /** Its input channels, feedback ones first, in the order the subtask reads them. */
+  readonly inputs?: readonly Channel[];
   /** The job's number of key groups (rows of a transaction are placed by it). */
   readonly maxParallelism?: number;
   /** Debug runs: hears each transaction a transaction operator's subtask led. */
@@ -96,7 +94,7 @@ export interface OperatorLogic {
    * A regular input channel's watermark came, or (Infinity) it ended: a logic whose order of
    * records waits on every channel (transactions) may go on.
    */
-  channelProgress?(channel: number, watermark: number): void | Promise<void>;
+  channelProgress?(channel: Channel, watermark: number): void | Promise<void>;
   /**
    * A logic that emits records later than it takes them: the least event time of the records it
    * holds (Infinity when none). The subtask's watermark goes on downstream only up to it.

@@ -1,7 +1,8 @@
 // Pause, as an executor holds it: while closed, the run waits on it at its next slice boundary.
 // Open, it is one property read per slice, which costs nothing measurable.
+import type { MaybePromise } from '../state/maybePromise.js';
 export class PauseGate {
-  private gate: Promise<void> | undefined;
+  private gate: MaybePromise;
   private opener: (() => void) | undefined;
 
   close(): void {
@@ -21,7 +22,7 @@ export class PauseGate {
   }
 
   /** What the run waits on while paused; undefined while it may go on. */
-  get waiting(): Promise<void> | undefined {
+  get waiting(): MaybePromise {
     return this.gate;
   }
 }

@@ -4,6 +4,8 @@
 // commits what remains at the end of a bounded job, and on restore redoes the checkpoint's
 // commit (idempotently) and discards what it did not commit. A kind implements these; a generic
 // logic (engine/operators) drives the writer, the checkpoint coordinator the committer.
+
+import type { MaybePromise } from '../state/maybePromise.js';
 import type { ConnectorState } from './connectorState.js';
 import type { Envelope } from './envelope.js';
 
@@ -30,7 +32,7 @@ export interface SinkWriter {
    * subtask), where what endInput closed goes with the first. `undefined` as the id: the bounded
    * job has ended, and whatever no checkpoint has taken goes to SinkCommitter.commitRemaining.
    */
-  prepareCommit(checkpointId: number | undefined): Promise<Committable | undefined> | undefined;
+  prepareCommit(checkpointId: number | undefined): MaybePromise<Committable | undefined>;
   /** No more input: closes what was written since the last barrier. */
   endInput(): Promise<void>;
   /** The job failed or stopped: discard what no checkpoint has taken, and release resources. */

@@ -1,32 +1,32 @@
-// One parallel instance of an operator (Flink's StreamTask): it is driven by actions. Input that
-// is available comes through its input gate; checkpoint triggers and completions, and the end of
-// a call that went asynchronous, come through its mailbox. The executor gives it slices of work;
-// within a slice it takes records from its inputs in the gate's fixed order, so a run is
-// reproducible delivery by delivery. What it snapshots at a cut goes to its checkpointer.
+// One parallel instance of an operator (Flink's StreamTask), in Flink's three parts, so that each
+// reads on its own and the per-record path is in one place: input processing (inputProcessor.ts)
+// takes what the input gate brings and calls the logic; the checkpoint side
+// (subtaskCheckpointCoordinator.ts) decides when to cut and hands the cut to the checkpointer; the
+// mailbox processor (mailboxProcessor.ts) takes the mail between slices (checkpoint triggers and
+// completions, the end of a call that went asynchronous) and decides what a slice does. The
+// subtask holds what the three share, its phases from running to finished, and what the
+// executors, the debugger and time travel see of it.
 
 import { JobError } from '../graph/jobError.js';
 import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import type { KeyedState, StateSize } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
-import type { FeedbackLog } from './barrierAligner.js';
+import type { MaybePromise } from '../state/maybePromise.js';
 import type { Channel } from './channel.js';
 import type { Emitter } from './emitter.js';
-import { barrier, type ChannelItem, END_OF_STREAM, type Envelope } from './envelope.js';
+import { type ChannelItem, END_OF_STREAM, type Envelope } from './envelope.js';
 import type { InputGate } from './inputGate.js';
+import { InputProcessor } from './inputProcessor.js';
 import { LogicCalls } from './logicCalls.js';
 import { Mailbox } from './mailbox.js';
+import { MailboxProcessor } from './mailboxProcessor.js';
 import type { OperatorLogic } from './operatorLogic.js';
 import { SourceWatermarks } from './sourceWatermarks.js';
+import { SubtaskCheckpointCoordinator } from './subtaskCheckpointCoordinator.js';
 import type { SubtaskCheckpointer } from './subtaskCheckpointing.js';
-import type {
-  DeliveryObserver,
-  SubtaskContext,
-  SubtaskOptions,
-  SubtaskPhase,
-  TimerTap,
-} from './subtaskOptions.js';
-import type { PausedSlice, SubtaskProgress } from './subtaskProgress.js';
+import type { SubtaskContext, SubtaskOptions, SubtaskPhase, TimerTap } from './subtaskOptions.js';
+import type { SubtaskProgress } from './subtaskProgress.js';
 import { SubtaskTime } from './subtaskTime.js';
 import { Suspension } from './suspension.js';
 import type { FiredTimer } from './timers.js';
@@ -52,49 +52,24 @@ export class Subtask {
   readonly ordinal: number;
   readonly mailbox = new Mailbox();
   phase: SubtaskPhase = 'running';
-  recordsIn = 0;
-  private sourceExhausted = false;
-  private stopRequested = false;
-  /** A checkpoint to take before the next record: at sources, and where no input can bring a barrier. */
-  private barrierDue: number | undefined;
-  /**
-   * The last checkpoint this subtask took part in. On several threads a checkpoint's trigger may
-   * reach it after the barriers have (they come over other threads' links): it is then done.
-   */
-  private lastSnapshot = 0;
-  private readonly observer: DeliveryObserver | undefined;
-  private readonly calls: LogicCalls;
-  private readonly stepping: boolean;
-  private readonly suspension: Suspension;
-  private paused: PausedSlice | undefined;
-  /** Debug runs: the item the last step took, and the channel it came on. */
-  taken: { readonly channel: Channel; readonly item: ChannelItem } | undefined;
-  /** Debug runs: the timer the last step fired, if it fired one. */
-  firedTimer: FiredTimer | undefined;
-  /** Debug runs: hears each timer fired and each firing's end. */
-  timerTap: TimerTap | undefined;
   /** Watermarks, timers and their firings. */
   readonly time: SubtaskTime;
   /** What the logic waits for (a server), as it last said; undefined where it cannot say. */
   readonly waitReport: WaitReport | undefined;
   /** Sources whose records carry event time: their watermarks. */
   readonly sourceWatermarks: SourceWatermarks | undefined;
-  /** Transaction operators: each regular input channel's index (env.inputChannel). */
-  private readonly channelIndex: Map<Channel, number> | undefined;
-  /**
-   * A checkpoint whose barriers are aligned while the logic still finishes what the records
-   * before them made possible (readyForSnapshot), and what follows its snapshot.
-   */
-  private snapshotWaiting:
-    | { readonly id: number; readonly then: (() => Promise<void> | undefined) | undefined }
-    | undefined;
+  private readonly calls: LogicCalls;
+  private readonly suspension: Suspension;
+  private readonly input: InputProcessor;
+  private readonly checkpoints: SubtaskCheckpointCoordinator;
+  private readonly mailboxProcessor: MailboxProcessor;
 
   constructor(
     private readonly context: SubtaskContext,
     readonly gate: InputGate,
     readonly logic: OperatorLogic,
     readonly store: KvStore | undefined,
-    private readonly checkpointer: SubtaskCheckpointer | undefined,
+    checkpointer: SubtaskCheckpointer | undefined,
     options: SubtaskOptions,
   ) {
     this.operator = context.operator;
@@ -104,10 +79,8 @@ export class Subtask {
     this.state = context.state;
     this.label = `${this.operator.id}#${this.subtask}`;
     this.isSource = findKind(this.operator.operator.kind)?.role === 'source';
-    this.observer = options.observer;
     this.ordinal = options.ordinal;
     this.calls = new LogicCalls(this.operator, this.subtask, logic, options.callMarker, this.ordinal);
-    this.stepping = options.stepping;
     this.waitReport = options.waitReport;
     this.suspension = new Suspension(this.mailbox, options.suspendsOnWait && !options.stepping);
     this.time = new SubtaskTime(
@@ -130,10 +103,18 @@ export class Subtask {
       this.sourceWatermarks = watermarks;
       emitter.afterRecord = (timestamp) => watermarks.after(timestamp);
     }
-    if (this.operator.transactional) {
-      this.channelIndex = new Map(gate.inputs.filter((c) => !c.edge.feedback).map((c, i) => [c, i]));
-    }
     if (logic.heldTime !== undefined) this.time.hold = () => logic.heldTime!();
+    this.checkpoints = new SubtaskCheckpointCoordinator(this, checkpointer);
+    this.input = new InputProcessor(
+      this,
+      context,
+      this.calls,
+      this.suspension,
+      this.checkpoints,
+      options.observer,
+      options.stepping,
+    );
+    this.mailboxProcessor = new MailboxProcessor(this, this.input, this.checkpoints, this.suspension);
   }
 
   /** Debug runs: hears each transaction this subtask leads. */
@@ -155,59 +136,55 @@ export class Subtask {
     return this.gate.inputs;
   }
 
+  get recordsIn(): number {
+    return this.input.recordsIn;
+  }
+
   runnable(): boolean {
-    if (this.suspension.active) return !this.suspension.waiting;
-    if (this.barrierDue !== undefined) return true;
-    if (this.time.busy) return this.emitter.canSend();
-    if (this.time.processingDue && this.phase !== 'finished') return true;
-    if (this.phase === 'finished') return false;
-    if (this.isSource) return !this.sourceExhausted && this.emitter.canSend();
-    return this.gate.hasInput() && this.emitter.canSend();
+    return this.mailboxProcessor.runnable();
   }
 
   /** Waiting on a call that went asynchronous: the executor waits for this subtask's mail. */
   get waiting(): boolean {
-    return this.suspension.waiting;
+    return this.mailboxProcessor.waiting;
   }
 
   /** Takes the mail that has come, between two slices. */
   takeMail(): void {
-    for (let mail = this.mailbox.take(); mail !== undefined; mail = this.mailbox.take()) {
-      switch (mail.type) {
-        case 'triggerCheckpoint':
-          this.triggerCheckpoint(mail.checkpointId);
-          break;
-        case 'checkpointComplete':
-          try {
-            this.logic.checkpointComplete?.(mail.checkpointId);
-          } catch (error) {
-            throw this.calls.failure(error);
-          }
-          break;
-        case 'resume':
-          this.suspension.resume(mail);
-          break;
-        case 'processingTime':
-          // Taken at the next slice (runnable says so): mail comes between slices.
-          break;
-      }
-    }
+    this.mailboxProcessor.takeMail();
   }
 
-  /**
-   * The coordinator started checkpoint `id`. Sources take it before their next record; so does
-   * a subtask no barrier can reach any more (finished, or a loop head whose regular inputs
-   * have ended). The others wait for the barrier on their inputs.
-   */
-  private triggerCheckpoint(id: number): void {
-    if (id <= this.lastSnapshot) return;
-    if (this.phase === 'running' && !this.isSource && this.gate.barrierCanCome) this.gate.expect(id);
-    else this.barrierDue = id;
+  runSlice(budget: number): MaybePromise {
+    return this.mailboxProcessor.runSlice(budget);
+  }
+
+  /** Debug runs: one item of a slice (see MailboxProcessor.stepSlice). */
+  stepSlice(budget: number): MaybePromise {
+    return this.mailboxProcessor.stepSlice(budget);
+  }
+
+  get sliceOpen(): boolean {
+    return this.mailboxProcessor.sliceOpen;
+  }
+
+  /** Debug runs: the item the last step took, and the channel it came on. */
+  get taken(): { readonly channel: Channel; readonly item: ChannelItem } | undefined {
+    return this.input.taken;
+  }
+
+  /** Debug runs: the timer the last step fired, if it fired one. */
+  get firedTimer(): FiredTimer | undefined {
+    return this.input.firedTimer;
+  }
+
+  /** Debug runs: hears each timer fired and each firing's end. */
+  set timerTap(tap: TimerTap | undefined) {
+    this.input.timerTap = tap;
   }
 
   /** The checkpoint this subtask takes at its next slice, where no barrier comes to it. */
   get snapshotDue(): number | undefined {
-    return this.barrierDue;
+    return this.checkpoints.due;
   }
 
   /** An operator with no inputs at all (not a source) has nothing to wait for. */
@@ -221,302 +198,14 @@ export class Subtask {
 
   /** Sources stop producing; what they emitted still flows to the end. */
   requestStop(): void {
-    this.stopRequested = true;
-  }
-
-  runSlice(budget: number): Promise<void> | undefined {
-    const rest = this.suspension.takeRest();
-    if (rest !== undefined) return this.endSlice(rest());
-    // A firing finishes before a snapshot: its watermark is taken and not yet passed on, which
-    // no checkpoint could hold.
-    if (this.time.busy) return this.endSlice(this.fireTimers(budget));
-    if (this.barrierDue !== undefined) {
-      const id = this.barrierDue;
-      this.barrierDue = undefined;
-      return this.snapshotWhenReady(id, undefined);
-    }
-    if (this.phase === 'finished') return undefined;
-    if (this.time.processingDue) {
-      const pending = this.time.processingTimeDue(Date.now());
-      if (pending !== undefined || this.time.busy) return this.endSlice(pending ?? this.fireTimers(budget));
-    }
-    return this.endSlice(this.isSource ? this.produceSlice(budget) : this.consumeSlice(budget));
-  }
-
-  /** A slice's state writes go to the store once it is over. */
-  private endSlice(pending: Promise<void> | undefined): Promise<void> | undefined {
-    if (pending !== undefined) return pending.then(() => this.store?.maybeFlush());
-    return this.store?.maybeFlush();
-  }
-
-  private produceSlice(budget: number): Promise<void> | undefined {
-    if (this.stopRequested) return this.exhaust();
-    const produced = this.calls.produce(budget);
-    if (typeof produced === 'number') return this.afterProduce(produced);
-    let count = 0;
-    const pending = produced.then((n) => {
-      count = n;
-    });
-    return this.suspension.whenSettled(pending, () => this.afterProduce(count));
-  }
-
-  private afterProduce(count: number): Promise<void> | undefined {
-    this.sourceWatermarks?.polled(performance.now());
-    // A checkpoint waits for a source not ready for it (a database snapshot being read): it is
-    // taken after the slice that made the source ready, before its input ends.
-    if (this.snapshotWaiting !== undefined) {
-      const snapshot = this.snapshotIfReady();
-      if (snapshot !== undefined) return snapshot.then(() => this.afterProduce(count));
-    }
-    if (count < 0) return this.exhaust();
-    this.recordsIn += count;
-    return undefined;
-  }
-
-  private exhaust(): Promise<void> | undefined {
-    this.sourceExhausted = true;
-    return this.endInput();
+    this.input.requestStop();
   }
 
   /**
-   * Takes up to `budget` items, channel by channel in the gate's order. A debug run (stepping)
-   * takes one item and pauses where this loop would go on; everything else is the same.
+   * A regular input ended. Once all have, the input is over, unless records can still come
+   * round a loop: a loop head then waits for the job to be quiet (tellInputEnded).
    */
-  private consumeSlice(budget: number, from = 0): Promise<void> | undefined {
-    const gate = this.gate;
-    let left = budget;
-    for (let i = from; i < gate.width && left > 0; i++) {
-      const channel = gate.channelAt(i);
-      while (left > 0) {
-        if (gate.isBlocked(channel)) break;
-        const item = channel.shift();
-        if (item === undefined) break;
-        left--;
-        if (this.stepping) this.taken = { channel, item };
-        const pending = this.takeItem(channel, item);
-        // The item started a firing of timers: they fire before the next item is taken.
-        if (pending === undefined && this.time.busy) {
-          if (this.stepping) return undefined;
-          return this.fireTimers(left);
-        }
-        if (pending !== undefined) {
-          // A snapshot's synchronous part ends the slice; an async function's record goes on
-          // from the first input once it has settled (a paused slice, in a debug run).
-          if (item.type !== 'record') return pending;
-          const rest = left;
-          return this.suspension.whenSettled(pending, () => {
-            if (rest === 0) return undefined;
-            if (!this.stepping) return this.consumeSlice(rest);
-            this.paused = { from: 0, left: rest };
-            return undefined;
-          });
-        }
-        if (item.type === 'record' && this.emitter.blocked && !this.emitter.canSend()) return undefined;
-        if (this.stepping) {
-          this.paused = { from: i, left };
-          return undefined;
-        }
-      }
-    }
-    gate.endSlice();
-    return undefined;
-  }
-
-  private takeItem(channel: Channel, item: ChannelItem): Promise<void> | undefined {
-    switch (item.type) {
-      case 'record': {
-        this.gate.recordTaken(channel, item);
-        const pending = this.deliver(channel, item);
-        if (this.snapshotWaiting === undefined) return pending;
-        return pending === undefined ? this.snapshotIfReady() : pending.then(() => this.snapshotIfReady());
-      }
-      case 'barrier': {
-        if (channel.edge.feedback) {
-          this.feedbackDone(this.gate.feedbackBarrier(channel, item.checkpointId));
-          return undefined;
-        }
-        const aligned = this.gate.regularBarrier(channel, item.checkpointId);
-        return aligned === undefined ? undefined : this.snapshotWhenReady(aligned, undefined);
-      }
-      case 'watermark': {
-        if (channel.edge.feedback) return undefined;
-        const progressed = this.channelProgress(channel, item.timestamp);
-        if (progressed !== undefined) {
-          return progressed.then(() => {
-            const pending = this.time.watermarkTaken(channel, item.timestamp);
-            this.context.watermark = this.time.watermark;
-            return pending;
-          });
-        }
-        const pending = this.time.watermarkTaken(channel, item.timestamp);
-        this.context.watermark = this.time.watermark;
-        return pending;
-      }
-      case 'idle': {
-        const pending = this.time.idleTaken(channel);
-        this.context.watermark = this.time.watermark;
-        return pending;
-      }
-      case 'end':
-        return this.channelEnded(channel);
-    }
-  }
-
-  /**
-   * Fires up to `budget` timers of the firing under way, one at a time; once it is over, what
-   * was to follow it (the watermark going on, the end of input) runs. A debug run fires one
-   * timer a step.
-   */
-  private async fireTimers(budget: number): Promise<void> {
-    this.firedTimer = undefined;
-    for (let left = budget; left > 0; left--) {
-      const timer = await this.time.nextTimer();
-      if (timer === undefined) {
-        this.timerTap?.over();
-        await this.time.finish();
-        return;
-      }
-      this.timerTap?.firing(timer);
-      await this.fire(timer);
-      if (this.stepping) {
-        this.firedTimer = timer;
-        return;
-      }
-      if (this.emitter.blocked && !this.emitter.canSend()) return;
-    }
-  }
-
-  private fire(timer: FiredTimer): Promise<void> | undefined {
-    this.context.current = undefined;
-    this.context.input = undefined;
-    const lineage = this.emitter.lineage;
-    lineage.timestamp = timer.domain === 'eventTime' ? timer.timestamp : undefined;
-    lineage.source = undefined;
-    lineage.position = 0;
-    this.state?.setKey(timer.keyGroup, timer.key);
-    return this.calls.onTimer(timer);
-  }
-
-  /**
-   * Debug runs: the next item of this subtask's slice (a new slice of `budget` items when none
-   * is paused), or whatever else runSlice would do: a checkpoint due, or a source's whole slice.
-   * `taken` says which item it was, if any; `sliceOpen` whether the slice goes on.
-   */
-  stepSlice(budget: number): Promise<void> | undefined {
-    this.taken = undefined;
-    this.firedTimer = undefined;
-    const paused = this.paused;
-    if (
-      paused === undefined &&
-      (this.barrierDue !== undefined ||
-        this.isSource ||
-        this.phase === 'finished' ||
-        this.time.busy ||
-        this.time.processingDue)
-    ) {
-      return this.runSlice(budget);
-    }
-    this.paused = undefined;
-    const pending =
-      paused === undefined ? this.consumeSlice(budget) : this.consumeSlice(paused.left, paused.from);
-    // A normal run flushes once per slice, at its end.
-    const flush = () => (this.paused === undefined ? this.store?.maybeFlush() : undefined);
-    return pending === undefined ? flush() : pending.then(flush);
-  }
-
-  get sliceOpen(): boolean {
-    return this.paused !== undefined;
-  }
-
-  private deliver(channel: Channel, envelope: Envelope): Promise<void> | undefined {
-    if (this.phase === 'finished') {
-      throw new JobError(
-        `internal: a record reached operator "${this.operator.id}" over edge "${channel.edge.id}" after its input had ended`,
-        this.operator.id,
-        this.subtask,
-      );
-    }
-    const index = this.channelIndex === undefined ? 0 : (this.channelIndex.get(channel) ?? -1);
-    // A transaction's rows coming from its other subtasks are its own traffic, not records in.
-    if (index >= 0) this.recordsIn++;
-    this.context.current = envelope;
-    this.context.input = channel.edge.id;
-    if (this.channelIndex !== undefined) this.context.inputChannel = index;
-    this.time.recordTaken(channel, envelope.timestamp);
-    const lineage = this.emitter.lineage;
-    lineage.timestamp = envelope.timestamp;
-    lineage.source = envelope.source;
-    lineage.position = envelope.position;
-    this.state?.setKey(envelope.keyGroup, envelope.key);
-    this.observer?.(this, channel, envelope);
-    const pending = this.calls.process(envelope);
-    if (this.time.hold === undefined) return pending;
-    // What the logic emitted may have let go of a watermark it held back.
-    if (pending === undefined) this.time.releaseHeld();
-    else return pending.then(() => this.time.releaseHeld());
-    return undefined;
-  }
-
-  private channelEnded(channel: Channel): Promise<void> | undefined {
-    if (channel.edge.feedback) {
-      this.feedbackDone(this.gate.feedbackEndTaken(channel));
-      return undefined;
-    }
-    const aligned = this.gate.regularEndTaken(channel);
-    const progressed = this.channelProgress(channel, Number.POSITIVE_INFINITY);
-    // The input's end is its final watermark: the timers it frees fire first.
-    const ended = () => {
-      const pending = this.time.inputEnded(channel, () => {
-        this.context.watermark = this.time.watermark;
-        if (aligned === undefined) return this.afterRegularEnded();
-        return this.snapshotWhenReady(aligned, () => this.afterRegularEnded());
-      });
-      this.context.watermark = this.time.watermark;
-      return pending;
-    };
-    return progressed === undefined ? ended() : progressed.then(ended);
-  }
-
-  /** Tells a logic that orders its records over every channel (transactions) how far one has come. */
-  private channelProgress(channel: Channel, watermark: number): Promise<void> | undefined {
-    const index = this.channelIndex?.get(channel);
-    if (index === undefined || this.logic.channelProgress === undefined) return undefined;
-    let pending: Promise<void> | undefined;
-    try {
-      pending = this.logic.channelProgress(index, watermark) ?? undefined;
-    } catch (error) {
-      throw this.calls.failure(error);
-    }
-    if (pending === undefined) this.time.releaseHeld();
-    else return pending.then(() => this.time.releaseHeld());
-    return undefined;
-  }
-
-  /**
-   * The barriers are aligned: the snapshot now, unless the logic must first finish what the
-   * records before them made possible (it then waits on feedback input only).
-   */
-  private snapshotWhenReady(
-    checkpointId: number,
-    then: (() => Promise<void> | undefined) | undefined,
-  ): Promise<void> | undefined {
-    if (this.logic.readyForSnapshot?.() === false && this.checkpointer !== undefined) {
-      this.snapshotWaiting = { id: checkpointId, then };
-      return undefined;
-    }
-    const snapshot = this.takeSnapshot(checkpointId);
-    if (then === undefined) return snapshot;
-    return snapshot === undefined ? then() : snapshot.then(then);
-  }
-
-  private snapshotIfReady(): Promise<void> | undefined {
-    const waiting = this.snapshotWaiting;
-    if (waiting === undefined || this.logic.readyForSnapshot?.() === false) return undefined;
-    this.snapshotWaiting = undefined;
-    return this.snapshotWhenReady(waiting.id, waiting.then);
-  }
-
-  private afterRegularEnded(): Promise<void> | undefined {
+  regularInputEnded(): MaybePromise {
     if (!this.gate.allRegularEnded) return undefined;
     if (this.operator.loopHead) {
       this.phase = 'awaitingLoop';
@@ -526,48 +215,8 @@ export class Subtask {
     return this.time.finalFiring(() => this.endInput());
   }
 
-  private feedbackDone(log: FeedbackLog | undefined): void {
-    if (log !== undefined) this.checkpointer?.feedbackComplete(log);
-  }
-
-  /**
-   * The cut: the operator's own part and the state's synchronous part now, then the barrier
-   * goes on downstream; the checkpointer writes the files while records keep flowing. A promise
-   * only when this subtask must wait before its next record (LevelDB taking a base).
-   */
-  private takeSnapshot(checkpointId: number): Promise<void> | undefined {
-    const checkpointer = this.checkpointer;
-    if (checkpointer === undefined) return undefined;
-    this.lastSnapshot = checkpointId;
-    const startedAt = performance.now();
-    const alignmentMs = this.gate.alignmentMs(startedAt);
-    let operatorPart: ReturnType<OperatorLogic['snapshot']>;
-    try {
-      operatorPart = this.logic.snapshot(checkpointId);
-    } catch (error) {
-      throw this.calls.failure(error);
-    }
-    const stateSize = this.state?.stateSize() ?? { entries: 0, bytes: 0, keys: 0 };
-    const loopHead = this.operator.loopHead && this.phase !== 'finished';
-    const feedback = this.gate.release(checkpointId, loopHead);
-    const taken = checkpointer.snapshot({
-      checkpointId,
-      startedAt,
-      alignmentMs,
-      operatorPart,
-      stateSize,
-      feedback,
-      time: this.time.state(),
-      sourceTime: this.sourceWatermarks?.state(),
-    });
-    if (this.phase !== 'finished') {
-      for (const channel of this.emitter.allChannels) channel.push(barrier(checkpointId));
-    }
-    return taken;
-  }
-
   /** Regular input is over: let the logic finish, then close the outputs. */
-  endInput(): Promise<void> | undefined {
+  endInput(): MaybePromise {
     const pending = this.tellInputEnded();
     if (pending !== undefined) return pending.then(() => this.closeOutputs());
     this.closeOutputs();
@@ -575,7 +224,7 @@ export class Subtask {
   }
 
   /** Called by the executor on a quiet job: the loop's records are all delivered. */
-  tellInputEnded(): Promise<void> | undefined {
+  tellInputEnded(): MaybePromise {
     const loopHead = this.phase === 'awaitingLoop';
     if (loopHead) this.phase = 'drainingLoop';
     this.context.current = undefined;
@@ -601,7 +250,7 @@ export class Subtask {
 
   /** A loop head's snapshot is waiting for its barrier to come back round (that takes steps). */
   get awaitingFeedback(): boolean {
-    return this.checkpointer?.awaitingFeedback === true;
+    return this.checkpoints.awaitingFeedback;
   }
 
   /**
@@ -614,7 +263,7 @@ export class Subtask {
       !this.time.busy &&
       this.gate.quiet &&
       !this.awaitingFeedback &&
-      this.snapshotWaiting === undefined &&
+      !this.checkpoints.waiting &&
       !this.suspension.active &&
       this.mailbox.size === 0
     );
@@ -623,14 +272,10 @@ export class Subtask {
   progress(): SubtaskProgress {
     return {
       phase: this.phase,
-      recordsIn: this.recordsIn,
       current: this.context.current,
       gate: this.gate.progress(),
-      sourceExhausted: this.sourceExhausted,
-      stopRequested: this.stopRequested,
-      barrierDue: this.barrierDue,
-      lastSnapshot: this.lastSnapshot,
-      paused: this.paused,
+      input: this.input.progress(),
+      checkpoints: this.checkpoints.progress(),
       emitter: this.emitter.progress(),
       logic: this.logic.progress!(),
       stateSize: this.state?.stateSize(),
@@ -650,21 +295,16 @@ export class Subtask {
    */
   async restoreProgress(progress: SubtaskProgress): Promise<void> {
     this.phase = progress.phase;
-    this.recordsIn = progress.recordsIn;
     this.context.current = progress.current;
     this.gate.restoreProgress(progress.gate);
-    this.sourceExhausted = progress.sourceExhausted;
-    this.stopRequested = progress.stopRequested;
-    this.barrierDue = progress.barrierDue;
-    this.lastSnapshot = progress.lastSnapshot;
-    this.paused = progress.paused;
-    this.taken = undefined;
+    this.input.restoreProgress(progress.input);
+    this.checkpoints.restoreProgress(progress.checkpoints);
     this.mailbox.clear();
     this.emitter.restoreProgress(progress.emitter);
     if (progress.stateSize !== undefined) this.state?.resetSize(progress.stateSize);
     // A firing under way now belongs to the undone future: progress is only taken between firings.
     await this.time.close();
-    this.firedTimer = undefined;
+    this.input.firedTimer = undefined;
     if (progress.time.timers !== undefined) this.time.store?.restoreProgress(progress.time.timers);
     this.time.restore([progress.time.valve]);
     this.time.newestRecord = progress.time.newestRecord;
@@ -674,16 +314,9 @@ export class Subtask {
     await this.logic.restoreProgress!(progress.logic);
   }
 
-  /**
-   * Gives up the checkpoint this subtask is taking part in (time travel goes back to before
-   * it): alignment stops, and a feedback log waiting for its barrier to come back round is
-   * closed with what it holds, so that the snapshot's files finish and can be waited for.
-   */
+  /** Gives up the checkpoint this subtask is taking part in (time travel goes back to before it). */
   abandonCheckpoint(): void {
-    this.barrierDue = undefined;
-    this.snapshotWaiting = undefined;
-    this.checkpointer?.abandon(this.gate.openLog);
-    this.gate.resetAlignment();
+    this.checkpoints.abandon();
   }
 
   /** The job failed or was cancelled: nothing more fires, and the logic lets go of what it holds. */
@@ -693,8 +326,8 @@ export class Subtask {
   }
 
   /** The run is over: snapshot files no completed checkpoint holds go. */
-  discardSnapshots(): Promise<void> | undefined {
-    return this.checkpointer?.discard();
+  discardSnapshots(): MaybePromise {
+    return this.checkpoints.discard();
   }
 
   /** Turns anything thrown while this subtask worked into a message a user can act on. */

@@ -2,6 +2,7 @@
 // or a trigger where no barrier comes) it hands over what it holds, and engine/checkpoint writes
 // and acknowledges it. The runtime never sees a file or the coordinator.
 import type { StateSize } from '../state/keyedState.js';
+import type { MaybePromise } from '../state/maybePromise.js';
 import type { FeedbackLog } from './barrierAligner.js';
 import type { OperatorSnapshot } from './operatorLogic.js';
 import type { SourceTimeState } from './sourceWatermarks.js';
@@ -33,7 +34,7 @@ export interface SubtaskCheckpointer {
    * flowing. A promise only when the subtask must wait before its next record (LevelDB taking
    * a base copy).
    */
-  snapshot(cut: SnapshotCut): Promise<void> | undefined;
+  snapshot(cut: SnapshotCut): MaybePromise;
   /** A loop head's log is complete: the barrier came back round (or the loop ended). */
   feedbackComplete(log: FeedbackLog): void;
   /** A snapshot waits for its barrier to come back round a loop (that takes steps). */

@@ -36,7 +36,7 @@ export type SubtaskContext = Omit<
 > & {
   current: Envelope | undefined;
   input: string | undefined;
-  inputChannel?: number;
+  inputChannel?: Channel | undefined;
   transactionTap?: TransactionTap | undefined;
   watermark: number;
   timers: SubtaskEnvironment['timers'];

@@ -4,17 +4,11 @@ import type { TimerProgress } from '../state/timerStore.js';
 import type { EmitterProgress } from './emitter.js';
 import type { Envelope } from './envelope.js';
 import type { GateProgress } from './inputGate.js';
+import type { InputProgress } from './inputProcessor.js';
 import type { SourceTimeState } from './sourceWatermarks.js';
+import type { CheckpointProgress } from './subtaskCheckpointCoordinator.js';
 import type { SubtaskPhase } from './subtaskOptions.js';
 import type { SubtaskTimeState } from './subtaskTime.js';
-
-/** Debug runs: where a slice paused after its last item, to go on from there. */
-export interface PausedSlice {
-  /** The input (counted as the slice counts them) to read next. */
-  readonly from: number;
-  /** Items the slice may still take. */
-  readonly left: number;
-}
 
 /**
  * A subtask between two steps of a debug run, as data (time travel). Only taken while no
@@ -22,14 +16,10 @@ export interface PausedSlice {
  */
 export interface SubtaskProgress {
   readonly phase: SubtaskPhase;
-  readonly recordsIn: number;
   readonly current: Envelope | undefined;
   readonly gate: GateProgress;
-  readonly sourceExhausted: boolean;
-  readonly stopRequested: boolean;
-  readonly barrierDue: number | undefined;
-  readonly lastSnapshot: number;
-  readonly paused: PausedSlice | undefined;
+  readonly input: InputProgress;
+  readonly checkpoints: CheckpointProgress;
   readonly emitter: EmitterProgress;
   readonly logic: unknown;
   readonly stateSize: StateSize | undefined;

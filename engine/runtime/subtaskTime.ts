@@ -5,6 +5,7 @@
 // the thread. The watermark goes on downstream once the timers it fired have fired.
 import type { KeyedState } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
+import type { MaybePromise } from '../state/maybePromise.js';
 import { TimerStore } from '../state/timerStore.js';
 import type { Channel } from './channel.js';
 import type { Emitter } from './emitter.js';
@@ -27,7 +28,7 @@ export interface SubtaskTimeState {
 /** A firing in progress, and what to do once it is over. */
 interface Firing {
   readonly firing: TimerFiring;
-  readonly then: () => Promise<void> | undefined;
+  readonly then: () => MaybePromise;
 }
 
 export class SubtaskTime {
@@ -95,13 +96,13 @@ export class SubtaskTime {
   }
 
   /** A watermark came on `channel`: a promise only when what follows the advance went async. */
-  watermarkTaken(channel: Channel, timestamp: number): Promise<void> | undefined {
+  watermarkTaken(channel: Channel, timestamp: number): MaybePromise {
     const advanced = this.valve.watermark(channel, timestamp);
     return advanced === undefined ? undefined : this.advance(advanced, undefined);
   }
 
   /** The producer of `channel` went idle. */
-  idleTaken(channel: Channel): Promise<void> | undefined {
+  idleTaken(channel: Channel): MaybePromise {
     const advanced = this.valve.markIdle(channel);
     if (advanced !== undefined) return this.advance(advanced, undefined);
     if (this.valve.allIdle) this.emitter.emitIdle();
@@ -109,16 +110,13 @@ export class SubtaskTime {
   }
 
   /** A regular input ended; `then` runs once the timers that frees have fired. */
-  inputEnded(channel: Channel, then: () => Promise<void> | undefined): Promise<void> | undefined {
+  inputEnded(channel: Channel, then: () => MaybePromise): MaybePromise {
     const advanced = this.valve.ended(channel);
     return advanced === undefined ? then() : this.advance(advanced, then);
   }
 
   /** Event time moved to `watermark`: due timers fire, then it goes on downstream. */
-  private advance(
-    watermark: number,
-    then: (() => Promise<void> | undefined) | undefined,
-  ): Promise<void> | undefined {
+  private advance(watermark: number, then: (() => MaybePromise) | undefined): MaybePromise {
     return this.start('eventTime', watermark, () => {
       this.forward(watermark);
       return then?.();
@@ -153,7 +151,7 @@ export class SubtaskTime {
   }
 
   /** Every regular input ended: the processing-time timers left fire too, then `then`. */
-  finalFiring(then: () => Promise<void> | undefined): Promise<void> | undefined {
+  finalFiring(then: () => MaybePromise): MaybePromise {
     this.stopWake();
     // Event-time timers set at or after the final watermark (a loop's records set them after the
     // regular input ended) fire here too; elsewhere the final watermark has fired them all.
@@ -163,7 +161,7 @@ export class SubtaskTime {
   }
 
   /** The clock passed a processing-time timer (mail): fire what is due. */
-  processingTimeDue(now: number): Promise<void> | undefined {
+  processingTimeDue(now: number): MaybePromise {
     this.processingDue = false;
     this.wakeAt = Number.POSITIVE_INFINITY;
     return this.start('processingTime', now, () => {
@@ -176,11 +174,7 @@ export class SubtaskTime {
    * Fires the timers due up to `upTo`, then runs `then`: at once (no timer is due, the common
    * case, which costs no read), or as the subtask takes the firing's timers (busy).
    */
-  private start(
-    domain: TimeDomain,
-    upTo: number,
-    then: () => Promise<void> | undefined,
-  ): Promise<void> | undefined {
+  private start(domain: TimeDomain, upTo: number, then: () => MaybePromise): MaybePromise {
     const store = this.store;
     if (store === undefined || !store.mayHaveDue(domain, upTo)) return then();
     this.firing = { firing: new TimerFiring(store, domain, upTo), then };
@@ -196,7 +190,7 @@ export class SubtaskTime {
   }
 
   /** The firing is over: what was to follow it runs. */
-  finish(): Promise<void> | undefined {
+  finish(): MaybePromise {
     const firing = this.firing!;
     this.firing = undefined;
     return firing.then();

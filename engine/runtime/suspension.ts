@@ -2,10 +2,12 @@
 // it runs until the call has settled and its mail has come; then the slice goes on where the
 // call interrupted it. One call at a time: the subtask takes no record meanwhile, so each key's
 // records stay in order.
+
+import type { MaybePromise } from '../state/maybePromise.js';
 import { settlesInPlace } from './asyncCalls.js';
 import type { Mail, Mailbox } from './mailbox.js';
 
-type Rest = () => Promise<void> | undefined;
+type Rest = () => MaybePromise;
 
 export class Suspension {
   private suspended = false;
@@ -32,7 +34,7 @@ export class Suspension {
    * After a call went asynchronous: `rest` of the slice runs once it has settled, in place when
    * it settles on the job's own work, or after the subtask's mail says so.
    */
-  whenSettled(pending: Promise<void>, rest: Rest): Promise<void> | undefined {
+  whenSettled(pending: Promise<void>, rest: Rest): MaybePromise {
     if (!this.enabled) return pending.then(rest);
     return settlesInPlace(pending).then((settled) => {
       if (settled) return pending.then(rest);

@@ -3,6 +3,8 @@
 // is a (key group, state) pair for value state, or a container for the elements of one map or
 // list, so a container can be read in order, or dropped, without loading it whole. Values are
 // in the store's own stored form (its codec's): JSON text in LevelDB, copies on the heap.
+
+import type { MaybePromise } from './maybePromise.js';
 import type { StateCodec } from './stateCodecs.js';
 import type { StoreBrowser } from './storeBrowser.js';
 
@@ -66,14 +68,14 @@ export interface KvStore {
   /** Restore: deletes every entry in [gte, lt). */
   restoreDrop(gte: string, lt: string): Promise<void>;
   /** Writes pending changes when enough have gathered; a promise only when the caller must wait. */
-  maybeFlush(): Promise<void> | undefined;
+  maybeFlush(): MaybePromise;
   flush(): Promise<void>;
   /**
    * Sees every batch as it goes to disk, in order: a checkpoint's changelog. Only stores that
    * write in batches call it; the others are copied whole. A promise returned is waited for
    * (never failing) like the batch's own write, so the changelog shares the state's backpressure.
    */
-  onFlush?: ((flushed: FlushedBatch) => Promise<unknown> | undefined) | undefined;
+  onFlush?: ((flushed: FlushedBatch) => MaybePromise<unknown>) | undefined;
   /** Starts writing what is pending now (so onFlush sees it) without waiting for the disk. */
   flushNow?(): void;
   /** A read-only view of the raw entries for the state browser; sees every write made before the call. */

@@ -4,6 +4,7 @@
 import { ClassicLevel } from 'classic-level';
 import { cannotWrite } from './fileFault.js';
 import type { FlushedBatch, ImmediateSnapshot, KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
+import type { MaybePromise } from './maybePromise.js';
 import { jsonTextCodec } from './stateCodecs.js';
 import { trackStateRead } from './stateReads.js';
 import type { KeyRange, StoreBrowser } from './storeBrowser.js';
@@ -36,7 +37,7 @@ export class LevelKvStore implements KvStore {
   /** The ranges each batch in flight drops after its writes, in the same order. */
   private inFlightDrops: (readonly [string, string])[][] = [];
   /** The last batch write; each waits for the one before, so they apply in order. */
-  private flushing: Promise<void> | undefined;
+  private flushing: MaybePromise;
   onFlush: KvStore['onFlush'];
   private young = new Map<string, string | null>();
   private youngChars = 0;
@@ -143,7 +144,7 @@ export class LevelKvStore implements KvStore {
     this.droppedRanges.push([space, spaceEnd(space)]);
   }
 
-  maybeFlush(): Promise<void> | undefined {
+  maybeFlush(): MaybePromise {
     if (this.dirty.size < FLUSH_ENTRIES && this.dirtyChars < FLUSH_CHARS) return undefined;
     // At most two batches in flight: waiting for the older one is the state's backpressure.
     const previous = this.flushing;
@@ -175,7 +176,7 @@ export class LevelKvStore implements KvStore {
       else operations.put(key, value);
     }
     const previous = this.flushing;
-    let done: Promise<void> | undefined;
+    let done: MaybePromise;
     done = (async () => {
       await previous;
       try {

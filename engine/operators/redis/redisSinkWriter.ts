@@ -13,6 +13,7 @@ import type { Envelope } from '../../runtime/envelope.js';
 import type { SubtaskEnvironment } from '../../runtime/operatorLogic.js';
 import type { Committable, SinkWriter } from '../../runtime/sink.js';
 import { cannotWrite } from '../../state/fileFault.js';
+import type { MaybePromise } from '../../state/maybePromise.js';
 import type { RedisConnection } from './redisConnection.js';
 import { checkSinkStream } from './redisSinkStream.js';
 
@@ -111,7 +112,7 @@ export class RedisSinkWriter implements SinkWriter {
     };
   }
 
-  prepareCommit(checkpointId: number | undefined): Promise<Committable | undefined> | undefined {
+  prepareCommit(checkpointId: number | undefined): MaybePromise<Committable | undefined> {
     if (checkpointId !== undefined) this.epoch = checkpointId + 1;
     if (this.file === undefined) {
       if (this.lines.length === 0) return undefined;

@@ -5,6 +5,7 @@
 
 import { RecordFailure } from '../../runtime/recordFailure.js';
 import type { KeyedState } from '../../state/keyedState.js';
+import type { MaybePromise } from '../../state/maybePromise.js';
 import type { Pending } from './pending.js';
 import type { TxHandle, TxOutcome } from './txContext.js';
 
@@ -49,7 +50,7 @@ export function runTransaction(
   pending: Pending,
   call: (record: unknown, tx: unknown) => unknown,
   ran: (pending: Pending, outcome: TxOutcome) => void,
-): Promise<void> | undefined {
+): MaybePromise {
   const envelope = pending.record.envelope;
   const outcome = handle.begin(pending.rows, pending.values, envelope.timestamp);
   let result: unknown;

@@ -10,6 +10,7 @@ import type { ParamsOf } from '../../../graph/schema.js';
 import type { Envelope } from '../../../runtime/envelope.js';
 import type { SubtaskEnvironment } from '../../../runtime/operatorLogic.js';
 import type { Committable, SinkWriter } from '../../../runtime/sink.js';
+import type { MaybePromise } from '../../../state/maybePromise.js';
 import { kafkaClientOptions } from '../kafkaClientOptions.js';
 import { isMissingTopic, missingTopicMessage } from '../kafkaErrors.js';
 import { BrokerCalls } from './brokerCalls.js';
@@ -175,7 +176,7 @@ export class KafkaSinkWriter implements SinkWriter {
     return previous;
   }
 
-  prepareCommit(checkpointId: number | undefined): Promise<Committable | undefined> | undefined {
+  prepareCommit(checkpointId: number | undefined): MaybePromise<Committable | undefined> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     if (checkpointId === undefined) return this.handOver(this.current);
     if (this.finished) return this.exactlyOnce ? this.handOver(this.current) : undefined;

@@ -8,6 +8,7 @@ import type { ParamsOf } from '../../../graph/schema.js';
 import type { SubtaskEnvironment } from '../../../runtime/operatorLogic.js';
 import type { RecordSource } from '../../../runtime/recordSource.js';
 import type { SourceReader } from '../../../runtime/source.js';
+import type { MaybePromise } from '../../../state/maybePromise.js';
 import { readTimestamp, timestampWanted } from '../../recordTimestamp.js';
 import { type FetchedRecord, fetchedRecords } from './fetchedRecords.js';
 import { type RecordShape, shapeRecord } from './kafkaRecordShape.js';
@@ -59,8 +60,8 @@ export class KafkaSourceReader implements SourceReader<KafkaSplit> {
   private readonly leaders = new Map<string, number>();
   private readonly chunks: Chunk[] = [];
   private buffered = 0;
-  private fetching: Promise<void> | undefined;
-  private discovering: Promise<void> | undefined;
+  private fetching: MaybePromise;
+  private discovering: MaybePromise;
   private nextDiscoveryAt = Infinity;
   /** The first open's discovery: a fresh share's partitions start at startingOffsets then. */
   private opening = true;

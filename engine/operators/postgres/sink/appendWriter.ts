@@ -10,6 +10,7 @@ import { JobError } from '../../../graph/jobError.js';
 import type { Envelope } from '../../../runtime/envelope.js';
 import type { SubtaskEnvironment } from '../../../runtime/operatorLogic.js';
 import type { Committable, SinkWriter } from '../../../runtime/sink.js';
+import type { MaybePromise } from '../../../state/maybePromise.js';
 import { insertStatements, ROWS_PER_STATEMENT } from './insertStatements.js';
 import { openSinkTable, type SinkPostgresParams } from './openSinkTable.js';
 import { PgSession } from './pgSession.js';
@@ -154,7 +155,7 @@ export class PostgresAppendWriter implements SinkWriter {
     this.ledger.prepared(gid, checkpointId);
   }
 
-  prepareCommit(checkpointId: number | undefined): Promise<Committable | undefined> | undefined {
+  prepareCommit(checkpointId: number | undefined): MaybePromise<Committable | undefined> {
     const epoch = this.epoch;
     this.epoch = newEpoch();
     // The end of a bounded job (undefined): nothing more to write, the connection goes.

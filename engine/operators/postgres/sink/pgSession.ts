@@ -5,6 +5,7 @@
 // append transaction is redone from the rows its writer holds.
 import pg from 'pg';
 import { JobError } from '../../../graph/jobError.js';
+import type { MaybePromise } from '../../../state/maybePromise.js';
 import { describeCause, ServerRetry } from '../../connectors/serverRetry.js';
 import { isTransientPgError, postgresServer } from '../pgErrors.js';
 
@@ -20,7 +21,7 @@ export class PgSession {
   private readonly retry: ServerRetry;
   private client: pg.Client | undefined;
   private closed = false;
-  private connecting: Promise<pg.Client> | undefined;
+  private connecting: MaybePromise<pg.Client>;
 
   constructor(private readonly target: SessionTarget) {
     this.server = postgresServer(target.connection);

@@ -5,6 +5,7 @@
 // one job apart), the lineage for the run and the runs restored from it, so that an id is never
 // taken twice even when a restore goes back to an older checkpoint.
 import { createHash, randomBytes } from 'node:crypto';
+import type { MaybePromise } from '../../../state/maybePromise.js';
 
 export const KIND = 'sink.postgres';
 
@@ -32,7 +33,7 @@ export class PreparedLedger {
   /** Prepared and not known committed: gid -> the checkpoint that commits it (Infinity: the job's end). */
   private readonly pending = new Map<string, number>();
   /** A restore or a fresh start has dealt with what earlier runs left prepared. */
-  private swept: Promise<void> | undefined;
+  private swept: MaybePromise;
 
   constructor(readonly tag: string) {}
 

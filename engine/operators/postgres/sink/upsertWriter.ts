@@ -8,6 +8,7 @@
 import type { Envelope } from '../../../runtime/envelope.js';
 import type { SubtaskEnvironment } from '../../../runtime/operatorLogic.js';
 import type { Committable, SinkWriter } from '../../../runtime/sink.js';
+import type { MaybePromise } from '../../../state/maybePromise.js';
 import { insertStatements, ROWS_PER_STATEMENT } from './insertStatements.js';
 import { openSinkTable, type SinkPostgresParams } from './openSinkTable.js';
 import { PgSession } from './pgSession.js';
@@ -79,7 +80,7 @@ export class PostgresUpsertWriter implements SinkWriter {
     }
   }
 
-  prepareCommit(checkpointId: number | undefined): Promise<Committable | undefined> | undefined {
+  prepareCommit(checkpointId: number | undefined): MaybePromise<Committable | undefined> {
     // The end of a bounded job: endInput wrote everything; the connection goes.
     if (checkpointId === undefined)
       return this.queue
