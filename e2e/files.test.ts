@@ -3,7 +3,7 @@
 // in someone else's formatting, a file of another format, malformed JSON and a missing file,
 // each opened with its problems shown and saved back without losing anything.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { type AppSession, openApp } from './appHarness.js';
 import {
@@ -49,6 +49,12 @@ async function open(path: string): Promise<void> {
   await Promise.race([prompt.waitFor(), dialog.waitFor()]);
   if (await prompt.isVisible()) await prompt.getByRole('button', { name: "Don't save" }).click();
   await answerFileDialog(page, 'Open job', path, 'Open');
+  // Opened once the page's title names it (or the open was refused): until then the canvas still
+  // shows the job before, whose operators a test could find (on a loaded machine it takes a while).
+  await Promise.race([
+    page.waitForFunction(`document.title.startsWith(${JSON.stringify(`${basename(path)} — `)})`),
+    page.getByRole('dialog', { name: 'Could not open' }).waitFor(),
+  ]);
 }
 
 describe('a template saved, reopened and saved again', () => {
