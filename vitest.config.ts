@@ -23,6 +23,10 @@ const isUnit = (f: string) => UNIT.some((r) => r.test(f)) && !NEEDS_OWN_PROCESS.
 
 export default defineConfig({
   test: {
+    // Two files at a time. vitest's default, one less than the cores, is one here: files that
+    // wait (on a CLI run, a server, Chromium) left the other core idle. Many files also spawn a
+    // CLI with worker threads of its own, so more than the cores only makes each file slower.
+    maxWorkers: 2,
     // A test's own budget follows its work (docs/testing.md, "Time"); these only catch a hang.
     testTimeout: 300_000,
     hookTimeout: 300_000,
