@@ -168,7 +168,8 @@ export async function assembleJob<E extends WholeJobExecutor>(
 
 /**
  * One thread's part: its subtasks, opened, their state restored, wired to the other threads'
- * through `part`. The main thread has recovered the sinks and keeps the coordinator.
+ * through `part`. Its sinks are recovered here, before their writers open (their committers run on
+ * this thread, beside the writers); the main thread keeps the coordinator.
  */
 export async function assemblePart(job: Job, options: RunOptions, part: PartSetup): Promise<AssembledPart> {
   const plan = planJob(job);
