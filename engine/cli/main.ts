@@ -190,8 +190,9 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
     metricsFile?.finish(summary.stopped ? 'stopped' : 'finished');
     if (!command.quiet) {
       const m = summary.metrics;
+      // A source's records in are those it read; its records out count once per edge they left on.
       const sources = m.operators.filter((o) => findKind(o.kind)?.role === 'source');
-      const read = sources.reduce((n, o) => n + o.recordsOut, 0);
+      const read = sources.reduce((n, o) => n + o.recordsIn, 0);
       const seconds = m.elapsedMs / 1000;
       say(
         `${summary.stopped ? 'stopped' : 'done'}: job "${m.job}", ${formatCount(read)} records from the sources in ${seconds.toFixed(2)} s (${formatCount(Math.round(read / Math.max(seconds, 0.001)))}/s)`,

@@ -262,6 +262,31 @@ describe('a run to its end', () => {
     expect(eventsOf('run.checkpoint', info.runId)).toEqual([]);
   });
 
+  it('says the records the sources read once each, however many edges leave a source', async () => {
+    await writeFile(join(dir, 'events.jsonl'), '{"n":1}\n{"n":2}\n{"n":3}\n');
+    const sink = (id: string) => ({ id, kind: 'sink.jsonl', params: { path: `${id}.jsonl` } });
+    const job = {
+      format: 'pipewright.job/1',
+      name: 'fan-out',
+      operators: [
+        { id: 'events', kind: 'source.jsonl', params: { path: 'events.jsonl' } },
+        sink('a'),
+        sink('b'),
+        sink('c'),
+      ],
+      edges: ['a', 'b', 'c'].map((to) => ({ id: `to-${to}`, from: 'events', to, partition: 'forward' })),
+    };
+    const info = await result('run.start', {
+      text: JSON.stringify(job),
+      path: join(dir, 'fan-out.job.json'),
+      mode: 'run',
+      previewSinks: false,
+    });
+    const last = await ended(info.runId);
+    expect(last.status).toBe('finished');
+    expect(last.message).toMatch(/^done: 3 records from the sources in /);
+  });
+
   it('reports a failure naming the operator, and refuses what it cannot open', async () => {
     await writeFile(join(dir, 'events.jsonl'), '{"user":"a"}\n{"user":"b"}\n');
     const job = usersJob();
