@@ -24,6 +24,7 @@ export const PROBLEM_CODES = [
   'feedback-not-hash',
   'keyed-input',
   'cycle',
+  'same-file',
 ] as const;
 
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
