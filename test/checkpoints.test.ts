@@ -5,7 +5,7 @@
 // persist what changed; checkpoints change nothing in the output; SIGTERM stops at a checkpoint;
 // a restore into a changed job is refused or accepted as it should be. Kills at random moments,
 // at full size: checkpoints.soak.test.ts.
-import { open, readFile, stat, truncate } from 'node:fs/promises';
+import { open, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGG_OUTPUT, aggJob as aggJobOf, writeAggInput } from './aggJob.js';
@@ -271,6 +271,35 @@ describe('damaged checkpoints', () => {
     ).toBeDefined();
     expect(latest.stderr).toMatch(new RegExp(`restoring checkpoint ${third}\\b`));
     await expectSameOutput(c, aggBaseline, `restored from checkpoint ${third}`);
+  }, 120_000);
+
+  it('skips a checkpoint whose metadata has one bit flipped (a split position), and --restore ID refuses it', async () => {
+    const c = await makeCase('flipped-metadata', aggJob({ input: aggInput, intervalMs: 100 }));
+    const [newest, second] = await killAfterCheckpoints(c, 2);
+    // The source's position in checkpoint `newest`: its last digit gets its lowest bit flipped
+    // ("start": 5350 -> 5351), which leaves the metadata valid JSON of the same length.
+    const file = path.join(c.checkpointDir, `chk-${newest}.json`);
+    const text = await readFile(file, 'utf8');
+    const at = /"start": (\d+)/.exec(text);
+    expect(at, text).not.toBeNull();
+    const digit = at!.index + at![0].length - 1;
+    const flipped =
+      text.slice(0, digit) + String.fromCharCode(text.charCodeAt(digit) ^ 1) + text.slice(digit + 1);
+    await writeFile(file, flipped);
+    const outputBefore = await readFile(c.outPath, 'utf8').catch(() => '');
+
+    const explicit = await runToEnd(['run', c.jobPath, '--restore', String(newest)], c.dir);
+    expect(explicit.code, describeResult(explicit)).toBe(1);
+    expect(explicit.stderr).toMatch(new RegExp(`checkpoint ${newest}\\b.*metadata.*(corrupt|checksum)`, 'i'));
+    expect(await readFile(c.outPath, 'utf8').catch(() => '')).toBe(outputBefore);
+
+    const latest = await runToEnd(['run', c.jobPath, '--restore', 'latest'], c.dir);
+    expect(latest.code, describeResult(latest)).toBe(0);
+    expect(latest.stderr).toMatch(
+      new RegExp(`skip.*checkpoint ${newest}\\b.*metadata.*(corrupt|checksum)`, 'i'),
+    );
+    expect(latest.stderr).toMatch(new RegExp(`restoring checkpoint ${second}\\b`));
+    await expectSameOutput(c, aggBaseline, `restored from checkpoint ${second}`);
   }, 120_000);
 
   it('says so and starts fresh when no checkpoint is usable; --restore ID of a broken one exits 1', async () => {
