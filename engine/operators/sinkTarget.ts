@@ -5,7 +5,7 @@
 // so a run that fails before publishing leaves it as it was. A part the checkpoint folder
 // refused mid-run lives beside the target until a checkpoint can copy it in (adopt).
 import { createReadStream } from 'node:fs';
-import { access, copyFile, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { access, copyFile, type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { JobError } from '../graph/jobError.js';
 import type { ParamsOf } from '../graph/schema.js';
@@ -14,6 +14,7 @@ import { cannotWrite } from '../state/fileFault.js';
 import type { MaybePromise } from '../state/maybePromise.js';
 
 const COPY_CHUNK = 1 << 20;
+const NEWLINE = 0x0a;
 
 export interface ClosedPart {
   readonly subtask: number;
@@ -291,18 +292,45 @@ async function publishInto(commit: JsonlCommit, locate: (ref: FileRef) => string
   let length: number;
   try {
     if (!replace) await handle.truncate(commit.committedLength);
-    for (const ref of commit.parts) {
-      for await (const chunk of createReadStream(locate(ref), { highWaterMark: COPY_CHUNK })) {
-        const data = chunk as Buffer;
-        for (let at = 0; at < data.length; )
-          at += (await handle.write(data, at, data.length - at)).bytesWritten;
-      }
+    try {
+      await appendParts(handle, commit.parts.map(locate));
+      await handle.sync();
+    } catch (error) {
+      // A write that failed half-way (a full disk) must not leave half a record where a reader
+      // sees it: the target goes back to what it held, the next commit (or a restore) redoes this.
+      if (!replace) await handle.truncate(commit.committedLength).catch(() => {});
+      throw error;
     }
-    await handle.sync();
     length = (await handle.stat()).size;
-  } finally {
-    await handle.close();
+  } catch (error) {
+    await handle.close().catch(() => {});
+    if (replace) await rm(destination, { force: true });
+    throw error;
   }
+  await handle.close();
   if (replace) await rename(destination, commit.path);
   return length;
+}
+
+/**
+ * The parts' bytes at the end of the file, each write ending at the end of a record (a part holds
+ * whole lines), so that a reader of the growing file sees whole records between two writes.
+ */
+async function appendParts(handle: FileHandle, files: readonly string[]): Promise<void> {
+  for (const file of files) {
+    let carried: Buffer | undefined;
+    for await (const chunk of createReadStream(file, { highWaterMark: COPY_CHUNK })) {
+      const data: Buffer =
+        carried === undefined ? (chunk as Buffer) : Buffer.concat([carried, chunk as Buffer]);
+      const end = data.lastIndexOf(NEWLINE) + 1;
+      await writeAll(handle, data.subarray(0, end));
+      carried = end < data.length ? data.subarray(end) : undefined;
+    }
+    // A part cut short on disk would be refused by its checksum first; written as it is.
+    if (carried !== undefined) await writeAll(handle, carried);
+  }
+}
+
+async function writeAll(handle: FileHandle, data: Uint8Array): Promise<void> {
+  for (let at = 0; at < data.length; ) at += (await handle.write(data, at, data.length - at)).bytesWritten;
 }
