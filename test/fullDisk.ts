@@ -26,6 +26,8 @@ export class FullDisk {
   space = Number.POSITIVE_INFINITY;
   /** Writes refused for want of space so far. */
   refused = 0;
+  /** Files under the folder opened and not closed yet: what a failure must not leave behind. */
+  readonly open = new Set<string>();
   private readonly files = new WeakMap<FileHandle, string>();
   private restore: (() => void) | undefined;
 
@@ -38,12 +40,23 @@ export class FullDisk {
     const prototype = Object.getPrototypeOf(probe) as { write: Write };
     await probe.close();
     const originalWrite = prototype.write;
+    const handles = new Map<FileHandle, string>();
     const inside = path.resolve(this.folder) + path.sep;
     const disk = this;
     const open = async (...args: Parameters<typeof originalOpen>) => {
       const handle = await originalOpen(...args);
       const file = path.resolve(String(args[0]));
-      if (file.startsWith(inside)) disk.files.set(handle, file);
+      if (file.startsWith(inside)) {
+        disk.files.set(handle, file);
+        handles.set(handle, file);
+        disk.open.add(file);
+        // A FileHandle's close is a field of each handle, not on its prototype.
+        const close = handle.close;
+        handle.close = () => {
+          if (handles.delete(handle) && ![...handles.values()].includes(file)) disk.open.delete(file);
+          return close();
+        };
+      }
       return handle;
     };
     prototype.write = function (this: FileHandle, ...args: unknown[]) {

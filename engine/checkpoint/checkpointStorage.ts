@@ -102,10 +102,17 @@ export class DataFileWriter {
     if (this.lineChars > 0) this.drainLines();
     const crc = crc32Hex(this.crc);
     const bytes = this.written;
-    await this.writing;
     const handle = await this.opened();
     try {
+      await this.writing;
       await handle.sync();
+    } catch (error) {
+      // Closed all the same: a folder that refuses writes for a while (a full disk) must not
+      // leave one open file behind per checkpoint it failed.
+      await handle.close().catch(() => {});
+      throw cannotWrite('checkpoint', this.root, error, { file: this.absolute });
+    }
+    try {
       await handle.close();
     } catch (error) {
       throw cannotWrite('checkpoint', this.root, error, { file: this.absolute });

@@ -10,7 +10,7 @@ import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { JobError } from '../graph/jobError.js';
 import type { ParamsOf } from '../graph/schema.js';
 import type { CheckpointFiles, FileRef } from '../runtime/checkpointFiles.js';
-import { cannotWrite } from '../state/fileFault.js';
+import { cannotRead, cannotWrite } from '../state/fileFault.js';
 import type { MaybePromise } from '../state/maybePromise.js';
 
 const COPY_CHUNK = 1 << 20;
@@ -81,8 +81,10 @@ export class SinkTarget {
       }
     }
     const storage = this.storage;
-    this.publishedLength = await publishParts({ ...commit, path: this.path }, (ref) =>
-      storage === undefined || isAbsolute(ref.path) ? ref.path : storage.absolute(ref),
+    this.publishedLength = await publishParts(
+      { ...commit, path: this.path },
+      (ref) => (storage === undefined || isAbsolute(ref.path) ? ref.path : storage.absolute(ref)),
+      (error, part) => this.fault(error, part, 'read'),
     );
   }
 
@@ -120,13 +122,14 @@ export class SinkTarget {
     return this.swept;
   }
 
-  /** The one line for a write that failed: in the checkpoint folder or the target's. */
-  fault(error: unknown, absolute: string): Error {
+  /** The one line for a write (or a read of a part) that failed: in the checkpoint folder or the target's. */
+  fault(error: unknown, absolute: string, verb: 'read' | 'write' = 'write'): Error {
     const storage = this.storage;
     const context = { operator: this.operatorId, file: absolute };
+    const said = verb === 'read' ? cannotRead : cannotWrite;
     if (storage !== undefined && resolve(absolute).startsWith(resolve(storage.root) + sep))
-      return cannotWrite('checkpoint', storage.root, error, context);
-    return cannotWrite('output', dirname(this.path), error, context);
+      return said('checkpoint', storage.root, error, context);
+    return said('output', dirname(this.path), error, context);
   }
 
   addPart(part: ClosedPart): void {
@@ -213,7 +216,11 @@ export class SinkTarget {
 
   /** Publishes a checkpoint's parts (as `commitFor` listed them) and forgets them. */
   async publish(commit: JsonlCommit): Promise<void> {
-    this.publishedLength = await publishParts(commit, (ref) => this.resolvePart(ref));
+    this.publishedLength = await publishParts(
+      commit,
+      (ref) => this.resolvePart(ref),
+      (error, part) => this.fault(error, part, 'read'),
+    );
     const published = new Set(commit.parts.map((r) => r.path));
     this.parts = this.parts.filter((p) => p.ref === undefined || !published.has(p.ref.path));
   }
@@ -266,17 +273,20 @@ function ordered(parts: ClosedPart[]): FileRef[] {
 /**
  * Makes the target hold exactly: its first `committedLength` bytes, then the parts. Doing it
  * twice gives the same file, which is what makes re-committing on restore safe. Returns the
- * new length.
+ * new length. `unreadable` words a part that cannot be read (the folder it is in, not the output's).
  */
-export async function publishParts(commit: JsonlCommit, locate: (ref: FileRef) => string): Promise<number> {
+export async function publishParts(
+  commit: JsonlCommit,
+  locate: (ref: FileRef) => string,
+  unreadable: (error: unknown, part: string) => Error,
+): Promise<number> {
   const folder = dirname(commit.path);
   try {
     return await publishInto(commit, locate);
   } catch (error) {
-    // A part that cannot be read is the checkpoint's problem, not the output folder's.
     const path = (error as NodeJS.ErrnoException).path;
     const parts = new Set(commit.parts.map((ref) => resolve(locate(ref))));
-    if (path !== undefined && parts.has(resolve(path))) throw error;
+    if (path !== undefined && parts.has(resolve(path))) throw unreadable(error, resolve(path));
     throw cannotWrite('output', folder, error, { operator: commit.operator });
   }
 }
