@@ -32,13 +32,15 @@ export interface PreparedOperator {
 
 /**
  * `restoredSplits`: what the operator's sources had left in the checkpoint a run restores (its
- * enumerator deals them to the subtasks); undefined on a fresh start.
+ * enumerator deals them to the subtasks); undefined on a fresh start. `jobName`: the job's name,
+ * for what a kind names after the job (a PostgreSQL source's default slot).
  */
 export function prepareOperator(
   planned: PlannedOperator,
   jobDir: string,
   checkpoints: CheckpointSetup | undefined,
   restoredSplits?: readonly ConnectorState[],
+  jobName = '',
 ): PreparedOperator {
   const factory = findFactory(planned.operator.kind);
   if (factory === undefined) {
@@ -49,7 +51,7 @@ export function prepareOperator(
     throw new JobError(`operator "${planned.id}": kind ${planned.operator.kind} ${why}`, planned.id);
   }
   const resolved = withResolvedParams(planned);
-  const context: OperatorContext = { planned: resolved, jobDir, checkpoints };
+  const context: OperatorContext = { planned: resolved, jobDir, jobName, checkpoints };
   switch (factory.role) {
     case 'source':
       return prepareSource(resolved, factory.createSource(context), restoredSplits);
