@@ -189,7 +189,7 @@ function readMetadata(checkpointDir, id) {
   const src = m.subtasks.find((s) => s.operator === 'src');
   const acc = m.subtasks.find((s) => s.operator === 'acc');
   return {
-    // Format 3: a split is connector state, the generator's { next, stride } its payload.
+    // Since format 3: a split is connector state, the generator's { next, stride } its payload.
     next: src?.splits?.[0]?.payload?.next,
     base: acc?.state?.base?.path?.split('/').pop().startsWith(`base-${id}.`) ?? false,
   };

@@ -336,7 +336,7 @@ async function appendParts(handle: FileHandle, files: readonly string[]): Promis
       await writeAll(handle, data.subarray(0, end));
       carried = end < data.length ? data.subarray(end) : undefined;
     }
-    // A part cut short on disk would be refused by its checksum first; written as it is.
+    // The writer ends a part with a whole line; bytes after the last newline go as they are.
     if (carried !== undefined) await writeAll(handle, carried);
   }
 }
