@@ -88,6 +88,34 @@ describe('user code that never returns, run from the designer', () => {
     await nextRunFinishes();
   });
 
+  it('a breakpoint condition that never returns: the host keeps answering, and Stop ends it naming the breakpoint, the operator and the record', async () => {
+    const { path, text } = await saveJob('function process(r, ctx) { ctx.emit(r); }');
+    const info = await result('run.start', { text, path, mode: 'debug', previewSinks: false });
+    void session.call('run.setBreakpoints', {
+      runId: info.runId,
+      breakpoints: [
+        { id: 'b1', type: 'condition', operator: 'p1', expression: '(function(){while(true){}})()' },
+      ],
+    });
+    void session.call('run.resume', { runId: info.runId });
+    await until('a status saying where the condition is stuck', () =>
+      eventsOf('run.status', info.runId).some((s) =>
+        /the condition of breakpoint "b1" has run on the record from in\.jsonl:1 at operator "p1" for \d+\.\d s without returning; Stop ends it/.test(
+          s.message ?? '',
+        ),
+      ),
+    );
+    expect((await result('host.info', {})).version).toBe('0.0.0');
+    const askedAt = performance.now();
+    const stopped = await result('run.stop', { runId: info.runId });
+    expect(performance.now() - askedAt).toBeLessThan(STOP_BOUND_MS);
+    expect(stopped.status).toBe('failed');
+    expect(stopped.message).toMatch(
+      /^stopped by force: the condition of breakpoint "b1" has run on the record from in\.jsonl:1 at operator "p1" for \d+\.\d s without returning$/,
+    );
+    await nextRunFinishes();
+  });
+
   it('a call past settings.callTimeoutMs fails the run, naming the operator and the record', async () => {
     const { path, text } = await saveJob(
       'function process(r, ctx) {\n  if (r.id === 3) { while (true) {} }\n  ctx.emit(r);\n}',
