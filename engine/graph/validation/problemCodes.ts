@@ -12,6 +12,7 @@ export const PROBLEM_CODES = [
   'syntax-error',
   'forbidden-in-code',
   'parallelism-above-max',
+  'nested-too-deep',
   'duplicate-operator-id',
   'duplicate-edge-id',
   'unknown-operator',

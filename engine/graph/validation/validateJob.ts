@@ -7,6 +7,7 @@ import { toProblems } from './finding.js';
 import { formatFinding } from './formatCheck.js';
 import { graphFindings } from './graphRules.js';
 import { parseJobText } from './jsonText.js';
+import { nestingFinding } from './nestingRule.js';
 import { translateIssue } from './schemaIssues.js';
 
 export interface ValidateOptions {
@@ -28,6 +29,9 @@ export function validateJob(
 ): { job?: Job; problems: Problem[] } {
   const wrongFormat = formatFinding(input);
   if (wrongFormat) return { problems: toProblems(input, [wrongFormat]) };
+  // Before anything that walks the document recursively.
+  const tooDeep = nestingFinding(input);
+  if (tooDeep) return { problems: toProblems(input, [tooDeep]) };
   const root = input as Record<string, unknown>;
   const parsed = currentJobSchema().safeParse(root);
   const findings = graphFindings(root, options.jobDir);

@@ -695,9 +695,11 @@ describe('refusals', () => {
     expect(await page({ after: 'not a cursor' })).toBe(
       'state.page: params.after is not a cursor this host handed out (pass a page\'s "next")',
     );
-    expect(await page({ checkpointId: 5 })).toBe(
-      `checkpoint 5 is not a completed checkpoint in ${info.checkpointDir} (there is none)`,
+    // A run slower than its 50 ms interval (a loaded machine) has completed a checkpoint or two.
+    expect(await page({ checkpointId: 5 })).toMatch(
+      /^checkpoint 5 is not a completed checkpoint in .+ \((there is none|there are [1-4])\)$/,
     );
+    expect(await page({ checkpointId: 5 })).toContain(info.checkpointDir);
   });
 
   it('refuses a preview run from a checkpoint, and the debug rows on a plain run', async () => {
