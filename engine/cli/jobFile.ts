@@ -16,7 +16,13 @@ const REASONS: Readonly<Record<string, string>> = {
 
 export type JobFile =
   | { readonly unreadable: string }
-  | { readonly unreadable?: undefined; readonly job?: Job; readonly problems: readonly Problem[] };
+  | {
+      readonly unreadable?: undefined;
+      /** The file's text, as read (what trust is recorded for: see trustList.ts). */
+      readonly text: string;
+      readonly job?: Job;
+      readonly problems: readonly Problem[];
+    };
 
 export function readJobFile(file: string): JobFile {
   let text: string;
@@ -26,5 +32,5 @@ export function readJobFile(file: string): JobFile {
     const { code, message } = error as NodeJS.ErrnoException;
     return { unreadable: `cannot read ${file}: ${(code && REASONS[code]) ?? message}` };
   }
-  return validateJobText(text);
+  return { text, ...validateJobText(text) };
 }

@@ -212,6 +212,7 @@ async function assembleSubtasks(
             options.jobDir,
             setup,
             restore === undefined ? undefined : restoredSplits(restore, op.id),
+            options.confined === true,
           ),
     ]),
   );
