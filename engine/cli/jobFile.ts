@@ -17,7 +17,13 @@ const REASONS: Readonly<Record<string, string>> = {
 
 export type JobFile =
   | { readonly unreadable: string }
-  | { readonly unreadable?: undefined; readonly job?: Job; readonly problems: readonly Problem[] };
+  | {
+      readonly unreadable?: undefined;
+      /** The file's text, as read (what trust is recorded for: see trustList.ts). */
+      readonly text: string;
+      readonly job?: Job;
+      readonly problems: readonly Problem[];
+    };
 
 export function readJobFile(file: string): JobFile {
   let text: string;
@@ -28,5 +34,5 @@ export function readJobFile(file: string): JobFile {
     return { unreadable: `cannot read ${file}: ${(code && REASONS[code]) ?? message}` };
   }
   // Paths in params are compared as the run resolves them: against the job file's folder.
-  return validateJobText(text, { jobDir: dirname(resolve(file)) });
+  return { text, ...validateJobText(text, { jobDir: dirname(resolve(file)) }) };
 }

@@ -213,6 +213,7 @@ async function assembleSubtasks(
             setup,
             restore === undefined ? undefined : restoredSplits(restore, op.id),
             job.name,
+            options.confined === true,
           ),
     ]),
   );

@@ -103,6 +103,7 @@ export class HostRun extends StatusReportingRun implements DrivenRun {
         preview === undefined ? job : { ...job, settings: { ...job.settings, checkpointIntervalMs: 0 } },
         {
           jobDir: dirs.jobDir,
+          confined: this.options.confined,
           stateDir: dirs.stateDir,
           ...(preview === undefined
             ? { checkpointDir: dirs.checkpointDir }

@@ -237,6 +237,7 @@ export function createRunService(
             runId: randomUUID(),
             job,
             dirs,
+            confined: params.trusted !== true,
             previewSinks: params.previewSinks,
             events: eventsFor(dirs.checkpointDir),
             ...(callMarker === undefined ? {} : { callMarker }),
