@@ -288,12 +288,12 @@ describe('damaged checkpoints', () => {
     await writeFile(file, flipped);
     const outputBefore = await readFile(c.outPath, 'utf8').catch(() => '');
 
-    const explicit = await runToEnd(['run', c.jobPath, '--restore', String(newest)], c.dir);
+    const explicit = await runToEnd(['run', c.jobPath, '--trust', '--restore', String(newest)], c.dir);
     expect(explicit.code, describeResult(explicit)).toBe(1);
     expect(explicit.stderr).toMatch(new RegExp(`checkpoint ${newest}\\b.*metadata.*(corrupt|checksum)`, 'i'));
     expect(await readFile(c.outPath, 'utf8').catch(() => '')).toBe(outputBefore);
 
-    const latest = await runToEnd(['run', c.jobPath, '--restore', 'latest'], c.dir);
+    const latest = await runToEnd(['run', c.jobPath, '--trust', '--restore', 'latest'], c.dir);
     expect(latest.code, describeResult(latest)).toBe(0);
     expect(latest.stderr).toMatch(
       new RegExp(`skip.*checkpoint ${newest}\\b.*metadata.*(corrupt|checksum)`, 'i'),
