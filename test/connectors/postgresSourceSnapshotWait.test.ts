@@ -126,5 +126,5 @@ describe('a source not ready for a snapshot', () => {
     expect(summary.checkpoints.length, context).toBeGreaterThan(0);
     const lines = (await readFile(join(dir, 'out.jsonl'), 'utf8')).split('\n').filter((l) => l !== '');
     expect(lines).toEqual(Array.from({ length: COUNT }, (_, n) => JSON.stringify({ n })));
-  }, 20_000);
+  });
 });
