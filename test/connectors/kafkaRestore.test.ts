@@ -44,7 +44,14 @@ function job(topics: { exactlyOnce: string; atLeastOnce: string }, parallelism: 
     id,
     kind: 'sink.kafka',
     parallelism,
-    params: { bootstrapServers: KAFKA_BROKERS, topic, keyField: 'id', deliveryGuarantee: guarantee },
+    params: {
+      bootstrapServers: KAFKA_BROKERS,
+      topic,
+      keyField: 'id',
+      deliveryGuarantee: guarantee,
+      // Of this test's own: runs of the same job elsewhere on the shared broker would fence it.
+      transactionalIdPrefix: `${topic}-${id}`,
+    },
   });
   return {
     format: 'pipewright.job/1',

@@ -35,6 +35,7 @@ async function newTopic(partitions: number): Promise<string> {
 }
 
 const RECORDS = 5_000;
+const runId = uniqueName('pw-tx');
 const SINKS = [1, 3].flatMap((parallelism) =>
   (['exactly-once', 'at-least-once'] as const).map((guarantee) => ({
     id: `out-${parallelism}-${guarantee}`,
@@ -69,6 +70,8 @@ function boundedJob(input: string, topicOf: Map<string, string>): JobDocument {
           topic: topicOf.get(sink.id),
           keyField: 'owner',
           deliveryGuarantee: sink.guarantee,
+          // Of this run's own (see makeSinkRun).
+          transactionalIdPrefix: `${runId}-${sink.id}`,
         },
       })),
     ],
