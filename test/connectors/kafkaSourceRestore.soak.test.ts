@@ -22,6 +22,7 @@ import {
 } from '../checkpointHelpers.js';
 import { makeTempDir, removeTempDirs, writeJob } from '../cliHarness.js';
 import { kafkaJobDocument, makeTopic, numbered, produce, removeTopics } from './kafkaSourceHarness.js';
+import { withKeepAlive } from './keepAlive.js';
 import { describeWithServer } from './servers.js';
 
 const RECORDS = 150_000;
@@ -89,7 +90,13 @@ await describeWithServer('kafka', 'source.kafka killed and restored', () => {
         ...run,
         cwd: run.dir,
         kills,
-        beforeAttempt: (attempt) => writeJob(run.jobPath, job(attempt === 0 ? from : to)),
+        // The killed runs go on until killed (keepAlive.ts): a random delay after a checkpoint
+        // could otherwise come after the run had read everything and exited 0.
+        beforeAttempt: (attempt) =>
+          writeJob(
+            run.jobPath,
+            withKeepAlive(job(attempt === 0 ? from : to), ['out'], attempt >= kills.length),
+          ),
       });
       const context = `seed ${seed}\n${describeAttempts(attempts)}`;
       console.log(`kafka source ${from} -> ${to}:\n${context}`);

@@ -26,6 +26,7 @@ import {
   testSeed,
 } from '../checkpointHelpers.js';
 import { type JobDocument, makeTempDir, removeTempDirs, writeJob } from '../cliHarness.js';
+import { withKeepAlive } from './keepAlive.js';
 import { dropStreams, jsonOf, redis, uniqueStream } from './redisStreams.js';
 import { describeWithServer, REDIS_URL } from './servers.js';
 
@@ -156,6 +157,9 @@ await describeWithServer(
         kills: kills(randomFor('source')),
         beforeAttempt: async (attempt) => {
           if (attempt === 1) await addLate();
+          // The killed runs go on until killed (keepAlive.ts): a random delay after a checkpoint
+          // could otherwise come after the run had read everything and exited 0.
+          await writeJob(run.jobPath, withKeepAlive(job(CHECKPOINT_MS), ['tag'], attempt >= 3));
         },
       });
       const context = `seed ${seed}\n${describeAttempts(attempts)}`;
