@@ -1,20 +1,23 @@
 // sink.kafka against a real broker: a bounded job writes exactly its records (read back as a
-// read_committed consumer reads them), at parallelism 1 and 3, exactly once and at least once;
-// with exactly once nothing is visible before the checkpoint that covers it completes; the
-// record key is the keyField's value.
-import { afterAll, expect, it } from 'vitest';
+// read_committed consumer reads them), at parallelism 1 and 3, exactly once and at least once
+// (one run of a job with a sink of each); with exactly once nothing is visible before the
+// checkpoint that covers it completes (a run of its own, beside the other); the record key is
+// the keyField's value.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   describeDifference,
   describeResult,
+  finish,
   inspectCheckpointDir,
   killHard,
   runToEnd,
   sleep,
   startCli,
-  waitUntil,
 } from '../checkpointHelpers.js';
-import { removeTempDirs } from '../cliHarness.js';
-import { expectedValues, makeSinkRun } from './kafkaSinkJobs.js';
+import { type JobDocument, makeTempDir, removeTempDirs, writeJob } from '../cliHarness.js';
+import { expectedValues, inputRecords, MAP_CODE, makeSinkRun } from './kafkaSinkJobs.js';
 import { createTopic, deleteTopic, readCommitted, uniqueName } from './kafkaSinkTopic.js';
 import { describeWithServer, KAFKA_BROKERS } from './servers.js';
 
@@ -31,40 +34,112 @@ async function newTopic(partitions: number): Promise<string> {
   return topic;
 }
 
+const RECORDS = 5_000;
+const runId = uniqueName('pw-tx');
+const SINKS = [1, 3].flatMap((parallelism) =>
+  (['exactly-once', 'at-least-once'] as const).map((guarantee) => ({
+    id: `out-${parallelism}-${guarantee}`,
+    parallelism,
+    guarantee,
+  })),
+);
+
+/**
+ * input.jsonl -> map -> sink.kafka, a map and the sinks behind it at parallelism 1 and 3, a sink of
+ * each guarantee behind each map, each sink writing its own topic: one run for the four.
+ */
+function boundedJob(input: string, topicOf: Map<string, string>): JobDocument {
+  return {
+    format: 'pipewright.job/1',
+    name: 'kafka-sinks',
+    settings: { checkpointIntervalMs: 200, checkpointsRetained: 3 },
+    operators: [
+      { id: 'events', kind: 'source.jsonl', parallelism: 1, params: { path: input } },
+      ...[1, 3].map((parallelism) => ({
+        id: `double-${parallelism}`,
+        kind: 'map',
+        parallelism,
+        params: { code: MAP_CODE },
+      })),
+      ...SINKS.map((sink) => ({
+        id: sink.id,
+        kind: 'sink.kafka',
+        parallelism: sink.parallelism,
+        params: {
+          bootstrapServers: KAFKA_BROKERS,
+          topic: topicOf.get(sink.id),
+          keyField: 'owner',
+          deliveryGuarantee: sink.guarantee,
+          // Of this run's own (see makeSinkRun).
+          transactionalIdPrefix: `${runId}-${sink.id}`,
+        },
+      })),
+    ],
+    edges: [
+      ...[1, 3].map((parallelism) => ({
+        id: `events-double-${parallelism}`,
+        from: 'events',
+        to: `double-${parallelism}`,
+        partition: 'rebalance',
+      })),
+      ...SINKS.map((sink) => ({
+        id: `double-${sink.id}`,
+        from: `double-${sink.parallelism}`,
+        to: sink.id,
+        partition: 'forward',
+      })),
+    ],
+  };
+}
+
 await describeWithServer('kafka', 'sink.kafka', () => {
-  for (const parallelism of [1, 3]) {
-    for (const guarantee of ['exactly-once', 'at-least-once'] as const) {
-      it(`a bounded job writes exactly its records (${guarantee}, parallelism ${parallelism})`, async () => {
-        const records = 5_000;
-        const topic = await newTopic(3);
-        const run = await makeSinkRun(`bounded-${parallelism}`, {
-          brokers: KAFKA_BROKERS,
-          topic,
-          parallelism,
-          intervalMs: 200,
-          guarantee,
-          records,
-        });
-        const result = await runToEnd(['run', run.jobPath, '--quiet'], run.dir);
-        expect(result.code, describeResult(result)).toBe(0);
-        const read = await readCommitted(KAFKA_BROKERS, topic);
-        expect(describeDifference(read.values, expectedValues(records))).toBe('');
-        expect(read.openTransactions).toBe(false);
-        // The key is the owner field, as text.
-        const owners = read.values.map((v) => (JSON.parse(v) as { owner: string }).owner);
-        expect(read.keys).toEqual(owners);
-      }, 120_000);
-    }
+  const topicOf = new Map<string, string>();
+  /** The bounded job's run, going on while the visibility test runs; its cases await it. */
+  let bounded: Promise<void>;
+  beforeAll(() => {
+    bounded = runBounded();
+    // Awaited (and its failure reported) by each case.
+    bounded.catch(() => {});
+  });
+
+  async function runBounded(): Promise<void> {
+    for (const sink of SINKS) topicOf.set(sink.id, await newTopic(3));
+    const dir = await makeTempDir('pipewright-kafkasink-bounded-');
+    const input = path.join(dir, 'events.jsonl');
+    writeFileSync(
+      input,
+      `${inputRecords(RECORDS)
+        .map((r) => JSON.stringify(r))
+        .join('\n')}\n`,
+    );
+    const jobPath = path.join(dir, 'sinks.job.json');
+    await writeJob(jobPath, boundedJob(input, topicOf));
+    const result = await runToEnd(['run', jobPath, '--quiet'], dir);
+    expect(result.code, describeResult(result)).toBe(0);
   }
 
-  it('shows nothing to read_committed before the checkpoint that covers it completes', async () => {
+  it.concurrent.each(SINKS)(
+    'a bounded job writes exactly its records ($guarantee, parallelism $parallelism)',
+    async (sink) => {
+      await bounded;
+      const read = await readCommitted(KAFKA_BROKERS, topicOf.get(sink.id)!);
+      expect(describeDifference(read.values, expectedValues(RECORDS))).toBe('');
+      expect(read.openTransactions).toBe(false);
+      // The key is the owner field, as text.
+      const owners = read.values.map((v) => (JSON.parse(v) as { owner: string }).owner);
+      expect(read.keys).toEqual(owners);
+    },
+  );
+
+  it.concurrent('shows nothing to read_committed before the checkpoint that covers it completes', async () => {
     const topic = await newTopic(1);
-    // A slow source and checkpoints 8 s apart: records are written long before their commit.
+    // A slow source, and no checkpoint until the clean stop below takes one (the interval is an
+    // hour): records are written long before their commit, however slow the machine.
     const run = await makeSinkRun('invisible', {
       brokers: KAFKA_BROKERS,
       topic,
       parallelism: 1,
-      intervalMs: 8_000,
+      intervalMs: 3_600_000,
       records: 100_000,
       ratePerSecond: 2_000,
     });
@@ -79,25 +154,17 @@ await describeWithServer('kafka', 'sink.kafka', () => {
       expect(inspectCheckpointDir(run.checkpointDir).completed).toEqual([]);
       expect(before.openTransactions, cli.stderr()).toBe(true);
       expect(before.values).toEqual([]);
-      // After the first checkpoint completes (and is committed), what it covers is visible.
-      const checkpointed = await waitUntil(
-        () => inspectCheckpointDir(run.checkpointDir).completed.length > 0,
-        {
-          run: cli,
-          timeoutMs: 20_000,
-        },
-      );
-      expect(checkpointed, cli.stderr()).toBe(true);
-      let visible: string[] = [];
-      for (let i = 0; i < 100 && visible.length === 0; i++) {
-        visible = (await readCommitted(KAFKA_BROKERS, topic)).values;
-        await sleep(50);
-      }
-      expect(visible.length).toBeGreaterThan(0);
-      // What is visible is a prefix of the output: the records of complete checkpoints only.
-      expect(visible).toEqual(expectedValues(visible.length));
+      // SIGTERM: the run takes a checkpoint and stops once it has completed (and is committed).
+      cli.child.kill('SIGTERM');
+      const result = await finish(cli, 120_000, 'the run stopped with SIGTERM');
+      expect(result.code, describeResult(result)).toBe(0);
+      expect(inspectCheckpointDir(run.checkpointDir).completed).toHaveLength(1);
+      const after = await readCommitted(KAFKA_BROKERS, topic);
+      expect(after.values.length).toBeGreaterThan(0);
+      // What is visible is a prefix of the output: the records of the complete checkpoint only.
+      expect(after.values).toEqual(expectedValues(after.values.length));
     } finally {
       await killHard(cli);
     }
-  }, 60_000);
+  });
 });

@@ -3,6 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type JobDocument, makeTempDir, writeJob } from '../cliHarness.js';
+import { uniqueName } from './kafkaSinkTopic.js';
 
 export const MAP_CODE =
   'function map(record) {\n  return { id: record.id, owner: record.owner, doubled: record.n * 2 };\n}';
@@ -85,7 +86,11 @@ export async function makeSinkRun(label: string, shape: SinkJobShape): Promise<S
       .join('\n')}\n`,
   );
   const jobPath = path.join(dir, 'sink.job.json');
-  await writeJob(jobPath, sinkJob(shape, input));
+  // Transactional ids of this run's own: by default they are the job's and the operator's names,
+  // the same in every run of these tests, and runs on the shared broker at the same time (other
+  // test runs on the machine) would fence each other's producers.
+  const transactionalIdPrefix = shape.transactionalIdPrefix ?? uniqueName('pw-tx');
+  await writeJob(jobPath, sinkJob({ ...shape, transactionalIdPrefix }, input));
   return {
     dir,
     jobPath,

@@ -33,7 +33,7 @@ async function read(params: Record<string, unknown>, parallelism = 1) {
 }
 
 await describeWithServer('kafka', 'source.kafka reading a topic', () => {
-  it.each([1, 2, 3])(
+  it.concurrent.each([1, 2, 3])(
     'reads every partition once at parallelism %i (earliest, JSON values)',
     async (parallelism) => {
       const topic = await makeTopic('src-par', 5);
@@ -48,14 +48,14 @@ await describeWithServer('kafka', 'source.kafka reading a topic', () => {
     },
   );
 
-  it('starts at latest: what was there before the run is not read', async () => {
+  it.concurrent('starts at latest: what was there before the run is not read', async () => {
     const topic = await makeTopic('src-latest', 2);
     await produce(topic, numbered(10, 2));
     expect((await read({ topic, startingOffsets: 'latest' })).out).toEqual([]);
     expect((await read({ topic, startingOffsets: 'earliest' })).out).toHaveLength(10);
   });
 
-  it('starts at a timestamp: the first record at or after it', async () => {
+  it.concurrent('starts at a timestamp: the first record at or after it', async () => {
     const topic = await makeTopic('src-time', 2);
     await produce(topic, numbered(20, 2));
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -65,7 +65,7 @@ await describeWithServer('kafka', 'source.kafka reading a topic', () => {
     expect(idsOf((await read({ topic, startingOffsets: { timestamp: from } })).out)).toEqual(range(20, 40));
   });
 
-  it("starts at the group's committed offsets, earliest where it has none", async () => {
+  it.concurrent("starts at the group's committed offsets, earliest where it has none", async () => {
     const topic = await makeTopic('src-committed', 2);
     await produce(topic, numbered(20, 2));
     const groupId = `g-${topic}`;
@@ -84,7 +84,7 @@ await describeWithServer('kafka', 'source.kafka reading a topic', () => {
     );
   });
 
-  it('reads values as strings, and with includeMetadata the key, headers, offset and time', async () => {
+  it.concurrent('reads values as strings, and with includeMetadata the key, headers, offset and time', async () => {
     const topic = await makeTopic('src-meta', 1);
     const before = Date.now();
     await produce(topic, [
@@ -118,7 +118,7 @@ await describeWithServer('kafka', 'source.kafka reading a topic', () => {
     expect(skipped.reduce((a, b) => a + b, 0)).toBe(1);
   });
 
-  it('never reads the records of an aborted transaction (read_committed)', async () => {
+  it.concurrent('never reads the records of an aborted transaction (read_committed)', async () => {
     const topic = await makeTopic('src-tx', 1);
     const { Producer, stringSerializers } = await import('@platformatic/kafka');
     const producer = new Producer({
@@ -148,7 +148,7 @@ await describeWithServer('kafka', 'source.kafka reading a topic', () => {
     expect(idsOf(out)).toEqual([...range(0, 10), ...range(20, 30), ...range(40, 50)]);
   });
 
-  it('tests its connection: the broker answers and the topic has its partitions, or says what is missing', async () => {
+  it.concurrent('tests its connection: the broker answers and the topic has its partitions, or says what is missing', async () => {
     const topic = await makeTopic('src-conn', 3);
     const check = (params: Record<string, unknown>) =>
       sourceKafkaFactory.testConnection!({ bootstrapServers: KAFKA_BROKERS, ...params }, 'kafka');
@@ -168,5 +168,5 @@ await describeWithServer('kafka', 'source.kafka reading a topic', () => {
     );
     expect(down.ok).toBe(false);
     expect(down.message).toMatch(/^operator "kafka": Kafka at 127\.0\.0\.1:1 did not answer/);
-  }, 30_000);
+  });
 });

@@ -31,20 +31,20 @@ function expectOneLine(result: CliResult, says: RegExp): void {
 }
 
 await describeWithServer('kafka', 'source.kafka bad input', () => {
-  it('an unreachable broker fails after retryTimeoutMs, naming the operator and the server', async () => {
+  it.concurrent('an unreachable broker fails after retryTimeoutMs, naming the operator and the server', async () => {
     const result = await runWith({ bootstrapServers: '127.0.0.1:1', topic: 'any', retryTimeoutMs: 800 });
     expectOneLine(
       result,
       /operator "kafka": Kafka at 127\.0\.0\.1:1 did not answer for .* \(retryTimeoutMs 800\)/,
     );
-  }, 160_000);
+  });
 
-  it('a missing topic fails at open', async () => {
+  it.concurrent('a missing topic fails at open', async () => {
     const result = await runWith({ topic: 'no-such-topic-pipewright' });
     expectOneLine(result, /operator "kafka": Kafka topic "no-such-topic-pipewright" does not exist at \S+/);
-  }, 160_000);
+  });
 
-  it('a value that is not JSON fails naming the topic, partition and offset', async () => {
+  it.concurrent('a value that is not JSON fails naming the topic, partition and offset', async () => {
     const topic = await makeTopic('src-bad', 1);
     await produce(topic, [
       { partition: 0, value: '{"id":1}' },
@@ -57,5 +57,5 @@ await describeWithServer('kafka', 'source.kafka bad input', () => {
         `operator "kafka": Kafka topic "${topic}" partition 0 offset 1 cannot be read: its value is not JSON`,
       ),
     );
-  }, 160_000);
+  });
 });

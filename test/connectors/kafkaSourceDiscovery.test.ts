@@ -76,5 +76,5 @@ await describeWithServer('kafka', 'source.kafka unbounded', () => {
       await finished;
     }
     expect(idsOf(await outputOf(dir))).toEqual(range(0, 10));
-  }, 120_000);
+  });
 });

@@ -47,7 +47,7 @@ await describeWithServer('postgres', 'sink.postgres, bad input through the CLI',
     await removeTempDirs();
   });
 
-  it('an unreachable server, once retryTimeoutMs has passed', async () => {
+  it.concurrent('an unreachable server, once retryTimeoutMs has passed', async () => {
     const connection = withUrl((url) => {
       url.port = '1';
     });
@@ -55,9 +55,9 @@ await describeWithServer('postgres', 'sink.postgres, bad input through the CLI',
       await run({ table, connection, retryTimeoutMs: 500 }),
       /operator "pg-out": PostgreSQL at 127\.0\.0\.1:1\/pipewright did not answer for [\d.]+ m?s while reading table "[a-z0-9_]+" \(retryTimeoutMs 500\): connect ECONNREFUSED/,
     );
-  }, 90_000);
+  });
 
-  it('a wrong password', async () => {
+  it.concurrent('a wrong password', async () => {
     const connection = withUrl((url) => {
       url.password = 'wrong';
     });
@@ -65,16 +65,16 @@ await describeWithServer('postgres', 'sink.postgres, bad input through the CLI',
       await run({ table, connection }),
       /operator "pg-out": reading table "[a-z0-9_]+" in PostgreSQL at 127\.0\.0\.1:5432\/pipewright failed: password authentication failed for user "pipewright"/,
     );
-  }, 90_000);
+  });
 
-  it('a missing table', async () => {
+  it.concurrent('a missing table', async () => {
     expectClearRefusal(
       await run({ table: `${table}_missing` }),
       /operator "pg-out": table "[a-z0-9_]+_missing" does not exist in PostgreSQL at 127\.0\.0\.1:5432\/pipewright/,
     );
-  }, 90_000);
+  });
 
-  it('keys without a unique index', async () => {
+  it.concurrent('keys without a unique index', async () => {
     const plain = uniqueTable('pwb_plain');
     tables.push(plain);
     await createSinkTable(admin, plain, 'append');
@@ -82,9 +82,9 @@ await describeWithServer('postgres', 'sink.postgres, bad input through the CLI',
       await run({ table: plain }),
       /operator "pg-out": table "[a-z0-9_]+" has no primary key or unique index on \(k\), which upsert needs/,
     );
-  }, 90_000);
+  });
 
-  it('a value its column rejects, naming the column', async () => {
+  it.concurrent('a value its column rejects, naming the column', async () => {
     const narrow = uniqueTable('pwb_narrow');
     tables.push(narrow);
     // "note" holds at most 6 characters: "note 1" fits, "note 10" does not.
@@ -95,5 +95,5 @@ await describeWithServer('postgres', 'sink.postgres, bad input through the CLI',
       await run({ table: narrow, mode: 'append' }),
       /operator "pg-out": table "[a-z0-9_]+" rejects a value of column "note" \(character varying\(6\)\): value too long for type character varying\(6\)/,
     );
-  }, 90_000);
+  });
 });

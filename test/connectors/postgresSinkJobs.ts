@@ -29,7 +29,7 @@ export function sinkRecords(count: number, keys: number): SinkRecord[] {
 }
 
 /** sinkRecords as a generator's code. */
-const generatorCode = (keys: number) => `function generate(i, ctx) {
+export const generatorCode = (keys: number) => `function generate(i, ctx) {
   return {
     id: i,
     k: (i * 7919) % ${keys},

@@ -56,7 +56,7 @@ describe('wal_level', () => {
 });
 
 await describeWithServer('postgres', 'source.postgres', () => {
-  it('reads the snapshot, then the inserts, updates and deletes made during the run, in order and typed (a second subtask reads nothing)', async () => {
+  it.concurrent('reads the snapshot, then the inserts, updates and deletes made during the run, in order and typed (a second subtask reads nothing)', async () => {
     const prefix = uniqueName('pwsrc');
     const table = new ModelTable(`${prefix}_t`);
     const dir = await mkdtemp(path.join(tmpdir(), 'pipewright-pgsource-'));
@@ -89,9 +89,9 @@ await describeWithServer('postgres', 'source.postgres', () => {
       await rm(dir, { recursive: true, force: true });
       await dropAll(table.name, prefix);
     }
-  }, 60_000);
+  });
 
-  it('gives each column type its documented form, in the snapshot and in changes alike', async () => {
+  it.concurrent('gives each column type its documented form, in the snapshot and in changes alike', async () => {
     const prefix = uniqueName('pwsrc');
     const name = `${prefix}_types`;
     const dir = await mkdtemp(path.join(tmpdir(), 'pipewright-pgsource-'));
@@ -143,9 +143,9 @@ await describeWithServer('postgres', 'source.postgres', () => {
       await rm(dir, { recursive: true, force: true });
       await dropAll(name, prefix);
     }
-  }, 60_000);
+  });
 
-  it('resumes from its checkpoint after kill -9, reading the changes made while it was away', async () => {
+  it.concurrent('resumes from its checkpoint after kill -9, reading the changes made while it was away', async () => {
     const prefix = uniqueName('pwsrc');
     const table = new ModelTable(`${prefix}_t`);
     const dir = await makeTempDir('pipewright-pgsource-restore-');
@@ -174,9 +174,9 @@ await describeWithServer('postgres', 'source.postgres', () => {
     } finally {
       await dropAll(table.name, prefix);
     }
-  }, 120_000);
+  });
 
-  it('drops the slot a fresh run killed during its snapshot left, and makes it again', async () => {
+  it.concurrent('drops the slot a fresh run killed during its snapshot left, and makes it again', async () => {
     const prefix = uniqueName('pwsrc');
     const table = new ModelTable(`${prefix}_t`);
     const dir = await makeTempDir('pipewright-pgsource-leftover-');
@@ -205,9 +205,9 @@ await describeWithServer('postgres', 'source.postgres', () => {
     } finally {
       await dropAll(table.name, prefix);
     }
-  }, 120_000);
+  });
 
-  it('tests its connection: the server, the table, wal_level', async () => {
+  it.concurrent('tests its connection: the server, the table, wal_level', async () => {
     const prefix = uniqueName('pwsrc');
     const name = `${prefix}_t`;
     try {
@@ -231,5 +231,5 @@ await describeWithServer('postgres', 'source.postgres', () => {
     } finally {
       await withClient((client) => client.query(`DROP TABLE IF EXISTS ${name}`));
     }
-  }, 30_000);
+  });
 });

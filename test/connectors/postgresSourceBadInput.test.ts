@@ -74,5 +74,5 @@ await describeWithServer('postgres', 'source.postgres bad input', () => {
     } finally {
       await dropAll(`${prefix}_missing`, prefix);
     }
-  }, 120_000);
+  });
 });

@@ -74,7 +74,7 @@ function expectClearRefusal(result: CliResult, says: readonly RegExp[]): void {
 }
 
 await describeWithServer('redis', 'source.redis and sink.redis through the CLI', () => {
-  it('source.redis reads JSON entries and field entries up to the last one at the start', async () => {
+  it.concurrent('source.redis reads JSON entries and field entries up to the last one at the start', async () => {
     const stream = uniqueStream('cli-read');
     await addJson(stream, [{ a: 1 }, [1, 2]]);
     await (await redis()).xAdd(stream, '*', { user: 'ada', action: 'login' });
@@ -87,7 +87,7 @@ await describeWithServer('redis', 'source.redis and sink.redis through the CLI',
     ]);
   });
 
-  it.each([1, 3])(
+  it.concurrent.each([1, 3])(
     'sink.redis at parallelism %i writes exactly its records, one entry each',
     async (parallelism) => {
       const stream = uniqueStream(`cli-write-${parallelism}`);
@@ -101,7 +101,7 @@ await describeWithServer('redis', 'source.redis and sink.redis through the CLI',
     },
   );
 
-  it('an unreachable server fails the source after retryTimeoutMs, naming the operator and the server', async () => {
+  it.concurrent('an unreachable server fails the source after retryTimeoutMs, naming the operator and the server', async () => {
     const { result } = await run(readJob({ url: UNREACHABLE, stream: 's', retryTimeoutMs: 300 }));
     expectClearRefusal(result, [
       /operator "in"/,
@@ -111,12 +111,12 @@ await describeWithServer('redis', 'source.redis and sink.redis through the CLI',
     ]);
   });
 
-  it('an unreachable server fails the sink after retryTimeoutMs, naming the operator and the server', async () => {
+  it.concurrent('an unreachable server fails the sink after retryTimeoutMs, naming the operator and the server', async () => {
     const { result } = await run(writeJobOf({ url: UNREACHABLE, stream: 's', retryTimeoutMs: 300 }), [1, 2]);
     expectClearRefusal(result, [/operator "out"/, /Redis at 127\.0\.0\.1:1 did not answer/, /ECONNREFUSED/]);
   });
 
-  it('a missing stream fails the source naming it', async () => {
+  it.concurrent('a missing stream fails the source naming it', async () => {
     const stream = uniqueStream('cli-missing');
     const { result } = await run(readJob({ stream }));
     expectClearRefusal(result, [
@@ -124,7 +124,7 @@ await describeWithServer('redis', 'source.redis and sink.redis through the CLI',
     ]);
   });
 
-  it('a key that is not a stream fails the source and the sink naming it and its type', async () => {
+  it.concurrent('a key that is not a stream fails the source and the sink naming it and its type', async () => {
     const key = uniqueStream('cli-string');
     await (await redis()).set(key, 'hello');
     const read = await run(readJob({ stream: key }));
@@ -138,7 +138,7 @@ await describeWithServer('redis', 'source.redis and sink.redis through the CLI',
     expect(await (await redis()).get(key)).toBe('hello');
   });
 
-  it('a "json" field that is not JSON fails naming the operator, the stream and the entry; nothing is written', async () => {
+  it.concurrent('a "json" field that is not JSON fails naming the operator, the stream and the entry; nothing is written', async () => {
     const stream = uniqueStream('cli-bad');
     await addJson(stream, [1]);
     const bad = await (await redis()).xAdd(stream, '*', { json: '{oops' });
@@ -153,7 +153,7 @@ await describeWithServer('redis', 'source.redis and sink.redis through the CLI',
     expect(await (await redis()).exists(out)).toBe(0);
   });
 
-  it('with onBadRecord "skip" a "json" field that is not JSON is skipped and counted in recordsSkipped', async () => {
+  it.concurrent('with onBadRecord "skip" a "json" field that is not JSON is skipped and counted in recordsSkipped', async () => {
     const stream = uniqueStream('cli-skip');
     await addJson(stream, [1]);
     await (await redis()).xAdd(stream, '*', { json: '{oops' });

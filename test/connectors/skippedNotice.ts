@@ -60,15 +60,23 @@ export function commandLineFilters(args: string[]): string[] {
   return filters;
 }
 
-export default async function setup(): Promise<void> {
+/** The test files of a tier among `names`: the soak tier runs the *.soak.test.ts, `npm test` the others. */
+export function filesOfTier(names: readonly string[], soak: boolean): string[] {
+  return names.filter((name) => name.endsWith('.test.ts') && name.endsWith('.soak.test.ts') === soak);
+}
+
+/** `project`: vitest's, whose env says the tier (vitest.soak.config.ts sets PIPEWRIGHT_TEST_TIER). */
+export default async function setup(project?: { config?: { env?: Record<string, unknown> } }): Promise<void> {
   if (SERVICES_REQUIRED) return;
   const answers = await Promise.all(NAMES.map(serverAnswers));
   const down = NAMES.filter((_, index) => !answers[index]);
   if (down.length === 0) return;
+  const soak = project?.config?.env?.PIPEWRIGHT_TEST_TIER === 'soak';
   const files = new Map(
-    readdirSync(FOLDER)
-      .filter((name) => name.endsWith('.test.ts'))
-      .map((name) => [join(FOLDER, name), readFileSync(join(FOLDER, name), 'utf8')]),
+    filesOfTier(readdirSync(FOLDER), soak).map((name) => [
+      join(FOLDER, name),
+      readFileSync(join(FOLDER, name), 'utf8'),
+    ]),
   );
   const line = skippedNotice(down, files, commandLineFilters(process.argv.slice(2)));
   if (line !== undefined) process.stderr.write(`${line}\n`);

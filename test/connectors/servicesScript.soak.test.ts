@@ -1,5 +1,7 @@
-// `npm run services` and the private servers of the outage tests, on ports and folders of their
-// own: the shared servers (5432, 6379, 9092) are never touched.
+// Soak (each server started and stopped, Kafka's JVM several times): `npm run services` and the
+// private servers of the outage tests, on ports and folders of their own: the shared servers
+// (5432, 6379, 9092) are never touched. The line npm test prints when connector tests skip:
+// skippedNotice.test.ts.
 import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,8 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/services/processes.mjs';
 import { servicesSettings } from '../../scripts/services/settings.mjs';
 import { startPrivateKafka, startPrivatePostgres } from './privateServers.js';
-import { SERVICES_REQUIRED, serverAddress } from './servers.js';
-import { commandLineFilters, skippedNotice } from './skippedNotice.js';
+import { SERVICES_REQUIRED } from './servers.js';
 
 const installed =
   existsSync('/usr/bin/redis-server') &&
@@ -59,7 +60,7 @@ describe.skipIf(!installed && !SERVICES_REQUIRED)('servers of the connector test
       await server.close();
     }
     await expect(pgValue(server.url, 'SELECT 1 AS value')).rejects.toThrow(/ECONNREFUSED/);
-  }, 120_000);
+  });
 
   it('a private Kafka keeps its topics across stop and start', async () => {
     const server = await startPrivateKafka();
@@ -77,7 +78,7 @@ describe.skipIf(!installed && !SERVICES_REQUIRED)('servers of the connector test
     } finally {
       await server.close();
     }
-  }, 180_000);
+  });
 
   describe('npm run services', () => {
     let dir = '';
@@ -147,7 +148,7 @@ describe.skipIf(!installed && !SERVICES_REQUIRED)('servers of the connector test
         'kafka: stopped',
       ]);
       expect((await services('status')).stdout).not.toContain('answers');
-    }, 240_000);
+    });
 
     it('says in one line what is wrong with its arguments', async () => {
       const result = await services('start', 'mysql');
@@ -156,30 +157,5 @@ describe.skipIf(!installed && !SERVICES_REQUIRED)('servers of the connector test
         'unknown server "mysql"; usage: npm run services [start|stop|status] [postgres|redis|kafka]...',
       );
     });
-  });
-});
-
-describe('the line npm test prints when connector tests skip', () => {
-  const files = new Map([
-    ['test/connectors/kafkaSink.test.ts', "await describeWithServer('kafka', 'sink', () => {});"],
-    ['test/connectors/redisCli.test.ts', "await describeWithServer(\n  'redis',\n  'cli', () => {});"],
-    ['test/connectors/servicesScript.test.ts', "describe.skipIf(!installed)('servers', () => {});"],
-  ]);
-
-  it('names the files whose server is down and how to start the servers', () => {
-    expect(skippedNotice(['redis'], files, [])).toBe(
-      `Skipped connector tests, no redis at ${serverAddress('redis').host}:${serverAddress('redis').port}: test/connectors/redisCli.test.ts. Start the servers with \`npm run services\`.`,
-    );
-    expect(skippedNotice(['kafka', 'redis'], files, [])).toContain(
-      ': test/connectors/kafkaSink.test.ts, test/connectors/redisCli.test.ts. Start',
-    );
-  });
-
-  it('says nothing when the files run are not the ones that skip', () => {
-    expect(skippedNotice(['postgres'], files, [])).toBeUndefined();
-    expect(skippedNotice(['kafka'], files, ['engine/'])).toBeUndefined();
-    expect(commandLineFilters(['run', 'engine/', '-t', 'kafka', '--reporter', 'dot', '--bail'])).toEqual([
-      'engine/',
-    ]);
   });
 });

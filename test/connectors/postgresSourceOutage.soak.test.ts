@@ -1,7 +1,7 @@
-// source.postgres while its server goes away: a PostgreSQL of the test's own is stopped for a
-// few seconds while the job streams; the reader reconnects with backoff from the position it had
-// emitted, and the sink holds every change exactly once, in order (changes made before the stop
-// and after the return).
+// Soak (a server of its own, started and stopped): source.postgres while its server goes away: a
+// PostgreSQL of the test's own is stopped for a few seconds while the job streams; the reader
+// reconnects with backoff from the position it had emitted, and the sink holds every change exactly
+// once, in order (changes made before the stop and after the return).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,7 +20,7 @@ await describeWithServer('postgres', 'source.postgres and a server outage', () =
   beforeAll(async () => {
     server = await startPrivatePostgres();
     dir = await mkdtemp(path.join(tmpdir(), 'pipewright-pgsource-outage-'));
-  }, 120_000);
+  });
   afterAll(async () => {
     await server?.close();
     await rm(dir, { recursive: true, force: true });
@@ -70,7 +70,7 @@ await describeWithServer('postgres', 'source.postgres and a server outage', () =
     run.stop();
     await done;
     expect(await outputLines(out)).toEqual(table.lines());
-  }, 120_000);
+  });
 
   it('ends a bounded read on a server nobody else writes to', async () => {
     const url = server!.url;
@@ -104,7 +104,7 @@ await describeWithServer('postgres', 'source.postgres and a server outage', () =
     } finally {
       await rm(jobDir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 
   it('fails naming the operator and server once the server stays away longer than retryTimeoutMs', async () => {
     const url = server!.url;
@@ -145,5 +145,5 @@ await describeWithServer('postgres', 'source.postgres and a server outage', () =
     } finally {
       await rm(jobDir, { recursive: true, force: true });
     }
-  }, 120_000);
+  });
 });

@@ -1,8 +1,8 @@
-// sink.kafka while its broker goes away (a private broker of this test's own, stopped mid-run):
-// stopped for a few seconds, the job waits, its output saying what for, and goes on when the
-// broker is back, the topic then holding exactly the job's records; stopped for longer than
-// retryTimeoutMs, the job fails with one line naming the operator and the broker, and
-// `--restore latest` with the broker back ends with exactly the job's records.
+// Soak (a broker of its own, started and stopped): sink.kafka while its broker goes away (a private
+// broker of this test's own, stopped mid-run): stopped for a few seconds, the job waits, its output
+// saying what for, and goes on when the broker is back, the topic then holding exactly the job's
+// records; stopped for longer than retryTimeoutMs, the job fails with one line naming the operator
+// and the broker, and `--restore latest` with the broker back ends with exactly the job's records.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   describeDifference,
@@ -26,7 +26,7 @@ let kafka: PrivateKafka;
 await describeWithServer('kafka', 'sink.kafka when its broker goes away', () => {
   beforeAll(async () => {
     kafka = await startPrivateKafka();
-  }, 180_000);
+  });
 
   afterAll(async () => {
     await kafka?.close();
@@ -71,7 +71,7 @@ await describeWithServer('kafka', 'sink.kafka when its broker goes away', () => 
     const read = await readCommitted(kafka.brokers, topic);
     expect(describeDifference(read.values, expectedValues(RECORDS))).toBe('');
     expect(read.openTransactions).toBe(false);
-  }, 400_000);
+  });
 
   it('fails with one clear line once the broker is gone longer than retryTimeoutMs, and restores exactly', async () => {
     const { topic, run, cli } = await outageRun('gone', 3_000);
@@ -88,5 +88,5 @@ await describeWithServer('kafka', 'sink.kafka when its broker goes away', () => 
     const read = await readCommitted(kafka.brokers, topic);
     expect(describeDifference(read.values, expectedValues(RECORDS))).toBe('');
     expect(read.openTransactions).toBe(false);
-  }, 400_000);
+  });
 });

@@ -1,8 +1,9 @@
-// PostgreSQL going away mid-run (issue 16, "Must show"), on a private server of the test's own:
-// stopped for a few seconds, the append sink's connections wait with backoff, the run says what
-// it waits for, and once the server is back the table holds every record exactly once; stopped
-// for longer than retryTimeoutMs, the run fails with one line saying so, and `--restore latest`
-// afterwards completes with exactly the rows of a clean run.
+// Soak (a server of its own, started and stopped): PostgreSQL going away mid-run (issue 16, "Must
+// show"), on a private server of the test's own: stopped for a few seconds, the append sink's
+// connections wait with backoff, the run says what it waits for, and once the server is back the
+// table holds every record exactly once; stopped for longer than retryTimeoutMs, the run fails with
+// one line saying so, and `--restore latest` afterwards completes with exactly the rows of a clean
+// run.
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { finish, sleep, startCli, waitUntil } from '../checkpointHelpers.js';
@@ -37,7 +38,7 @@ await describeWithServer('postgres', 'sink.postgres while its server is away', (
   let server: PrivatePostgres;
   beforeAll(async () => {
     server = await startPrivatePostgres();
-  }, 120_000);
+  });
   afterAll(async () => {
     await server?.close();
     await removeTempDirs();
@@ -82,7 +83,7 @@ await describeWithServer('postgres', 'sink.postgres while its server is away', (
     expect(await query(server.url, (c) => tableLines(c, table, COLUMNS))).toEqual(
       expectedLines(sinkRecords(COUNT, KEYS), 'append'),
     );
-  }, 240_000);
+  });
 
   it('stopped for longer than retryTimeoutMs: a clear failure, then --restore latest writes exactly', async () => {
     const table = uniqueTable('pwo_long');
@@ -107,5 +108,5 @@ await describeWithServer('postgres', 'sink.postgres while its server is away', (
     expect(await query(server.url, (c) => tableLines(c, table, COLUMNS))).toEqual(
       expectedLines(sinkRecords(COUNT, KEYS), 'append'),
     );
-  }, 240_000);
+  });
 });
