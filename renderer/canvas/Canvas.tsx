@@ -5,8 +5,6 @@ import {
   Background,
   BackgroundVariant,
   type Connection,
-  ControlButton,
-  Controls,
   type EdgeChange,
   type InternalNode,
   MiniMap,
@@ -15,14 +13,12 @@ import {
   ReactFlowProvider,
   useReactFlow,
   useStore,
-  type Viewport,
 } from '@xyflow/react';
 import {
   type DragEvent,
   type MouseEvent as ReactMouseEvent,
   useCallback,
   useEffect,
-  useLayoutEffect,
   useMemo,
   useRef,
   useState,
@@ -32,29 +28,28 @@ import { draftPositions, type JobDraft, newJobDraft, type XY } from '../document
 import { carriesKind, draggedKind } from '../palette/paletteDrag';
 import { useDesigner, useDesignerStore } from '../store/designerContext';
 import { problemsOf } from '../store/selectors';
+import { CanvasControls } from './CanvasControls';
 import { CycleConnectionLine } from './CycleConnectionLine';
 import type { Size } from './cardGeometry';
 import { displayPositions } from './displayPositions';
 import { FAR_ZOOM, FarZoomContext } from './farZoom';
-import { fitViewport } from './fitViewport';
 import { buildEdges, buildNodes, type OperatorFlowNode, type PartitionFlowEdge } from './flowElements';
 import { type FlowModel, flowModelOf } from './flowModel';
 import { GRID, snap } from './grid';
-import { minimapRect, minimapSize, readMinimapShown, writeMinimapShown } from './minimapPreference';
+import { minimapSize } from './minimapPreference';
 import { OperatorMenu, type OperatorMenuPlace } from './OperatorMenu';
 import { OperatorNode } from './OperatorNode';
 import { portOf } from './operatorPorts';
 import { FeedbackEdge, PartitionEdge } from './PartitionEdge';
 import { problemMarks } from './problemMarks';
 import { applySelectChanges, type SelectChange } from './selectionChanges';
+import { useFitting, ZOOM_DURATION } from './useFitting';
 import { registerViewport } from './viewportController';
 import './canvas.css';
 
 const NODE_TYPES = { operator: OperatorNode };
 const EDGE_TYPES = { partition: PartitionEdge, feedback: FeedbackEdge };
 const SNAP_GRID: [number, number] = [GRID, GRID];
-const FIT_MAX_ZOOM = 1.25;
-const ZOOM_DURATION = 150;
 /** Zoomed out far enough that a 500-operator job fits on a laptop screen. */
 const MIN_ZOOM = 0.05;
 /**
@@ -76,24 +71,6 @@ function minimapColour(node: OperatorFlowNode): string {
 function centreOf(node: InternalNode<OperatorFlowNode>): XY {
   const { x, y } = node.internals.positionAbsolute;
   return { x: x + (node.measured.width ?? NODE_WIDTH) / 2, y: y + (node.measured.height ?? NODE_HEIGHT) / 2 };
-}
-
-/** React Flow's own fit icon (its Controls draw it for their fit button, which fits differently). */
-function FitIcon() {
-  return (
-    <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 30" aria-hidden="true">
-      <path d="M3.692 4.63c0-.53.4-.938.939-.938h5.215V0H4.708C2.13 0 0 2.054 0 4.63v5.216h3.692V4.631zM27.354 0h-5.2v3.692h5.17c.53 0 .984.4.984.939v5.215H32V4.631A4.624 4.624 0 0027.354 0zm.954 24.83c0 .532-.4.94-.939.94h-5.215v3.768h5.215c2.577 0 4.631-2.13 4.631-4.707v-5.139h-3.692v5.139zm-23.677.94c-.531 0-.939-.4-.939-.94v-5.138H0v5.139c0 2.577 2.13 4.707 4.708 4.707h5.138V25.77H4.631z" />
-    </svg>
-  );
-}
-
-/** A frame with a smaller frame in its corner: the minimap. */
-function MinimapIcon() {
-  return (
-    <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32" aria-hidden="true">
-      <path d="M2 4h28v24H2zm3 3v18h22V7zm11 9h9v7h-9z" fillRule="evenodd" />
-    </svg>
-  );
 }
 
 export function Canvas() {
@@ -156,77 +133,8 @@ function CanvasFlow() {
   }>({ model, positions, nodes });
   latest.current = { model, positions, nodes };
 
-  const [minimapShown, setMinimapShown] = useState(readMinimapShown);
-  const minimapOn = useRef(minimapShown);
-  minimapOn.current = minimapShown;
-  /**
-   * Whether the view is the fitted one: no pan or zoom by the user since the last fit. A canvas
-   * resized (the bottom panels dragged, the window) then fits again; otherwise it keeps its centre.
-   */
-  const atFit = useRef(true);
-
-  /** The fitted viewport of the job as drawn now (fitViewport.ts). */
-  const fitted = useCallback((): Viewport => {
-    const box = wrapper.current?.getBoundingClientRect();
-    const canvas = { width: box?.width ?? 0, height: box?.height ?? 0 };
-    return fitViewport(latest.current.nodes, canvas, {
-      maxZoom: FIT_MAX_ZOOM,
-      ...(minimapOn.current ? { minimap: minimapRect(canvas) } : {}),
-    });
-  }, []);
-
-  // React Flow mounts once the canvas's size is known, already fitted to the job.
-  const [opening, setOpening] = useState<Viewport>();
-  const [canvasSize, setCanvasSize] = useState<Size>({ width: 0, height: 0 });
-  useLayoutEffect(() => {
-    const box = wrapper.current?.getBoundingClientRect();
-    setCanvasSize({ width: box?.width ?? 0, height: box?.height ?? 0 });
-    setOpening(fitted());
-  }, [fitted]);
-
-  const fitToJob = useCallback(
-    (duration?: number) => {
-      atFit.current = true;
-      void flow.setViewport(fitted(), duration === undefined ? undefined : { duration });
-    },
-    [flow, fitted],
-  );
-
-  const mounted = opening !== undefined;
-  useEffect(() => {
-    const element = wrapper.current;
-    if (!mounted || element === null) return;
-    let last = element.getBoundingClientRect();
-    const observer = new ResizeObserver(() => {
-      const now = element.getBoundingClientRect();
-      const before = last;
-      last = now;
-      if (now.width === before.width && now.height === before.height) return;
-      if (now.width === 0 || now.height === 0) return;
-      setCanvasSize({ width: now.width, height: now.height });
-      if (atFit.current) {
-        void flow.setViewport(fitted());
-        return;
-      }
-      const { x, y, zoom } = flow.getViewport();
-      void flow.setViewport({
-        x: x + (now.width - before.width) / 2,
-        y: y + (now.height - before.height) / 2,
-        zoom,
-      });
-    });
-    observer.observe(element);
-    return () => observer.disconnect();
-  }, [mounted, flow, fitted]);
-
-  const toggleMinimap = useCallback(() => {
-    const shown = !minimapOn.current;
-    minimapOn.current = shown;
-    setMinimapShown(shown);
-    writeMinimapShown(shown);
-    // The fitted view makes room for the minimap, or takes it back.
-    if (atFit.current) fitToJob(ZOOM_DURATION);
-  }, [fitToJob]);
+  const fitting = useFitting(wrapper, () => latest.current.nodes, flow);
+  const { opening, fitToJob } = fitting;
 
   const onNodesChange = useCallback(
     (changes: NodeChange<OperatorFlowNode>[]) => {
@@ -302,9 +210,9 @@ function CanvasFlow() {
     (event: MouseEvent | TouchEvent | null) => {
       closeMenu();
       // Only the user's own pan or zoom has an event; a fit or a focus has none.
-      if (event !== null) atFit.current = false;
+      if (event !== null) fitting.userMoved();
     },
-    [closeMenu],
+    [closeMenu, fitting],
   );
 
   const beginMove = useCallback(() => store.getState().beginMove(), [store]);
@@ -408,30 +316,22 @@ function CanvasFlow() {
             onlyRenderVisibleElements={model.operators.length > VISIBLE_ONLY_ABOVE && culling}
           >
             <Background variant={BackgroundVariant.Dots} gap={20} size={1.2} color="#c3c9d1" />
-            {minimapShown && (
+            {fitting.minimapShown && (
               <MiniMap<OperatorFlowNode>
                 pannable
                 zoomable
                 ariaLabel="Minimap"
-                style={minimapSize(canvasSize)}
+                style={minimapSize(fitting.canvasSize)}
                 nodeColor={minimapColour}
                 nodeStrokeWidth={0}
                 maskColor="rgba(29, 35, 43, 0.08)"
               />
             )}
-            <Controls showInteractive={false} showFitView={false}>
-              <ControlButton onClick={() => fitToJob(ZOOM_DURATION)} title="Fit View" aria-label="Fit View">
-                <FitIcon />
-              </ControlButton>
-              <ControlButton
-                onClick={toggleMinimap}
-                title={minimapShown ? 'Hide minimap' : 'Show minimap'}
-                aria-label={minimapShown ? 'Hide minimap' : 'Show minimap'}
-                aria-pressed={minimapShown}
-              >
-                <MinimapIcon />
-              </ControlButton>
-            </Controls>
+            <CanvasControls
+              minimapShown={fitting.minimapShown}
+              onFit={() => fitToJob(ZOOM_DURATION)}
+              onToggleMinimap={fitting.toggleMinimap}
+            />
           </ReactFlow>
         )}
       </FarZoomContext>
