@@ -2,7 +2,7 @@
 // input file is missing (a warning as the job opens, gone once the file is there and the job
 // saved); an input whose text is no value (listed, and a save says it left it out); a run that
 // failed (its whole message, and the operator it names marked on the canvas); and the status
-// line, which stops repeating that failure once the job has been changed.
+// line, which stops repeating that failure once the job has been changed; two sinks on one file.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -14,6 +14,7 @@ import {
   expectNoPageErrors,
   expectNoProblems,
   inspector,
+  openWithShortcut,
   operator,
   problemList,
   problemMessages,
@@ -160,6 +161,39 @@ describe('problems the designer knows', () => {
     await runButton(page, 'Run').click();
     await expectStatus(page, /^Finished — done: 2 records from the sources/);
     expect(readText(file('out/result.jsonl')).trim().split('\n')).toHaveLength(2);
+    expectNoPageErrors(session);
+  });
+
+  test('two sinks on one file, one path absolute, are a problem naming both, resolved against the job folder', async () => {
+    const { page } = session;
+    const shared = file('shared.job.json');
+    const job = {
+      format: 'pipewright.job/1',
+      name: 'shared',
+      operators: [
+        { id: 'src', kind: 'source.jsonl', parallelism: 1, params: { path: 'good.jsonl' } },
+        { id: 'a', kind: 'sink.jsonl', parallelism: 1, params: { path: 'same.jsonl' } },
+        { id: 'b', kind: 'sink.jsonl', parallelism: 1, params: { path: file('same.jsonl') } },
+      ],
+      edges: [
+        { id: 'e1', from: 'src', to: 'a', partition: 'forward' },
+        { id: 'e2', from: 'src', to: 'b', partition: 'forward' },
+      ],
+    };
+    writeFileSync(shared, `${JSON.stringify(job, null, 2)}\n`);
+    await openWithShortcut(page, shared);
+    await operator(page, 'b').waitFor();
+    const said = `operators "a" and "b" both write the file ${JSON.stringify(file('same.jsonl'))} (written "same.jsonl" and ${JSON.stringify(file('same.jsonl'))})`;
+    await eventually(async () => {
+      const messages = await problemMessages(page);
+      expect(messages).toHaveLength(1);
+      expect(messages[0]).toContain(said);
+    });
+    await problemRow(page, said).getByRole('button').click();
+    await inspector(page).getByRole('heading', { name: 'Operator b' }).waitFor();
+    // Another file for b: the problem goes.
+    await typeInto(inspector(page).getByRole('textbox', { name: 'Path' }), 'other.jsonl');
+    await expectNoProblems(page);
     expectNoPageErrors(session);
   });
 });

@@ -16,7 +16,7 @@ import { lockDownContents, restrictPermissions } from './security.js';
 const here = dirname(fileURLToPath(import.meta.url));
 /** This file is dist/electron/main.js, in the checkout and inside app.asar alike. */
 const root = join(here, '..', '..');
-// The folder the browser form uses too (engine/host/dataDir.ts), so both see the same recent
+// The folder the browser form uses too (engine/deploy/dataDir.ts), so both see the same recent
 // files: Electron's appData is the same per-platform folder that module picks.
 const dataDir = process.env.PIPEWRIGHT_DATA_DIR
   ? resolve(process.env.PIPEWRIGHT_DATA_DIR)

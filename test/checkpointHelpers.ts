@@ -427,7 +427,8 @@ export async function crashAndRestore(options: CrashOptions): Promise<Attempt[]>
   const timeoutMs = options.timeoutMs ?? 90_000;
   for (let attempt = 0; ; attempt++) {
     await options.beforeAttempt?.(attempt);
-    const args = ['run', options.jobPath, ...(attempt > 0 ? ['--restore', 'latest'] : [])];
+    // The jobs crashed here read inputs written once for a whole file, outside their folders.
+    const args = ['run', options.jobPath, '--trust', ...(attempt > 0 ? ['--restore', 'latest'] : [])];
     const plan = options.kills[attempt];
     const newestBefore = inspectCheckpointDir(options.checkpointDir).completed[0];
     const run = startCli(args, options.cwd);

@@ -5,7 +5,7 @@
 // persist what changed; checkpoints change nothing in the output; SIGTERM stops at a checkpoint;
 // a restore into a changed job is refused or accepted as it should be. Kills at random moments,
 // at full size: checkpoints.soak.test.ts.
-import { open, readFile, stat, truncate } from 'node:fs/promises';
+import { open, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGG_OUTPUT, aggJob as aggJobOf, writeAggInput } from './aggJob.js';
@@ -182,7 +182,7 @@ describe('a failure at a fixed step, then a restore from the latest checkpoint (
 
 /** Runs the job until `count` checkpoints have completed, then kills it with SIGKILL. */
 async function killAfterCheckpoints(c: Case, count: number): Promise<number[]> {
-  const run = startCli(['run', c.jobPath], c.dir);
+  const run = startCli(['run', c.jobPath, '--trust'], c.dir);
   const reached = await waitUntil(() => inspectCheckpointDir(c.checkpointDir).completed.length >= count, {
     run,
     timeoutMs: 60_000,
@@ -237,13 +237,13 @@ describe('damaged checkpoints', () => {
     const outputBefore = await readFile(c.outPath, 'utf8').catch(() => '');
 
     // Naming a damaged checkpoint is an error, with the reason.
-    const explicitNewest = await runToEnd(['run', c.jobPath, '--restore', String(newest)], c.dir);
+    const explicitNewest = await runToEnd(['run', c.jobPath, '--trust', '--restore', String(newest)], c.dir);
     expect(explicitNewest.code, describeResult(explicitNewest)).toBe(1);
     expect(explicitNewest.stderr).toMatch(new RegExp(`checkpoint ${newest}\\b`));
     expect(explicitNewest.stderr).toContain(truncated.path);
     // Why: the size the file has and the size the checkpoint recorded.
     expect(explicitNewest.stderr).toMatch(new RegExp(`\\b${keptBytes}\\b.*\\b${truncated.bytes}\\b`));
-    const explicitSecond = await runToEnd(['run', c.jobPath, '--restore', String(second)], c.dir);
+    const explicitSecond = await runToEnd(['run', c.jobPath, '--trust', '--restore', String(second)], c.dir);
     expect(explicitSecond.code, describeResult(explicitSecond)).toBe(1);
     expect(explicitSecond.stderr).toMatch(new RegExp(`checkpoint ${second}\\b`));
     expect(explicitSecond.stderr).toContain(flipped.path);
@@ -251,7 +251,7 @@ describe('damaged checkpoints', () => {
     // ... and leaves the output alone.
     expect(await readFile(c.outPath, 'utf8').catch(() => '')).toBe(outputBefore);
 
-    const latest = await runToEnd(['run', c.jobPath, '--restore', 'latest'], c.dir);
+    const latest = await runToEnd(['run', c.jobPath, '--trust', '--restore', 'latest'], c.dir);
     expect(latest.code, describeResult(latest)).toBe(0);
     const skipNewest = new RegExp(
       `checkpoint ${newest}\\b.*${escapeRegExp(truncated.path)}.*\\b${keptBytes}\\b.*\\b${truncated.bytes}\\b`,
@@ -273,6 +273,35 @@ describe('damaged checkpoints', () => {
     await expectSameOutput(c, aggBaseline, `restored from checkpoint ${third}`);
   }, 120_000);
 
+  it('skips a checkpoint whose metadata has one bit flipped (a split position), and --restore ID refuses it', async () => {
+    const c = await makeCase('flipped-metadata', aggJob({ input: aggInput, intervalMs: 100 }));
+    const [newest, second] = await killAfterCheckpoints(c, 2);
+    // The source's position in checkpoint `newest`: its last digit gets its lowest bit flipped
+    // ("start": 5350 -> 5351), which leaves the metadata valid JSON of the same length.
+    const file = path.join(c.checkpointDir, `chk-${newest}.json`);
+    const text = await readFile(file, 'utf8');
+    const at = /"start": (\d+)/.exec(text);
+    expect(at, text).not.toBeNull();
+    const digit = at!.index + at![0].length - 1;
+    const flipped =
+      text.slice(0, digit) + String.fromCharCode(text.charCodeAt(digit) ^ 1) + text.slice(digit + 1);
+    await writeFile(file, flipped);
+    const outputBefore = await readFile(c.outPath, 'utf8').catch(() => '');
+
+    const explicit = await runToEnd(['run', c.jobPath, '--trust', '--restore', String(newest)], c.dir);
+    expect(explicit.code, describeResult(explicit)).toBe(1);
+    expect(explicit.stderr).toMatch(new RegExp(`checkpoint ${newest}\\b.*metadata.*(corrupt|checksum)`, 'i'));
+    expect(await readFile(c.outPath, 'utf8').catch(() => '')).toBe(outputBefore);
+
+    const latest = await runToEnd(['run', c.jobPath, '--trust', '--restore', 'latest'], c.dir);
+    expect(latest.code, describeResult(latest)).toBe(0);
+    expect(latest.stderr).toMatch(
+      new RegExp(`skip.*checkpoint ${newest}\\b.*metadata.*(corrupt|checksum)`, 'i'),
+    );
+    expect(latest.stderr).toMatch(new RegExp(`restoring checkpoint ${second}\\b`));
+    await expectSameOutput(c, aggBaseline, `restored from checkpoint ${second}`);
+  }, 120_000);
+
   it('says so and starts fresh when no checkpoint is usable; --restore ID of a broken one exits 1', async () => {
     const c = await makeCase('all-damaged', aggJob({ input: aggInput, intervalMs: 100 }));
     const completed = await killAfterCheckpoints(c, 3);
@@ -289,12 +318,12 @@ describe('damaged checkpoints', () => {
       damaged.set(id, part.path);
     }
 
-    const explicit = await runToEnd(['run', c.jobPath, '--restore', String(completed[0])], c.dir);
+    const explicit = await runToEnd(['run', c.jobPath, '--trust', '--restore', String(completed[0])], c.dir);
     expect(explicit.code, describeResult(explicit)).toBe(1);
     expect(explicit.stderr).toMatch(new RegExp(`checkpoint ${completed[0]}\\b`));
     expect(explicit.stderr).toContain(damaged.get(completed[0]!)!);
 
-    const latest = await runToEnd(['run', c.jobPath, '--restore', 'latest'], c.dir);
+    const latest = await runToEnd(['run', c.jobPath, '--trust', '--restore', 'latest'], c.dir);
     expect(latest.code, describeResult(latest)).toBe(0);
     for (const [id, file] of damaged) {
       expect(latest.stderr).toMatch(new RegExp(`skip.*checkpoint ${id}\\b.*${escapeRegExp(file)}`, 'i'));
@@ -337,7 +366,7 @@ describe('incremental checkpoints', () => {
       edges: [{ id: 'gen-store', from: 'gen', to: 'store', partition: 'hash', key: 'k' }],
     };
     const c = await makeCase('big-state', job);
-    const run = startCli(['run', c.jobPath, '--metrics', c.metricsPath], c.dir);
+    const run = startCli(['run', c.jobPath, '--trust', '--metrics', c.metricsPath], c.dir);
     const small = (line: { bytes: number; fullBytes: number }) => line.bytes < 0.1 * line.fullBytes;
     // Run until three checkpoints in a row of the whole state are small (or give up).
     const settled = await waitUntil(
@@ -386,7 +415,7 @@ describe('incremental checkpoints', () => {
 describe('checkpoints do not change the output', () => {
   it('a keyed aggregation with checkpoints every 50 ms writes the same bytes as one without', async () => {
     const c = await makeCase('every-50', aggJob({ input: aggInput, intervalMs: 50 }));
-    const result = await runToEnd(['run', c.jobPath, '--metrics', c.metricsPath], c.dir);
+    const result = await runToEnd(['run', c.jobPath, '--trust', '--metrics', c.metricsPath], c.dir);
     expect(result.code, describeResult(result)).toBe(0);
     expect(checkpointLines(c.metricsPath).filter((l) => l.status === 'completed').length).toBeGreaterThan(2);
     const text = await readFile(c.outPath, 'utf8');
@@ -398,7 +427,7 @@ describe('checkpoints do not change the output', () => {
 
   it('owner-has-items on 2 threads, with checkpoints every 200 ms, has the same effects as without', async () => {
     const c = await makeCase('owners-200-threads', await ownersJob(ownerEvents, 200, 2));
-    const result = await runToEnd(['run', c.jobPath, '--metrics', c.metricsPath], c.dir, 60_000);
+    const result = await runToEnd(['run', c.jobPath, '--trust', '--metrics', c.metricsPath], c.dir, 60_000);
     expect(result.code, describeResult(result)).toBe(0);
     expect(checkpointLines(c.metricsPath).filter((l) => l.status === 'completed').length).toBeGreaterThan(2);
     const lines = await outputLines(c.outPath);
@@ -408,7 +437,7 @@ describe('checkpoints do not change the output', () => {
 
   it('owner-has-items with checkpoints every 200 ms writes the same bytes as without', async () => {
     const c = await makeCase('owners-200', await ownersJob(ownerEvents, 200));
-    const result = await runToEnd(['run', c.jobPath, '--metrics', c.metricsPath], c.dir, 60_000);
+    const result = await runToEnd(['run', c.jobPath, '--trust', '--metrics', c.metricsPath], c.dir, 60_000);
     expect(result.code, describeResult(result)).toBe(0);
     expect(checkpointLines(c.metricsPath).filter((l) => l.status === 'completed').length).toBeGreaterThan(2);
     const text = await readFile(c.outPath, 'utf8');
@@ -421,7 +450,7 @@ describe('checkpoints do not change the output', () => {
 
 /** Runs until `count` checkpoints have completed, then SIGTERM; the run must stop cleanly. */
 async function stopAfterCheckpoints(c: Case, count: number): Promise<void> {
-  const run = startCli(['run', c.jobPath, '--metrics', c.metricsPath], c.dir);
+  const run = startCli(['run', c.jobPath, '--trust', '--metrics', c.metricsPath], c.dir);
   const reached = await waitUntil(
     () => checkpointLines(c.metricsPath).filter((l) => l.status === 'completed').length >= count,
     { run, timeoutMs: 60_000 },
@@ -450,7 +479,7 @@ describe('SIGTERM', () => {
       (sink.parts as { bytes: number }[]).reduce((n, part) => n + part.bytes, 0);
     expect((await stat(c.outPath)).size, `the size checkpoint ${newest} committed`).toBe(committed);
 
-    const restored = await runToEnd(['run', c.jobPath, '--restore', 'latest'], c.dir);
+    const restored = await runToEnd(['run', c.jobPath, '--trust', '--restore', 'latest'], c.dir);
     expect(restored.code, describeResult(restored)).toBe(0);
     expect(restored.stderr).toMatch(new RegExp(`restoring checkpoint ${newest}\\b`));
     await expectSameOutput(c, aggBaseline, `restored from checkpoint ${newest}`);
@@ -467,7 +496,7 @@ describe('a restore into a changed job', () => {
     removed.operators = (removed.operators as JobDocument[]).filter((op) => op.id !== 'agg');
     removed.edges = [{ id: 'src-out', from: 'src', to: 'out', partition: 'forward' }];
     await writeJob(c.jobPath, removed);
-    const withoutAgg = await runToEnd(['run', c.jobPath, '--restore', 'latest'], c.dir);
+    const withoutAgg = await runToEnd(['run', c.jobPath, '--trust', '--restore', 'latest'], c.dir);
     expect(withoutAgg.code, describeResult(withoutAgg)).toBe(1);
     expect(withoutAgg.stderr).toMatch(/"agg"/);
     expect(withoutAgg.stderr).toMatch(/state/);
@@ -475,7 +504,7 @@ describe('a restore into a changed job', () => {
     const rekeyed = aggJob({ input: aggInput, intervalMs: 100 });
     (rekeyed.edges as JobDocument[])[0]!.key = 'seq';
     await writeJob(c.jobPath, rekeyed);
-    const newKey = await runToEnd(['run', c.jobPath, '--restore', 'latest'], c.dir);
+    const newKey = await runToEnd(['run', c.jobPath, '--trust', '--restore', 'latest'], c.dir);
     expect(newKey.code, describeResult(newKey)).toBe(1);
     expect(newKey.stderr).toMatch(/"agg"/);
     expect(newKey.stderr).toMatch(/key/);
@@ -483,7 +512,7 @@ describe('a restore into a changed job', () => {
     // Refusing touched nothing: the original job still restores and completes exactly.
     expect(await readFile(c.outPath, 'utf8')).toBe(outputBefore);
     await writeJob(c.jobPath, aggJob({ input: aggInput, intervalMs: 100 }));
-    const original = await runToEnd(['run', c.jobPath, '--restore', 'latest'], c.dir);
+    const original = await runToEnd(['run', c.jobPath, '--trust', '--restore', 'latest'], c.dir);
     expect(original.code, describeResult(original)).toBe(0);
     await expectSameOutput(c, aggBaseline, 'the unchanged job restored after the refusals');
   }, 120_000);
@@ -504,7 +533,7 @@ describe('a restore into a changed job', () => {
       { id: 'copy-out', from: 'copy', to: 'out', partition: 'forward' },
     ];
     await writeJob(c.jobPath, job);
-    const restored = await runToEnd(['run', c.jobPath, '--restore', 'latest'], c.dir);
+    const restored = await runToEnd(['run', c.jobPath, '--trust', '--restore', 'latest'], c.dir);
     expect(restored.code, describeResult(restored)).toBe(0);
     expect(restored.stderr).toMatch(/restoring checkpoint \d+/);
     await expectSameOutput(c, aggBaseline, 'restored with a map added');
@@ -514,7 +543,7 @@ describe('a restore into a changed job', () => {
     const c = await makeCase('rescale-stop', aggJob({ input: aggInput, intervalMs: 100 }));
     await stopAfterCheckpoints(c, 2);
     await writeJob(c.jobPath, aggJob({ input: aggInput, intervalMs: 100, parallelism: 4 }));
-    const restored = await runToEnd(['run', c.jobPath, '--restore', 'latest'], c.dir);
+    const restored = await runToEnd(['run', c.jobPath, '--trust', '--restore', 'latest'], c.dir);
     expect(restored.code, describeResult(restored)).toBe(0);
     expect(restored.stderr).toMatch(/restoring checkpoint \d+/);
     await expectSameOutput(c, aggBaseline, 'restored at parallelism 4');

@@ -27,12 +27,14 @@ export interface RunOptions {
    * or with no CPU used for a long while, it is killed and the promise rejects.
    */
   readonly timeoutMs?: number;
+  /** How long the run may use no CPU at all before it is taken as stuck (childWork.ts's default otherwise). */
+  readonly idleMs?: number;
   readonly env?: NodeJS.ProcessEnv;
 }
 
 /** Runs `node bin/pipewright.js ...args` and collects its output; never rejects on a non-zero exit. */
 export function runCli(args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
-  const { cwd = repoRoot, timeoutMs = 60_000, env = process.env } = options;
+  const { cwd = repoRoot, timeoutMs = 60_000, idleMs, env = process.env } = options;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [binPath, ...args], {
       cwd,
@@ -47,7 +49,7 @@ export function runCli(args: readonly string[], options: RunOptions = {}): Promi
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
-    const watch = new ChildWatch(child, { cpuMs: timeoutMs });
+    const watch = new ChildWatch(child, { cpuMs: timeoutMs, ...(idleMs === undefined ? {} : { idleMs }) });
     child.on('error', (error) => {
       watch.stop();
       reject(error);

@@ -24,7 +24,7 @@ export const PARALLEL_THREADS = 2;
 /** What both executors take: no in-process hooks (observer, debug, call marker). */
 export type ExecutorRunOptions = Pick<
   RunOptions,
-  'jobDir' | 'stateDir' | 'checkpointDir' | 'restore' | 'onCheckpoint' | 'previewSinks'
+  'jobDir' | 'confined' | 'stateDir' | 'checkpointDir' | 'restore' | 'onCheckpoint' | 'previewSinks'
 > & {
   /** Parallel only: threads to spread the subtasks over (default PARALLEL_THREADS). */
   readonly threads?: number;

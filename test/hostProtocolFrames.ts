@@ -202,6 +202,7 @@ export function validRequest(space: FrameSpace): fc.Arbitrary<Message> {
         previewSinks: fc.boolean(),
         restore: fc.oneof(fc.constant('latest'), fc.integer({ min: 1, max: 5 })),
         breakpoints: breakpoints(space),
+        trusted: fc.boolean(),
       },
       { requiredKeys: ['text', 'path', 'mode', 'previewSinks'] },
     ),
@@ -232,11 +233,14 @@ export function validRequest(space: FrameSpace): fc.Arbitrary<Message> {
         maxLength: 3,
       }),
     }),
+    'trust.check': fc.record({ path: fc.oneof(fc.constant(space.jobPath), path), text: jobText(space) }),
+    'trust.grant': fc.record({ path: fc.oneof(fc.constant(space.jobPath), path), text: jobText(space) }),
     // Kinds without a connection test only: a connector's would wait on a server for each frame.
     'connection.test': fc.record({
       operatorId: fc.oneof(fc.constantFrom(...space.operators), oddString),
       kind: fc.oneof(fc.constantFrom('source.jsonl', 'process', 'sink.jsonl'), oddString),
       params: fc.dictionary(oddString, fc.oneof(oddString, fc.constant('${env:PIPEWRIGHT_FUZZ_UNSET}'))),
+      trusted: fc.boolean(),
     }),
     'state.page': fc.record(
       {

@@ -56,6 +56,8 @@ const RESULT_SHAPES: { readonly [M in HostMethod]: Check } = {
   'recent.add': isStringArray,
   'job.checkFiles': has({ problems: isArray }),
   'job.copyInputs': has({ copied: isStringArray, kept: isStringArray }),
+  'trust.check': has({ trusted: (value) => typeof value === 'boolean' }),
+  'trust.grant': (value) => typeof value === 'object' && value !== null && Object.keys(value).length === 0,
   'connection.test': has({
     outcome: (value) => value === 'ok' || value === 'failed' || value === 'none',
     message: isString,

@@ -60,7 +60,8 @@ export interface Baseline {
 export async function runBaseline(label: string, job: JobDocument): Promise<Baseline> {
   const c = await makeJobCase(label, job);
   const started = Date.now();
-  const result = await runToEnd(['run', c.jobPath, '--quiet'], c.dir);
+  // Its inputs are written once for a whole test file, outside the job's folder: --trust.
+  const result = await runToEnd(['run', c.jobPath, '--quiet', '--trust'], c.dir);
   const ms = Date.now() - started;
   expect(result.code, describeResult(result)).toBe(0);
   const text = await readFile(c.outPath, 'utf8');

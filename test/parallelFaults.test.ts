@@ -255,7 +255,7 @@ describe('SIGTERM to a run on 2 threads', () => {
     const dir = await makeTempDir('pipewright-sigterm-clean-');
     const jobPath = path.join(dir, 'agg.job.json');
     await writeJob(jobPath, aggJob(input, { intervalMs: 0, parallelism: 2 }));
-    const result = await runToEnd(['run', jobPath, '--quiet', '--threads', '1'], dir);
+    const result = await runToEnd(['run', jobPath, '--quiet', '--trust', '--threads', '1'], dir);
     expect(result.code, describeResult(result)).toBe(0);
     clean = await outputLines(path.join(dir, AGG_OUTPUT));
     expect(clean).toHaveLength(RECORDS);
@@ -266,7 +266,7 @@ describe('SIGTERM to a run on 2 threads', () => {
     const jobPath = path.join(dir, 'agg.job.json');
     await writeJob(jobPath, aggJob(input, { intervalMs: 80, parallelism: 2 }));
     const checkpointDir = path.join(dir, '.pipewright', 'agg', 'checkpoints');
-    const run = startCli(['run', jobPath, '--threads', '2'], dir);
+    const run = startCli(['run', jobPath, '--trust', '--threads', '2'], dir);
     const checkpointed = await waitUntil(() => inspectCheckpointDir(checkpointDir).completed.length > 0, {
       run,
       timeoutMs: 60_000,
@@ -282,7 +282,7 @@ describe('SIGTERM to a run on 2 threads', () => {
     expect(multisetDifference(atStop, clean).extra, 'lines the clean run has not').toEqual([]);
 
     const restored = await runToEnd(
-      ['run', jobPath, '--restore', 'latest', '--threads', '2', '--quiet'],
+      ['run', jobPath, '--trust', '--restore', 'latest', '--threads', '2', '--quiet'],
       dir,
     );
     expect(restored.code, describeResult(restored)).toBe(0);

@@ -69,7 +69,7 @@ interface Baseline {
 async function runBaseline(label: string, job: JobDocument): Promise<Baseline> {
   const c = await makeCase(label, job);
   const started = Date.now();
-  const result = await runToEnd(['run', c.jobPath, '--quiet'], c.dir);
+  const result = await runToEnd(['run', c.jobPath, '--quiet', '--trust'], c.dir);
   const ms = Date.now() - started;
   expect(result.code, describeResult(result)).toBe(0);
   return { lines: await outputLines(c.outPath), ms };

@@ -11,9 +11,14 @@ import { processJobText, STOP_BOUND_MS, writeProcessJob } from './processJob.js'
 
 afterAll(removeTempDirs);
 
-async function jobDir(code: string, records: number, settings?: Record<string, unknown>): Promise<string> {
+async function jobDir(
+  code: string,
+  records: number,
+  settings?: Record<string, unknown>,
+  parallelism?: number,
+): Promise<string> {
   const dir = await makeTempDir('pipewright-stuck-');
-  await writeProcessJob(dir, code, records, settings);
+  await writeProcessJob(dir, code, records, settings, parallelism);
   return dir;
 }
 
@@ -136,6 +141,26 @@ describe('a promise user code leaves behind', () => {
       'operator "p1" failed on the record from in.jsonl:3: its code returned a promise that never settled',
     );
   });
+
+  // The other subtasks of its thread go on meanwhile: the call it left is still the one named.
+  for (const [threads, parallelism, subtask] of [
+    [1, 2, 0],
+    [2, 4, 2],
+  ] as const) {
+    it(`that never settles while other subtasks on its thread go on (--threads ${threads}, parallelism ${parallelism}) names the operator and the record`, async () => {
+      const dir = await jobDir(
+        'function process(r, ctx) {\n  if (r.id === 3) return new Promise(() => {});\n  ctx.emit(r);\n}',
+        200,
+        undefined,
+        parallelism,
+      );
+      const result = await runCli(['run', 'job.json', '--threads', String(threads)], { cwd: dir });
+      expect(result.code, describeRun(result)).toBe(1);
+      expect(result.stderr).toContain(
+        `operator "p1" (subtask ${subtask} of ${parallelism}) failed on the record from in.jsonl:3: its code returned a promise that never settled`,
+      );
+    });
+  }
 
   it('that never settles is ended by a signal like a loop, as waiting on it', async () => {
     // An endless chain of promises keeps the thread busy, so only the stop can end it.

@@ -253,7 +253,7 @@ beforeAll(async () => {
   reference = serialOutput(rows);
   const run = await makeRun('baseline', { intervalMs: 0, parallelism: 3, threads: 1 });
   const started = Date.now();
-  const result = await runToEnd(['run', run.jobPath, '--quiet'], run.dir);
+  const result = await runToEnd(['run', run.jobPath, '--quiet', '--trust'], run.dir);
   const ms = Date.now() - started;
   expect(result.code, describeResult(result)).toBe(0);
   baseline = { outputs: await outputsOf(run), ms };

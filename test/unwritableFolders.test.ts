@@ -7,7 +7,7 @@
 // something in the way: a file where the folder should be, or a folder where a file should be
 // created. The engine words the fault after the folder and the write that failed, not the errno.
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -293,6 +293,22 @@ describe('a checkpoint folder that stops taking files during a run', () => {
       const ns = counts.filter((c) => c.k === k).map((c) => c.n);
       expect(ns).toEqual(Array.from({ length: ns.length }, (_, i) => i + 1));
     }
+  });
+
+  it('its data folder replaced by a file mid-run (the parts in it gone): one line naming the folder, exit 1', async () => {
+    const s = await setUp();
+    const running = run(s);
+    const data = path.join(s.checkpointDir, 'data');
+    for (let polls = 0; !(await pathExists(path.join(s.checkpointDir, 'chk-2.json'))); polls++) {
+      if (polls > 1000) throw new Error('no second checkpoint');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // The folder goes, with the part each sink subtask was writing in it, and a file takes its place.
+    await rename(data, path.join(s.dir, 'data-taken-away'));
+    await writeFile(data, 'a file where the data folder was\n');
+    const result = await running;
+    expectOneLineNaming(result, /\bcheckpoint folder\b/, s.checkpointDir);
+    expect(result.stderr).toContain(`${data} is a file, not a folder`);
   });
 
   it('takes checkpoints again once it does, and the last one restores', async () => {

@@ -58,9 +58,11 @@ async function jobDir(waitIn: 'poll' | 'open' = 'poll'): Promise<string> {
   return dir;
 }
 
+// The job reads an environment variable: the user says they trust it (test/cliTrust.test.ts).
 const runArgs = (dir: string, threads: number) => [
   'run',
   join(dir, 'job.json'),
+  '--trust',
   '--threads',
   String(threads),
   '--state-dir',

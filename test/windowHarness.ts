@@ -97,6 +97,7 @@ export class WindowHarness {
     this.logic = (windowFactory as Extract<typeof windowFactory, { role: 'transform' }>).createLogic({
       planned,
       jobDir: '.',
+      jobName: 'windows',
       checkpoints: undefined,
     })(env);
   }

@@ -239,15 +239,18 @@ export class CheckpointCoordinator implements CheckpointAcker {
       };
       if (this.abandoned) throw new Error('the job failed before the checkpoint completed');
       await this.storage.writeMetadata(metadata);
+      // The checkpoint is complete once its metadata is written, so older ones go now, before
+      // the commit: a commit that fails (a full disk) is redone by the next checkpoint or a
+      // restore from this one, and must not keep every checkpoint after it (nor the space they
+      // hold). Old files that cannot be deleted now are by a later checkpoint.
+      await this.storage
+        .retain(this.job.settings.checkpointsRetained, checkpoint.id, this.pinned)
+        .catch(() => {});
       for (const { operatorId, committer } of this.sinks) {
         const commit = sinks.find((c) => c.operator === operatorId);
         if (commit !== undefined) await committer.commit(commit);
       }
       this.completed.push(checkpoint.id);
-      // The checkpoint is complete: old files that cannot be deleted now are by a later one.
-      await this.storage
-        .retain(this.job.settings.checkpointsRetained, checkpoint.id, this.pinned)
-        .catch(() => {});
       this.onEvent?.({
         ...base,
         status: 'completed',

@@ -11,10 +11,11 @@ export type { ConnectorState } from '../runtime/connectorState.js';
 
 /**
  * 2: keyed state in length-prefixed binary files (stateFile.ts) and CRC-32 checksums.
- * 3: sources' splits and sinks' committables and commits are connector state, `{kind, payload}`
- * (a /2 checkpoint is migrated as it is read: checkpointMigration.ts).
+ * 3: sources' splits and sinks' committables and commits are connector state, `{kind, payload}`.
+ * 4: the metadata has a CRC-32 of its own (metadataFile.ts).
+ * (A /2 or /3 checkpoint is migrated as it is read: checkpointMigration.ts.)
  */
-export const CHECKPOINT_FORMAT = 'pipewright.checkpoint/3';
+export const CHECKPOINT_FORMAT = 'pipewright.checkpoint/4';
 
 /** Keyed state of one subtask: a full copy (base) and the changes made after it, in order. */
 export interface StateHandle {

@@ -1,15 +1,21 @@
 // Checkpoints written by earlier versions, read as this one writes them. Format 2 knew two source
 // splits and one sink by their shapes; format 3 stores any kind's as connector state, so a /2
 // checkpoint's are rewritten into the state the built-in kinds read (same data, new envelope).
+// Format 4 is format 3 with a checksum of the metadata itself (metadataFile.ts): a /3 checkpoint
+// has none, and is read as it is.
 import { CHECKPOINT_FORMAT, type FileRef } from './checkpointMetadata.js';
 
 const FORMAT_2 = 'pipewright.checkpoint/2';
+const FORMAT_3 = 'pipewright.checkpoint/3';
 
 type Json = Record<string, unknown>;
 
-/** The metadata as this version reads it: a /2 checkpoint migrated, anything else as it is. */
+/** The metadata as this version reads it: a /2 or /3 checkpoint migrated, anything else as it is. */
 export function migrateCheckpoint(raw: unknown): unknown {
-  if (raw === null || typeof raw !== 'object' || (raw as Json).format !== FORMAT_2) return raw;
+  if (raw === null || typeof raw !== 'object') return raw;
+  const format = (raw as Json).format;
+  if (format === FORMAT_3) return { ...(raw as Json), format: CHECKPOINT_FORMAT };
+  if (format !== FORMAT_2) return raw;
   const old = raw as Json;
   return {
     ...old,

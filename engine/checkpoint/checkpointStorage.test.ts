@@ -1,6 +1,6 @@
-// What `load` accepts: a checkpoint of this format whose files all have the size and checksum its
-// metadata records (CRC-32 for the engine's own files, SHA-256 for sink parts). Anything else is
-// refused with a reason a user can act on.
+// What `load` accepts: a checkpoint of this format whose metadata has its checksum and whose files
+// all have the size and checksum its metadata records (CRC-32 for the engine's own files, SHA-256
+// for sink parts). Anything else is refused with a reason a user can act on.
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -110,10 +110,48 @@ describe('CheckpointStorage.load', () => {
     );
   });
 
+  it('refuses metadata with a bit flipped or its checksum gone; accepts it reformatted', async () => {
+    const { storage } = await checkpoint(8);
+    const path = join(storage.root, 'chk-8.json');
+    const written = await readFile(path, 'utf8');
+    const content = JSON.parse(written);
+    expect(content.crc32).toMatch(/^[0-9a-f]{8}$/);
+    // A digit of the sink part's size, one bit flipped: still JSON, still the same length.
+    const at = written.indexOf('"bytes": 16') + '"bytes": 1'.length;
+    await flipByte(path, at);
+    expect((await readFile(path, 'utf8')).slice(at - 10, at + 1)).toBe('"bytes": 17');
+    await expect(storage.load(8)).rejects.toThrow('checkpoint 8: its metadata is corrupted (checksum)');
+    // The checksum's own name damaged: the current format always has one.
+    const own = written.lastIndexOf('"crc32": "');
+    await writeFile(path, `${written.slice(0, own)}"crc33"${written.slice(own + '"crc32"'.length)}`);
+    await expect(storage.load(8)).rejects.toThrow(
+      'checkpoint 8: its metadata is corrupted (it has no checksum)',
+    );
+    // The format's version changed to an older one in a file with a checksum: refused for it too.
+    await writeFile(path, written.replace(CHECKPOINT_FORMAT, 'pipewright.checkpoint/3'));
+    await expect(storage.load(8)).rejects.toThrow('checkpoint 8: its metadata is corrupted (checksum)');
+    // Same content, keys in another order, no indentation: the checksum is of the content.
+    const { crc32, ...rest } = content;
+    const reordered = Object.fromEntries(Object.entries(rest).reverse());
+    await writeFile(path, JSON.stringify({ crc32, ...reordered }));
+    expect((await storage.load(8)).id).toBe(8);
+  });
+
+  it('reads format 3 metadata, which had no checksum of its own', async () => {
+    const { storage } = await checkpoint(9);
+    const path = join(storage.root, 'chk-9.json');
+    const { crc32: _, ...content } = JSON.parse(await readFile(path, 'utf8'));
+    await writeFile(path, JSON.stringify({ ...content, format: 'pipewright.checkpoint/3' }, null, 1));
+    const loaded = await storage.load(9);
+    expect(loaded).toMatchObject({ format: CHECKPOINT_FORMAT, id: 9 });
+    expect(loaded).not.toHaveProperty('crc32');
+  });
+
   it('says which format a checkpoint of another version has', async () => {
     const { storage } = await checkpoint(7);
     const path = join(storage.root, 'chk-7.json');
-    const old = JSON.parse(await readFile(path, 'utf8'));
+    // Format 1 had no checksum of its metadata.
+    const { crc32: _, ...old } = JSON.parse(await readFile(path, 'utf8'));
     await writeFile(path, JSON.stringify({ ...old, format: 'pipewright.checkpoint/1' }));
     await expect(storage.load(7)).rejects.toThrow(
       `checkpoint 7: it was written in format pipewright.checkpoint/1, which this version of Pipewright cannot read (it reads ${CHECKPOINT_FORMAT} only)`,

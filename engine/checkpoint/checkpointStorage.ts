@@ -12,14 +12,9 @@ import { createInterface } from 'node:readline';
 import type { CheckpointFiles } from '../runtime/checkpointFiles.js';
 import { cannotWrite } from '../state/fileFault.js';
 import type { MaybePromise } from '../state/maybePromise.js';
-import {
-  CHECKPOINT_FORMAT,
-  type CheckpointMetadata,
-  connectorFiles,
-  type FileRef,
-} from './checkpointMetadata.js';
-import { migrateCheckpoint } from './checkpointMigration.js';
+import { type CheckpointMetadata, connectorFiles, type FileRef } from './checkpointMetadata.js';
 import { crc32, crc32Hex } from './crc32.js';
+import { decodeMetadata, encodeMetadata } from './metadataFile.js';
 
 const METADATA = /^chk-(\d+)\.json$/;
 const WRITE_AT = 1 << 20;
@@ -107,10 +102,17 @@ export class DataFileWriter {
     if (this.lineChars > 0) this.drainLines();
     const crc = crc32Hex(this.crc);
     const bytes = this.written;
-    await this.writing;
     const handle = await this.opened();
     try {
+      await this.writing;
       await handle.sync();
+    } catch (error) {
+      // Closed all the same: a folder that refuses writes for a while (a full disk) must not
+      // leave one open file behind per checkpoint it failed.
+      await handle.close().catch(() => {});
+      throw cannotWrite('checkpoint', this.root, error, { file: this.absolute });
+    }
+    try {
       await handle.close();
     } catch (error) {
       throw cannotWrite('checkpoint', this.root, error, { file: this.absolute });
@@ -175,7 +177,7 @@ export class CheckpointStorage implements CheckpointFiles {
     const temporary = `${final}.tmp`;
     const handle = await open(temporary, 'w');
     try {
-      await handle.writeFile(`${JSON.stringify(metadata, null, 1)}\n`);
+      await handle.writeFile(encodeMetadata(metadata));
       await handle.sync();
     } finally {
       await handle.close();
@@ -212,27 +214,24 @@ export class CheckpointStorage implements CheckpointFiles {
 
   /** Reads a checkpoint and checks every file it names; throws with the reason it is unusable. */
   async load(id: number): Promise<CheckpointMetadata> {
-    let metadata: CheckpointMetadata;
+    const metadata = await this.readMetadata(id);
+    for (const ref of referencedFiles(metadata)) await this.verify(id, ref);
+    return metadata;
+  }
+
+  /** A checkpoint's metadata, checked (its checksum, format, id); throws with the reason it is unusable. */
+  async readMetadata(id: number): Promise<CheckpointMetadata> {
+    let text: string;
     try {
-      metadata = migrateCheckpoint(
-        JSON.parse(await readFile(join(this.root, `chk-${id}.json`), 'utf8')),
-      ) as CheckpointMetadata;
+      text = await readFile(join(this.root, `chk-${id}.json`), 'utf8');
     } catch (error) {
       throw new Error(`checkpoint ${id}: its metadata cannot be read (${(error as Error).message})`);
     }
-    const format = (metadata as { format?: unknown } | null)?.format;
-    if (format !== CHECKPOINT_FORMAT) {
-      throw new Error(
-        typeof format === 'string' && format.startsWith('pipewright.checkpoint/')
-          ? `checkpoint ${id}: it was written in format ${format}, which this version of Pipewright cannot read (it reads ${CHECKPOINT_FORMAT} only)`
-          : `checkpoint ${id}: its metadata is not a Pipewright checkpoint (no "format": "${CHECKPOINT_FORMAT}")`,
-      );
+    try {
+      return decodeMetadata(text, id);
+    } catch (error) {
+      throw new Error(`checkpoint ${id}: ${(error as Error).message}`);
     }
-    if (metadata.id !== id) {
-      throw new Error(`checkpoint ${id}: its metadata is that of checkpoint ${metadata.id}`);
-    }
-    for (const ref of referencedFiles(metadata)) await this.verify(id, ref);
-    return metadata;
   }
 
   private async verify(id: number, ref: FileRef): Promise<void> {
@@ -263,13 +262,9 @@ export class CheckpointStorage implements CheckpointFiles {
     let paths = this.namedFiles.get(id);
     if (paths === undefined) {
       try {
-        paths = pathsOf(
-          migrateCheckpoint(
-            JSON.parse(await readFile(join(this.root, `chk-${id}.json`), 'utf8')),
-          ) as CheckpointMetadata,
-        );
+        paths = pathsOf(await this.readMetadata(id));
       } catch {
-        // An unreadable checkpoint protects nothing; restore skips it too.
+        // An unreadable or damaged checkpoint protects nothing; restore skips it too.
         return [];
       }
       this.namedFiles.set(id, paths);

@@ -154,17 +154,24 @@ export class StateSnapshots {
       this.storage,
       this.storage.dataPath(this.operator, this.subtask, this.fileName('base', checkpointId)),
     );
-    for await (const chunk of entries) {
-      for (const [key, value] of chunk) {
-        const wait = writer.set(key, value);
+    try {
+      for await (const chunk of entries) {
+        for (const [key, value] of chunk) {
+          const wait = writer.set(key, value);
+          if (wait !== undefined) await wait;
+        }
+        const wait = writer.endBlock();
         if (wait !== undefined) await wait;
       }
-      const wait = writer.endBlock();
-      if (wait !== undefined) await wait;
-    }
-    for (const flushed of pending) {
-      const wait = writeBatch(writer, flushed);
-      if (wait !== undefined) await wait;
+      for (const flushed of pending) {
+        const wait = writeBatch(writer, flushed);
+        if (wait !== undefined) await wait;
+      }
+    } catch (error) {
+      // A base that could not be written (a full disk) is closed and removed: no checkpoint names
+      // it, and its space is what the next one needs.
+      await writer.discard();
+      throw error;
     }
     return writer.close();
   }

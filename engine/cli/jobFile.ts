@@ -1,6 +1,7 @@
 // The job file a command names, read and validated. A file that cannot be read is said in one
 // line naming it (`cannot read job.json: no such file`): there is no job to list problems of.
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Problem } from '../graph/problem.js';
 import type { Job } from '../graph/schema.js';
 import { validateJobText } from '../graph/validation/validateJob.js';
@@ -16,7 +17,13 @@ const REASONS: Readonly<Record<string, string>> = {
 
 export type JobFile =
   | { readonly unreadable: string }
-  | { readonly unreadable?: undefined; readonly job?: Job; readonly problems: readonly Problem[] };
+  | {
+      readonly unreadable?: undefined;
+      /** The file's text, as read (what trust is recorded for: see trustList.ts). */
+      readonly text: string;
+      readonly job?: Job;
+      readonly problems: readonly Problem[];
+    };
 
 export function readJobFile(file: string): JobFile {
   let text: string;
@@ -26,5 +33,6 @@ export function readJobFile(file: string): JobFile {
     const { code, message } = error as NodeJS.ErrnoException;
     return { unreadable: `cannot read ${file}: ${(code && REASONS[code]) ?? message}` };
   }
-  return validateJobText(text);
+  // Paths in params are compared as the run resolves them: against the job file's folder.
+  return { text, ...validateJobText(text, { jobDir: dirname(resolve(file)) }) };
 }

@@ -12,6 +12,7 @@ import type { Problem } from '../graph/problem.js';
 import { WaitLines } from '../metrics/waitNotices.js';
 import { loadKindModule } from '../operators/kindFactories.js';
 import { readJobFile } from './jobFile.js';
+import { trustDecision } from './jobTrust.js';
 import { watchLauncher } from './launcherWatch.js';
 import { MetricsFile } from './metricsFile.js';
 import { formatCount, ProgressDisplay } from './progressDisplay.js';
@@ -101,6 +102,18 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
   }
   const defaults = defaultRunDirs(command.job, job.name);
   const jobDir = defaults.jobDir;
+  const trust = await trustDecision({
+    jobFile: command.job,
+    text: read.text,
+    job,
+    jobDir,
+    trust: command.trust,
+  });
+  if (trust.warning !== undefined) complain(trust.warning);
+  if ('refusal' in trust) {
+    complain(trust.refusal);
+    return 1;
+  }
   const stateDir = resolve(command.stateDir ?? defaults.stateDir);
   const checkpointDir = resolve(command.checkpointDir ?? defaults.checkpointDir);
   let restore: CheckpointMetadata | undefined;
@@ -133,6 +146,7 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
   const tell = (text: string) => progress.note(`pipewright: ${text}`);
   const jobRun = await openRun(job, {
     jobDir,
+    confined: trust.confined,
     stateDir,
     checkpointDir,
     oneThread: 'ownThread',
@@ -190,8 +204,9 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
     metricsFile?.finish(summary.stopped ? 'stopped' : 'finished');
     if (!command.quiet) {
       const m = summary.metrics;
+      // A source's records in are those it read; its records out count once per edge they left on.
       const sources = m.operators.filter((o) => findKind(o.kind)?.role === 'source');
-      const read = sources.reduce((n, o) => n + o.recordsOut, 0);
+      const read = sources.reduce((n, o) => n + o.recordsIn, 0);
       const seconds = m.elapsedMs / 1000;
       say(
         `${summary.stopped ? 'stopped' : 'done'}: job "${m.job}", ${formatCount(read)} records from the sources in ${seconds.toFixed(2)} s (${formatCount(Math.round(read / Math.max(seconds, 0.001)))}/s)`,

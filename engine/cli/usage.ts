@@ -4,7 +4,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 export const RUN_USAGE = `Usage: pipewright run JOB.job.json [--state-dir DIR] [--checkpoint-dir DIR]
                                    [--restore latest|ID] [--threads N]
-                                   [--metrics FILE] [--quiet]
+                                   [--metrics FILE] [--quiet] [--trust]
 
 Runs the job until its sources end, or until Ctrl-C (SIGINT) or SIGTERM: that takes a final
 checkpoint, publishes what it covers and exits 0; a second one stops at once (exit 130).
@@ -18,6 +18,8 @@ Options:
                         the number of cores; 1 runs the whole job on one thread)
   --metrics FILE        write per-operator and per-subtask counters as JSON lines every second
   --quiet               print only errors
+  --trust               trust the job: let it name files outside its folder and read
+                        environment variables (docs/security.md)
   -h, --help            print this help
 
 Exit status: 0 done or stopped, 1 the job is invalid or failed (or another run has its
@@ -38,7 +40,7 @@ Exit status: 0 valid, 1 not valid (or the file cannot be read), 2 usage error.`;
 export const USAGE = `Usage:
   pipewright run JOB.job.json [--state-dir DIR] [--checkpoint-dir DIR]
                               [--restore latest|ID] [--threads N]
-                              [--metrics FILE] [--quiet]
+                              [--metrics FILE] [--quiet] [--trust]
   pipewright validate JOB.job.json [--json]
   pipewright run --help | validate --help
   pipewright --help | --version
@@ -54,6 +56,8 @@ Options of run:
                         the number of cores; 1 runs the whole job on one thread)
   --metrics FILE        write per-operator and per-subtask counters as JSON lines every second
   --quiet               print only errors
+  --trust               trust the job: let it name files outside its folder and read
+                        environment variables (docs/security.md)
 
 Exit status: 0 done, 1 the job is invalid or failed, 2 usage error.`;
 
@@ -82,6 +86,8 @@ export type Command =
       /** Absent: the job's settings.threads, else the number of cores. */
       threads?: number;
       quiet: boolean;
+      /** --trust: the job may name files outside its folder and read environment variables. */
+      trust: boolean;
     }
   | { name: 'validate'; job: string; json: boolean };
 
@@ -94,6 +100,7 @@ const OPTIONS: Readonly<Record<CommandName, Readonly<Record<string, { value?: st
     threads: { value: 'N' },
     metrics: { value: 'FILE' },
     quiet: {},
+    trust: {},
     help: {},
   },
   validate: { json: {}, help: {} },
@@ -192,5 +199,6 @@ export function parseCommand(argv: readonly string[]): Command {
     metrics: text('metrics'),
     threads,
     quiet: values.quiet === true,
+    trust: values.trust === true,
   };
 }

@@ -4,7 +4,9 @@
 // or one key's), on a watermark reaching an operator, on a row of a transaction operator's
 // table (a step that ran a transaction touching it). A condition that does not compile, one
 // naming an operator the job lacks, or a row of a table no transaction operator has, is reported
-// and left out; a condition that throws while it runs does not hit.
+// and left out; a condition that throws while it runs does not hit. A condition is user code: it
+// runs through the session's ConditionCall, which marks it as a call into user code, so that a
+// condition that never returns is stopped and named as operator code is (callMarker.ts).
 import type { Plan } from '../graph/plan.js';
 import type { Breakpoint, BreakpointProblem, StepView } from '../protocol/runProtocol.js';
 import { compileUserCode, hardenForUser, UserCodeError } from '../sandbox/userCode.js';
@@ -13,10 +15,16 @@ import { touchesRow } from './transactionView.js';
 
 type Condition = (r: unknown, ctx: unknown) => unknown;
 
+/** Runs a breakpoint's condition on the step's record, marked as a call into user code. */
+export type ConditionCall = (breakpoint: string, view: StepView, condition: () => unknown) => unknown;
+
+/** Unmarked: for a session without a call marker (tests driving it on their own thread). */
+const unmarked: ConditionCall = (_breakpoint, _view, condition) => condition();
+
 interface Armed {
   readonly id: string;
   readonly operator: string | undefined;
-  hits(view: StepView): boolean;
+  hits(view: StepView, call: ConditionCall): boolean;
 }
 
 /** Whether a state key (as ctx.key shows it) is the one a breakpoint names. */
@@ -120,15 +128,16 @@ export class Breakpoints {
           armed.push({
             id,
             operator,
-            hits: (view) => {
+            hits: (view, call) => {
               if (!takesRecords(view)) return false;
               const ctx = hardenForUser({
                 key: jsonCopy(view.key),
                 subtask: view.subtask,
                 operator: view.operator,
               });
+              const record = jsonCopy(view.record);
               try {
-                return Boolean(condition(jsonCopy(view.record), ctx));
+                return Boolean(call(id, view, () => condition(record, ctx)));
               } catch {
                 return false;
               }
@@ -142,11 +151,11 @@ export class Breakpoints {
     return problems;
   }
 
-  /** The first breakpoint (in the order given) this step hits. */
-  hit(view: StepView): string | undefined {
+  /** The first breakpoint (in the order given) this step hits; `call` runs conditions. */
+  hit(view: StepView, call: ConditionCall = unmarked): string | undefined {
     for (const breakpoint of this.armed) {
       if (breakpoint.operator !== undefined && breakpoint.operator !== view.operator) continue;
-      if (breakpoint.hits(view)) return breakpoint.id;
+      if (breakpoint.hits(view, call)) return breakpoint.id;
     }
     return undefined;
   }

@@ -54,15 +54,18 @@
 // step done again differs (user code keeping state in top-level variables, which no save holds),
 // the job is opened again and replayed from its start.
 import { isDeepStrictEqual } from 'node:util';
+import { JobError } from '../graph/jobError.js';
 import type { JobMetrics } from '../metrics/jobMetrics.js';
 import type { Breakpoint, BreakpointProblem, StepView, TraceView } from '../protocol/runProtocol.js';
-import { ensureLockdown } from '../sandbox/userCode.js';
+import type { CallOwner } from '../runtime/callMarker.js';
+import type { Envelope } from '../runtime/envelope.js';
+import { describeUserThrow, ensureLockdown } from '../sandbox/userCode.js';
 import type { KvStore } from '../state/kvStore.js';
 import { Breakpoints, takesRecords } from './breakpoints.js';
 import type { SinkPreview } from './previewRecords.js';
 import { SeqWindow } from './seqWindow.js';
 import { SteppedRun, type SteppedRunOptions } from './steppedRun.js';
-import type { Capture, RecordedStep } from './stepRecorder.js';
+import type { Capture, RecordedStep, RecordFrom } from './stepRecorder.js';
 
 export interface DebugSessionOptions extends SteppedRunOptions {
   readonly breakpoints?: readonly Breakpoint[];
@@ -84,6 +87,17 @@ const FULL_CAPTURE_STEPS = 1024;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** Who is in a condition's call: a promise it leaves rejected fails the run naming the breakpoint. */
+function conditionOwner(breakpoint: string, operator: string): CallOwner {
+  return {
+    operator: { id: operator },
+    failure: (error, _envelope, context) =>
+      new JobError(
+        `the condition of breakpoint "${breakpoint}" failed${context === undefined ? '' : `: ${context}`}: ${describeUserThrow(error, `breakpoint ${breakpoint}`).message}`,
+      ),
+  };
+}
+
 /** Two views of one step, apart from the breakpoint that stopped there. */
 function sameStep(a: StepView, b: StepView): boolean {
   const { breakpoint: _a, ...left } = a;
@@ -96,6 +110,8 @@ export class DebugSession {
   private readonly stepped: SteppedRun;
   private readonly views = new SeqWindow<StepView>(VIEWS_KEPT);
   private readonly breakpoints = new Breakpoints();
+  /** Where the record of the step advance() gave last was read from (a condition names it). */
+  private from: RecordFrom | undefined;
   /**
    * The step shown last (the last one done is stepped.executed: a source's slice is done before
    * it is all shown), and the steps done but not shown yet.
@@ -107,8 +123,33 @@ export class DebugSession {
   private queue: Promise<unknown> = Promise.resolve();
   breakpointProblems: BreakpointProblem[] = [];
 
-  private constructor(options: DebugSessionOptions) {
+  private constructor(private readonly options: DebugSessionOptions) {
     this.stepped = new SteppedRun(options);
+  }
+
+  /** The breakpoint this step hits, its conditions marked as calls into user code. */
+  private hit(view: StepView): string | undefined {
+    const marker = this.options.callMarker;
+    if (marker === undefined) return this.breakpoints.hit(view);
+    return this.breakpoints.hit(view, (breakpoint, stepView, condition) => {
+      const subtask = this.stepped.run.subtasks.find(
+        (s) => s.operator.id === stepView.operator && s.subtask === stepView.subtask,
+      );
+      if (subtask === undefined) return condition();
+      const from = this.from;
+      const record = from === undefined ? undefined : ({ ...from } as Envelope);
+      marker.enterCondition(
+        subtask.ordinal,
+        conditionOwner(breakpoint, stepView.operator),
+        record,
+        breakpoint,
+      );
+      try {
+        return condition();
+      } finally {
+        marker.leave();
+      }
+    });
   }
 
   /** Opens the job for debugging; it fails as `pipewright run` would fail to open it. */
@@ -139,7 +180,7 @@ export class DebugSession {
     return this.exclusive(async () => {
       this.checkUsable();
       const view = await this.advance();
-      return view === undefined ? undefined : this.show(view, this.breakpoints.hit(view));
+      return view === undefined ? undefined : this.show(view, this.hit(view));
     });
   }
 
@@ -155,7 +196,7 @@ export class DebugSession {
         if (this.pauseRequested && last !== undefined) return last;
         const view = await this.advance();
         if (view === undefined) return undefined;
-        const hit = this.breakpoints.hit(view);
+        const hit = this.hit(view);
         last = this.show(view, hit);
         if (hit !== undefined) return last;
         if (to === 'nextOperator' && takesRecords(view) && view.operator !== from) return last;
@@ -249,6 +290,7 @@ export class DebugSession {
     }
     const step = this.pending.shift()!;
     this.shown = step.seq;
+    this.from = step.from;
     const view = step.view!;
     // A step done again after a step back must show what it showed before. If not, the run put
     // back in place missed something (a variable user code keeps at its top level): replay it.

@@ -14,6 +14,7 @@ import type { StateAccess, StepView, TransactionView } from '../protocol/runProt
 import type { Channel } from '../runtime/channel.js';
 import type { ScheduledUnit } from '../runtime/deterministicExecutor.js';
 import type { Envelope } from '../runtime/envelope.js';
+import type { RecordSource } from '../runtime/recordSource.js';
 import type { DeliveryObserver, Subtask } from '../runtime/subtask.js';
 import { type FiredTimer, NO_WATERMARK } from '../runtime/timers.js';
 import type { TransactionReport } from '../runtime/transactionReport.js';
@@ -35,6 +36,14 @@ export interface RecordedStep {
   /** What the Debugger shows; only with full capture. */
   readonly view: StepView | undefined;
   readonly lineage: StepLineage;
+  /** A record step's record (delivered, or made by a source): where it was read from. */
+  readonly from?: RecordFrom;
+}
+
+/** Where a record was read from, as a failure names it (`the record from in.jsonl:3`). */
+export interface RecordFrom {
+  readonly source: RecordSource | undefined;
+  readonly position: number;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -62,6 +71,7 @@ interface Building {
   readonly transactions: TransactionView[];
   parent?: Origin | undefined;
   input?: TraceInput | undefined;
+  from?: RecordFrom;
 }
 
 function edgeOf(channel: Channel): NonNullable<StepView['edge']> {
@@ -174,6 +184,7 @@ export class StepRecorder implements StateAccessSink {
     step.edge = edgeOf(channel);
     step.parent = this.origins.get(envelope);
     step.input = step.parent?.input;
+    step.from = { source: envelope.source, position: envelope.position };
     if (this.capture === 'full') {
       step.record = jsonCopy(envelope.value);
       if (envelope.key !== undefined) step.key = jsonCopy(envelope.key);
@@ -205,6 +216,7 @@ export class StepRecorder implements StateAccessSink {
         step = this.open(subtask, true);
         step.kind = 'produce';
         step.position = position;
+        step.from = { source: subtask.emitter.lineage.source, position };
         const operator = subtask.operator.id;
         if (full) {
           step.record = jsonCopy(value);
@@ -342,6 +354,7 @@ export class StepRecorder implements StateAccessSink {
       sink: findKind(operator.operator.kind)?.role === 'sink',
     };
     if (this.capture !== 'full') return { seq: step.seq, view: undefined, lineage };
+    const from = step.from === undefined ? {} : { from: step.from };
     const view: Mutable<StepView> = {
       seq: step.seq,
       operator: operator.id,
@@ -358,6 +371,6 @@ export class StepRecorder implements StateAccessSink {
     if (step.operatorWatermark !== undefined) view.operatorWatermark = step.operatorWatermark;
     if (step.timer !== undefined) view.timer = step.timer;
     if (step.transactions.length > 0) view.transactions = step.transactions;
-    return { seq: step.seq, view, lineage };
+    return { seq: step.seq, view, lineage, ...from };
   }
 }

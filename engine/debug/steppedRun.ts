@@ -36,6 +36,8 @@ export interface SteppedRunOptions {
   readonly job: Job;
   /** Directory of the job file: relative paths in params resolve against it. */
   readonly jobDir: string;
+  /** The job is not trusted: see RunOptions.confined. */
+  readonly confined?: boolean;
   /** The debug run's own state directory (its `subtasks/` folder is emptied when it opens). */
   readonly stateDir: string;
   /** Where its checkpoints go; without it the run takes none. */
@@ -98,14 +100,24 @@ export class SteppedRun {
 
   /** Opens the job, from its start (or the checkpoint it restores): no step done yet. */
   async open(): Promise<void> {
-    const { job, jobDir, stateDir, checkpointDir, previewSinks, onCheckpoint, restore, callMarker } =
-      this.options;
+    const {
+      job,
+      jobDir,
+      confined,
+      stateDir,
+      checkpointDir,
+      previewSinks,
+      onCheckpoint,
+      restore,
+      callMarker,
+    } = this.options;
     const journal = new StateJournal();
     this.timeTravel = new TimeTravel(journal);
     const recorder = this.recorder;
     const firstCheckpointId = this.firstCheckpointId;
     this.jobRun = await openRun(job, {
       jobDir,
+      ...(confined === undefined ? {} : { confined }),
       stateDir,
       ...(checkpointDir === undefined ? {} : { checkpointDir }),
       ...(previewSinks ? { previewSinks: this.preview.receive } : {}),

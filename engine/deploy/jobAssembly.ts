@@ -212,6 +212,8 @@ async function assembleSubtasks(
             options.jobDir,
             setup,
             restore === undefined ? undefined : restoredSplits(restore, op.id),
+            job.name,
+            options.confined === true,
           ),
     ]),
   );
@@ -345,14 +347,18 @@ async function assembleSubtasks(
     const opened: Subtask[] = [];
     try {
       for (const subtask of subtasks) {
-        await subtask.logic.open();
+        // Aborted too if its open fails: what it opened before failing must go with the rest.
         opened.push(subtask);
+        await subtask.logic.open();
       }
     } catch (error) {
       await Promise.allSettled(opened.map((s) => s.abort()));
       throw error;
     }
   } catch (error) {
+    // A committer may hold a connection (a restore's recover, a writer's sweep) without any of
+    // its operator's subtasks having opened to abort.
+    await Promise.allSettled(sinks.map((s) => s.committer.close?.()));
     await Promise.allSettled(stores.map((s) => s.close()));
     throw error;
   }

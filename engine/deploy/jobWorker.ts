@@ -65,6 +65,7 @@ try {
   await loadKinds(data.kindModules ?? []);
   jobRun = await JobRun.open(data.job, {
     jobDir: data.jobDir,
+    ...(data.confined === undefined ? {} : { confined: data.confined }),
     stateDir: data.stateDir,
     checkpointDir: data.checkpointDir,
     ...(data.restore === undefined ? {} : { restore: data.restore }),

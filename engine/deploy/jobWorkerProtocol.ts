@@ -12,6 +12,8 @@ import type { RunSummary } from './jobRun.js';
 export interface JobWorkerData {
   readonly job: Job;
   readonly jobDir: string;
+  /** See RunOptions.confined. */
+  readonly confined?: boolean;
   readonly stateDir: string;
   readonly checkpointDir: string;
   readonly restore?: CheckpointMetadata;

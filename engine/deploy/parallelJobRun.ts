@@ -56,6 +56,9 @@ export class ParallelJobRun {
   private quiet: QuietDetector | undefined;
   private watch: CallWatch | undefined;
   private timers: NodeJS.Timeout[] = [];
+  /** Every part is open and told to start (begin()): a stop can be sent to them. */
+  private begun = false;
+  /** A stop asked for before begin(), taken there. */
   private stopping = false;
   private halting = false;
   private failure: string | undefined;
@@ -277,6 +280,7 @@ export class ParallelJobRun {
 
   /** Every part is open: the run starts, and with it the checkpoint interval. */
   private begin(): void {
+    this.begun = true;
     this.openedSettle.resolve();
     this.broadcast({ type: 'start' });
     const coordinator = this.coordinator;
@@ -324,8 +328,9 @@ export class ParallelJobRun {
   stop(): void {
     this.watch?.stopAsked();
     if (this.stopRequested) return;
-    if (!this.parts.every((p) => p.opened)) {
-      // Not running yet: the stop is taken as soon as it is.
+    if (!this.begun) {
+      // Not running yet (its threads may not even exist: every() of no parts is true, so their
+      // being open says nothing): the stop is taken as soon as it is.
       this.stopping = true;
       return;
     }

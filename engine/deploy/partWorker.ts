@@ -162,6 +162,7 @@ async function open(): Promise<PartExecutor> {
     data.job,
     {
       jobDir: data.jobDir,
+      ...(data.confined === undefined ? {} : { confined: data.confined }),
       stateDir: data.stateDir,
       ...(data.checkpointDir === undefined ? {} : { checkpointDir: data.checkpointDir }),
       ...(data.restore === undefined ? {} : { restore: data.restore }),

@@ -17,6 +17,8 @@ import type { SubtaskRow } from './runMetrics.js';
 export interface PartWorkerData {
   readonly job: Job;
   readonly jobDir: string;
+  /** See RunOptions.confined. */
+  readonly confined?: boolean;
   readonly stateDir: string;
   /** Absent: the run takes no checkpoints (a preview). */
   readonly checkpointDir?: string;

@@ -11,6 +11,12 @@ import type { KvStore } from '../state/kvStore.js';
 export interface RunOptions {
   /** Directory of the job file: relative paths in params resolve against it. */
   readonly jobDir: string;
+  /**
+   * The job is not trusted (docs/security.md): an operator naming a file outside `jobDir` (where
+   * it really leads, links followed) or an environment variable fails the run as it opens, on
+   * every thread. The CLI and the host say which; absent, the caller trusts the job.
+   */
+  readonly confined?: boolean;
   /** Where LevelDB state lives; its `subtasks/` folder is the engine's and starts empty. */
   readonly stateDir: string;
   /** Where checkpoints go; needed when the job takes checkpoints or restores one. */

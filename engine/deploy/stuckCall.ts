@@ -43,6 +43,9 @@ function taskOf(call: MarkedCall): string {
 
 /** What the call is doing: `operator "p1" has run its code on the record from x:3 for 4.2 s without returning`. */
 export function describeCall(call: MarkedCall, forMs: number): string {
+  if (call.kind === 'condition') {
+    return `the condition of breakpoint "${call.breakpoint}" has run on ${recordOf(call)} at ${operatorOf(call)} for ${seconds(forMs)} without returning`;
+  }
   return call.awaiting
     ? `${operatorOf(call)} has waited ${seconds(forMs)} on a promise its code returned${taskOf(call)}`
     : `${operatorOf(call)} has run its code${taskOf(call)} for ${seconds(forMs)} without returning`;

@@ -160,6 +160,9 @@ export class ThreadedJobRun {
     if (this.done) return;
     this.done = true;
     clearInterval(this.watch);
+    // The thread said how its run ended, after closing what the run opened: nothing it still
+    // holds (a connection a connector failed to close) may keep this process alive after that.
+    void this.worker.terminate();
     settle();
   }
 }

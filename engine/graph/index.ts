@@ -3,6 +3,8 @@
 export * from './canonicalJson.js';
 export * from './cycles.js';
 export * from './inputFiles.js';
+export * from './jobFolderPath.js';
+export * from './jobReach.js';
 export * from './jsonSchema.js';
 export * from './keyGroups.js';
 export * from './kinds/builtinKinds.js';
@@ -15,6 +17,7 @@ export * from './operatorKinds.js';
 export * from './plan.js';
 export * from './problem.js';
 export * from './schema.js';
+export * from './serverAddress.js';
 export { formatJsonPath } from './validation/jsonPath.js';
 export { parseJobText } from './validation/jsonText.js';
 export * from './validation/problemCodes.js';

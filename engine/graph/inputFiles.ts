@@ -1,16 +1,10 @@
 // The files a job reads, as its operators name them: what the host checks are there before a run
-// (job.checkFiles) and what goes with a template saved elsewhere. Read from the job's JSON as it
-// is, valid or not, so that the designer can ask while the job is still being drawn. Pure: the
-// designer computes the list and sends it, never the job's whole text.
-import type { OperatorKind, ParamsOf } from './schema.js';
-
-/**
- * The parameters that name a file an operator reads. A sink's file is not here: the run makes
- * it (and its folder), so its absence is no problem.
- */
-export const INPUT_FILE_PARAMS: { readonly [K in OperatorKind]?: readonly (keyof ParamsOf<K> & string)[] } = {
-  'source.jsonl': ['path'],
-};
+// (job.checkFiles) and what goes with a template saved elsewhere. The params that name them are
+// the kinds' own (KindDescriptor.fileParams, "read"); a file a sink writes is not one: the run
+// makes it, and its folder. Read from the job's JSON as it is, valid or not, so that the designer
+// can ask while the job is still being drawn. Pure: the designer computes the list and sends it,
+// never the job's whole text.
+import { findKind } from './kinds/kindRegistry.js';
 
 /** One file a job reads: the operator and parameter that name it, and the name as written. */
 export interface InputFileRef {
@@ -32,10 +26,12 @@ export function inputFilesOf(job: unknown): InputFileRef[] {
   const found: InputFileRef[] = [];
   job.operators.forEach((op: unknown, index) => {
     if (!isObject(op) || typeof op.id !== 'string' || typeof op.kind !== 'string') return;
-    if (!Object.hasOwn(INPUT_FILE_PARAMS, op.kind) || !isObject(op.params)) return;
-    for (const param of INPUT_FILE_PARAMS[op.kind as OperatorKind] ?? []) {
-      const file = op.params[param];
-      if (typeof file === 'string' && file !== '') found.push({ operator: op.id, index, param, file });
+    const params = op.params;
+    if (!isObject(params)) return;
+    for (const [param, access] of Object.entries(findKind(op.kind)?.fileParams ?? {})) {
+      const file = params[param];
+      if (access === 'read' && typeof file === 'string' && file !== '')
+        found.push({ operator: op.id, index, param, file });
     }
   });
   return found;

@@ -3,14 +3,8 @@
 // The metadata holds what a checkpoint wrote and what it stands for, but not how long each
 // subtask's parts took; those timings are known only for checkpoints this host saw being taken,
 // and are 0 for the others (taken by the CLI, or before the host started).
-import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import {
-  CHECKPOINT_FORMAT,
-  type CheckpointMetadata,
-  type FileRef,
-} from '../checkpoint/checkpointMetadata.js';
-import { migrateCheckpoint } from '../checkpoint/checkpointMigration.js';
+import { stat } from 'node:fs/promises';
+import type { CheckpointMetadata, FileRef } from '../checkpoint/checkpointMetadata.js';
 import { CheckpointStorage, referencedFiles } from '../checkpoint/checkpointStorage.js';
 import type { RunCheckpointEvent } from '../protocol/runProtocol.js';
 
@@ -95,8 +89,9 @@ function unusable(id: number, reason: string, triggeredAt = ''): RunCheckpointEv
 
 /**
  * Every checkpoint whose metadata exists in `dir`, newest first. One that cannot be restored (its
- * metadata unreadable or of another format, a file missing or of the wrong size) is listed as
- * failed with the reason; checksums are left to the restore, which reads every file anyway.
+ * metadata unreadable, damaged or of another format, a file missing or of the wrong size) is
+ * listed as failed with the reason; the data files' checksums are left to the restore, which
+ * reads every file anyway.
  */
 export async function listCheckpoints(
   dir: string,
@@ -107,23 +102,11 @@ export async function listCheckpoints(
   for (const id of await storage.completedIds()) {
     let metadata: CheckpointMetadata;
     try {
-      metadata = migrateCheckpoint(
-        JSON.parse(await readFile(join(dir, `chk-${id}.json`), 'utf8')),
-      ) as CheckpointMetadata;
+      // Checked as a restore checks it (its checksum, format and id), so a list never offers one
+      // the restore would refuse for its metadata.
+      metadata = await storage.readMetadata(id);
     } catch (error) {
-      list.push(unusable(id, `its metadata cannot be read (${(error as Error).message})`));
-      continue;
-    }
-    if (metadata?.format !== CHECKPOINT_FORMAT || metadata.id !== id) {
-      const format = (metadata as { format?: unknown } | null)?.format;
-      list.push(
-        unusable(
-          id,
-          typeof format === 'string' && format !== CHECKPOINT_FORMAT
-            ? `it was written in format ${format}, which this version cannot read`
-            : 'its metadata is not that of this checkpoint',
-        ),
-      );
+      list.push(unusable(id, (error as Error).message.replace(/^checkpoint \d+: /, '')));
       continue;
     }
     const problem = await missingFile(storage, metadata);

@@ -76,8 +76,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const ask = (url: string, timeoutMs?: number) =>
-  testConnection({ operatorId: 'src', kind: 'test.fakeServer', params: { url } }, timeoutMs);
+const ask = (url: string, timeoutMs?: number, trusted = true) =>
+  testConnection({ operatorId: 'src', kind: 'test.fakeServer', params: { url }, trusted }, timeoutMs);
 
 describe('testConnection', () => {
   it("says ok with the factory's line when the server answers", async () => {
@@ -133,6 +133,28 @@ describe('testConnection', () => {
     expect(asked.length).toBe(before);
   });
 
+  it('of a job that is not trusted, reads no environment variable and asks no server', async () => {
+    process.env.PIPEWRIGHT_CONNTEST_SECRET = 'fake://s3cret';
+    try {
+      const before = asked.length;
+      expect(await ask('fake://${env:PIPEWRIGHT_CONNTEST_SECRET}@evil', undefined, false)).toEqual({
+        outcome: 'failed',
+        message:
+          'operator "src": param "url" names the environment variable PIPEWRIGHT_CONNTEST_SECRET, and a job that is not trusted may not read the environment',
+      });
+      // A request that does not say it is trusted is not.
+      const unsaid = await testConnection({
+        operatorId: 'src',
+        kind: 'test.fakeServer',
+        params: { url: '${env:PIPEWRIGHT_CONNTEST_SECRET}' },
+      });
+      expect(unsaid.outcome).toBe('failed');
+      expect(asked.length).toBe(before);
+    } finally {
+      delete process.env.PIPEWRIGHT_CONNTEST_SECRET;
+    }
+  });
+
   it('says a kind has no connection test, known or not', async () => {
     const none: ConnectionTestResult = { outcome: 'none', message: NO_CONNECTION_TEST };
     expect(await testConnection({ operatorId: 'a', kind: 'test.noTest', params: {} })).toEqual(none);
@@ -168,6 +190,13 @@ describe('connection.test, as a client calls it', () => {
         params: { operatorId: 'src', kind: 'test.fakeServer', params: ['x'] } as never,
       });
       expect(refused.error?.message).toBe('connection.test: params.params must be an object');
+      const notBoolean = await answerMessage(host, {
+        type: 'request',
+        id: 3,
+        method: 'connection.test',
+        params: { operatorId: 'src', kind: 'test.fakeServer', params: {}, trusted: 'yes' } as never,
+      });
+      expect(notBoolean.error?.message).toBe('connection.test: params.trusted must be true or false');
     } finally {
       await host.close();
     }

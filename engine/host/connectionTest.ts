@@ -1,6 +1,6 @@
 // The host's side of the inspector's "Test connection": the operator's params as the designer has
 // them, handed to the kind's test (registry.ts resolves `${env:NAME}` in the host's environment, as
-// a run does, and turns a throw into a failure). Here: a kind without a test is said to be one, a
+// a run does, only for a job the user trusts, and turns a throw into a failure). Here: a kind without a test is said to be one, a
 // test that does not answer in time is given up on, and the designer always gets one line back.
 import { findFactory, loadFactories } from '../operators/kindFactories.js';
 import type { ConnectionCheck } from '../operators/kindFactory.js';
@@ -46,7 +46,7 @@ export async function testConnection(
   if (findFactory(request.kind)?.testConnection === undefined)
     return { outcome: 'none', message: NO_CONNECTION_TEST };
   const check = await withinTime(
-    testKindConnection(request.kind, request.params, request.operatorId),
+    testKindConnection(request.kind, request.params, request.operatorId, request.trusted !== true),
     request.operatorId,
     timeoutMs,
   );

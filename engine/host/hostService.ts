@@ -20,6 +20,7 @@ import { copyInputFiles } from './inputFileCopy.js';
 import { RecentFiles } from './recentFiles.js';
 import { createThreadedRunService } from './run/runThread.js';
 import { listTemplates } from './templates.js';
+import { TrustedJobs } from './trustedJobs.js';
 
 export interface MethodSpec<M extends HostMethod> {
   /** Checks the untrusted params and returns them typed; throws saying which one is wrong. */
@@ -44,7 +45,7 @@ export interface HostService {
 export interface HostServiceOptions {
   readonly transport: HostInfo['transport'];
   readonly version: string;
-  /** Where the recent list lives (see dataDir.ts). */
+  /** Where the recent list and the trusted jobs live (see deploy/dataDir.ts). */
   readonly dataDir: string;
   /** assets/examples: one template per folder. */
   readonly examplesDir: string;
@@ -73,7 +74,14 @@ function connectionTestParams(raw: Readonly<Record<string, unknown>>): ParamsOf<
   const params = raw.params;
   if (typeof params !== 'object' || params === null || Array.isArray(params))
     throw new Error('connection.test: params.params must be an object');
-  return { operatorId, kind, params: params as Record<string, unknown> };
+  if (raw.trusted !== undefined && typeof raw.trusted !== 'boolean')
+    throw new Error('connection.test: params.trusted must be true or false');
+  return {
+    operatorId,
+    kind,
+    params: params as Record<string, unknown>,
+    ...(raw.trusted === true ? { trusted: true } : {}),
+  };
 }
 
 /** More input files than any job names; bounds what a peer can make the host look at. */
@@ -128,6 +136,7 @@ function stringParams<K extends string>(method: HostMethod, ...keys: K[]) {
 
 export function createHostService(options: HostServiceOptions): HostService {
   const recent = new RecentFiles(options.dataDir);
+  const trust = new TrustedJobs(options.dataDir);
   const listeners = new Set<HostEventListener>();
   const info: HostInfo = {
     version: options.version,
@@ -176,6 +185,14 @@ export function createHostService(options: HostServiceOptions): HostService {
       run: ({ from, to, files }) => copyInputFiles(from, to, files),
     },
     'connection.test': { params: connectionTestParams, run: (request) => testConnection(request) },
+    'trust.check': {
+      params: stringParams('trust.check', 'path', 'text'),
+      run: ({ path, text }) => trust.check(path, text),
+    },
+    'trust.grant': {
+      params: stringParams('trust.grant', 'path', 'text'),
+      run: ({ path, text }) => trust.grant(path, text),
+    },
   };
 
   return {

@@ -21,6 +21,8 @@ export interface OperatorContext {
   readonly planned: PlannedOperator;
   /** Directory of the job file: relative paths in params resolve against it. */
   readonly jobDir: string;
+  /** The job's name: with jobDir, what tells two jobs of one folder apart (server-side names). */
+  readonly jobName: string;
   /** Undefined when the run takes no checkpoints. */
   readonly checkpoints: CheckpointSetup | undefined;
 }

@@ -9,6 +9,7 @@ import type { PlannedOperator } from '../graph/plan.js';
 import type { ConnectorState } from '../runtime/connectorState.js';
 import type { SinkCommitter } from '../runtime/sink.js';
 import type { Source } from '../runtime/source.js';
+import { checkConfined, checkNoEnvironment } from './confinement.js';
 import { describeCause } from './connectors/serverRetry.js';
 import { resolveEnvParams } from './envParams.js';
 import { findFactory, loadFactories } from './kindFactories.js';
@@ -32,14 +33,20 @@ export interface PreparedOperator {
 
 /**
  * `restoredSplits`: what the operator's sources had left in the checkpoint a run restores (its
- * enumerator deals them to the subtasks); undefined on a fresh start.
+ * enumerator deals them to the subtasks); undefined on a fresh start. `jobName`: the job's name,
+ * for what a kind names after the job (a PostgreSQL source's default slot). `confined`: the job is
+ * not trusted, and an operator naming a file outside `jobDir` or an environment variable is
+ * refused here, before its kind sees its params (see confinement.ts).
  */
 export function prepareOperator(
   planned: PlannedOperator,
   jobDir: string,
   checkpoints: CheckpointSetup | undefined,
   restoredSplits?: readonly ConnectorState[],
+  jobName = '',
+  confined = false,
 ): PreparedOperator {
+  if (confined) checkConfined(planned.operator, jobDir);
   const factory = findFactory(planned.operator.kind);
   if (factory === undefined) {
     const why =
@@ -49,7 +56,7 @@ export function prepareOperator(
     throw new JobError(`operator "${planned.id}": kind ${planned.operator.kind} ${why}`, planned.id);
   }
   const resolved = withResolvedParams(planned);
-  const context: OperatorContext = { planned: resolved, jobDir, checkpoints };
+  const context: OperatorContext = { planned: resolved, jobDir, jobName, checkpoints };
   switch (factory.role) {
     case 'source':
       return prepareSource(resolved, factory.createSource(context), restoredSplits);
@@ -76,13 +83,15 @@ function withResolvedParams(planned: PlannedOperator): PlannedOperator {
 
 /**
  * The inspector's "Test connection": asks the kind's factory whether the server answers and the
- * topic, table or stream exists, with `${env:NAME}` resolved from this process's environment.
- * Never throws: a kind that cannot test, or a variable that is not set, is `ok: false` saying so.
+ * topic, table or stream exists, with `${env:NAME}` resolved from this process's environment
+ * (unless `confined`: a job that is not trusted reads no variable). Never throws: a kind that
+ * cannot test, or a variable that is not set or not to be read, is `ok: false` saying so.
  */
 export async function testConnection(
   kind: string,
   params: Readonly<Record<string, unknown>>,
   operatorId: string,
+  confined = false,
 ): Promise<ConnectionCheck> {
   await loadFactories([kind]);
   const factory = findFactory(kind);
@@ -91,6 +100,7 @@ export async function testConnection(
   }
   let resolved: Readonly<Record<string, unknown>>;
   try {
+    if (confined) checkNoEnvironment(operatorId, params);
     resolved = resolveEnvParams(params, operatorId);
   } catch (error) {
     return { ok: false, message: (error as Error).message };

@@ -168,7 +168,9 @@ export class JsonlSinkWriter implements SinkWriter {
     const next = previous.then(async () => {
       const handle = await part.handle;
       try {
-        await handle.write(data);
+        // A full disk writes what fits and says so; the rest must not be dropped unseen.
+        for (let at = 0; at < data.length; )
+          at += (await handle.write(data, at, data.length - at)).bytesWritten;
       } catch (error) {
         throw this.target.fault(error, part.location.absolute);
       }
@@ -186,10 +188,16 @@ export class JsonlSinkWriter implements SinkWriter {
     const writing = this.writing;
     this.part = undefined;
     const closing = (async () => {
-      await writing;
       const handle = await part.handle;
       try {
+        await writing;
         await handle.sync();
+      } catch (error) {
+        // The part is closed all the same (its records are lost; the checkpoint or the run fails).
+        await handle.close().catch(() => {});
+        throw this.target.fault(error, part.location.absolute);
+      }
+      try {
         await handle.close();
       } catch (error) {
         throw this.target.fault(error, part.location.absolute);

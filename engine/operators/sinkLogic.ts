@@ -1,6 +1,7 @@
 // Drives a sink kind's writer as a subtask's logic, and its committer at the end of a bounded job:
 // every subtask hands its last committable over, and the last one to do so has the committer
-// commit what remains. (Checkpoints' commits go through the checkpoint coordinator.)
+// commit what remains. (Checkpoints' commits go through the checkpoint coordinator.) A subtask
+// that aborts ends the run for its committer too: it lets go of its connections then.
 import type { ConnectorState } from '../runtime/connectorState.js';
 import type { Envelope } from '../runtime/envelope.js';
 import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
@@ -21,6 +22,11 @@ export class SinkEnd {
     this.done++;
     if (this.done < this.parallelism) return;
     await this.committer.commitRemaining(this.last.filter((c): c is ConnectorState => c !== undefined));
+  }
+
+  /** A writer aborted: the run will commit nothing more. */
+  async writerAborted(): Promise<void> {
+    await this.committer.close?.();
   }
 }
 
@@ -65,7 +71,11 @@ export class SinkWriterLogic extends BaseLogic {
     await this.end.writerDone(this.env.subtask, last?.state);
   }
 
-  override abort(): Promise<void> {
-    return this.writer.abort();
+  override async abort(): Promise<void> {
+    try {
+      await this.writer.abort();
+    } finally {
+      await this.end.writerAborted();
+    }
   }
 }

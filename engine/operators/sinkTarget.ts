@@ -5,15 +5,16 @@
 // so a run that fails before publishing leaves it as it was. A part the checkpoint folder
 // refused mid-run lives beside the target until a checkpoint can copy it in (adopt).
 import { createReadStream } from 'node:fs';
-import { access, copyFile, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { access, copyFile, type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { JobError } from '../graph/jobError.js';
 import type { ParamsOf } from '../graph/schema.js';
 import type { CheckpointFiles, FileRef } from '../runtime/checkpointFiles.js';
-import { cannotWrite } from '../state/fileFault.js';
+import { cannotRead, cannotWrite } from '../state/fileFault.js';
 import type { MaybePromise } from '../state/maybePromise.js';
 
 const COPY_CHUNK = 1 << 20;
+const NEWLINE = 0x0a;
 
 export interface ClosedPart {
   readonly subtask: number;
@@ -80,8 +81,10 @@ export class SinkTarget {
       }
     }
     const storage = this.storage;
-    this.publishedLength = await publishParts({ ...commit, path: this.path }, (ref) =>
-      storage === undefined || isAbsolute(ref.path) ? ref.path : storage.absolute(ref),
+    this.publishedLength = await publishParts(
+      { ...commit, path: this.path },
+      (ref) => (storage === undefined || isAbsolute(ref.path) ? ref.path : storage.absolute(ref)),
+      (error, part) => this.fault(error, part, 'read'),
     );
   }
 
@@ -119,13 +122,14 @@ export class SinkTarget {
     return this.swept;
   }
 
-  /** The one line for a write that failed: in the checkpoint folder or the target's. */
-  fault(error: unknown, absolute: string): Error {
+  /** The one line for a write (or a read of a part) that failed: in the checkpoint folder or the target's. */
+  fault(error: unknown, absolute: string, verb: 'read' | 'write' = 'write'): Error {
     const storage = this.storage;
     const context = { operator: this.operatorId, file: absolute };
+    const said = verb === 'read' ? cannotRead : cannotWrite;
     if (storage !== undefined && resolve(absolute).startsWith(resolve(storage.root) + sep))
-      return cannotWrite('checkpoint', storage.root, error, context);
-    return cannotWrite('output', dirname(this.path), error, context);
+      return said('checkpoint', storage.root, error, context);
+    return said('output', dirname(this.path), error, context);
   }
 
   addPart(part: ClosedPart): void {
@@ -212,7 +216,11 @@ export class SinkTarget {
 
   /** Publishes a checkpoint's parts (as `commitFor` listed them) and forgets them. */
   async publish(commit: JsonlCommit): Promise<void> {
-    this.publishedLength = await publishParts(commit, (ref) => this.resolvePart(ref));
+    this.publishedLength = await publishParts(
+      commit,
+      (ref) => this.resolvePart(ref),
+      (error, part) => this.fault(error, part, 'read'),
+    );
     const published = new Set(commit.parts.map((r) => r.path));
     this.parts = this.parts.filter((p) => p.ref === undefined || !published.has(p.ref.path));
   }
@@ -265,17 +273,20 @@ function ordered(parts: ClosedPart[]): FileRef[] {
 /**
  * Makes the target hold exactly: its first `committedLength` bytes, then the parts. Doing it
  * twice gives the same file, which is what makes re-committing on restore safe. Returns the
- * new length.
+ * new length. `unreadable` words a part that cannot be read (the folder it is in, not the output's).
  */
-export async function publishParts(commit: JsonlCommit, locate: (ref: FileRef) => string): Promise<number> {
+export async function publishParts(
+  commit: JsonlCommit,
+  locate: (ref: FileRef) => string,
+  unreadable: (error: unknown, part: string) => Error,
+): Promise<number> {
   const folder = dirname(commit.path);
   try {
     return await publishInto(commit, locate);
   } catch (error) {
-    // A part that cannot be read is the checkpoint's problem, not the output folder's.
     const path = (error as NodeJS.ErrnoException).path;
     const parts = new Set(commit.parts.map((ref) => resolve(locate(ref))));
-    if (path !== undefined && parts.has(resolve(path))) throw error;
+    if (path !== undefined && parts.has(resolve(path))) throw unreadable(error, resolve(path));
     throw cannotWrite('output', folder, error, { operator: commit.operator });
   }
 }
@@ -291,18 +302,45 @@ async function publishInto(commit: JsonlCommit, locate: (ref: FileRef) => string
   let length: number;
   try {
     if (!replace) await handle.truncate(commit.committedLength);
-    for (const ref of commit.parts) {
-      for await (const chunk of createReadStream(locate(ref), { highWaterMark: COPY_CHUNK })) {
-        const data = chunk as Buffer;
-        for (let at = 0; at < data.length; )
-          at += (await handle.write(data, at, data.length - at)).bytesWritten;
-      }
+    try {
+      await appendParts(handle, commit.parts.map(locate));
+      await handle.sync();
+    } catch (error) {
+      // A write that failed half-way (a full disk) must not leave half a record where a reader
+      // sees it: the target goes back to what it held, the next commit (or a restore) redoes this.
+      if (!replace) await handle.truncate(commit.committedLength).catch(() => {});
+      throw error;
     }
-    await handle.sync();
     length = (await handle.stat()).size;
-  } finally {
-    await handle.close();
+  } catch (error) {
+    await handle.close().catch(() => {});
+    if (replace) await rm(destination, { force: true });
+    throw error;
   }
+  await handle.close();
   if (replace) await rename(destination, commit.path);
   return length;
+}
+
+/**
+ * The parts' bytes at the end of the file, each write ending at the end of a record (a part holds
+ * whole lines), so that a reader of the growing file sees whole records between two writes.
+ */
+async function appendParts(handle: FileHandle, files: readonly string[]): Promise<void> {
+  for (const file of files) {
+    let carried: Buffer | undefined;
+    for await (const chunk of createReadStream(file, { highWaterMark: COPY_CHUNK })) {
+      const data: Buffer =
+        carried === undefined ? (chunk as Buffer) : Buffer.concat([carried, chunk as Buffer]);
+      const end = data.lastIndexOf(NEWLINE) + 1;
+      await writeAll(handle, data.subarray(0, end));
+      carried = end < data.length ? data.subarray(end) : undefined;
+    }
+    // The writer ends a part with a whole line; bytes after the last newline go as they are.
+    if (carried !== undefined) await writeAll(handle, carried);
+  }
+}
+
+async function writeAll(handle: FileHandle, data: Uint8Array): Promise<void> {
+  for (let at = 0; at < data.length; ) at += (await handle.write(data, at, data.length - at)).bytesWritten;
 }

@@ -110,7 +110,9 @@ export class GeneratorReader extends IndexedReader {
     lineage.source = this.source;
     lineage.position = i;
     this.random.reseed(this.seed, i);
-    const record = this.generate(i, this.ctx);
+    // A plain call: `this.generate(...)` would give user code this reader (and env) as `this`.
+    const generate = this.generate;
+    const record = generate(i, this.ctx);
     if (
       record !== null &&
       typeof record === 'object' &&

@@ -120,6 +120,7 @@ describe('source.nexmark', () => {
         ? (sourceNexmarkFactory.createSource({
             planned: planned({ count: 1, maxOutOfOrdernessMs }, 1),
             jobDir: '.',
+            jobName: 'nexmark',
             checkpoints: undefined,
           }) as Source<unknown>)
         : undefined;

@@ -71,10 +71,13 @@ class TransactionLogic extends BaseLogic {
   /** Rows other participants sent for transactions this subtask has not reached yet. */
   private early = new Map<string, RowsMessage[]>();
   /**
-   * transact called as a method of this logic, as it always was: user code's `this` stays what it
-   * was (userFunctions.ts calls its functions the same way).
+   * transact called as a plain function, never as a method of this logic: user code would see the
+   * logic (and env: resolved params, checkpoint files) as its `this`.
    */
-  private readonly callTransact = (record: unknown, tx: unknown): unknown => this.transact(record, tx);
+  private readonly callTransact = (record: unknown, tx: unknown): unknown => {
+    const transact = this.transact;
+    return transact(record, tx);
+  };
   private readonly afterRun = (pending: Pending, outcome: TxOutcome): void => this.ran(pending, outcome);
 
   constructor(
@@ -171,13 +174,19 @@ class TransactionLogic extends BaseLogic {
     }
   }
 
+  /** keys(record), called as a plain function for the reason callTransact is. */
+  private keysOf(record: unknown): unknown {
+    const keys = this.keys;
+    return keys(record);
+  }
+
   /** The turn of `record`: a transaction this subtask takes part in reads its rows when it may. */
   private admit(record: QueuedRecord): void {
     const env = this.env;
     const envelope = record.envelope;
     let rows: TxRows;
     try {
-      rows = txRows(this.keys(envelope.value), this.tables, env.parallelism, this.maxParallelism);
+      rows = txRows(this.keysOf(envelope.value), this.tables, env.parallelism, this.maxParallelism);
     } catch (error) {
       throw new RecordFailure(error, envelope);
     }
@@ -332,7 +341,12 @@ class TransactionLogic extends BaseLogic {
     const me = this.env.subtask;
     for (const p of saved.window) {
       const envelope = p.record.envelope;
-      const rows = txRows(this.keys(envelope.value), this.tables, this.env.parallelism, this.maxParallelism);
+      const rows = txRows(
+        this.keysOf(envelope.value),
+        this.tables,
+        this.env.parallelism,
+        this.maxParallelism,
+      );
       const pending = restoredPending(p, rows);
       this.window.push(pending);
       if (pending.outcome !== undefined) continue;

@@ -90,7 +90,10 @@ abstract class UserFunctionLogic extends BaseLogic {
   }
 
   override process(envelope: Envelope): void | Promise<void> {
-    const result = this.fn(envelope.value, this.ctx);
+    // Called as a plain function, never `this.fn(...)`: a method call would hand user code this
+    // logic as its `this`, and through it env (resolved params, checkpoint files, the emitter).
+    const fn = this.fn;
+    const result = fn(envelope.value, this.ctx);
     if (isThenable(result)) return Promise.resolve(result).then((value) => this.handle(envelope, value));
     this.handle(envelope, result);
   }

@@ -77,6 +77,8 @@ export interface ConnectionTestRequest {
   readonly kind: string;
   /** The params as the draft holds them, `${env:NAME}` unresolved: the host resolves them. */
   readonly params: Readonly<Record<string, unknown>>;
+  /** The user trusts the job; otherwise a param naming an environment variable is refused. */
+  readonly trusted?: boolean;
 }
 
 export interface ConnectionTestResult {
@@ -116,6 +118,13 @@ export interface HostMethods extends RunMethods {
   'job.copyInputs': [{ from: string; to: string; files: string[] }, { copied: string[]; kept: string[] }];
   /** Asks a connector operator's server whether it answers and its target exists; never fails. */
   'connection.test': [ConnectionTestRequest, ConnectionTestResult];
+  /**
+   * Whether the user trusts the job file at `path` as it is, `text` (docs/security.md): this text
+   * of it was trusted or saved in the designer, or a trusted folder holds it.
+   */
+  'trust.check': [{ path: string; text: string }, { trusted: boolean }];
+  /** Records that the user trusts the job file at `path` with this text (an edit by anyone else asks again). */
+  'trust.grant': [{ path: string; text: string }, Record<string, never>];
 }
 
 export type HostMethod = keyof HostMethods;
@@ -172,6 +181,8 @@ const METHOD_NAMES: { readonly [M in HostMethod]: true } = {
   'job.checkFiles': true,
   'job.copyInputs': true,
   'connection.test': true,
+  'trust.check': true,
+  'trust.grant': true,
   'run.start': true,
   'run.pause': true,
   'run.resume': true,

@@ -21,6 +21,11 @@ export interface RunStartParams {
   /** Restart from a completed checkpoint of this job. */
   readonly restore?: 'latest' | number;
   readonly breakpoints?: readonly Breakpoint[];
+  /**
+   * The user trusts the job (docs/security.md). Otherwise it runs confined: a param naming a file
+   * outside the job's folder or an environment variable fails the run as it opens.
+   */
+  readonly trusted?: boolean;
 }
 
 export type Breakpoint =

@@ -67,13 +67,64 @@ describe('the call marker, as another thread reads it', () => {
   it('says when a call waits on the promise it returned, until it settles', () => {
     const { marker, view } = pair();
     marker.enter(1, owner, 'endInput', undefined);
-    marker.awaiting();
+    const call = marker.awaiting();
     expect(view.current()).toMatchObject({ kind: 'endInput', awaiting: true });
     expect(marker.running).toBe(false);
     expect(marker.owner).toBe(owner);
-    marker.leave();
+    marker.settled(call);
     expect(view.current()).toBeUndefined();
     expect(marker.owner).toBeUndefined();
+  });
+
+  it('keeps naming a call whose promise is pending while other calls of the thread come and go', () => {
+    const { marker, view } = pair();
+    marker.enter(1, owner, 'process', envelope(fileSource, 30));
+    const first = marker.awaiting();
+    expect(view.stuckFor(0)).toBe(0);
+    // Its subtask is set aside; the other subtask of the thread takes records.
+    marker.enter(2, owner, 'process', envelope(fileSource, 40));
+    marker.leave();
+    const aside = {
+      subtask: { operatorId: 'p1', subtask: 0, parallelism: 2 },
+      kind: 'process',
+      awaiting: true,
+      source: { kind: 'file', operatorId: 'src', file: '/jobs/in.jsonl' },
+      position: 30,
+    };
+    expect(view.current()).toEqual(aside);
+    expect(view.stuckFor(500)).toBe(500);
+    // A short call in progress does not hide the one pending longer.
+    marker.enter(2, owner, 'process', envelope(fileSource, 50));
+    expect(view.stuckFor(900)).toBe(900);
+    expect(view.current()).toEqual(aside);
+    marker.leave();
+    // A second pending call: the oldest is named until it settles.
+    marker.enter(2, owner, 'process', envelope(fileSource, 60));
+    const second = marker.awaiting();
+    marker.leave();
+    expect(view.current()).toMatchObject({ position: 30 });
+    marker.settled(first);
+    expect(view.current()).toMatchObject({ position: 60, awaiting: true });
+    marker.settled(second);
+    expect(view.current()).toBeUndefined();
+  });
+
+  it("names a breakpoint condition's breakpoint, operator and record", () => {
+    const { marker, view, updates } = pair();
+    marker.enterCondition(2, owner, envelope(fileSource, 7), 'b1');
+    expect(view.current()).toEqual({
+      subtask: { operatorId: 'p1', subtask: 1, parallelism: 2 },
+      kind: 'condition',
+      awaiting: false,
+      source: { kind: 'file', operatorId: 'src', file: '/jobs/in.jsonl' },
+      position: 7,
+      breakpoint: 'b1',
+    });
+    marker.leave();
+    marker.enterCondition(2, owner, envelope(fileSource, 8), 'b2');
+    marker.enterCondition(2, owner, envelope(fileSource, 9), 'b1');
+    expect(view.current()).toMatchObject({ breakpoint: 'b1', position: 9 });
+    expect(updates.filter((u) => u.type === 'breakpoint')).toHaveLength(2);
   });
 
   it('measures how long one call lasts, starting again with the next call', () => {

@@ -96,19 +96,20 @@ export class LogicCalls implements CallOwner {
     });
   }
 
-  /** After a call returned (or threw): a promise it returned keeps the call open. */
+  /** After a call returned (or threw): a promise it returned keeps the call open (settled()). */
   private leave(result: unknown): void {
-    const marker = this.marker;
-    if (marker === undefined) return;
-    if (result instanceof Promise) marker.awaiting();
-    else marker.leave();
+    if (!(result instanceof Promise)) this.marker?.leave();
   }
 
-  /** A call's promise: the marker shows the call until it settles. */
+  /**
+   * A call's promise: the marker shows the call as pending until it settles, even once other
+   * calls have come after it (its subtask set aside, the thread's others going on).
+   */
   private settled<T>(pending: Promise<T>): Promise<T> {
     const marker = this.marker;
     if (marker === undefined) return pending;
-    return pending.finally(() => marker.leave());
+    const call = marker.awaiting();
+    return pending.finally(() => marker.settled(call));
   }
 
   /** Turns anything thrown while the subtask worked into a message a user can act on. */

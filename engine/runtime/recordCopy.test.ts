@@ -1,7 +1,7 @@
 // The copy a record gets when it leaves user code: JSON's own conversions where they keep what
 // was meant, an error naming the field for what JSON would lose or cannot hold.
 import { describe, expect, it } from 'vitest';
-import { formatPath, MAX_DEPTH, recordCopy } from './recordCopy.js';
+import { formatPath, MAX_DEPTH, MAX_RECORD_TEXT, recordCopy } from './recordCopy.js';
 
 const at = () => 'ctx.emit at line 3 of its code';
 const copy = (value: unknown) => recordCopy(value, at);
@@ -161,10 +161,50 @@ describe('recordCopy', () => {
   it('refuses nesting deeper than MAX_DEPTH, and copies the next record as usual', () => {
     let deep: unknown = 1;
     for (let i = 0; i < MAX_DEPTH + 1; i++) deep = [deep];
-    expect(refusal(deep)).toMatch(new RegExp(`is nested deeper than ${MAX_DEPTH} levels$`));
+    expect(refusal(deep)).toMatch(
+      new RegExp(
+        `^record is nested deeper than ${MAX_DEPTH} levels, more than a record may be \\(at record\\[0\\]`,
+      ),
+    );
     // The walk left nothing behind: the same object is not taken for a cycle next time.
     const record = { a: 1 };
     expect(copy([record, record])).toEqual([{ a: 1 }, { a: 1 }]);
+  });
+
+  it('a record nested 5,000 deep: the reason first, in a short line, the path shortened', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 5000; i++) deep = { a: deep };
+    const said = refusal(deep);
+    expect(said).toMatch(
+      new RegExp(
+        `^record is nested deeper than ${MAX_DEPTH} levels, more than a record may be \\(at record(\\.a){8} … (\\.a){4}, ${MAX_DEPTH} levels down\\)$`,
+      ),
+    );
+    expect(said.length).toBeLessThan(200);
+  });
+
+  it('names a field by a shortened path when its path is long, the reason first', () => {
+    let deep: unknown = { big: 7n };
+    for (let i = 0; i < 200; i++) deep = { [`field${i}`]: deep };
+    const said = refusal(deep);
+    expect(said).toMatch(
+      /^record holds a BigInt \(7n\), which JSON cannot hold .* \(at record\.field199\.field198.* … .*\.field0\.big, 201 levels down\)$/,
+    );
+    expect(said.length).toBeLessThan(400);
+  });
+
+  it('refuses a record whose text is more than a record may hold, naming the field that passed it', () => {
+    // A map that makes a 512 MB string was blamed on the sink that could not write it.
+    expect(refusal({ id: 1, s: 'x'.repeat(MAX_RECORD_TEXT + 1) })).toBe(
+      `record.s is a string of ${MAX_RECORD_TEXT + 1} characters: a record may hold ${MAX_RECORD_TEXT} characters of text in all (its JSON must fit in one string)`,
+    );
+    const half = 'y'.repeat(MAX_RECORD_TEXT / 2);
+    expect(refusal({ a: half, b: [half, 'z'] })).toBe(
+      `record.b[1] is a string of 1 characters: a record may hold ${MAX_RECORD_TEXT} characters of text in all (its JSON must fit in one string)`,
+    );
+    // Each record has the whole allowance.
+    expect(copy({ a: half })).toEqual({ a: half });
+    expect(copy({ a: half })).toEqual({ a: half });
   });
 
   it('calls `where` only when it refuses a record', () => {

@@ -8,8 +8,8 @@
 // unwrapped, an `undefined` property left out and an `undefined` array element (or a hole) as
 // null. Where JSON.stringify would lose data silently it is an error instead: a BigInt,
 // a Symbol, a function, NaN or ±Infinity, a Map, Set, WeakMap, WeakSet, Promise, RegExp, Error,
-// ArrayBuffer or typed array, a cycle, nesting deeper than MAX_DEPTH, and a getter, proxy or
-// toJSON that throws.
+// ArrayBuffer or typed array, a cycle, nesting deeper than MAX_DEPTH, more text than
+// MAX_RECORD_TEXT, and a getter, proxy or toJSON that throws.
 //
 // Cost, measured with bench/micro/recordCopy.mjs (Node 20, after lockdown, CPU time per record
 // on a shared 2-core machine): for a 6-field record holding an array of 2 objects and an object,
@@ -24,7 +24,17 @@ import { describeUserThrow } from '../sandbox/userCodeError.js';
 /** Deeper than this is refused: as deep as JSON.stringify's cycle check in the state codecs. */
 export const MAX_DEPTH = 1000;
 
+/**
+ * Characters of text (string values, all together) a record may hold: its JSON must fit in one
+ * string, whatever escaping makes of it (at most 6 characters for one: \u0000), and V8's longest
+ * string is 2^29 - 24 characters. Past that a map's 512 MB string was refused only by the sink,
+ * as "RangeError: Invalid string length" blamed on it; here it is the operator that made it.
+ */
+export const MAX_RECORD_TEXT = 64 * 2 ** 20;
+
 type PathStep = string | number;
+
+const TOO_DEEP = `nested deeper than ${MAX_DEPTH} levels`;
 
 /** What was wrong and where; only ever caught by recordCopy below, never handed to user code. */
 class NotJson {
@@ -39,6 +49,8 @@ class NotJson {
 
 /** The objects being copied, outermost first: a cycle is one of them seen again. */
 const ancestors: object[] = [];
+/** What is left of MAX_RECORD_TEXT for the record being copied. */
+let textLeft = MAX_RECORD_TEXT;
 
 const UNSUPPORTED: readonly [unknown, string][] = [
   [Map, 'a Map, which JSON cannot hold (convert it with Object.fromEntries(map) or [...map])'],
@@ -54,6 +66,13 @@ const UNSUPPORTED: readonly [unknown, string][] = [
 function copyValue(value: unknown): unknown {
   switch (typeof value) {
     case 'string':
+      textLeft -= value.length;
+      if (textLeft < 0) {
+        throw new NotJson(
+          `a string of ${value.length} characters: a record may hold ${MAX_RECORD_TEXT} characters of text in all (its JSON must fit in one string)`,
+        );
+      }
+      return value;
     case 'boolean':
     case 'undefined':
       return value;
@@ -87,7 +106,7 @@ function copyObject(value: object): unknown {
     }
   }
   if (ancestors.includes(value)) throw new NotJson('', ancestors.indexOf(value));
-  if (ancestors.length >= MAX_DEPTH) throw new NotJson(`nested deeper than ${MAX_DEPTH} levels`);
+  if (ancestors.length >= MAX_DEPTH) throw new NotJson(TOO_DEEP);
   ancestors.push(value);
   let step: PathStep | undefined;
   try {
@@ -182,6 +201,38 @@ export function formatPath(root: string, path: readonly PathStep[]): string {
   return text;
 }
 
+/** A path longer than this, written out, is shortened: its first and last steps. */
+const LONG_PATH = 120;
+const HEAD_STEPS = 8;
+const TAIL_STEPS = 4;
+
+/**
+ * `record.a.a.a.a.a.a.a.a … .a.a.a.a, 1000 levels down` for a path too long to read (a record
+ * nested thousands deep made a line of thousands of characters, cut before its reason); the
+ * whole path when it is short enough.
+ */
+function shortPath(path: readonly PathStep[]): { readonly text: string; readonly shortened: boolean } {
+  const text = formatPath('record', path);
+  if (text.length <= LONG_PATH || path.length <= HEAD_STEPS + TAIL_STEPS) return { text, shortened: false };
+  const head = formatPath('record', path.slice(0, HEAD_STEPS));
+  const tail = formatPath('', path.slice(-TAIL_STEPS));
+  return { text: `${head} … ${tail}, ${path.length} levels down`, shortened: true };
+}
+
+/** What was wrong, the reason first when the path had to be shortened. */
+function describeNotJson(notJson: NotJson): string {
+  const field = shortPath(notJson.path);
+  if (notJson.cycleTo !== undefined) {
+    const target = shortPath(notJson.path.slice(0, notJson.cycleTo));
+    return field.shortened
+      ? `record has a cycle JSON cannot hold (${field.text} refers back to ${target.text})`
+      : `${field.text} refers back to ${target.text}, a cycle JSON cannot hold`;
+  }
+  if (!field.shortened) return `${field.text} is ${notJson.what}`;
+  if (notJson.what === TOO_DEEP) return `record is ${TOO_DEEP}, more than a record may be (at ${field.text})`;
+  return `record holds ${notJson.what} (at ${field.text})`;
+}
+
 /**
  * The JSON copy of a record user code handed over. Anything JSON cannot hold throws a TypeError
  * (an intrinsic, safe to let pass through user code) led by `where()` (called only then, e.g.
@@ -189,16 +240,11 @@ export function formatPath(root: string, path: readonly PathStep[]): string {
  * which JSON cannot hold (...)`.
  */
 export function recordCopy(value: unknown, where: () => string): unknown {
+  textLeft = MAX_RECORD_TEXT;
   try {
     if (value === undefined) throw new NotJson('undefined, which is not a record');
     return copyValue(value);
   } catch (error) {
-    const notJson = locate(error, undefined);
-    const field = formatPath('record', notJson.path);
-    const problem =
-      notJson.cycleTo === undefined
-        ? `${field} is ${notJson.what}`
-        : `${field} refers back to ${formatPath('record', notJson.path.slice(0, notJson.cycleTo))}, a cycle JSON cannot hold`;
-    throw new TypeError(`${where()}: ${problem}`);
+    throw new TypeError(`${where()}: ${describeNotJson(locate(error, undefined))}`);
   }
 }

@@ -61,6 +61,12 @@ export interface SinkCommitter {
    * when it had none for this sink) so that the output is exactly what it committed.
    */
   recover(commit: ConnectorState | undefined, checkpointId: number): Promise<void>;
+  /**
+   * The run is over without commitRemaining (it failed, or stopped, or did not open): let go of
+   * any connection held, so that nothing is left open on the server or keeps the thread alive.
+   * May come more than once.
+   */
+  close?(): Promise<void>;
 }
 
 /** A sink operator's committer, as the checkpoint coordinator and restore find it. */

@@ -106,6 +106,29 @@ export function cannotWrite(
   error: unknown,
   context: FaultContext = {},
 ): Error {
+  return folderFault('write', role, folder, error, context);
+}
+
+/**
+ * The same line for a file the engine wrote into `folder` and cannot read back (a part to
+ * publish, the folder taken away or replaced mid-run): `cannot read the checkpoint folder ...`.
+ */
+export function cannotRead(
+  role: FolderRole,
+  folder: string,
+  error: unknown,
+  context: FaultContext = {},
+): Error {
+  return folderFault('read', role, folder, error, context);
+}
+
+function folderFault(
+  verb: 'read' | 'write',
+  role: FolderRole,
+  folder: string,
+  error: unknown,
+  context: FaultContext,
+): Error {
   if (error instanceof JobError) return error;
   const found = faultOf(error);
   if (found === undefined) return error instanceof Error ? error : new Error(String(error));
@@ -113,7 +136,7 @@ export function cannotWrite(
   const absolute = resolve(folder);
   const who = context.operator === undefined ? '' : `operator "${context.operator}": `;
   return new JobError(
-    `${who}cannot write the ${role} folder ${absolute} (${reason(fault, absolute)})`,
+    `${who}cannot ${verb} the ${role} folder ${absolute} (${reason(fault, absolute)})`,
     context.operator,
   );
 }

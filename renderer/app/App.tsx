@@ -14,6 +14,7 @@ import { createRunStore } from '../run/runStore';
 import { DesignerProvider, useDesigner } from '../store/designerContext';
 import type { DesignerStore } from '../store/designerStore';
 import { documentTitle, isDirty } from '../store/selectors';
+import { keepTrust } from '../trust/trustKeeper';
 import { ServicesProvider } from './appServices';
 import { createCommands, installShortcuts } from './commands';
 import { DocumentNotice } from './DocumentNotice';
@@ -61,6 +62,8 @@ export function App({ host, desktop, info, store }: AppProps) {
     return { store: runStore, controller };
   }, [store, host, files, dialogs, inputFiles]);
   useEffect(() => () => runs.controller.dispose(), [runs]);
+  // Whether the open job is trusted, as the host has it (restricted mode: docs/security.md).
+  useEffect(() => keepTrust(store, host), [store, host]);
   const commands = useMemo(
     () =>
       createCommands(

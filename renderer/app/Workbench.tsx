@@ -9,6 +9,7 @@ import { BottomPanels } from '../panels/BottomPanels';
 import { RunToolbar } from '../run/RunToolbar';
 import { useDesigner, useHistory } from '../store/designerContext';
 import { documentTitle, isDirty } from '../store/selectors';
+import { TrustBanner } from '../trust/TrustBanner';
 import { MenuBar } from './MenuBar';
 import { PanelSplitter } from './PanelSplitter';
 import {
@@ -92,6 +93,7 @@ export function Workbench({
           <Palette />
           <section className="canvas-area" aria-label="Canvas">
             <Canvas />
+            <TrustBanner />
           </section>
           <Inspector />
         </>

@@ -4,6 +4,8 @@
 import { useState } from 'react';
 import { useServices } from '../app/appServices';
 import type { JsonObject } from '../document/jobDraft';
+import { useDesigner } from '../store/designerContext';
+import { isRestricted } from '../trust/jobTrust';
 import {
   answered,
   askedKey,
@@ -23,11 +25,14 @@ export function ConnectionTest({ operatorId, kind, params }: ConnectionTestProps
   const [state, setState] = useState<ConnectionTestState>({ phase: 'idle' });
   const now = askedKey(operatorId, kind, params);
   const note = connectionTestNote(state, now);
+  // Restricted mode: a job the user has not trusted connects nowhere, and reads no variable.
+  const restricted = useDesigner(isRestricted);
+  const trusted = useDesigner((s) => s.trust === 'trusted');
 
   const test = async () => {
     setState({ phase: 'testing', asked: now });
     const result = await host
-      .request('connection.test', { operatorId, kind, params })
+      .request('connection.test', { operatorId, kind, params, trusted })
       .catch((error: unknown) => failedRequest(error));
     setState((current) => answered(current, now, result));
   };
@@ -37,7 +42,8 @@ export function ConnectionTest({ operatorId, kind, params }: ConnectionTestProps
       <button
         type="button"
         className="connection-test-button"
-        disabled={note?.tone === 'testing'}
+        disabled={note?.tone === 'testing' || restricted}
+        title={restricted ? 'Restricted mode: trust this job to test its connections' : undefined}
         onClick={() => void test()}
       >
         Test connection

@@ -1,6 +1,8 @@
 // The run controls above the canvas: the same commands as the Run menu and its shortcuts, each
 // enabled when it applies, and a status line that says where the run stands.
 import type { MenuCommand } from '../../engine/host/desktopApi.js';
+import { useDesigner } from '../store/designerContext';
+import { isRestricted } from '../trust/jobTrust';
 import { RunDialogs } from './RunDialogs';
 import { useRun } from './runContext';
 import { controlsEnabled, statusText } from './runControls';
@@ -18,6 +20,7 @@ export function RunToolbar({ run }: { run: (command: MenuCommand) => void }) {
   const notice = useRun((s) => s.notice);
   const previewSinks = useRun((s) => s.previewSinks);
   const setPreviewSinks = useRun((s) => s.setPreviewSinks);
+  const restricted = useDesigner(isRestricted);
   const state = {
     status,
     mode,
@@ -28,8 +31,10 @@ export function RunToolbar({ run }: { run: (command: MenuCommand) => void }) {
     restoredFrom,
     outdated,
     runningTo,
+    restricted,
   };
   const enabled = controlsEnabled(state);
+  const untilTrusted = (title: string) => (restricted ? 'Restricted mode: trust this job to run it' : title);
 
   const tool = (command: MenuCommand, label: string, on: boolean, title: string) => (
     <button type="button" onClick={() => run(command)} disabled={!on} title={title}>
@@ -40,12 +45,12 @@ export function RunToolbar({ run }: { run: (command: MenuCommand) => void }) {
   return (
     <>
       <div className="toolbar run-toolbar" role="toolbar" aria-label="Run">
-        {tool('run.run', 'Run', enabled.run, 'Run the job (F5)')}
+        {tool('run.run', 'Run', enabled.run, untilTrusted('Run the job (F5)'))}
         {tool(
           'run.debug',
           'Debug',
           enabled.debug,
-          'Debug: stop before the first step, or at the first breakpoint',
+          untilTrusted('Debug: stop before the first step, or at the first breakpoint'),
         )}
         {tool('run.pause', 'Pause', enabled.pause, 'Pause the run')}
         {tool('run.resume', 'Resume', enabled.resume, 'Resume, to the next breakpoint in a debug run (F5)')}
@@ -67,7 +72,7 @@ export function RunToolbar({ run }: { run: (command: MenuCommand) => void }) {
           'run.restart',
           'Restart from checkpoint…',
           enabled.restart,
-          'Start again from a completed checkpoint of this job',
+          untilTrusted('Start again from a completed checkpoint of this job'),
         )}
         <label
           className="run-preview"

@@ -13,6 +13,7 @@ import type {
 import { copyNote, templateDataFiles } from '../document/templateData';
 import type { DesignerStore } from '../store/designerStore';
 import { problemsOf } from '../store/selectors';
+import { isRestricted } from '../trust/jobTrust';
 import {
   addBreakpoint,
   type BreakpointDraft,
@@ -151,10 +152,17 @@ export function createRunController(deps: RunControllerDeps) {
     return designer.getState().filePath;
   };
 
-  /** The job may run: there is one, and the engine's validator finds nothing wrong with it. */
+  /** The job may run: there is one, it is not in restricted mode, and the engine's validator finds nothing wrong with it. */
   const runnable = async (): Promise<boolean> => {
     const state = designer.getState();
     if (!state.open || state.draft === undefined) return false;
+    if (isRestricted(state)) {
+      await deps.message(
+        'Restricted mode',
+        'This job did not come from this designer: trust it first (Trust this job… over the canvas lists what it will do).',
+      );
+      return false;
+    }
     const problems = problemsOf(state).length;
     if (problems === 0) return true;
     await deps.message(
@@ -180,6 +188,8 @@ export function createRunController(deps: RunControllerDeps) {
         mode,
         previewSinks: r().previewSinks,
         breakpoints,
+        // The engine confines a run the user has not trusted (docs/security.md).
+        trusted: designer.getState().trust === 'trusted',
         ...(restore === undefined ? {} : { restore }),
       });
     } catch (error) {

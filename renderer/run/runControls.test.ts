@@ -16,6 +16,15 @@ describe('run controls', () => {
     expect(c).toMatchObject({ pause: false, resume: false, stop: false, step: false, stepBack: false });
   });
 
+  it('offers no Run, Debug or Restart in restricted mode, and still stops a run', () => {
+    expect(controlsEnabled({ ...idle, restricted: true })).toMatchObject({
+      run: false,
+      debug: false,
+      restart: false,
+    });
+    expect(controlsEnabled({ ...idle, status: 'running', restricted: true })).toMatchObject({ stop: true });
+  });
+
   it('offers Pause and Stop while running, and locks the breakpoints and the preview switch', () => {
     const c = controlsEnabled({ ...idle, status: 'running' });
     expect(c).toMatchObject({ run: false, debug: false, pause: true, resume: false, stop: true });

@@ -18,6 +18,8 @@ export interface RunControlState {
   readonly outdated?: boolean;
   /** Where a running debug run will stop (see RunState.runningTo). */
   readonly runningTo?: ResumeUntil;
+  /** The job is in restricted mode: not trusted, and it needs trust (renderer/trust/jobTrust.ts). */
+  readonly restricted?: boolean;
 }
 
 export function isActive(status: RunPhase): boolean {
@@ -41,9 +43,10 @@ export interface ControlsEnabled {
 export function controlsEnabled(s: RunControlState): ControlsEnabled {
   const active = isActive(s.status);
   const debugPaused = s.mode === 'debug' && s.status === 'paused';
+  const mayStart = !active && s.restricted !== true;
   return {
-    run: !active,
-    debug: !active,
+    run: mayStart,
+    debug: mayStart,
     pause: s.status === 'running',
     resume: s.status === 'paused',
     stop: active,
@@ -51,7 +54,7 @@ export function controlsEnabled(s: RunControlState): ControlsEnabled {
     toNextOperator: debugPaused,
     stepBack: debugPaused && s.hasStep,
     // Restarting stops the current run first; not while it is still starting.
-    restart: s.status !== 'starting',
+    restart: s.status !== 'starting' && s.restricted !== true,
     // Preview is decided when a run starts.
     previewSinks: !active,
     // Breakpoints go to the engine with run.start or while it waits; not while it races along.

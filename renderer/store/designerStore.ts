@@ -27,6 +27,12 @@ export interface Selection {
 
 export type BottomTab = 'Problems' | 'Debugger' | 'State' | 'Checkpoints' | 'Metrics';
 
+/**
+ * Whether the user trusts the job (docs/security.md): one made here or a template is trusted; one
+ * opened from disk is 'checking' until the host says whether its text is (renderer/trust/).
+ */
+export type DocumentTrust = 'trusted' | 'checking' | 'untrusted';
+
 export interface DesignerState {
   /** The job being edited; undefined while the open file is not a JSON object (see rawText). */
   draft: JobDraft | undefined;
@@ -57,6 +63,7 @@ export interface DesignerState {
   unappliedFields: readonly UnappliedField[];
   /** A word to the user about the document, e.g. that a save left out a field's change. */
   notice: string | undefined;
+  trust: DocumentTrust;
 }
 
 export interface DesignerActions {
@@ -104,6 +111,7 @@ export interface DesignerActions {
   /** An input's text was refused (a field), or taken or given up (undefined); `key` names the input. */
   setUnappliedField(key: string, field: UnappliedField | undefined): void;
   setNotice(notice: string | undefined): void;
+  setTrust(trust: DocumentTrust): void;
 }
 
 export type Designer = DesignerState & DesignerActions;
@@ -160,6 +168,7 @@ export function createDesignerStore() {
           fileProblems: [],
           unappliedFields: [],
           notice: undefined,
+          trust: 'trusted',
 
           newDocument(name) {
             const draft = newJobDraft(name);
@@ -173,6 +182,7 @@ export function createDesignerStore() {
               open: true,
               selection: EMPTY_SELECTION,
               ...ANOTHER_DOCUMENT,
+              trust: 'trusted',
             });
             resetHistory();
           },
@@ -184,7 +194,9 @@ export function createDesignerStore() {
               open: true,
               selection: EMPTY_SELECTION,
               ...ANOTHER_DOCUMENT,
-            };
+              // A template is the app's own; a file's text is trusted only as the host says.
+              trust: options?.asNew || path === undefined ? 'trusted' : 'checking',
+            } as const;
             if (parsed.kind === 'text') {
               set({
                 ...base,
@@ -384,6 +396,9 @@ export function createDesignerStore() {
           },
           setNotice(notice) {
             set({ notice });
+          },
+          setTrust(trust) {
+            set({ trust });
           },
         };
       },

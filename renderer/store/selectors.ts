@@ -5,8 +5,22 @@ import type { JobDraft } from '../document/jobDraft';
 import { parseJobFile, serializeDraft } from '../document/jobFileText';
 import type { DesignerState } from './designerStore';
 
-const problemsCache = new WeakMap<JobDraft, Problem[]>();
-let lastValidated: { draft: JobDraft; problems: Problem[] } | undefined;
+interface Validated {
+  readonly draft: JobDraft;
+  /** The job file's folder it was validated against (paths in params resolve against it). */
+  readonly folder: string | undefined;
+  readonly problems: Problem[];
+}
+
+const problemsCache = new WeakMap<JobDraft, Validated>();
+let lastValidated: Validated | undefined;
+
+/** The folder of a job file's path, "/" or "\\" separated; undefined for a job not saved yet. */
+function folderOf(path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  const cut = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
+  return cut <= 0 ? path.slice(0, cut + 1) || '/' : path.slice(0, cut);
+}
 
 /**
  * Whether `next` differs from `previous` only in `editor` and no problem is about `editor`: then
@@ -22,21 +36,28 @@ function onlyEditorMoved(previous: JobDraft, problems: readonly Problem[], next:
   );
 }
 
-/** The engine's own validation of the draft: the designer never has a copy of the rules. */
-export function problemsOf(state: Pick<DesignerState, 'draft' | 'parseProblems'>): Problem[] {
+/**
+ * The engine's own validation of the draft: the designer never has a copy of the rules. A saved
+ * job is validated against its folder, as a run resolves its paths (two sinks on one file).
+ */
+export function problemsOf(
+  state: Pick<DesignerState, 'draft' | 'parseProblems'> & Partial<Pick<DesignerState, 'filePath'>>,
+): Problem[] {
   const { draft } = state;
   if (draft === undefined) return state.parseProblems;
-  let problems = problemsCache.get(draft);
-  if (problems === undefined) {
+  const folder = folderOf(state.filePath);
+  let validated = problemsCache.get(draft);
+  if (validated === undefined || validated.folder !== folder) {
     const last = lastValidated;
-    problems =
-      last !== undefined && onlyEditorMoved(last.draft, last.problems, draft)
+    const problems =
+      last !== undefined && last.folder === folder && onlyEditorMoved(last.draft, last.problems, draft)
         ? last.problems
-        : validateJob(draft).problems;
-    problemsCache.set(draft, problems);
+        : validateJob(draft, folder === undefined ? {} : { jobDir: folder }).problems;
+    validated = { draft, folder, problems };
+    problemsCache.set(draft, validated);
   }
-  lastValidated = { draft, problems };
-  return problems;
+  lastValidated = validated;
+  return validated.problems;
 }
 
 const textCache = new WeakMap<JobDraft, string>();

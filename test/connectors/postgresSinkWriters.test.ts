@@ -31,6 +31,7 @@ function sinkOf(id: string, params: Record<string, unknown>, jobDir = os.tmpdir(
   return sinkPostgresFactory.createSink({
     planned: planned as unknown as PlannedOperator,
     jobDir,
+    jobName: 'writers',
     checkpoints: undefined,
   });
 }

@@ -127,7 +127,7 @@ await describeWithServer(
       }
       const run = await makeRun('clean', job(0));
       const started = Date.now();
-      const result = await runToEnd(['run', run.jobPath, '--quiet'], run.dir);
+      const result = await runToEnd(['run', run.jobPath, '--quiet', '--trust'], run.dir);
       const ms = Date.now() - started;
       expect(result.code, describeResult(result)).toBe(0);
       clean = { lines: await outputLines(path.join(run.dir, OUT)), ms };
@@ -198,7 +198,7 @@ await describeWithServer(
       const stream = uniqueStream('sink-clean');
       const run = await makeRun('sink-clean', job(stream, 0, 3));
       const started = Date.now();
-      const result = await runToEnd(['run', run.jobPath, '--quiet'], run.dir);
+      const result = await runToEnd(['run', run.jobPath, '--quiet', '--trust'], run.dir);
       const ms = Date.now() - started;
       expect(result.code, describeResult(result)).toBe(0);
       clean = { entries: await jsonOf(stream), ms };

@@ -103,6 +103,12 @@ export interface KindDescriptor<K extends string = string, P extends z.ZodObject
   /** Present when the kind runs user code from `params.code`. */
   readonly userCode?: KindUserCode;
   readonly keyedInput: KeyedInput;
+  /**
+   * The params that name a file, and whether the kind reads or writes it. A job that is not
+   * trusted may name only files inside its own folder (see engine/graph/jobReach.ts): a kind
+   * that opens a file through a param not listed here escapes that rule.
+   */
+  readonly fileParams?: Readonly<Record<string, 'read' | 'write'>>;
   /** False for a kind the contract names but this engine version cannot run yet. */
   readonly available: boolean;
   readonly designer: KindDesigner;

@@ -9,6 +9,7 @@ export const sinkJsonlKind = defineKind({
   params: z.strictObject({ path: relativePath }),
   ports: { inputs: true, outputs: [] },
   keyedInput: 'never',
+  fileParams: { path: 'write' },
   available: true,
   designer: {
     label: 'JSON Lines file',

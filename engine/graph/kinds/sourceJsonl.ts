@@ -16,6 +16,7 @@ export const sourceJsonlKind = defineKind({
   }),
   ports: { inputs: false, outputs: ['out'] },
   keyedInput: 'never',
+  fileParams: { path: 'read' },
   available: true,
   designer: {
     label: 'JSON Lines file',

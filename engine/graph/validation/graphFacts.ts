@@ -48,6 +48,8 @@ export interface GraphContext {
    * kind, or while its code does not parse.
    */
   readonly portsOf: (op: OperatorFacts) => EmittedPorts | undefined;
+  /** The job file's folder, absolute, when the caller knows it: relative paths resolve against it. */
+  readonly jobDir?: string;
 }
 
 function operatorFacts(element: unknown, index: number): OperatorFacts | undefined {
@@ -106,7 +108,7 @@ function maxParallelismOf(root: Record<string, unknown>): number | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-export function graphContext(root: Record<string, unknown>): GraphContext {
+export function graphContext(root: Record<string, unknown>, jobDir?: string): GraphContext {
   const operatorsKnown = Array.isArray(root.operators);
   const operators = (operatorsKnown ? (root.operators as unknown[]) : [])
     .map(operatorFacts)
@@ -129,6 +131,7 @@ export function graphContext(root: Record<string, unknown>): GraphContext {
     byId,
     ...(maxParallelism === undefined ? {} : { maxParallelism }),
     portsOf,
+    ...(jobDir === undefined ? {} : { jobDir }),
   };
 }
 

@@ -24,6 +24,7 @@ import {
   parallelismAboveMax,
   userCodeFaults,
 } from './operatorRules.js';
+import { sameFile } from './sameFileRule.js';
 import { transactionParams } from './transactionRules.js';
 import { windowParams } from './windowRules.js';
 
@@ -47,10 +48,11 @@ export const GRAPH_RULES: readonly GraphRule[] = [
   feedbackNotHash,
   keyedInputNotHash,
   cycleWithoutFeedback,
+  sameFile,
 ];
 
 /** Every graph rule's findings about a job document (shape problems aside). */
-export function graphFindings(root: Record<string, unknown>): Finding[] {
-  const ctx = graphContext(root);
+export function graphFindings(root: Record<string, unknown>, jobDir?: string): Finding[] {
+  const ctx = graphContext(root, jobDir);
   return GRAPH_RULES.flatMap((rule) => rule(ctx));
 }

@@ -12,6 +12,7 @@ export const PROBLEM_CODES = [
   'syntax-error',
   'forbidden-in-code',
   'parallelism-above-max',
+  'nested-too-deep',
   'duplicate-operator-id',
   'duplicate-edge-id',
   'unknown-operator',
@@ -24,6 +25,7 @@ export const PROBLEM_CODES = [
   'feedback-not-hash',
   'keyed-input',
   'cycle',
+  'same-file',
 ] as const;
 
 export type ProblemCode = (typeof PROBLEM_CODES)[number];

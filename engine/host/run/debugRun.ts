@@ -79,6 +79,7 @@ export class DebugRun extends StatusReportingRun implements DrivenRun {
       session = await DebugSession.open({
         job,
         jobDir: dirs.jobDir,
+        confined: this.options.confined,
         stateDir: dirs.stateDir,
         ...(previewSinks ? {} : { checkpointDir: dirs.checkpointDir }),
         previewSinks,

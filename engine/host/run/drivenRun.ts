@@ -56,6 +56,8 @@ export interface RunBasics {
   readonly runId: string;
   readonly job: Job;
   readonly dirs: RunDirs;
+  /** The job is not trusted: see RunOptions.confined. */
+  readonly confined: boolean;
   /** Shown with the first status (e.g. which checkpoint was chosen). */
   readonly note?: string;
   /** The checkpoint the run goes on from, if it does not start at the beginning. */

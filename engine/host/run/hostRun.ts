@@ -36,7 +36,8 @@ function summaryMessage(summary: RunSummary): string {
   const m = summary.metrics;
   const read = m.operators
     .filter((o) => findKind(o.kind)?.role === 'source')
-    .reduce((n, o) => n + o.recordsOut, 0);
+    // What the sources read (their records in), not what they sent: that counts once per edge.
+    .reduce((n, o) => n + o.recordsIn, 0);
   const seconds = (m.elapsedMs / 1000).toFixed(2);
   if (!summary.stopped) return `done: ${read} records from the sources in ${seconds} s`;
   const last = summary.checkpoints.at(-1);
@@ -102,6 +103,7 @@ export class HostRun extends StatusReportingRun implements DrivenRun {
         preview === undefined ? job : { ...job, settings: { ...job.settings, checkpointIntervalMs: 0 } },
         {
           jobDir: dirs.jobDir,
+          confined: this.options.confined,
           stateDir: dirs.stateDir,
           ...(preview === undefined
             ? { checkpointDir: dirs.checkpointDir }

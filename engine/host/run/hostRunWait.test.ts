@@ -54,6 +54,7 @@ describe('a run from the designer whose source waits for its server', () => {
         runId: 'r1',
         job: job!,
         dirs: { jobDir: dir, stateDir: join(dir, 'state'), checkpointDir: join(dir, 'checkpoints') },
+        confined: true,
         previewSinks: false,
         events: {
           status: (info) => statuses.push(info),

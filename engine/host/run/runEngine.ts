@@ -38,6 +38,8 @@ export interface RunEngine {
 
 export interface RunEngineOptions {
   readonly jobDir: string;
+  /** See RunOptions.confined. */
+  readonly confined: boolean;
   readonly stateDir: string;
   /** Absent: no checkpoints (a preview). */
   readonly checkpointDir?: string;

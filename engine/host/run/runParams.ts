@@ -107,6 +107,8 @@ export function runStartParams(raw: Raw): RunStartParams {
   ) {
     refuse(method, 'restore', 'must be "latest" or a checkpoint id (a positive integer)');
   }
+  if (raw.trusted !== undefined && typeof raw.trusted !== 'boolean')
+    refuse(method, 'trusted', 'must be true or false');
   return {
     text: string(method, raw, 'text'),
     path: absolutePath(method, raw, 'path'),
@@ -114,6 +116,7 @@ export function runStartParams(raw: Raw): RunStartParams {
     previewSinks: raw.previewSinks,
     ...(restore === undefined ? {} : { restore: restore as 'latest' | number }),
     ...(raw.breakpoints === undefined ? {} : { breakpoints: breakpoints(method, raw) }),
+    ...(raw.trusted === true ? { trusted: true } : {}),
   };
 }
 

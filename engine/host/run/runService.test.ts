@@ -262,6 +262,31 @@ describe('a run to its end', () => {
     expect(eventsOf('run.checkpoint', info.runId)).toEqual([]);
   });
 
+  it('says the records the sources read once each, however many edges leave a source', async () => {
+    await writeFile(join(dir, 'events.jsonl'), '{"n":1}\n{"n":2}\n{"n":3}\n');
+    const sink = (id: string) => ({ id, kind: 'sink.jsonl', params: { path: `${id}.jsonl` } });
+    const job = {
+      format: 'pipewright.job/1',
+      name: 'fan-out',
+      operators: [
+        { id: 'events', kind: 'source.jsonl', params: { path: 'events.jsonl' } },
+        sink('a'),
+        sink('b'),
+        sink('c'),
+      ],
+      edges: ['a', 'b', 'c'].map((to) => ({ id: `to-${to}`, from: 'events', to, partition: 'forward' })),
+    };
+    const info = await result('run.start', {
+      text: JSON.stringify(job),
+      path: join(dir, 'fan-out.job.json'),
+      mode: 'run',
+      previewSinks: false,
+    });
+    const last = await ended(info.runId);
+    expect(last.status).toBe('finished');
+    expect(last.message).toMatch(/^done: 3 records from the sources in /);
+  });
+
   it('reports a failure naming the operator, and refuses what it cannot open', async () => {
     await writeFile(join(dir, 'events.jsonl'), '{"user":"a"}\n{"user":"b"}\n');
     const job = usersJob();
@@ -670,9 +695,11 @@ describe('refusals', () => {
     expect(await page({ after: 'not a cursor' })).toBe(
       'state.page: params.after is not a cursor this host handed out (pass a page\'s "next")',
     );
-    expect(await page({ checkpointId: 5 })).toBe(
-      `checkpoint 5 is not a completed checkpoint in ${info.checkpointDir} (there is none)`,
+    // A run slower than its 50 ms interval (a loaded machine) has completed a checkpoint or two.
+    expect(await page({ checkpointId: 5 })).toMatch(
+      /^checkpoint 5 is not a completed checkpoint in .+ \((there is none|there are [1-4])\)$/,
     );
+    expect(await page({ checkpointId: 5 })).toContain(info.checkpointDir);
   });
 
   it('refuses a preview run from a checkpoint, and the debug rows on a plain run', async () => {

@@ -198,7 +198,7 @@ export function createRunService(
             `run.start: run ${run.runId} of job "${run.job.name}" is still ${run.info().status}; stop it before starting another (one run at a time)`,
           );
         }
-        const { job, problems } = validateJobText(params.text);
+        const { job, problems } = validateJobText(params.text, { jobDir: dirname(params.path) });
         if (job === undefined) {
           throw new Error(
             `run.start: the job in ${params.path} is not valid (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${problemList(problems)}`,
@@ -237,6 +237,7 @@ export function createRunService(
             runId: randomUUID(),
             job,
             dirs,
+            confined: params.trusted !== true,
             previewSinks: params.previewSinks,
             events: eventsFor(dirs.checkpointDir),
             ...(callMarker === undefined ? {} : { callMarker }),

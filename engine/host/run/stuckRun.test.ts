@@ -9,8 +9,8 @@ import type { RunInfo } from '../../protocol/runProtocol.js';
 const session = hostSessionPerTest('pipewright-stuck-');
 const { result, eventsOf, until } = session;
 
-const saveJob = (code: string, settings?: Record<string, unknown>) =>
-  writeProcessJob(session.dir, code, 5, settings);
+const saveJob = (code: string, settings?: Record<string, unknown>, parallelism?: number) =>
+  writeProcessJob(session.dir, code, 5, settings, parallelism);
 
 const lastStatus = (runId: string): RunInfo | undefined => eventsOf('run.status', runId).at(-1);
 
@@ -63,6 +63,58 @@ describe('user code that never returns, run from the designer', () => {
       await nextRunFinishes();
     });
   }
+
+  it('a promise that never settles, while the other subtask of its thread goes on: Stop ends it naming the operator and the record', async () => {
+    const { path, text } = await saveJob(
+      'function process(r, ctx) {\n  if (r.id === 3) return new Promise(() => {});\n  ctx.emit(r);\n}',
+      { threads: 1 },
+      2,
+    );
+    const info = await result('run.start', { text, path, mode: 'run', previewSinks: false });
+    await until('a status saying where the code waits', () =>
+      eventsOf('run.status', info.runId).some((s) =>
+        /operator "p1" \(subtask 0 of 2\) has waited \d+\.\d s on a promise its code returned on the record from in\.jsonl:3; Stop ends it/.test(
+          s.message ?? '',
+        ),
+      ),
+    );
+    const askedAt = performance.now();
+    const stopped = await result('run.stop', { runId: info.runId });
+    expect(performance.now() - askedAt).toBeLessThan(STOP_BOUND_MS);
+    expect(stopped.status).toBe('failed');
+    expect(stopped.message).toMatch(
+      /^stopped by force: operator "p1" \(subtask 0 of 2\) has waited \d+\.\d s on a promise its code returned on the record from in\.jsonl:3$/,
+    );
+    await nextRunFinishes();
+  });
+
+  it('a breakpoint condition that never returns: the host keeps answering, and Stop ends it naming the breakpoint, the operator and the record', async () => {
+    const { path, text } = await saveJob('function process(r, ctx) { ctx.emit(r); }');
+    const info = await result('run.start', { text, path, mode: 'debug', previewSinks: false });
+    void session.call('run.setBreakpoints', {
+      runId: info.runId,
+      breakpoints: [
+        { id: 'b1', type: 'condition', operator: 'p1', expression: '(function(){while(true){}})()' },
+      ],
+    });
+    void session.call('run.resume', { runId: info.runId });
+    await until('a status saying where the condition is stuck', () =>
+      eventsOf('run.status', info.runId).some((s) =>
+        /the condition of breakpoint "b1" has run on the record from in\.jsonl:1 at operator "p1" for \d+\.\d s without returning; Stop ends it/.test(
+          s.message ?? '',
+        ),
+      ),
+    );
+    expect((await result('host.info', {})).version).toBe('0.0.0');
+    const askedAt = performance.now();
+    const stopped = await result('run.stop', { runId: info.runId });
+    expect(performance.now() - askedAt).toBeLessThan(STOP_BOUND_MS);
+    expect(stopped.status).toBe('failed');
+    expect(stopped.message).toMatch(
+      /^stopped by force: the condition of breakpoint "b1" has run on the record from in\.jsonl:1 at operator "p1" for \d+\.\d s without returning$/,
+    );
+    await nextRunFinishes();
+  });
 
   it('a call past settings.callTimeoutMs fails the run, naming the operator and the record', async () => {
     const { path, text } = await saveJob(

@@ -1,6 +1,7 @@
 // The options every Kafka client of a connector is made with. The client's own retries are off:
 // ServerRetry (connectors/serverRetry.ts) does the waiting, with the status saying what for and
 // the operator's retryTimeoutMs bounding it, rather than the client retrying three times unseen.
+import { serverAddress } from '../../graph/serverAddress.js';
 
 /** "host:port[,host:port...]" as the client's broker list. */
 export function kafkaBrokers(bootstrapServers: string): string[] {
@@ -22,7 +23,8 @@ export function kafkaClientOptions(clientId: string, bootstrapServers: string) {
   };
 }
 
-/** "Kafka at localhost:9092", as messages name the server. */
+/** "Kafka at localhost:9092", as messages name the server: hosts and ports only (see serverAddress). */
 export function kafkaServerName(bootstrapServers: string): string {
-  return `Kafka at ${kafkaBrokers(bootstrapServers).join(',')}`;
+  const address = serverAddress(kafkaBrokers(bootstrapServers).join(','), 9092);
+  return address === undefined ? 'Kafka' : `Kafka at ${address}`;
 }

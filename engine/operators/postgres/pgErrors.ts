@@ -2,16 +2,28 @@
 // once: the server in words without its password, and which errors are the server being away
 // (worth retrying with backoff) rather than a fault waiting cannot mend (bad password, missing
 // table, a setting the server lacks).
+import { serverAddress } from '../../graph/serverAddress.js';
 
-/** "PostgreSQL at host:port/db": a connection string in words, never its user's password. */
+/**
+ * The database a postgres:// URL names, read as serverAddress reads the host (after the last
+ * "@"), when it is a plain name; undefined otherwise.
+ */
+function databaseOf(connection: string): string | undefined {
+  const rest = /^postgres(?:ql)?:\/\/(.*)$/is.exec(connection.trim())?.[1];
+  if (rest === undefined) return undefined;
+  const database = /^[^/?#]*\/([^?#]*)/.exec(rest.slice(rest.lastIndexOf('@') + 1))?.[1];
+  return database !== undefined && /^[A-Za-z0-9_.$-]+$/.test(database) ? database : undefined;
+}
+
+/**
+ * "PostgreSQL at host:port/db": a connection string in words, its host and port only (and the
+ * database of a well-formed URL), never its user's password (see serverAddress).
+ */
 export function postgresServer(connection: string): string {
-  try {
-    const url = new URL(connection);
-    const database = url.pathname.replace(/^\//, '');
-    return `PostgreSQL at ${url.hostname}:${url.port || '5432'}${database === '' ? '' : `/${database}`}`;
-  } catch {
-    return 'PostgreSQL';
-  }
+  const address = serverAddress(connection, 5432);
+  if (address === undefined) return 'PostgreSQL';
+  const database = databaseOf(connection);
+  return `PostgreSQL at ${address}${database === undefined ? '' : `/${database}`}`;
 }
 
 /** Socket errors of a server that is down, restarting or unreachable for now. */

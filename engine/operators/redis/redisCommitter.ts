@@ -90,6 +90,11 @@ export class RedisCommitter implements SinkCommitter {
     for (const part of parts) if ('file' in part) await rm(this.locate(part.file), { force: true });
   }
 
+  /** The run ended otherwise than through commitRemaining: its connection goes. */
+  async close(): Promise<void> {
+    this.connection.close();
+  }
+
   async recover(state: ConnectorState | undefined, checkpointId: number): Promise<void> {
     if (state === undefined) return;
     const commit = state.payload as RedisCommit;

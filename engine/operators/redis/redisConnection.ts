@@ -4,20 +4,17 @@
 // operator waits for and the job fails once retryTimeoutMs has passed.
 import { createClient, type RedisClientType } from 'redis';
 import { JobError } from '../../graph/jobError.js';
+import { serverAddress } from '../../graph/serverAddress.js';
 import { describeCause, ServerRetry } from '../connectors/serverRetry.js';
 
 export type RedisClient = RedisClientType;
 
 const CONNECT_TIMEOUT_MS = 5_000;
 
-/** "Redis at host:port", never the password a URL may carry. */
+/** "Redis at host:port", never the password a URL may carry (see serverAddress). */
 export function describeRedisServer(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `Redis at ${parsed.hostname}:${parsed.port || '6379'}`;
-  } catch {
-    return 'Redis';
-  }
+  const address = serverAddress(url, 6379);
+  return address === undefined ? 'Redis' : `Redis at ${address}`;
 }
 
 const TRANSIENT_CODES = new Set([

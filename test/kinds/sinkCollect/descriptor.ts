@@ -16,6 +16,7 @@ export const sinkCollectDescriptor = defineKind({
   params: collectParams,
   ports: { inputs: true, outputs: [] },
   keyedInput: 'never',
+  fileParams: { dir: 'write' },
   available: true,
   designer: {
     label: 'Collect',

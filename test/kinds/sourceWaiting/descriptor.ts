@@ -25,6 +25,8 @@ export const sourceWaitingDescriptor = defineKind({
   params: waitingParams,
   ports: { inputs: false, outputs: ['out'] },
   keyedInput: 'never',
+  // A kind names the files it opens, so that an untrusted job's may not lead outside its folder.
+  fileParams: { releaseFile: 'read' },
   available: true,
   designer: {
     label: 'Waiting',

@@ -50,6 +50,11 @@ export class PostgresAppendCommitter implements SinkCommitter {
     }
   }
 
+  /** The run ended otherwise than through commitRemaining: its connection goes. */
+  async close(): Promise<void> {
+    await this.session.close();
+  }
+
   async recover(commit: ConnectorState | undefined, checkpointId: number): Promise<void> {
     const restored = commit?.kind === KIND ? (commit.payload as AppendCommit) : undefined;
     if (restored !== undefined) this.ledger.continueLineage(restored.lineage);

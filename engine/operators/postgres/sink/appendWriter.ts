@@ -73,9 +73,15 @@ export class PostgresAppendWriter implements SinkWriter {
   }
 
   async open(): Promise<void> {
-    this.table = await openSinkTable(this.session, this.params, this.operatorId);
-    // What an earlier run left prepared goes before this one prepares anything.
-    await this.ledger.sweepOnce(this.sweep);
+    try {
+      this.table = await openSinkTable(this.session, this.params, this.operatorId);
+      // What an earlier run left prepared goes before this one prepares anything.
+      await this.ledger.sweepOnce(this.sweep);
+    } catch (error) {
+      // Its connection goes with the failure (the committer's goes as the run ends: close()).
+      await this.session.close();
+      throw error;
+    }
   }
 
   write(envelope: Envelope): void | Promise<void> {

@@ -41,7 +41,14 @@ export class PostgresUpsertWriter implements SinkWriter {
   }
 
   async open(): Promise<void> {
-    this.table = await openSinkTable(this.session, this.params, this.operatorId);
+    try {
+      this.table = await openSinkTable(this.session, this.params, this.operatorId);
+    } catch (error) {
+      // Its connection goes with the failure: left open, it holds a session on the server and
+      // keeps the run's thread alive.
+      await this.session.close();
+      throw error;
+    }
   }
 
   write(envelope: Envelope): void | Promise<void> {

@@ -23,6 +23,7 @@ import { ReplicationStream } from './replicationStream.js';
 import { createSlot, SnapshotCursor } from './snapshotCursor.js';
 import { SnapshotRecords } from './snapshotRecords.js';
 import {
+  checkPublication,
   checkWalLevel,
   currentLsn,
   dropLeftoverSlot,
@@ -106,6 +107,19 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
       if (split.fresh) {
         await this.retry.run('making its replication slot', () => this.freshStart(split));
       } else {
+        // The names the checkpoint recorded, whatever the default is now; the publication must
+        // still publish the table (a checkpoint of the versions whose jobs shared default names
+        // may name another job's).
+        await this.retry.run('checking its publication', () =>
+          this.withClient((client) =>
+            checkPublication(
+              client,
+              split.publication,
+              { schema: split.schema!, name: split.name! },
+              this.operatorId,
+            ),
+          ),
+        );
         this.split = split;
         this.phase = 'stream';
         this.acknowledged = parseLsn(split.lsn!);
@@ -139,7 +153,7 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
     const table = await this.withClient(async (client) => {
       await checkWalLevel(client, this.operatorId);
       const resolved = await resolveTable(client, this.params.table, this.operatorId);
-      await ensurePublication(client, fresh.publication, resolved);
+      await ensurePublication(client, fresh.publication, resolved, this.operatorId);
       await dropLeftoverSlot(client, fresh.slot);
       const prepared = await preparedTransactions(client);
       if (prepared > 0) {

@@ -18,21 +18,26 @@ import { resolveTable, setupProblem, walLevelProblem } from './tableSetup.js';
 const MAX_NAME = 63;
 
 /**
- * The default slot and publication name: "pipewright_", a hash of the job's folder, the operator
- * id (lower case, other characters as "_"): one per job and operator, within slot-name rules.
+ * The default slot and publication name, one per job and operator: "pipewright_", a hash of the
+ * job's folder, the job's name and the operator id, then the job's name and the operator id in
+ * slot-name letters (lower case, other characters as "_") for whoever reads the server's list,
+ * cut to 63 bytes. The hash is never cut, so two jobs of one folder, or two long names that
+ * differ only past the cut, never share one. A checkpoint keeps the names its split was made with
+ * (postgresSplit.ts), so a restore uses those even where this default changed.
  */
-export function defaultName(jobDir: string, operatorId: string): string {
-  const job = createHash('sha256').update(jobDir).digest('hex').slice(0, 10);
-  const operator = operatorId.toLowerCase().replace(/[^a-z0-9_]/g, '_');
-  return `pipewright_${job}_${operator}`.slice(0, MAX_NAME);
+export function defaultName(jobDir: string, jobName: string, operatorId: string): string {
+  const hash = createHash('sha256').update(`${jobDir}\0${jobName}\0${operatorId}`).digest('hex').slice(0, 12);
+  const words = `${jobName}_${operatorId}`.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+  return `pipewright_${hash}_${words}`.slice(0, MAX_NAME);
 }
 
 export function postgresSource(
   jobDir: string,
+  jobName: string,
   operatorId: string,
   params: ParamsOf<'source.postgres'>,
 ): Source<PostgresSplit> {
-  const name = defaultName(jobDir, operatorId);
+  const name = defaultName(jobDir, jobName, operatorId);
   const fresh: PostgresSplit = {
     fresh: true,
     slot: params.slot ?? name,
@@ -88,9 +93,10 @@ async function testConnection(
 
 export const sourcePostgresFactory: KindFactory = {
   role: 'source',
-  createSource: ({ planned, jobDir }) =>
+  createSource: ({ planned, jobDir, jobName }) =>
     postgresSource(
       jobDir,
+      jobName,
       planned.id,
       planned.operator.params as ParamsOf<'source.postgres'>,
     ) as Source<unknown>,

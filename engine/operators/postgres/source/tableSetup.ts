@@ -1,6 +1,6 @@
 // What a fresh start of source.postgres does on the server before it reads: the table checked
-// (it exists; the server's wal_level is logical), its publication made if absent, and the lines
-// that say what is wrong when they fail, naming the operator.
+// (it exists; the server's wal_level is logical), its publication made if absent or checked to
+// publish the table, and the lines that say what is wrong when they fail, naming the operator.
 
 import type pg from 'pg';
 import { JobError } from '../../../graph/jobError.js';
@@ -51,20 +51,62 @@ export async function checkWalLevel(client: pg.Client, operatorId: string): Prom
   if (level !== 'logical') throw new JobError(walLevelProblem(operatorId, level), operatorId);
 }
 
-/** Makes the publication for the table unless one of that name is there (then it is used as it is). */
+/**
+ * Makes the publication for the table unless one of that name is there; one that is there must
+ * publish the table (checkPublication).
+ */
 export async function ensurePublication(
   client: pg.Client,
   publication: string,
   table: ResolvedTable,
+  operatorId: string,
 ): Promise<void> {
   const found = await client.query('SELECT 1 FROM pg_publication WHERE pubname = $1', [publication]);
-  if (found.rowCount !== 0) return;
-  try {
-    await client.query(`CREATE PUBLICATION ${quoteIdent(publication)} FOR TABLE ${qualifiedName(table)}`);
-  } catch (error) {
-    // Another run made it between the two statements: use it.
-    if ((error as { code?: string }).code !== '42710') throw error;
+  if (found.rowCount === 0) {
+    try {
+      await client.query(`CREATE PUBLICATION ${quoteIdent(publication)} FOR TABLE ${qualifiedName(table)}`);
+      return;
+    } catch (error) {
+      // Another run made it between the two statements: use it, if it publishes the table.
+      if ((error as { code?: string }).code !== '42710') throw error;
+    }
   }
+  await checkPublication(client, publication, table, operatorId);
+}
+
+/**
+ * A publication that does not publish the table streams none of its changes, without a word from
+ * the server: refused here, in one line naming the operator, the publication and the table.
+ */
+export async function checkPublication(
+  client: pg.Client,
+  publication: string,
+  table: { readonly schema: string; readonly name: string },
+  operatorId: string,
+): Promise<void> {
+  const published = await client.query<{ schemaname: string; tablename: string }>(
+    'SELECT schemaname, tablename FROM pg_publication_tables WHERE pubname = $1 ORDER BY schemaname, tablename',
+    [publication],
+  );
+  if (published.rows.some((row) => row.schemaname === table.schema && row.tablename === table.name)) return;
+  const exists = await client.query('SELECT 1 FROM pg_publication WHERE pubname = $1', [publication]);
+  const wanted = `${table.schema}.${table.name}`;
+  if (exists.rowCount === 0) {
+    throw new JobError(
+      `operator "${operatorId}": publication "${publication}" does not exist (dropped while the job was away?), so the changes of table "${wanted}" cannot be read: start the job fresh`,
+      operatorId,
+    );
+  }
+  const shown = published.rows.slice(0, 5).map((row) => `"${row.schemaname}.${row.tablename}"`);
+  const more = published.rows.length - shown.length;
+  const publishes =
+    published.rows.length === 0
+      ? 'it publishes no table'
+      : `it publishes ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+  throw new JobError(
+    `operator "${operatorId}": publication "${publication}" does not publish table "${wanted}" (${publishes}): name a publication that does, or add the table to it (ALTER PUBLICATION ${quoteIdent(publication)} ADD TABLE ${qualifiedName({ ...table, rowEstimate: 0 })})`,
+    operatorId,
+  );
 }
 
 /** Drops a slot of that name left by a fresh start that crashed before its first checkpoint. */

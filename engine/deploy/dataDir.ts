@@ -1,6 +1,7 @@
-// Where the app keeps its own small files (the recent list, the window's bounds). The desktop
-// shell and the browser form use the same folder, so both see the same recent files; it is the
-// folder Electron would pick as userData for an app named "pipewright".
+// Where the app keeps its own small files (the recent list, the window's bounds, the trusted jobs
+// and folders). The desktop shell, the browser form and the CLI use the same folder, so all see the
+// same recent files and trust the same jobs; it is the folder Electron would pick as userData for
+// an app named "pipewright".
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 
