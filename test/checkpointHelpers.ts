@@ -398,6 +398,12 @@ export interface CrashOptions {
   readonly kills: readonly KillPlan[];
   /** Called before every attempt (e.g. to change the job's parallelism). */
   readonly beforeAttempt?: (attempt: number) => Promise<void>;
+  /**
+   * Starts an attempt's process, restoring the latest checkpoint when `restore` (default:
+   * `pipewright run JOB [--restore latest]`); for a runner of its own that says what it restores
+   * as the CLI does ("restoring checkpoint N", "starting fresh").
+   */
+  readonly start?: (restore: boolean) => RunningCli;
   readonly timeoutMs?: number;
 }
 
@@ -436,7 +442,7 @@ export async function crashAndRestore(options: CrashOptions): Promise<Attempt[]>
     const args = ['run', options.jobPath, ...(attempt > 0 ? ['--restore', 'latest'] : [])];
     const plan = options.kills[attempt];
     const newestBefore = inspectCheckpointDir(options.checkpointDir).completed[0];
-    const run = startCli(args, options.cwd);
+    const run = options.start === undefined ? startCli(args, options.cwd) : options.start(attempt > 0);
     let killed = false;
     let killedWhileWriting: number[] = [];
     if (plan !== undefined) {

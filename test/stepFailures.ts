@@ -147,8 +147,9 @@ export function expectFailedAndRestored(attempts: readonly StepAttempt[], failur
  * Steps at which `count` attempts fail: each after at least two checkpoints of its own and within
  * a fifth of a whole run (`wholeSteps`), so that every attempt fails, and every restore resumes
  * from a checkpoint. A job whose first checkpoint takes long to complete (a barrier waiting for
- * an input that is not read yet) says when a whole run completed it: `firstCompletedAt`, and
- * no attempt fails before it.
+ * an input that is not read yet) says when a whole run completed it, `firstCompletedAt`: the
+ * first attempt fails after it, within a fifth of what a whole run has left after it; the others
+ * (which resume past it) within a fifth of that too.
  */
 export function failurePoints(
   random: () => number,
@@ -157,13 +158,20 @@ export function failurePoints(
   checkpointEverySteps: number,
   firstCompletedAt = 0,
 ): number[] {
-  const low = Math.max(Math.floor(0.05 * wholeSteps), 2 * checkpointEverySteps + 1, firstCompletedAt + 1);
-  const high = Math.floor(0.2 * wholeSteps);
+  const low = Math.max(Math.floor(0.05 * wholeSteps), 2 * checkpointEverySteps + 1);
+  const left = wholeSteps - firstCompletedAt;
+  const high = firstCompletedAt === 0 ? Math.floor(0.2 * wholeSteps) : Math.floor(0.2 * left);
   expect(
     high,
-    `a whole run of ${wholeSteps} steps is too short for failures past two checkpoints`,
+    `a whole run of ${wholeSteps} steps (${left} after its first checkpoint) is too short for failures past two checkpoints`,
   ).toBeGreaterThan(low);
-  return Array.from({ length: count }, () => low + Math.floor(random() * (high - low)));
+  const firstLow = Math.max(low, firstCompletedAt + 1);
+  const firstHigh = Math.max(high, firstCompletedAt + high);
+  return Array.from({ length: count }, (_, i) =>
+    i === 0
+      ? firstLow + Math.floor(random() * (firstHigh - firstLow))
+      : low + Math.floor(random() * (high - low)),
+  );
 }
 
 /** The steps of a whole run of `job` without failures (in a scratch folder). */
