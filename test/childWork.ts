@@ -92,3 +92,40 @@ export class ChildWatch {
     }
   }
 }
+
+/** The CPU time this process has used so far (all its threads: a parallel run's workers too), in ms. */
+function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/**
+ * Waits for `work` done in this process (a run of either executor) with a budget of work, as a
+ * ChildWatch gives a child: it fails when this process uses more than `cpuMs` of CPU time from
+ * now on, all threads together, or next to none (the watch's own ticks: under 1% of a core) for
+ * `idleMs` (stuck). A test file runs its tests one at a time, so what this process uses
+ * meanwhile is the work's.
+ */
+export async function withinWork<T>(work: Promise<T>, budget: WorkBudget, what: string): Promise<T> {
+  const startMs = ownCpuMs();
+  let lastCpuMs = startMs;
+  let lastWorkAt = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const watch = new Promise<never>((_, reject) => {
+    timer = setInterval(() => {
+      const now = ownCpuMs();
+      if (now - lastCpuMs > 0.01 * EVERY_MS) lastWorkAt = Date.now();
+      lastCpuMs = now;
+      const idleMs = budget.idleMs ?? DEFAULT_IDLE_MS;
+      if (now - startMs > budget.cpuMs)
+        reject(new Error(`${what} used more than ${budget.cpuMs} ms of CPU time`));
+      else if (Date.now() - lastWorkAt > idleMs)
+        reject(new Error(`${what} used no CPU time for ${idleMs} ms (stuck)`));
+    }, EVERY_MS);
+  });
+  try {
+    return await Promise.race([work, watch]);
+  } finally {
+    clearInterval(timer);
+  }
+}
