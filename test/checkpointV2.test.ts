@@ -51,5 +51,5 @@ describe('a format 2 checkpoint', () => {
     expect(run.stderr).toMatch(/restoring checkpoint 2\b/);
     const after = await outputLines(path.join(restored, 'out.jsonl'));
     expect(describeDifference(after, expected)).toBe('');
-  }, 90_000);
+  });
 });
