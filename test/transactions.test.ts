@@ -109,7 +109,9 @@ describe.each(EXECUTORS)('bank transfers (%s)', (executor) => {
     expect(expected.aborted.length).toBeLessThan(transfers / 2);
   });
 
-  it.each(CASES)(
+  // The runs of a suite go side by side (each in a folder of its own), the hot rows after them,
+  // alone: their budget counts this process's CPU time.
+  it.concurrent.each(CASES)(
     'at parallelism $parallelism behind a $partition edge: the serial program output, balances conserved',
     async ({ parallelism, partition }) => {
       const dir = await freshDir();
@@ -120,7 +122,7 @@ describe.each(EXECUTORS)('bank transfers (%s)', (executor) => {
     },
   );
 
-  it('metrics count the records a transaction took, not the rows its subtasks sent each other', async () => {
+  it.concurrent('metrics count the records a transaction took, not the rows its subtasks sent each other', async () => {
     const dir = await freshDir();
     writeLedgerInput(join(dir, 'input.jsonl'), records);
     const { metrics } = await runJob(executor, ledgerJob({ parallelism: 3 }), {
@@ -179,7 +181,7 @@ function generatorChannels() {
   return [all.filter((_, i) => i % 2 === 0), all.filter((_, i) => i % 2 === 1)];
 }
 
-describe.each(EXECUTORS)('two upstream subtasks (%s)', (executor) => {
+describe.concurrent.each(EXECUTORS)('two upstream subtasks (%s)', (executor) => {
   it('without event time: merged by (position, channel), the same on two runs', async () => {
     const order = serialOrder(generatorChannels());
     // Position by position, first channel first: the generator's index order.
