@@ -63,7 +63,8 @@ afterAll(async () => {
 
 // -------------------------------------------------------------------------------------- tests
 
-describe('a source kind and a sink kind from test code', () => {
+// Side by side, each in a folder of its own: the kill test mostly waits on its source's pauses.
+describe.concurrent('a source kind and a sink kind from test code', () => {
   // On worker threads each worker loads the compiled kinds it is told to.
   it.each(EXECUTORS)('run a keyed job through checkpoints, exactly once (%s executor)', async (executor) => {
     const dir = await freshDir(executor);
