@@ -106,7 +106,13 @@ function ownCpuMs(): number {
  * `idleMs` (stuck). A test file runs its tests one at a time, so what this process uses
  * meanwhile is the work's.
  */
-export async function withinWork<T>(work: Promise<T>, budget: WorkBudget, what: string): Promise<T> {
+export async function withinWork<T>(
+  work: Promise<T>,
+  budget: WorkBudget,
+  what: string,
+  /** Where the work stands, for the failure's message (e.g. the run's metrics). */
+  state?: () => string,
+): Promise<T> {
   const startMs = ownCpuMs();
   let lastCpuMs = startMs;
   let lastWorkAt = Date.now();
@@ -117,10 +123,17 @@ export async function withinWork<T>(work: Promise<T>, budget: WorkBudget, what: 
       if (now - lastCpuMs > 0.01 * EVERY_MS) lastWorkAt = Date.now();
       lastCpuMs = now;
       const idleMs = budget.idleMs ?? DEFAULT_IDLE_MS;
-      if (now - startMs > budget.cpuMs)
-        reject(new Error(`${what} used more than ${budget.cpuMs} ms of CPU time`));
-      else if (Date.now() - lastWorkAt > idleMs)
-        reject(new Error(`${what} used no CPU time for ${idleMs} ms (stuck)`));
+      let why: string | undefined;
+      if (now - startMs > budget.cpuMs) why = `used more than ${budget.cpuMs} ms of CPU time`;
+      else if (Date.now() - lastWorkAt > idleMs) why = `used no CPU time for ${idleMs} ms (stuck)`;
+      if (why === undefined) return;
+      let where = '';
+      try {
+        where = state === undefined ? '' : `\n${state()}`;
+      } catch (error) {
+        where = `\n(its state could not be read: ${String(error)})`;
+      }
+      reject(new Error(`${what} ${why}${where}`));
     }, EVERY_MS);
   });
   try {

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../engine/graph/schema.js';
 import { withinWork } from './childWork.js';
-import { EXECUTORS, type Executor, runJob } from './executors.js';
+import { EXECUTORS, type Executor, type ExecutorRun, openJob, runJob } from './executors.js';
 import { type EdgeInput, makeJob, type OperatorInput, sink } from './jobBuilders.js';
 import {
   ABORTED_OUTPUT,
@@ -63,6 +63,11 @@ const byId = (rows: readonly Row[]) => [...rows].sort((a, b) => a.id - b.id);
 /** Runs `job` in `dir` (its input already there) and reads both sinks, each sorted by id. */
 async function runLedger(executor: Executor, job: Job, dir: string): Promise<{ out: Row[]; aborted: Row[] }> {
   await runJob(executor, job, { jobDir: dir, stateDir: join(dir, 'state') });
+  return readLedger(dir);
+}
+
+/** Both sinks of a run in `dir`, each sorted by id. */
+async function readLedger(dir: string): Promise<{ out: Row[]; aborted: Row[] }> {
   return {
     out: byId(await readLines(join(dir, LEDGER_OUTPUT))),
     aborted: byId(await readLines(join(dir, ABORTED_OUTPUT))),
@@ -141,6 +146,8 @@ describe.each(EXECUTORS)('bank transfers (%s)', (executor) => {
   // the parallel executor), and no other test here does. Its budget follows its work: CPU time
   // by the records its subtasks take (every subtask takes every record), not a clock; on a
   // loaded machine each transaction waits longer for the hot row to come from another thread.
+  // A run that stops using CPU is stuck, and fails after 120 s saying where it stands (one ran
+  // into the 300 s guard here once, at parallelism 3 on the parallel executor, using no CPU).
   it.each([3, 8])(
     'a hot row (every transaction touches one account) at parallelism %i: correct, and the run ends',
     async (parallelism) => {
@@ -150,12 +157,27 @@ describe.each(EXECUTORS)('bank transfers (%s)', (executor) => {
       expect(hotExpected.aborted.length).toBeGreaterThan(0);
       const dir = await freshDir();
       writeLedgerInput(join(dir, 'input.jsonl'), hot);
-      const run = await withinWork(
-        runLedger(executor, ledgerJob({ parallelism }), dir),
+      let open: ExecutorRun | undefined;
+      const opening = openJob(executor, ledgerJob({ parallelism }), {
+        jobDir: dir,
+        stateDir: join(dir, 'state'),
+      });
+      await withinWork(
+        opening.then((run) => {
+          open = run;
+          return run.run();
+        }),
         // 0.8 s of CPU time at parallelism 8 on the parallel executor here: a livelock fails long before 300 s.
         { cpuMs: 20_000 + 2 * hot.length * parallelism },
         `the hot row at parallelism ${parallelism} (${executor})`,
+        // Where a stuck run stands: each subtask's records in and out (on several threads, as of
+        // each thread's latest report), and how full each edge is.
+        () =>
+          open === undefined
+            ? 'not open yet'
+            : JSON.stringify({ metrics: open.metrics(), edgeFill: Object.fromEntries(open.edgeFill()) }),
       );
+      const run = await readLedger(dir);
       expectSerial(run, hotExpected);
       expectBalancesConserved(run.out, hot, hotExpected);
     },
