@@ -41,6 +41,8 @@ interface InFlight {
   readonly settle: () => void;
   /** Given up by a debug run going back in time: it completes nothing. */
   dropped: boolean;
+  /** Hears how it ended (a clean stop's own checkpoint: see requestNow). */
+  readonly onEnded: ((completed: boolean) => void) | undefined;
 }
 
 export class CheckpointCoordinator implements CheckpointAcker {
@@ -50,12 +52,11 @@ export class CheckpointCoordinator implements CheckpointAcker {
   private current: InFlight | undefined;
   private stopped = false;
   private abandoned = false;
+  /** What the next checkpoint to start tells how it ended (requestNow). */
+  private requested: ((completed: boolean) => void) | undefined;
   /** Ids of checkpoints that completed in this run. */
   readonly completed: number[] = [];
   onEvent: ((event: CheckpointEvent) => void) | undefined;
-  onComplete: ((id: number) => void) | undefined;
-  /** Told when a checkpoint fails (JobRun.stop: the stop then goes on without one). */
-  onFailed: ((id: number) => void) | undefined;
   /** A checkpoint retention must keep whatever comes after it (see JobRun.open). */
   pinned: number | undefined;
 
@@ -80,9 +81,14 @@ export class CheckpointCoordinator implements CheckpointAcker {
     this.timer.unref();
   }
 
-  /** Asks for a checkpoint as soon as possible (a clean stop takes one). */
-  requestNow(): void {
+  /**
+   * Asks for a checkpoint as soon as possible. `onEnded` hears how that checkpoint ends: the one
+   * this starts, never one already in flight, which cut the job before the request (a clean stop
+   * takes a checkpoint of its own and ends right after it, JobRun.stop).
+   */
+  requestNow(onEnded?: (completed: boolean) => void): void {
     this.due = true;
+    if (onEnded !== undefined) this.requested = onEnded;
   }
 
   /**
@@ -95,17 +101,27 @@ export class CheckpointCoordinator implements CheckpointAcker {
     if (this.participants.allFinished()) return false;
     this.due = false;
     const id = this.nextId++;
-    this.current = this.inFlight(id, new Date());
+    this.current = this.inFlight(id, new Date(), this.requested);
+    this.requested = undefined;
     this.participants.trigger(id);
     return true;
   }
 
-  private inFlight(id: number, triggeredAt: Date): InFlight {
+  private inFlight(id: number, triggeredAt: Date, onEnded: InFlight['onEnded']): InFlight {
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => {
       settle = resolve;
     });
-    return { id, triggeredAt, started: performance.now(), acks: new Map(), settled, settle, dropped: false };
+    return {
+      id,
+      triggeredAt,
+      started: performance.now(),
+      acks: new Map(),
+      settled,
+      settle,
+      dropped: false,
+      onEnded,
+    };
   }
 
   acknowledge(ordinal: number, checkpointId: number, ack: Promise<SubtaskAck>): void {
@@ -180,7 +196,8 @@ export class CheckpointCoordinator implements CheckpointAcker {
     this.due = progress.due;
     this.stopped = false;
     const started = progress.started;
-    this.current = started === undefined ? undefined : this.inFlight(started.id, started.triggeredAt);
+    this.current =
+      started === undefined ? undefined : this.inFlight(started.id, started.triggeredAt, undefined);
   }
 
   /** The checkpoint in flight, settled; none may start after this. */
@@ -269,7 +286,7 @@ export class CheckpointCoordinator implements CheckpointAcker {
         })),
       });
       this.participants.complete(checkpoint.id);
-      this.onComplete?.(checkpoint.id);
+      checkpoint.onEnded?.(true);
     } catch (error) {
       this.onEvent?.({
         ...base,
@@ -281,7 +298,7 @@ export class CheckpointCoordinator implements CheckpointAcker {
         inFlightRecords: 0,
         subtasks: [],
       });
-      this.onFailed?.(checkpoint.id);
+      checkpoint.onEnded?.(false);
     } finally {
       // A dropped one may finish after the next has started.
       if (this.current === checkpoint) this.current = undefined;

@@ -165,12 +165,14 @@ export class JobRun {
       this.executor.requestStop();
       return;
     }
-    coordinator.onComplete = () => this.executor.halt();
-    // A checkpoint that cannot be written (its folder full or gone read-only) must not hold the
-    // stop back: it goes on as a stop without checkpoints does, sources ending and what is in
-    // flight completing and being committed.
-    coordinator.onFailed = () => this.executor.requestStop();
-    coordinator.requestNow();
+    // A checkpoint of the stop's own, not one in flight as the stop came: that one cut the job
+    // before the stop was asked for. One that cannot be written (its folder full or gone
+    // read-only) must not hold the stop back: it goes on as a stop without checkpoints does,
+    // sources ending and what is in flight completing and being committed.
+    coordinator.requestNow((completed) => {
+      if (completed) this.executor.halt();
+      else this.executor.requestStop();
+    });
   }
 
   /**

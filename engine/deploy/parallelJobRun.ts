@@ -343,12 +343,13 @@ export class ParallelJobRun {
       this.broadcast({ type: 'requestStop' });
       return;
     }
-    coordinator.onComplete = () => {
-      this.halting = true;
-      this.broadcast({ type: 'abort' });
-    };
-    coordinator.onFailed = () => this.broadcast({ type: 'requestStop' });
-    coordinator.requestNow();
+    // A checkpoint of the stop's own (see JobRun.stop), then the run ends at it.
+    coordinator.requestNow((completed) => {
+      if (completed) {
+        this.halting = true;
+        this.broadcast({ type: 'abort' });
+      } else this.broadcast({ type: 'requestStop' });
+    });
   }
 
   /** Each thread holds at its next slice boundary (the designer's Pause); stop() resumes first. */
