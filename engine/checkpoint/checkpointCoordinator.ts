@@ -1,7 +1,9 @@
 // The checkpoint coordinator: asks for a checkpoint every interval (one at a time), gathers every
 // subtask's acknowledgement, writes the metadata atomically, and only then publishes the sinks'
 // parts and lets old checkpoints go. A checkpoint that cannot complete is reported as failed;
-// the job goes on and the next one starts afresh.
+// the job goes on and the next one starts afresh. The end of a bounded job is a checkpoint too
+// (Flink's FLIP-147): taken once every subtask has finished, marked `finished`, its completion
+// makes the sinks' last commit, so that no commit is ever made outside a checkpoint.
 import type { Plan } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
 import type { CheckpointFigures } from '../metrics/checkpointFigures.js';
@@ -41,6 +43,8 @@ interface InFlight {
   readonly settle: () => void;
   /** Given up by a debug run going back in time: it completes nothing. */
   dropped: boolean;
+  /** Taken once every subtask had finished: the end of a bounded job. */
+  readonly final: boolean;
   /** Hears how it ended (a clean stop's own checkpoint: see requestNow). */
   readonly onEnded: ((completed: boolean) => void) | undefined;
 }
@@ -100,14 +104,42 @@ export class CheckpointCoordinator implements CheckpointAcker {
     if (!this.due || this.current !== undefined || this.stopped) return this.current !== undefined;
     if (this.participants.allFinished()) return false;
     this.due = false;
-    const id = this.nextId++;
-    this.current = this.inFlight(id, new Date(), this.requested);
+    const onEnded = this.requested;
     this.requested = undefined;
-    this.participants.trigger(id);
+    this.begin(this.inFlight(this.nextId++, new Date(), { final: false, onEnded }));
     return true;
   }
 
-  private inFlight(id: number, triggeredAt: Date, onEnded: InFlight['onEnded']): InFlight {
+  /**
+   * The end of a bounded job, every subtask finished (FLIP-147's final checkpoint): once the one in
+   * flight has settled, checkpoint n is taken of what the subtasks hold at the end (their
+   * sources have nothing left to read, their sinks hand over what they wrote since the last
+   * one), its metadata says `finished`, and its completion commits the sinks' last output. So a
+   * kill after that commit, or a restore of the finished run, finds the commit in a checkpoint:
+   * the restore makes it again where it was not made (idempotently) and runs nothing. `drive`
+   * runs the subtasks until they have taken their snapshots (on several threads they do so on
+   * their own). Whether it completed; when not (a checkpoint folder that refuses files), the run
+   * commits at its end without one, as a job without checkpoints does.
+   */
+  async takeFinal(drive: () => Promise<void>): Promise<boolean> {
+    await this.current?.settled;
+    if (this.stopped || this.current !== undefined) return false;
+    // A stop asked for meanwhile is answered by the end itself.
+    this.due = false;
+    this.requested = undefined;
+    const checkpoint = this.inFlight(this.nextId++, new Date(), { final: true, onEnded: undefined });
+    this.begin(checkpoint);
+    await drive();
+    await checkpoint.settled;
+    return this.completed.includes(checkpoint.id);
+  }
+
+  private begin(checkpoint: InFlight): void {
+    this.current = checkpoint;
+    this.participants.trigger(checkpoint.id);
+  }
+
+  private inFlight(id: number, triggeredAt: Date, how: Pick<InFlight, 'final' | 'onEnded'>): InFlight {
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => {
       settle = resolve;
@@ -120,7 +152,7 @@ export class CheckpointCoordinator implements CheckpointAcker {
       settled,
       settle,
       dropped: false,
-      onEnded,
+      ...how,
     };
   }
 
@@ -197,7 +229,9 @@ export class CheckpointCoordinator implements CheckpointAcker {
     this.stopped = false;
     const started = progress.started;
     this.current =
-      started === undefined ? undefined : this.inFlight(started.id, started.triggeredAt, undefined);
+      started === undefined
+        ? undefined
+        : this.inFlight(started.id, started.triggeredAt, { final: false, onEnded: undefined });
   }
 
   /** The checkpoint in flight, settled; none may start after this. */
@@ -253,6 +287,7 @@ export class CheckpointCoordinator implements CheckpointAcker {
         operators: this.operatorRecords(acks),
         subtasks: acks.map((a) => a.ack.snapshot),
         sinks,
+        ...(checkpoint.final ? { finished: true } : {}),
       };
       if (this.abandoned) throw new Error('the job failed before the checkpoint completed');
       await this.storage.writeMetadata(metadata);
