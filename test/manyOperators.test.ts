@@ -2,7 +2,9 @@
 // the engine did work quadratic in the job's size (placing subtasks on threads, every metrics
 // sample, choosing the next subtask to run, each checkpoint, a restore). Each is held here to
 // linear work at a size where quadratic work takes seconds, by the CPU time this process spends
-// (docs/testing.md, "Time"), or by counting what the executor looks at.
+// (docs/testing.md, "Time"), or by counting what the executor looks at. A big job shows how far
+// its opening has come; one above the documented limit is refused at once (docs/job-file.md).
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CheckpointCoordinator } from '../engine/checkpoint/checkpointCoordinator.js';
@@ -15,8 +17,9 @@ import { planJob } from '../engine/graph/plan.js';
 import type { Job } from '../engine/graph/schema.js';
 import { placeSubtasks } from '../engine/graph/threadPlacement.js';
 import { Subtask } from '../engine/runtime/subtask.js';
-import { makeTempDir, removeTempDirs } from './cliHarness.js';
+import { binPath, describeRun, makeTempDir, removeTempDirs, runCli } from './cliHarness.js';
 import { fn, generator, makeJob, sink } from './jobBuilders.js';
+import { TerminalRun } from './terminalRun.js';
 
 afterAll(removeTempDirs);
 
@@ -148,5 +151,67 @@ describe('the deterministic executor', () => {
     // and the ends of stream once more: some 20,000 slices. Looking through the chain before
     // each slice was 2,000 looks a slice (~20,000,000).
     expect(looks).toBeLessThan(200_000);
+  });
+});
+
+/** `document` as job.json, in a folder of its own. */
+async function jobFolder(document: object, settings: object = {}): Promise<string> {
+  const dir = await makeTempDir('pipewright-many-');
+  const job = { format: 'pipewright.job/1', settings: { checkpointIntervalMs: 0, ...settings }, ...document };
+  await writeFile(path.join(dir, 'job.json'), JSON.stringify(job));
+  return dir;
+}
+
+describe('pipewright run of a job of 2,500 operators', () => {
+  it('says how far its opening has come, a line a tenth, then runs it', async () => {
+    const dir = await jobFolder(chainDocument('chain', 2500));
+    const result = await runCli(['run', 'job.json'], { cwd: dir });
+    expect(result.code, describeRun(result)).toBe(0);
+    expect(result.stderr.split('\n').filter((l) => l.includes('opening'))).toEqual([
+      'pipewright: opening job "chain": 1,000 of 2,502 subtasks',
+      'pipewright: opening job "chain": 2,000 of 2,502 subtasks',
+    ]);
+    expect(result.stdout).toMatch(/^done: job "chain", 10 records from the sources/);
+  });
+
+  it('on a terminal, redraws the opening in place, then a table cut to the screen', async () => {
+    const dir = await jobFolder(chainDocument('chain', 2500));
+    const run = new TerminalRun(`${process.execPath} ${binPath} run job.json`, { cwd: dir });
+    const { status } = await run.exited;
+    expect(status, run.describe()).toBe(0);
+    expect(run.output).toContain('opening job "chain": 2,000 of 2,502 subtasks');
+    const screen = run.screen().filter((l) => l !== '');
+    // The table drew over the opening's line; the terminal has 40 rows, one kept for the cursor.
+    expect(
+      screen.some((l) => l.includes('opening')),
+      run.describe(),
+    ).toBe(false);
+    const table = screen.slice(
+      0,
+      screen.findIndex((l) => l.startsWith('done:')),
+    );
+    expect(table[0], run.describe()).toMatch(/^job "chain"/);
+    expect(table).toHaveLength(39);
+    expect(table.at(-1)).toBe('... and 2,466 more operators');
+  });
+
+  it('a job of more subtasks than a job may have is refused before it opens, in one line', async () => {
+    const { operators, edges } = chainDocument('wide', 1);
+    const dir = await jobFolder(
+      {
+        name: 'wide',
+        operators: operators.map((op) => (op.id === 'm0' ? { ...op, parallelism: 20_000 } : op)),
+        edges: edges.map((e) => ({ ...e, partition: 'rebalance' })),
+      },
+      { maxParallelism: 32768 },
+    );
+    const validated = await runCli(['validate', 'job.json'], { cwd: dir });
+    expect(validated.code, describeRun(validated)).toBe(1);
+    expect(validated.stderr).toBe(
+      "pipewright: job.json: the job has 20,002 subtasks (its operators' parallelism added up); a job may have 20,000 at most: each subtask holds its own compiled code and buffers, all in one process's memory ($.operators)\n",
+    );
+    const ran = await runCli(['run', 'job.json'], { cwd: dir });
+    expect(ran.code, describeRun(ran)).toBe(1);
+    expect(ran.stderr).toContain('the job has 20,002 subtasks');
   });
 });

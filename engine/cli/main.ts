@@ -162,6 +162,10 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
       const line = command.quiet ? undefined : waits.next(wait);
       if (line !== undefined) tell(line);
     },
+    // A job of thousands of subtasks takes seconds to open: say how far it has come.
+    onOpening: (opened, total) => {
+      if (!command.quiet) progress.opened(job.name, opened, total);
+    },
   });
   running = jobRun;
   // From the start of the run's thread: a signal while the job opens stops it as soon as it is open.

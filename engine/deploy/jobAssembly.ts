@@ -332,6 +332,7 @@ async function assembleSubtasks(
           );
         }
         subtasks.push(subtask);
+        options.onSubtaskOpened?.();
       }
     }
     // The marker names a subtask by its ordinal among the whole run's, on every thread.
