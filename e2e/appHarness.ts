@@ -84,6 +84,8 @@ export interface AppSession {
   readonly server: WebServer;
   /** A scratch directory for files the test saves or opens. */
   readonly workDir: string;
+  /** The folder the designer was started from (empty): where its file dialogs start for a new job. */
+  readonly startDir: string;
   /** Errors the page logged or threw: a test fails on any of them. */
   readonly pageErrors: string[];
   screenshot(name: string): Promise<void>;
@@ -96,8 +98,11 @@ export async function openApp(
   const root = mkdtempSync(join(tmpdir(), 'pipewright-e2e-'));
   const workDir = join(root, 'work');
   mkdirSync(workDir);
+  const startDir = join(root, 'start');
+  mkdirSync(startDir);
   const server = await startWebServer({
     dataDir: join(root, 'data'),
+    startDir,
     initialFile: options.initialFile,
     rendererDir: await snapshotRenderer(join(root, 'renderer')),
   });
@@ -117,6 +122,7 @@ export async function openApp(
     page,
     server,
     workDir,
+    startDir,
     pageErrors,
     async screenshot(name) {
       await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });

@@ -495,16 +495,21 @@ describe('debugging owner-has-items', () => {
     const { page } = session;
     const before = readText(outputFile());
     const dialog = await openRestartDialog(page);
-    // The newest is chosen.
-    const newest =
-      (await dialog
-        .getByRole('radio', { name: /^Checkpoint \d+$/ })
-        .first()
-        .getAttribute('aria-label')) ?? '';
+    // The newest but the one the last run ended with: restoring that one leaves nothing to step.
+    const folder = join(session.workDir, '.pipewright', 'owner-has-items', 'checkpoints');
+    const listed = await dialog
+      .getByRole('radio', { name: /^Checkpoint \d+$/ })
+      .evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+    const chosen = listed.find(
+      (label) =>
+        JSON.parse(readText(join(folder, `chk-${label.replace('Checkpoint ', '')}.json`))).finished !== true,
+    )!;
+    expect(chosen, `a checkpoint before the end among ${listed.join(', ')}`).toBeDefined();
+    await dialog.getByRole('radio', { name: chosen }).check();
     await dialog.getByRole('radio', { name: /^Debug/ }).check();
     await dialog.getByRole('button', { name: 'Restart', exact: true }).click();
     await dialog.waitFor({ state: 'detached' });
-    await expectStatus(page, `Paused just after ${newest.toLowerCase()}`);
+    await expectStatus(page, `Paused just after ${chosen.toLowerCase()}`);
     await runButton(page, 'Step').click();
     await expectStatus(page, 'Paused at step 1');
     await openTab(page, 'Debugger');

@@ -57,10 +57,17 @@ const TEMPLATES: TemplateFile[] = readdirSync(EXAMPLES, { withFileTypes: true })
     return [{ folder, path, text, job: JSON.parse(text) }];
   });
 
-/** How the canvas names an edge (see renderer/canvas/edgeLabel.ts), from the file's own fields. */
-function edgeName(e: TemplateFile['job']['edges'][number]): string {
-  const partition =
-    e.partition === 'hash' ? `hash(${Array.isArray(e.key) ? e.key.join(', ') : e.key})` : e.partition;
+/**
+ * How the canvas names an edge (see renderer/canvas/edgeLabel.ts), from the file's own fields:
+ * into a transaction the engine broadcasts whatever the file says, and the canvas says so.
+ */
+function edgeName(job: TemplateFile['job'], e: TemplateFile['job']['edges'][number]): string {
+  const intoTransaction = job.operators.find((op) => op.id === e.to)?.kind === 'transaction' && !e.feedback;
+  const partition = intoTransaction
+    ? 'broadcast'
+    : e.partition === 'hash'
+      ? `hash(${Array.isArray(e.key) ? e.key.join(', ') : e.key})`
+      : e.partition;
   return `Edge ${e.id} from ${e.from} to ${e.to}, ${partition}${e.feedback === true ? ', feedback' : ''}`;
 }
 
@@ -163,7 +170,7 @@ describe('templates', () => {
         operators: job.operators.map(
           (op) => `Operator ${op.id}, ${KINDS[op.kind].title}, parallelism ${op.parallelism ?? 1}`,
         ),
-        edges: job.edges.map(edgeName),
+        edges: job.edges.map((e) => edgeName(job, e)),
         positions: job.editor.positions,
       };
       await eventually(async () => expect(await canvasSnapshot(page)).toEqual(expected));

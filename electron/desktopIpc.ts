@@ -48,15 +48,21 @@ function refuse(): never {
 }
 
 export function registerDesktopIpc(options: DesktopIpcOptions): void {
-  ipcMain.handle(IPC.showOpenDialog, async (event, raw: { title?: unknown; filters?: unknown }) => {
-    const window = senderWindow(event, options.window()) ?? refuse();
-    const result = await dialog.showOpenDialog(window.window, {
-      title: text(raw?.title, 'title'),
-      filters: filtersOf(raw?.filters),
-      properties: ['openFile'],
-    });
-    return result.canceled ? undefined : result.filePaths[0];
-  });
+  ipcMain.handle(
+    IPC.showOpenDialog,
+    async (event, raw: { title?: unknown; filters?: unknown; defaultPath?: unknown }) => {
+      const window = senderWindow(event, options.window()) ?? refuse();
+      const result = await dialog.showOpenDialog(window.window, {
+        title: text(raw?.title, 'title'),
+        filters: filtersOf(raw?.filters),
+        ...(raw?.defaultPath === undefined
+          ? {}
+          : { defaultPath: text(raw.defaultPath, 'defaultPath', 4096) }),
+        properties: ['openFile'],
+      });
+      return result.canceled ? undefined : result.filePaths[0];
+    },
+  );
 
   ipcMain.handle(
     IPC.showSaveDialog,

@@ -41,6 +41,7 @@ const desktop: DesktopApi = {
     ipcRenderer.invoke(IPC.showOpenDialog, {
       title: String(options.title),
       filters: filtersOf(options.filters),
+      ...(options.defaultPath === undefined ? {} : { defaultPath: String(options.defaultPath) }),
     }),
   showSaveDialog: (options) =>
     ipcRenderer.invoke(IPC.showSaveDialog, {

@@ -332,6 +332,12 @@ export interface KillPlan {
   readonly delayMs: number;
   /** First wait until this run has completed a checkpoint of its own (then the delay counts from there). */
   readonly afterCheckpoint?: boolean;
+  /**
+   * With afterCheckpoint: a checkpoint of its own that holds this (given its metadata), e.g.
+   * records logged round a loop. What the restore resumed from is the caller's to check: a newer
+   * checkpoint may complete between the look and the kill.
+   */
+  readonly checkpointHolds?: (metadata: CheckpointMetadataJson) => boolean;
   /** After the delay, wait until a checkpoint is being written and kill right then. */
   readonly duringCheckpoint?: boolean;
 }
@@ -392,6 +398,12 @@ export interface CrashOptions {
   readonly kills: readonly KillPlan[];
   /** Called before every attempt (e.g. to change the job's parallelism). */
   readonly beforeAttempt?: (attempt: number) => Promise<void>;
+  /**
+   * Starts an attempt's process, restoring the latest checkpoint when `restore` (default:
+   * `pipewright run JOB [--restore latest]`); for a runner of its own that says what it restores
+   * as the CLI does ("restoring checkpoint N", "starting fresh").
+   */
+  readonly start?: (restore: boolean) => RunningCli;
   readonly timeoutMs?: number;
 }
 
@@ -401,7 +413,7 @@ export function describeAttempts(attempts: readonly Attempt[]): string {
       const plan =
         a.plan === undefined
           ? 'to the end'
-          : `kill at ${Math.round(a.plan.delayMs)} ms${a.plan.afterCheckpoint ? ' after its first checkpoint' : ''}${a.plan.duringCheckpoint ? ', during a checkpoint' : ''}`;
+          : `kill at ${Math.round(a.plan.delayMs)} ms${a.plan.afterCheckpoint ? ` after its first checkpoint${a.plan.checkpointHolds ? ' that holds what it asks' : ''}` : ''}${a.plan.duringCheckpoint ? ', during a checkpoint' : ''}`;
       const outcome = a.killed
         ? `killed${a.killedWhileWriting.length > 0 ? ` while writing checkpoint ${a.killedWhileWriting.join(', ')}` : ''}`
         : `exit ${a.result.code ?? a.result.signal}`;
@@ -431,16 +443,18 @@ export async function crashAndRestore(options: CrashOptions): Promise<Attempt[]>
     const args = ['run', options.jobPath, '--trust', ...(attempt > 0 ? ['--restore', 'latest'] : [])];
     const plan = options.kills[attempt];
     const newestBefore = inspectCheckpointDir(options.checkpointDir).completed[0];
-    const run = startCli(args, options.cwd);
+    const run = options.start === undefined ? startCli(args, options.cwd) : options.start(attempt > 0);
     let killed = false;
     let killedWhileWriting: number[] = [];
     if (plan !== undefined) {
       let from = run.startedAt;
       if (plan.afterCheckpoint) {
+        const holds = plan.checkpointHolds;
         await waitUntil(
           () => {
             const newest = inspectCheckpointDir(options.checkpointDir).completed[0];
-            return newest !== undefined && newest !== newestBefore;
+            if (newest === undefined || newest === newestBefore) return false;
+            return holds === undefined || holds(readMetadata(options.checkpointDir, newest));
           },
           { run, timeoutMs },
         );

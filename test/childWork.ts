@@ -92,3 +92,53 @@ export class ChildWatch {
     }
   }
 }
+
+/** The CPU time this process has used so far (all its threads: a parallel run's workers too), in ms. */
+function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/**
+ * Waits for `work` done in this process (a run of either executor) with a budget of work, as a
+ * ChildWatch gives a child: it fails when this process uses more than `cpuMs` of CPU time from
+ * now on, all threads together, or next to none (the watch's own ticks: under 1% of a core) for
+ * `idleMs` (stuck). A test file runs its tests one at a time, so what this process uses
+ * meanwhile is the work's.
+ */
+export async function withinWork<T>(
+  work: Promise<T>,
+  budget: WorkBudget,
+  what: string,
+  /** Where the work stands, for the failure's message (e.g. the run's metrics). */
+  state?: () => string,
+): Promise<T> {
+  const startMs = ownCpuMs();
+  let lastCpuMs = startMs;
+  let lastWorkAt = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const watch = new Promise<never>((_, reject) => {
+    timer = setInterval(() => {
+      const now = ownCpuMs();
+      if (now - lastCpuMs > 0.01 * EVERY_MS) lastWorkAt = Date.now();
+      lastCpuMs = now;
+      const idleMs = budget.idleMs ?? DEFAULT_IDLE_MS;
+      let why: string | undefined;
+      if (now - startMs > budget.cpuMs) why = `used more than ${budget.cpuMs} ms of CPU time`;
+      else if (Date.now() - lastWorkAt > idleMs) why = `used no CPU time for ${idleMs} ms (stuck)`;
+      if (why === undefined) return;
+      let where = '';
+      try {
+        where = state === undefined ? '' : `\n${state()}`;
+      } catch (error) {
+        where = `\n(its state could not be read: ${String(error)})`;
+      }
+      reject(new Error(`${what} ${why}${where}`));
+    }, EVERY_MS);
+  });
+  try {
+    return await Promise.race([work, watch]);
+  } finally {
+    clearInterval(timer);
+  }
+}

@@ -213,7 +213,26 @@ export function validRequest(space: FrameSpace): fc.Arbitrary<Message> {
     'run.stepBack': fc.record({ runId: runId() }),
     'run.setBreakpoints': fc.record({ runId: runId(), breakpoints: breakpoints(space) }),
     'run.checkpoints': fc.record({ path: fc.constant(space.jobPath), text: jobText(space) }),
-    'job.checkFiles': fc.record({ path: fc.oneof(fc.constant(space.jobPath), path), text: jobText(space) }),
+    'job.checkFiles': fc.record({
+      path: fc.oneof(fc.constant(space.jobPath), path),
+      inputs: fc.array(
+        fc.record({
+          operator: fc.oneof(fc.constantFrom(...space.operators), oddString),
+          index: fc.nat({ max: 5 }),
+          param: fc.constantFrom('path', 'file'),
+          file: fc.oneof(fc.constantFrom('events.jsonl', 'missing.jsonl', '../x.jsonl'), oddString),
+        }),
+        { maxLength: 4 },
+      ),
+    }),
+    // Copies into the sandbox only: a name that would leave either folder is refused.
+    'job.copyInputs': fc.record({
+      from: fc.constant(space.jobPath),
+      to: path,
+      files: fc.array(fc.oneof(fc.constantFrom('events.jsonl', 'missing.jsonl', '../x'), oddString), {
+        maxLength: 3,
+      }),
+    }),
     'trust.check': fc.record({ path: fc.oneof(fc.constant(space.jobPath), path), text: jobText(space) }),
     'trust.grant': fc.record({ path: fc.oneof(fc.constant(space.jobPath), path), text: jobText(space) }),
     // Kinds without a connection test only: a connector's would wait on a server for each frame.

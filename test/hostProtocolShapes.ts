@@ -41,7 +41,13 @@ const stepOrNothing: Check = (result) =>
   );
 
 const RESULT_SHAPES: { readonly [M in HostMethod]: Check } = {
-  'host.info': has({ version: isString, transport: isString, homeDir: isString, sep: isString }),
+  'host.info': has({
+    version: isString,
+    transport: isString,
+    homeDir: isString,
+    startDir: isString,
+    sep: isString,
+  }),
   'templates.list': isArray,
   'file.read': has({ path: isString, text: isString }),
   'file.write': has({ path: isString }),
@@ -49,6 +55,7 @@ const RESULT_SHAPES: { readonly [M in HostMethod]: Check } = {
   'recent.list': isStringArray,
   'recent.add': isStringArray,
   'job.checkFiles': has({ problems: isArray }),
+  'job.copyInputs': has({ copied: isStringArray, kept: isStringArray }),
   'trust.check': has({ trusted: (value) => typeof value === 'boolean' }),
   'trust.grant': (value) => typeof value === 'object' && value !== null && Object.keys(value).length === 0,
   'connection.test': has({

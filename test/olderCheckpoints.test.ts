@@ -54,5 +54,5 @@ describe.each([2, 3])('a format %i checkpoint', (format) => {
     expect(run.stderr).toMatch(/restoring checkpoint 2\b/);
     const after = await outputLines(path.join(restored, 'out.jsonl'));
     expect(describeDifference(after, expected)).toBe('');
-  }, 90_000);
+  });
 });

@@ -1,87 +1,53 @@
-// Runs of the parallel executor (settings.threads 2, checkpoints every 50-100 ms) killed with
-// `kill -9` at random moments and restored with `--restore latest`, again and again, end with
-// exactly the output of a run that never failed: a keyed aggregation, owner-has-items round its
-// feedback edge, and an aggregation restored at other parallelisms and thread counts.
-//
-// Kill times come from a seeded PRNG: the seed is printed, and PIPEWRIGHT_TEST_SEED=<seed>
-// repeats them (as far as the timing of a machine allows).
+// Runs of the parallel executor (settings.threads 2) killed with `kill -9` and restored with
+// `--restore latest` end with exactly the output of a run that never failed: owner-has-items
+// round its feedback edge, restored from a checkpoint that logged records in flight round the
+// loop (on one thread the deterministic executor never has any there at a barrier, so only a run
+// on several threads shows that the log comes back), and a keyed aggregation restored at other
+// parallelisms and thread counts. One real kill each, at points early in their run (right after
+// a checkpoint, then while one is being written), so they land however fast or loaded the
+// machine is. Kills at random moments, again and again: parallelRestore.soak.test.ts.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aggJob, writeAggInput } from './aggJob.js';
 import {
-  between,
+  type CheckpointMetadataJson,
   crashAndRestore,
   describeAttempts,
   describeDifference,
-  describeResult,
   expectRestoredToEnd,
-  type KillPlan,
-  killPlans,
+  inspectCheckpointDir,
   outputLines,
-  randomFor as randomForSeed,
-  runToEnd,
-  testSeed,
+  readMetadata,
 } from './checkpointHelpers.js';
 import { type JobDocument, makeTempDir, removeTempDirs, writeJob } from './cliHarness.js';
+import { makeJobCase, sinkPathsOf } from './jobCase.js';
 import { expectWaitsOfMoves, foldOwnership, isWaiting, ownersJob, writeOwnerEvents } from './ownerEvents.js';
+import { failAndRestore } from './stepFailures.js';
 
 afterAll(removeTempDirs);
 
-const seed = testSeed();
-
-const randomFor = (label: string) => randomForSeed(seed, label);
-
-// ---------------------------------------------------------------------------------- the jobs
-
-const AGG_RECORDS = 150_000;
-const AGG_KEYS = 3_000;
-
-const OWNER_EVENTS = 30_000;
-
-// ------------------------------------------------------------------------------- runs and cases
-
-interface Case {
-  readonly dir: string;
-  readonly jobPath: string;
-  readonly outPath: string;
-  readonly checkpointDir: string;
-}
-
-async function makeCase(label: string, job: JobDocument): Promise<Case> {
-  const dir = await makeTempDir(`pipewright-prestore-${label}-`);
-  const jobPath = path.join(dir, `${job.name}.job.json`);
-  await writeJob(jobPath, job);
-  const sink = (job.operators as JobDocument[]).find((op) => op.kind === 'sink.jsonl')!;
-  return {
-    dir,
-    jobPath,
-    outPath: path.join(dir, sink.params.path as string),
-    checkpointDir: path.join(dir, '.pipewright', job.name as string, 'checkpoints'),
-  };
-}
-
-interface Baseline {
-  readonly lines: string[];
-  readonly ms: number;
-}
-
-/** A run that never fails, without checkpoints. */
-async function runBaseline(label: string, job: JobDocument): Promise<Baseline> {
-  const c = await makeCase(label, job);
-  const started = Date.now();
-  const result = await runToEnd(['run', c.jobPath, '--quiet', '--trust'], c.dir);
-  const ms = Date.now() - started;
-  expect(result.code, describeResult(result)).toBe(0);
-  return { lines: await outputLines(c.outPath), ms };
-}
+const AGG_RECORDS = 40_000;
+const AGG_KEYS = 2_000;
+const OWNER_EVENTS = 12_000;
 
 let aggInput: string;
-let aggBaseline: Baseline;
-let parallelAggMs: number;
+let aggReference: string[];
 let ownerEvents: string;
 let finalOwners: Map<string, string>;
 let moves: Set<number>;
-let ownersBaseline: Baseline;
+let ownersReference: string[];
+
+/** A run that never fails, without checkpoints, on the deterministic executor (in this process). */
+async function cleanOutput(job: JobDocument): Promise<string[]> {
+  const dir = await makeTempDir('pipewright-prestore-clean-');
+  await failAndRestore({
+    jobDir: dir,
+    job: () => ({ ...job, settings: { ...job.settings, checkpointIntervalMs: 0 } }),
+    checkpointEverySteps: Number.POSITIVE_INFINITY,
+    failAtSteps: [],
+  });
+  return outputLines(path.resolve(dir, sinkPathsOf(job)[0]!));
+}
 
 beforeAll(async () => {
   const fixtures = await makeTempDir('pipewright-prestore-inputs-');
@@ -89,92 +55,86 @@ beforeAll(async () => {
   writeAggInput(aggInput, AGG_RECORDS, AGG_KEYS);
   ownerEvents = path.join(fixtures, 'owner-events.jsonl');
   ({ owners: finalOwners, moves } = writeOwnerEvents(ownerEvents, OWNER_EVENTS));
-  // The references come from the deterministic executor; the kill times from the parallel one.
-  aggBaseline = await runBaseline(
-    'agg-baseline',
-    aggJob(aggInput, { intervalMs: 0, parallelism: 2, threads: 1 }),
-  );
-  expect(aggBaseline.lines).toHaveLength(AGG_RECORDS);
-  parallelAggMs = (
-    await runBaseline('agg-parallel', aggJob(aggInput, { intervalMs: 0, parallelism: 2, threads: 2 }))
-  ).ms;
-  ownersBaseline = await runBaseline('owners-baseline', await ownersJob(ownerEvents, 0, 1));
-  expect(foldOwnership(ownersBaseline.lines)).toEqual(finalOwners);
-}, 120_000);
+  aggReference = await cleanOutput(aggJob(aggInput, { intervalMs: 0, parallelism: 2 }));
+  expect(aggReference).toHaveLength(AGG_RECORDS);
+  ownersReference = await cleanOutput(await ownersJob(ownerEvents, 0, 1));
+  expect(foldOwnership(ownersReference)).toEqual(finalOwners);
+});
 
-async function expectOutput(c: Case, expected: readonly string[], context: string): Promise<string[]> {
-  const lines = await outputLines(c.outPath);
-  const difference = describeDifference(lines, expected);
-  expect(difference, `${context}\n${difference}`).toBe('');
-  return lines;
-}
+/** Records a checkpoint logged round a loop (their bytes). */
+const feedbackBytes = (metadata: CheckpointMetadataJson): number =>
+  (metadata.subtasks as CheckpointMetadataJson[]).reduce((n, s) => n + (s.feedback?.bytes ?? 0), 0);
 
-// ------------------------------------------------------------------------------------- tests
-
-describe('kill -9 of a parallel run at random moments, then --restore latest until done', () => {
-  it('a keyed aggregation on 2 threads ends with exactly the output of a run that never failed', async () => {
-    const random = randomFor('parallel keyed aggregation');
-    const c = await makeCase('agg', aggJob(aggInput, { intervalMs: 60, parallelism: 2, threads: 2 }));
-    const kills = killPlans(random, 4, parallelAggMs, 0.1, 0.35);
-    const attempts = await crashAndRestore({ ...c, cwd: c.dir, kills });
-    const context = `seed ${seed}\n${describeAttempts(attempts)}`;
-    console.log(`parallel keyed aggregation:\n${context}`);
-    expectRestoredToEnd(attempts, 3, context);
-    await expectOutput(c, aggBaseline.lines, context);
-  }, 180_000);
-
-  it('owner-has-items on 2 threads, with its feedback edge, carries out every add and move exactly once', async () => {
-    const random = randomFor('parallel owner-has-items');
-    const c = await makeCase('owners', await ownersJob(ownerEvents, 50, 2));
-    const kills = killPlans(random, 4, ownersBaseline.ms, 0.15, 0.45);
-    const attempts = await crashAndRestore({ ...c, cwd: c.dir, kills });
-    const context = `seed ${seed}\n${describeAttempts(attempts)}`;
-    console.log(`parallel owner-has-items:\n${context}`);
-    expectRestoredToEnd(attempts, 3, context);
-    // Every owned and released record exactly once (same parallelism: the subtask in each
-    // record too); whether a move waited depends on timing on any executor but the deterministic one.
-    const lines = await outputLines(c.outPath);
-    const effects = (all: readonly string[]) => all.filter((line) => !isWaiting(line));
-    const difference = describeDifference(effects(lines), effects(ownersBaseline.lines));
-    expect(difference, `${context}\nowned/released:\n${difference}`).toBe('');
-    expectWaitsOfMoves(lines, moves, context);
-    expect(foldOwnership(lines)).toEqual(finalOwners);
-  }, 180_000);
-
-  it('a run killed on 2 threads at parallelism 2 and restored at other parallelisms and thread counts ends with the same output', async () => {
-    const random = randomFor('parallel rescale');
-    const c = await makeCase('rescale', aggJob(aggInput, { intervalMs: 60, parallelism: 2, threads: 2 }));
-    // parallelism / threads of each attempt: 2/2, then 3/2, 1/3, 4/1 and to the end at 3/3.
-    const shapes = [
-      [2, 2],
-      [3, 2],
-      [1, 3],
-      [4, 1],
-      [3, 3],
-    ] as const;
-    const kills: KillPlan[] = [
-      { delayMs: between(random, 0, 0.1 * parallelAggMs), afterCheckpoint: true },
-      { delayMs: between(random, 0.1 * parallelAggMs, 0.3 * parallelAggMs), afterCheckpoint: true },
-      { delayMs: between(random, 0.1 * parallelAggMs, 0.3 * parallelAggMs), afterCheckpoint: true },
-      { delayMs: between(random, 0.1 * parallelAggMs, 0.3 * parallelAggMs), afterCheckpoint: true },
-    ];
+describe('kill -9 of a parallel run, then --restore latest until done', () => {
+  it('owner-has-items on 2 threads, restored from records in flight round its feedback edge, carries out every add and move exactly once', async () => {
+    const c = await makeJobCase('prestore-owners', await ownersJob(ownerEvents, 50, 2));
+    /** What each checkpoint a restore could resume from logged round the loop (read before it ran: older ones are removed). */
+    const logged = new Map<number, number>();
     const attempts = await crashAndRestore({
       ...c,
       cwd: c.dir,
-      kills,
-      beforeAttempt: async (attempt) => {
-        const [parallelism, threads] = shapes[Math.min(attempt, shapes.length - 1)]!;
-        await writeJob(
-          c.jobPath,
-          aggJob(aggInput, { intervalMs: 60, parallelism: parallelism, threads: threads }),
-        );
+      kills: [
+        // Right after a checkpoint that logged records in flight round the loop.
+        { delayMs: 0, afterCheckpoint: true, checkpointHolds: (m) => feedbackBytes(m) > 0 },
+        { delayMs: 0, duringCheckpoint: true },
+      ],
+      beforeAttempt: async () => {
+        const newest = inspectCheckpointDir(c.checkpointDir).completed[0];
+        if (newest !== undefined) logged.set(newest, feedbackBytes(readMetadata(c.checkpointDir, newest)));
       },
     });
-    const context = `seed ${seed}\n${describeAttempts(attempts)}`;
-    console.log(`parallel rescale:\n${context}`);
+    const context = describeAttempts(attempts);
     expectRestoredToEnd(attempts, 2, context);
-    // The first restore (at parallelism 3) resumed from a checkpoint of the first run (parallelism 2, 2 threads).
-    expect(attempts[1]?.restoredFrom, context).toEqual(expect.any(Number));
-    await expectOutput(c, aggBaseline.lines, context);
-  }, 180_000);
+    const restoredLogs = attempts
+      .map((a) => a.restoredFrom)
+      .filter((id): id is number => typeof id === 'number')
+      .map((id) => logged.get(id) ?? 0);
+    expect(
+      restoredLogs.some((bytes) => bytes > 0),
+      `no restore resumed from records logged round the loop (bytes: ${restoredLogs.join(', ')})\n${context}`,
+    ).toBe(true);
+    // Every owned and released record exactly once (same parallelism: the subtask in each record
+    // too); whether a move waited depends on timing on any executor but the deterministic one.
+    const lines = await outputLines(c.outPath);
+    const effects = (all: readonly string[]) => all.filter((line) => !isWaiting(line));
+    const difference = describeDifference(effects(lines), effects(ownersReference));
+    expect(difference, `${context}\nowned/released:\n${difference}`).toBe('');
+    expectWaitsOfMoves(lines, moves, context);
+    expect(foldOwnership(lines)).toEqual(finalOwners);
+  });
+
+  it('a keyed aggregation killed on 2 threads at parallelism 2, restored at 3 on 2 threads and then at 4 on 1, ends with the same output', async () => {
+    // parallelism / threads of each attempt.
+    const shapes = [
+      [2, 2],
+      [3, 2],
+      [4, 1],
+    ] as const;
+    const jobOf = (attempt: number) => {
+      const [parallelism, threads] = shapes[Math.min(attempt, shapes.length - 1)]!;
+      return aggJob(aggInput, { intervalMs: 60, parallelism, threads });
+    };
+    const c = await makeJobCase('prestore-rescale', jobOf(0));
+    const attempts = await crashAndRestore({
+      ...c,
+      cwd: c.dir,
+      kills: [
+        { delayMs: 0, afterCheckpoint: true },
+        { delayMs: 0, duringCheckpoint: true },
+      ],
+      beforeAttempt: (attempt) => writeJob(c.jobPath, jobOf(attempt)),
+    });
+    const context = describeAttempts(attempts);
+    expectRestoredToEnd(attempts, 2, context);
+    expect(
+      attempts[1]!.killedWhileWriting,
+      `the second kill hit a checkpoint being written\n${context}`,
+    ).not.toEqual([]);
+    // Each restore resumed from a checkpoint: the first of one taken at 2 on 2 threads.
+    expect(attempts[1]!.restoredFrom, context).toEqual(expect.any(Number));
+    expect(attempts[2]!.restoredFrom, context).toEqual(expect.any(Number));
+    const lines = await outputLines(c.outPath);
+    const difference = describeDifference(lines, aggReference);
+    expect(difference, `${context}\n${difference}`).toBe('');
+  });
 });

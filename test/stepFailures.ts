@@ -39,6 +39,8 @@ export interface StepAttempt {
   readonly failed: boolean;
   /** Checkpoints completed before it ended. */
   readonly completed: readonly number[];
+  /** The step (of this attempt) at which each of them completed. */
+  readonly completedAt: readonly number[];
 }
 
 /** Where `pipewright run` keeps a job's state and checkpoints by default, so it can go on from these runs. */
@@ -52,15 +54,25 @@ function validated(document: JobDocument): Job {
   return job!;
 }
 
-/** Steps a run, asking for a checkpoint every `every` steps, until `failAt` or its end. */
-async function stepRun(run: JobRun, every: number, failAt: number | undefined) {
-  let steps = 0;
+/**
+ * Steps a run, asking for a checkpoint every `every` steps, until `failAt` or its end. Not when
+ * the steps since the last ask were all snapshots: once only checkpoints are left to do (sources
+ * ended, loop heads waiting for quiet), a checkpoint of `every` snapshot steps or more would
+ * start the next one, and the run would never end.
+ */
+async function stepRun(run: JobRun, every: number, failAt: number | undefined, counter: { steps: number }) {
+  let workSinceAsked = true;
   for (;;) {
+    const steps = counter.steps;
     if (failAt !== undefined && steps >= failAt) return { steps, ended: false };
-    if (steps > 0 && steps % every === 0) await run.requestCheckpoint();
+    if (steps > 0 && steps % every === 0 && workSinceAsked) {
+      await run.requestCheckpoint();
+      workSinceAsked = false;
+    }
     const unit = await run.step();
     if (unit === undefined) return { steps, ended: true };
-    steps++;
+    if (unit.kind !== 'snapshot') workSinceAsked = true;
+    counter.steps++;
   }
 }
 
@@ -74,19 +86,23 @@ export async function failAndRestore(plan: StepFailurePlan): Promise<StepAttempt
     let restore: CheckpointMetadata | undefined;
     if (attempt > 0) ({ checkpoint: restore } = await findCheckpoint(checkpointDir, 'latest', () => {}));
     const completed: number[] = [];
+    const completedAt: number[] = [];
+    const counter = { steps: 0 };
     const run = await JobRun.open(job, {
       jobDir: plan.jobDir,
       stateDir,
       checkpointDir,
       ...(restore === undefined ? {} : { restore }),
       onCheckpoint: (event) => {
-        if (event.status === 'completed') completed.push(event.id);
+        if (event.status !== 'completed') return;
+        completed.push(event.id);
+        completedAt.push(counter.steps);
       },
     });
     const failAt = plan.failAtSteps[attempt];
     let outcome: { steps: number; ended: boolean };
     try {
-      outcome = await stepRun(run, plan.checkpointEverySteps, failAt);
+      outcome = await stepRun(run, plan.checkpointEverySteps, failAt, counter);
       if (outcome.ended) await run.completeSteps();
     } finally {
       // A failure's clean-up: operators aborted, snapshots in flight discarded, stores closed.
@@ -98,6 +114,7 @@ export async function failAndRestore(plan: StepFailurePlan): Promise<StepAttempt
       steps: outcome.steps,
       failed: !outcome.ended,
       completed,
+      completedAt,
     });
     if (outcome.ended) return attempts;
   }
@@ -108,7 +125,7 @@ export function describeStepAttempts(attempts: readonly StepAttempt[]): string {
   return attempts
     .map(
       (a) =>
-        `  #${a.attempt}: from ${a.restoredFrom}, ${a.steps} steps, checkpoints [${a.completed.join(', ')}], ${a.failed ? 'failed' : 'ended'}`,
+        `  #${a.attempt}: from ${a.restoredFrom}, ${a.steps} steps, checkpoints [${a.completed.map((id, i) => `${id} at ${a.completedAt[i]}`).join(', ')}], ${a.failed ? 'failed' : 'ended'}`,
     )
     .join('\n');
 }
@@ -129,21 +146,32 @@ export function expectFailedAndRestored(attempts: readonly StepAttempt[], failur
 /**
  * Steps at which `count` attempts fail: each after at least two checkpoints of its own and within
  * a fifth of a whole run (`wholeSteps`), so that every attempt fails, and every restore resumes
- * from a checkpoint.
+ * from a checkpoint. A job whose first checkpoint takes long to complete (a barrier waiting for
+ * an input that is not read yet) says when a whole run completed it, `firstCompletedAt`: the
+ * first attempt fails after it, within a fifth of what a whole run has left after it; the others
+ * (which resume past it) within a fifth of that too.
  */
 export function failurePoints(
   random: () => number,
   count: number,
   wholeSteps: number,
   checkpointEverySteps: number,
+  firstCompletedAt = 0,
 ): number[] {
   const low = Math.max(Math.floor(0.05 * wholeSteps), 2 * checkpointEverySteps + 1);
-  const high = Math.floor(0.2 * wholeSteps);
+  const left = wholeSteps - firstCompletedAt;
+  const high = firstCompletedAt === 0 ? Math.floor(0.2 * wholeSteps) : Math.floor(0.2 * left);
   expect(
     high,
-    `a whole run of ${wholeSteps} steps is too short for failures past two checkpoints`,
+    `a whole run of ${wholeSteps} steps (${left} after its first checkpoint) is too short for failures past two checkpoints`,
   ).toBeGreaterThan(low);
-  return Array.from({ length: count }, () => low + Math.floor(random() * (high - low)));
+  const firstLow = Math.max(low, firstCompletedAt + 1);
+  const firstHigh = Math.max(high, firstCompletedAt + high);
+  return Array.from({ length: count }, (_, i) =>
+    i === 0
+      ? firstLow + Math.floor(random() * (firstHigh - firstLow))
+      : low + Math.floor(random() * (high - low)),
+  );
 }
 
 /** The steps of a whole run of `job` without failures (in a scratch folder). */
@@ -152,6 +180,15 @@ export async function wholeRunSteps(
   job: JobDocument,
   checkpointEverySteps: number,
 ): Promise<number> {
+  return (await wholeRun(jobDir, job, checkpointEverySteps)).steps;
+}
+
+/** A whole run of `job` without failures (in `jobDir`): its steps and when its checkpoints completed. */
+export async function wholeRun(
+  jobDir: string,
+  job: JobDocument,
+  checkpointEverySteps: number,
+): Promise<StepAttempt> {
   const [run] = await failAndRestore({ jobDir, job: () => job, checkpointEverySteps, failAtSteps: [] });
-  return run!.steps;
+  return run!;
 }

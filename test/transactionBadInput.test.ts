@@ -1,13 +1,19 @@
-// Bad input to a transaction operator, through the real CLI (issue 15, "Must show: bad input"):
-// keys() returning something other than [table, key] pairs, a table the operator does not have,
-// transact touching a row keys() did not name, and user code that throws each fail the run with
-// exit status 1 and one line naming the operator and the record's file:line, and the failed
-// run's sinks publish nothing (the records before the bad one emitted output that must not
-// appear). A transaction without tables, or whose code lacks keys or transact, is a validation
-// problem naming the operator, refused by validate and by run.
+// Bad input to a transaction operator (issue 15, "Must show: bad input"): keys() returning
+// something other than [table, key] pairs, a table the operator does not have, transact touching
+// a row keys() did not name, and user code that throws each fail the run with one message naming
+// the operator and the record's file:line, and the failed run's sinks publish nothing (the
+// records before the bad one emitted output that must not appear). Every case runs in this
+// process, where the run fails with the message the CLI prints; through the real CLI, on one
+// thread and on two (exit status 1, that one line), one case of each kind of failure: a bad
+// result of keys(), keys() throwing, transact touching a row it did not name, transact throwing.
+// A transaction without tables, or whose code lacks keys or transact, is a validation problem
+// naming the operator (checked here for each), refused by validate and by run (each through the
+// CLI for two of them).
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { JobError } from '../engine/graph/jobError.js';
+import { validateJob, validateJobText } from '../engine/graph/validation/validateJob.js';
 import {
   type CliResult,
   describeRun,
@@ -18,6 +24,7 @@ import {
   removeTempDirs,
   runCli,
 } from './cliHarness.js';
+import { runJob } from './executors.js';
 
 afterAll(removeTempDirs);
 
@@ -91,13 +98,18 @@ async function setUp(job: JobDocument) {
   return { dir, jobPath };
 }
 
+/** A message fit for a user: no internal error, no stack trace, no path into the engine. */
+function expectClearText(printed: string, context: string): void {
+  expect(printed, context).not.toMatch(/internal error/i);
+  expect(printed, context).not.toMatch(/^\s+at /m);
+  expect(printed, context).not.toMatch(/file:\/\/|node:internal|dist\/engine|node_modules/);
+}
+
 function expectClearRefusal(result: CliResult, says: readonly RegExp[]): void {
   const printed = result.stdout + result.stderr;
   expect(result.code, describeRun(result)).toBe(1);
   for (const pattern of says) expect(printed, describeRun(result)).toMatch(pattern);
-  expect(printed, describeRun(result)).not.toMatch(/internal error/i);
-  expect(printed, describeRun(result)).not.toMatch(/^\s+at /m);
-  expect(printed, describeRun(result)).not.toMatch(/file:\/\/|node:internal|dist\/engine|node_modules/);
+  expectClearText(printed, describeRun(result));
 }
 
 /** What a sink file may hold after a failed run: nothing. */
@@ -150,18 +162,52 @@ const BAD_RUNS = [
   },
 ] as const;
 
+const jobWith = (bad: (typeof BAD_RUNS)[number]) =>
+  transactionJob({
+    tables: ['accounts'],
+    code: code({
+      ...('badKeys' in bad ? { badKeys: bad.badKeys } : {}),
+      ...('badTransact' in bad ? { badTransact: bad.badTransact } : {}),
+    }),
+  });
+
+describe.concurrent('a transaction failing on line 4, in this process', () => {
+  it.each(BAD_RUNS)('$name: the run fails naming the operator and input.jsonl:4, no output', async (bad) => {
+    const { dir } = await setUp(jobWith(bad));
+    const { job, problems } = validateJob(jobWith(bad));
+    expect(problems).toEqual([]);
+    const failure = await runJob('deterministic', job!, {
+      jobDir: dir,
+      stateDir: path.join(dir, 'state'),
+    }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    // What `pipewright run` prints of it: "pipewright: " and the message, on one line.
+    expect(failure).toBeInstanceOf(JobError);
+    const message = (failure as JobError).message;
+    expect(message).not.toContain('\n');
+    expect(message).toContain('operator "transfers"');
+    expect(message).toMatch(/input\.jsonl:4\b/);
+    for (const pattern of bad.says) expect(message).toMatch(pattern);
+    expectClearText(message, message);
+    await expectNothingPublished(dir);
+  });
+});
+
+/** One case of each kind of failure: a bad result of keys(), keys() throwing, a row not named, transact throwing. */
+const THROUGH_THE_CLI = [
+  'keys() names a table the operator does not have',
+  'keys() throws',
+  'transact writes a row keys() did not name, after good writes',
+  'transact throws after writing',
+];
+
 describe.concurrent.each([1, 2])('a transaction failing on line 4 (--threads %i)', (threads) => {
-  it.each(BAD_RUNS)(
+  it.each(BAD_RUNS.filter((bad) => THROUGH_THE_CLI.includes(bad.name)))(
     '$name: exit 1, one line naming the operator and input.jsonl:4, no output',
     async (bad) => {
-      const job = transactionJob({
-        tables: ['accounts'],
-        code: code({
-          ...('badKeys' in bad ? { badKeys: bad.badKeys } : {}),
-          ...('badTransact' in bad ? { badTransact: bad.badTransact } : {}),
-        }),
-      });
-      const { dir, jobPath } = await setUp(job);
+      const { dir, jobPath } = await setUp(jobWith(bad));
       const result = await runCli(['run', '--quiet', '--threads', String(threads), path.basename(jobPath)], {
         cwd: dir,
       });
@@ -220,16 +266,32 @@ const INVALID = [
   },
 ] as const;
 
+/** What `validate` and `run` read a job file with: the problems they print, one line each. */
+const problemsOf = (job: JobDocument) => validateJobText(JSON.stringify(job)).problems;
+
 describe.concurrent('a transaction that cannot run', () => {
-  it.each(INVALID)('$name: refused by validate', async ({ params, says }) => {
+  it.each(INVALID)('$name: a validation problem naming the operator', ({ params, says }) => {
+    const problems = problemsOf(transactionJob(params));
+    const printed = problems.map((p) => p.message).join('\n');
+    expect(problems.length, printed).toBeGreaterThan(0);
+    for (const pattern of says) expect(printed).toMatch(pattern);
+    expectClearText(printed, printed);
+  });
+
+  // Every case through the real CLI once: validate and run print the same problems (both read
+  // the file with validateJobText), so half of them each.
+  it.each(INVALID.filter((_, i) => i % 2 === 0))('$name: refused by validate', async ({ params, says }) => {
     const { dir, jobPath } = await setUp(transactionJob(params));
     expectClearRefusal(await runCli(['validate', path.basename(jobPath)], { cwd: dir }), says);
   });
 
-  it.each(INVALID)('$name: refused by run, before any output', async ({ params, says }) => {
-    const { dir, jobPath } = await setUp(transactionJob(params));
-    expectClearRefusal(await runCli(['run', '--quiet', path.basename(jobPath)], { cwd: dir }), says);
-    expect(await pathExists(path.join(dir, OUT))).toBe(false);
-    expect(await pathExists(path.join(dir, ABORTED))).toBe(false);
-  });
+  it.each(INVALID.filter((_, i) => i % 2 === 1))(
+    '$name: refused by run, before any output',
+    async ({ params, says }) => {
+      const { dir, jobPath } = await setUp(transactionJob(params));
+      expectClearRefusal(await runCli(['run', '--quiet', path.basename(jobPath)], { cwd: dir }), says);
+      expect(await pathExists(path.join(dir, OUT))).toBe(false);
+      expect(await pathExists(path.join(dir, ABORTED))).toBe(false);
+    },
+  );
 });

@@ -1,10 +1,13 @@
 // The transaction examples (assets/examples/ledger and owner-has-items-tx) run end to end through
 // the real CLI on LevelDB, on one thread and on two, and produce exactly what a plain serial
 // program computes from the same input: the records one at a time, in file order, over Maps.
-// (test/examples.test.ts checks them for tidiness and that `validate` accepts them.)
+// At parallelism 1 a job runs on one thread whatever --threads says (threadsFor), on the
+// deterministic executor: that run is made in this process. (test/examples.test.ts checks them
+// for tidiness and that `validate` accepts them.)
 import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { validateJob } from '../engine/graph/validation/validateJob.js';
 import {
   copyExample,
   describeRun,
@@ -17,19 +20,28 @@ import {
   runCli,
   writeJob,
 } from './cliHarness.js';
+import { runJob } from './executors.js';
 import { depositedTotal, type LedgerRecord, serialLedger } from './transactionJobs.js';
 
 afterAll(removeTempDirs);
 
-const THREADS = [1, 2] as const;
+/** How each example runs: through the CLI at its own parallelism (4) on 1 and 2 threads, and at parallelism 1. */
+const RUNS = [
+  { how: '--threads 1', threads: 1, parallelism: 4 },
+  { how: '--threads 2', threads: 2, parallelism: 4 },
+  { how: 'in this process', threads: 'in this process', parallelism: 1 },
+] as const;
 
 type Row = Record<string, unknown>;
 
-/** Copies the example, lets `change` alter the copy, runs it, and reads the two sinks. */
+/**
+ * Copies the example, lets `change` alter the copy, runs it (through the CLI with --threads, or in
+ * this process on the deterministic executor), and reads the two sinks.
+ */
 async function runExample(
   name: string,
   sinks: readonly [string, string],
-  threads: number,
+  threads: number | 'in this process',
   change?: (job: JobDocument, dir: string) => Promise<void>,
 ): Promise<[Row[], Row[]]> {
   const { dir, jobPath } = await copyExample(name);
@@ -38,8 +50,14 @@ async function runExample(
     await change(job, dir);
     await writeJob(jobPath, job);
   }
-  const result = await runCli(['run', jobPath, '--quiet', '--threads', String(threads)], { cwd: dir });
-  expect(result.code, describeRun(result)).toBe(0);
+  if (threads === 'in this process') {
+    const { job, problems } = validateJob(await readJob(jobPath));
+    expect(problems).toEqual([]);
+    await runJob('deterministic', job!, { jobDir: dir, stateDir: path.join(dir, 'state') });
+  } else {
+    const result = await runCli(['run', jobPath, '--quiet', '--threads', String(threads)], { cwd: dir });
+    expect(result.code, describeRun(result)).toBe(0);
+  }
   return [await readJsonl<Row>(path.join(dir, sinks[0])), await readJsonl<Row>(path.join(dir, sinks[1]))];
 }
 
@@ -51,7 +69,7 @@ const byId = (rows: readonly Row[]) => [...rows].sort((a, b) => (a.id as number)
 
 // ---------------------------------------------------------------------------------------- ledger
 
-describe('ledger', () => {
+describe.concurrent('ledger', () => {
   const input = () => readJsonl<LedgerRecord>(path.join(examplesDir, 'ledger', 'transfers.jsonl'));
 
   it('the input has deposits, transfers that go through, transfers that abort, and audits', async () => {
@@ -63,9 +81,9 @@ describe('ledger', () => {
     expect(records.filter((r) => 'audit' in r).length).toBeGreaterThan(10);
   });
 
-  it.each(THREADS.flatMap((threads) => [4, 1].map((parallelism) => [threads, parallelism])))(
-    '--threads %i, parallelism %i: the serial program output, no money made or lost',
-    async (threads, parallelism) => {
+  it.each(RUNS)(
+    '$how, parallelism $parallelism: the serial program output, no money made or lost',
+    async ({ threads, parallelism }) => {
       const records = await input();
       const expected = serialLedger(records);
       const [out, aborted] = await runExample(
@@ -129,7 +147,7 @@ function serialOwnership(events: readonly OwnerEvent[]): { out: Row[]; rejected:
 const bySeq = (rows: readonly Row[]) =>
   [...rows].sort((a, b) => (a.seq as number) - (b.seq as number) || (a.event === 'released' ? -1 : 1));
 
-describe('owner-has-items-tx', () => {
+describe.concurrent('owner-has-items-tx', () => {
   const input = () => readJsonl<OwnerEvent>(path.join(examplesDir, 'owner-has-items-tx', 'events.jsonl'));
   const SINKS = ['out/ownership.jsonl', 'out/rejected.jsonl'] as const;
 
@@ -140,39 +158,32 @@ describe('owner-has-items-tx', () => {
     expect(serialOwnership(events).rejected.map((r) => r.seq)).toEqual([events.length]);
   });
 
-  it.each(THREADS.flatMap((threads) => [4, 1].map((parallelism) => [threads, parallelism])))(
-    '--threads %i, parallelism %i: one owned per add, a released and an owned per move, as the serial program says',
-    async (threads, parallelism) => {
-      const events = await input();
-      const expected = serialOwnership(events);
-      expect(expected.rejected).toHaveLength(1);
-      const [out, rejected] = await runExample(
-        'owner-has-items-tx',
-        SINKS,
-        threads,
-        setParallelism('ownership', parallelism),
-      );
-      expect(bySeq(out)).toEqual(bySeq(expected.out));
-      expect(rejected).toEqual(expected.rejected);
-    },
-  );
+  /** A move from the owner the item just left, an add of an item that exists, then a good move. */
+  function contradicting(events: readonly OwnerEvent[]): OwnerEvent[] {
+    const last = events.length;
+    // The last move that went through (the input's last event is a stale one).
+    const moved = events.slice(0, -1).findLast((e) => e.type === 'move')!;
+    return [
+      { seq: last + 1, type: 'move', owner: moved.from!, item: moved.item, from: moved.from!, to: 'o99' },
+      { seq: last + 2, type: 'add', owner: 'o98', item: moved.item },
+      { seq: last + 3, type: 'move', owner: moved.to!, item: moved.item, from: moved.to!, to: 'o99' },
+    ];
+  }
 
-  it.each(THREADS)(
-    '--threads %i: events that contradict the tables abort with the reason, changing nothing',
-    async (threads) => {
+  // The example's events, then three that contradict the tables: what the example gives is the
+  // output's beginning (the serial program's, one stale move rejected), and each of the three
+  // aborts with the reason, changing nothing.
+  it.each(RUNS)(
+    '$how, parallelism $parallelism: one owned per add, a released and an owned per move, as the serial program says; events that contradict the tables abort with the reason, changing nothing',
+    async ({ threads, parallelism }) => {
       const events = await input();
-      const last = events.length;
-      // The last move that went through (the input's last event is a stale one).
-      const moved = events.slice(0, -1).findLast((e) => e.type === 'move')!;
-      // A move from the owner the item just left, an add of an item that exists, then a good move.
-      const extra: OwnerEvent[] = [
-        { seq: last + 1, type: 'move', owner: moved.from!, item: moved.item, from: moved.from!, to: 'o99' },
-        { seq: last + 2, type: 'add', owner: 'o98', item: moved.item },
-        { seq: last + 3, type: 'move', owner: moved.to!, item: moved.item, from: moved.to!, to: 'o99' },
-      ];
+      expect(serialOwnership(events).rejected).toHaveLength(1);
+      const extra = contradicting(events);
       const expected = serialOwnership([...events, ...extra]);
+      const last = events.length;
       expect(expected.rejected.map((r) => r.seq)).toEqual([last, last + 1, last + 2]);
-      const [out, rejected] = await runExample('owner-has-items-tx', SINKS, threads, async (_job, dir) => {
+      const [out, rejected] = await runExample('owner-has-items-tx', SINKS, threads, async (job, dir) => {
+        await setParallelism('ownership', parallelism)(job);
         await appendFile(path.join(dir, 'events.jsonl'), extra.map((e) => `${JSON.stringify(e)}\n`).join(''));
       });
       expect(bySeq(out)).toEqual(bySeq(expected.out));

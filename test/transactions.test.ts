@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../engine/graph/schema.js';
-import { EXECUTORS, type Executor, runJob } from './executors.js';
+import { withinWork } from './childWork.js';
+import { EXECUTORS, type Executor, type ExecutorRun, openJob, runJob } from './executors.js';
 import { type EdgeInput, makeJob, type OperatorInput, sink } from './jobBuilders.js';
 import {
   ABORTED_OUTPUT,
@@ -62,6 +63,11 @@ const byId = (rows: readonly Row[]) => [...rows].sort((a, b) => a.id - b.id);
 /** Runs `job` in `dir` (its input already there) and reads both sinks, each sorted by id. */
 async function runLedger(executor: Executor, job: Job, dir: string): Promise<{ out: Row[]; aborted: Row[] }> {
   await runJob(executor, job, { jobDir: dir, stateDir: join(dir, 'state') });
+  return readLedger(dir);
+}
+
+/** Both sinks of a run in `dir`, each sorted by id. */
+async function readLedger(dir: string): Promise<{ out: Row[]; aborted: Row[] }> {
   return {
     out: byId(await readLines(join(dir, LEDGER_OUTPUT))),
     aborted: byId(await readLines(join(dir, ABORTED_OUTPUT))),
@@ -108,7 +114,9 @@ describe.each(EXECUTORS)('bank transfers (%s)', (executor) => {
     expect(expected.aborted.length).toBeLessThan(transfers / 2);
   });
 
-  it.each(CASES)(
+  // The runs of a suite go side by side (each in a folder of its own), the hot rows after them,
+  // alone: their budget counts this process's CPU time.
+  it.concurrent.each(CASES)(
     'at parallelism $parallelism behind a $partition edge: the serial program output, balances conserved',
     async ({ parallelism, partition }) => {
       const dir = await freshDir();
@@ -119,7 +127,7 @@ describe.each(EXECUTORS)('bank transfers (%s)', (executor) => {
     },
   );
 
-  it('metrics count the records a transaction took, not the rows its subtasks sent each other', async () => {
+  it.concurrent('metrics count the records a transaction took, not the rows its subtasks sent each other', async () => {
     const dir = await freshDir();
     writeLedgerInput(join(dir, 'input.jsonl'), records);
     const { metrics } = await runJob(executor, ledgerJob({ parallelism: 3 }), {
@@ -133,15 +141,43 @@ describe.each(EXECUTORS)('bank transfers (%s)', (executor) => {
     expect(of('ledger').recordsOut).toBe(records.length);
   });
 
+  // Its size is what it needs: more transactions (1,243) than a subtask holds between its turn
+  // and its emit (1,024, transactionLogic's WINDOW); the hot row's owner fills that window (on
+  // the parallel executor), and no other test here does. Its budget follows its work: CPU time
+  // by the records its subtasks take (every subtask takes every record), not a clock; on a
+  // loaded machine each transaction waits longer for the hot row to come from another thread.
+  // A run that stops using CPU is stuck, and fails after 120 s saying where it stands (one ran
+  // into the 300 s guard here once, at parallelism 3 on the parallel executor, using no CPU).
   it.each([3, 8])(
     'a hot row (every transaction touches one account) at parallelism %i: correct, and the run ends',
     async (parallelism) => {
       const hot = ledgerRecords({ accounts: 30, transfers: 1200, seed: 15_02, hot: 'hot', audits: true });
+      expect(hot.length).toBeGreaterThan(1024);
       const hotExpected = serialLedger(hot);
       expect(hotExpected.aborted.length).toBeGreaterThan(0);
       const dir = await freshDir();
       writeLedgerInput(join(dir, 'input.jsonl'), hot);
-      const run = await runLedger(executor, ledgerJob({ parallelism }), dir);
+      let open: ExecutorRun | undefined;
+      const opening = openJob(executor, ledgerJob({ parallelism }), {
+        jobDir: dir,
+        stateDir: join(dir, 'state'),
+      });
+      await withinWork(
+        opening.then((run) => {
+          open = run;
+          return run.run();
+        }),
+        // 0.8 s of CPU time at parallelism 8 on the parallel executor here: a livelock fails long before 300 s.
+        { cpuMs: 20_000 + 2 * hot.length * parallelism },
+        `the hot row at parallelism ${parallelism} (${executor})`,
+        // Where a stuck run stands: each subtask's records in and out (on several threads, as of
+        // each thread's latest report), and how full each edge is.
+        () =>
+          open === undefined
+            ? 'not open yet'
+            : JSON.stringify({ metrics: open.metrics(), edgeFill: Object.fromEntries(open.edgeFill()) }),
+      );
+      const run = await readLedger(dir);
       expectSerial(run, hotExpected);
       expectBalancesConserved(run.out, hot, hotExpected);
     },
@@ -167,7 +203,7 @@ function generatorChannels() {
   return [all.filter((_, i) => i % 2 === 0), all.filter((_, i) => i % 2 === 1)];
 }
 
-describe.each(EXECUTORS)('two upstream subtasks (%s)', (executor) => {
+describe.concurrent.each(EXECUTORS)('two upstream subtasks (%s)', (executor) => {
   it('without event time: merged by (position, channel), the same on two runs', async () => {
     const order = serialOrder(generatorChannels());
     // Position by position, first channel first: the generator's index order.

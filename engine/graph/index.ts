@@ -2,6 +2,7 @@
 // this in the browser, so nothing reachable from here may use a Node API.
 export * from './canonicalJson.js';
 export * from './cycles.js';
+export * from './inputFiles.js';
 export * from './jobFolderPath.js';
 export * from './jobReach.js';
 export * from './jsonSchema.js';

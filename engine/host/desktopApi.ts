@@ -44,7 +44,13 @@ export interface FileFilter {
 }
 
 export interface DesktopApi {
-  showOpenDialog(options: { title: string; filters: readonly FileFilter[] }): Promise<string | undefined>;
+  /** `defaultPath`: the folder to start in. */
+  showOpenDialog(options: {
+    title: string;
+    defaultPath?: string;
+    filters: readonly FileFilter[];
+  }): Promise<string | undefined>;
+  /** `defaultPath`: the folder and name to start with. */
   showSaveDialog(options: {
     title: string;
     defaultPath?: string;

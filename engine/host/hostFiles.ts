@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Dirent } from 'node:fs';
 import { type FileHandle, open, readdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import type { DirEntry, OpenedFile } from '../protocol/protocol.js';
+import { type DirEntry, MAX_JOB_FILE_BYTES, type OpenedFile } from '../protocol/protocol.js';
 
 const REASONS: Readonly<Record<string, string>> = {
   ENOENT: 'no such file or folder',
@@ -19,20 +19,43 @@ const REASONS: Readonly<Record<string, string>> = {
   ENAMETOOLONG: 'the name is too long',
 };
 
-function reason(error: unknown): string {
+/** Why a file operation failed, in words. */
+export function reason(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code !== undefined && REASONS[code] !== undefined) return REASONS[code];
   return error instanceof Error ? error.message : String(error);
 }
 
 /** Relative paths would resolve against wherever the host happened to start, so only absolute ones are taken. */
-function absolute(path: string, action: string): string {
+export function absolute(path: string, action: string): string {
   if (!isAbsolute(path)) throw new Error(`Cannot ${action} ${path}: the path must be absolute`);
   return resolve(path);
 }
 
+const MIB = 1024 * 1024;
+
+/** A size in MiB to a tenth, as people read it: 70, 32.5. */
+function mebibytes(bytes: number): string {
+  return String(Math.round((bytes / MIB) * 10) / 10);
+}
+
+/**
+ * A file larger than MAX_JOB_FILE_BYTES is refused before it is read: its text could not go back
+ * to the host to be saved or run, and a message over the protocol's limit ends the connection.
+ */
 export async function readTextFile(path: string): Promise<OpenedFile> {
   const file = absolute(path, 'open');
+  let size: number;
+  try {
+    size = (await stat(file)).size;
+  } catch (error) {
+    throw new Error(`Cannot open ${file}: ${reason(error)}`);
+  }
+  if (size > MAX_JOB_FILE_BYTES) {
+    throw new Error(
+      `Cannot open ${file}: it is ${mebibytes(size)} MiB, and the designer opens job files of up to ${mebibytes(MAX_JOB_FILE_BYTES)} MiB`,
+    );
+  }
   try {
     return { path: file, text: await readFile(file, 'utf8') };
   } catch (error) {

@@ -198,7 +198,7 @@ describe('frames the fuzz found answered wrongly, each answered now', () => {
       ['file.read', { path: huge }, /^Cannot open """.*: the path must be absolute$/],
       [
         'job.checkFiles',
-        { path: huge, text: space.jobText },
+        { path: huge, inputs: [] },
         /^Cannot check the files of """.*: the path must be absolute$/,
       ],
     ] as const) {

@@ -1,6 +1,17 @@
 // The host's methods against a real temporary folder, called the way a client calls them: as
 // protocol messages through answerMessage and serveConnection.
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  truncate,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +45,7 @@ beforeEach(async () => {
     dataDir,
     examplesDir: repoExamples,
     initialFile: join(dir, 'start.job.json'),
+    startDir: join(dir, 'started-here'),
     onRecentChanged: (list) => recentChanges.push(list),
   });
 });
@@ -62,11 +74,12 @@ async function failure<M extends HostMethod>(method: M, params: ParamsOf<M>): Pr
 }
 
 describe('host.info', () => {
-  it('says which transport, version and file system it serves', async () => {
+  it('says which transport, version and file system it serves, and where it was started', async () => {
     expect(await result('host.info', {})).toEqual({
       version: '9.8.7',
       transport: 'websocket',
       homeDir: expect.any(String),
+      startDir: join(dir, 'started-here'),
       sep,
       initialFile: join(dir, 'start.job.json'),
     });
@@ -106,6 +119,18 @@ describe('file.read and file.write', () => {
       `Cannot open ${missing}: no such file or folder`,
     );
     expect(await failure('file.read', { path: dir })).toBe(`Cannot open ${dir}: it is a folder`);
+  });
+
+  it('refuses a file too large to go back over the protocol before reading it, in one line', async () => {
+    const path = join(dir, 'huge.job.json');
+    await writeFile(path, '');
+    // Sparse: the size is all that is looked at.
+    await truncate(path, 200 * 1024 * 1024);
+    expect(await failure('file.read', { path })).toBe(
+      `Cannot open ${path}: it is 200 MiB, and the designer opens job files of up to 32 MiB`,
+    );
+    await truncate(path, 32 * 1024 * 1024);
+    expect(((await result('file.read', { path })) as { text: string }).text).toHaveLength(32 * 1024 * 1024);
   });
 
   it('names the path and the reason when it cannot save, and leaves nothing behind', async () => {

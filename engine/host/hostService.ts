@@ -3,6 +3,7 @@
 // run/runService.ts's; the transports and the connection code do not change for them.
 import os from 'node:os';
 import { sep } from 'node:path';
+import type { InputFileRef } from '../graph/index.js';
 import type {
   EventMessage,
   HostEvent,
@@ -15,6 +16,7 @@ import type {
 import { testConnection } from './connectionTest.js';
 import { listFolder, readTextFile, writeTextFileAtomic } from './hostFiles.js';
 import { checkInputFiles } from './inputFileCheck.js';
+import { copyInputFiles } from './inputFileCopy.js';
 import { RecentFiles } from './recentFiles.js';
 import { createThreadedRunService } from './run/runThread.js';
 import { listTemplates } from './templates.js';
@@ -50,6 +52,11 @@ export interface HostServiceOptions {
   /** A file named on the command line; absolute. */
   readonly initialFile?: string;
   /**
+   * The folder the designer was started from (HostInfo.startDir): the user's folder when npm
+   * started it (INIT_CWD), else the current one.
+   */
+  readonly startDir?: string;
+  /**
    * Where runs keep their state and checkpoints, one folder per job file: the desktop app's
    * `DATA/runs`. Without it they go beside the job file, as the CLI's do.
    */
@@ -77,6 +84,44 @@ function connectionTestParams(raw: Readonly<Record<string, unknown>>): ParamsOf<
   };
 }
 
+/** More input files than any job names; bounds what a peer can make the host look at. */
+const MAX_INPUTS = 10_000;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function checkFilesParams(raw: Readonly<Record<string, unknown>>): ParamsOf<'job.checkFiles'> {
+  const { path } = stringParams('job.checkFiles', 'path')(raw);
+  const inputs = raw.inputs;
+  if (!Array.isArray(inputs) || inputs.length > MAX_INPUTS)
+    throw new Error(`job.checkFiles: params.inputs must be an array of at most ${MAX_INPUTS} input files`);
+  const checked = inputs.map((input: unknown, k): InputFileRef => {
+    const ok =
+      isRecord(input) &&
+      typeof input.operator === 'string' &&
+      typeof input.param === 'string' &&
+      typeof input.file === 'string' &&
+      Number.isSafeInteger(input.index) &&
+      (input.index as number) >= 0;
+    if (!ok)
+      throw new Error(
+        `job.checkFiles: params.inputs[${k}] must be { operator, index, param, file } (strings, and a whole number)`,
+      );
+    const { operator, index, param, file } = input as unknown as InputFileRef;
+    return { operator, index, param, file };
+  });
+  return { path, inputs: checked };
+}
+
+function copyInputsParams(raw: Readonly<Record<string, unknown>>): ParamsOf<'job.copyInputs'> {
+  const { from, to } = stringParams('job.copyInputs', 'from', 'to')(raw);
+  const files = raw.files;
+  if (!Array.isArray(files) || files.length > MAX_INPUTS || !files.every((f) => typeof f === 'string'))
+    throw new Error(`job.copyInputs: params.files must be an array of at most ${MAX_INPUTS} strings`);
+  return { from, to, files };
+}
+
 function stringParams<K extends string>(method: HostMethod, ...keys: K[]) {
   return (raw: Readonly<Record<string, unknown>>): Record<K, string> => {
     const params = {} as Record<K, string>;
@@ -97,6 +142,7 @@ export function createHostService(options: HostServiceOptions): HostService {
     version: options.version,
     transport: options.transport,
     homeDir: os.homedir(),
+    startDir: options.startDir ?? process.env.INIT_CWD ?? process.cwd(),
     sep: sep === '\\' ? '\\' : '/',
     ...(options.initialFile === undefined ? {} : { initialFile: options.initialFile }),
   };
@@ -131,8 +177,12 @@ export function createHostService(options: HostServiceOptions): HostService {
       },
     },
     'job.checkFiles': {
-      params: stringParams('job.checkFiles', 'path', 'text'),
-      run: async ({ path, text }) => ({ problems: await checkInputFiles(path, text) }),
+      params: checkFilesParams,
+      run: async ({ path, inputs }) => ({ problems: await checkInputFiles(path, inputs) }),
+    },
+    'job.copyInputs': {
+      params: copyInputsParams,
+      run: ({ from, to, files }) => copyInputFiles(from, to, files),
     },
     'connection.test': { params: connectionTestParams, run: (request) => testConnection(request) },
     'trust.check': {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { inputFilesOf, parseJobText } from '../graph/index.js';
 import { answerMessage } from './hostConnection.js';
 import { createHostService } from './hostService.js';
 import { checkInputFiles } from './inputFileCheck.js';
@@ -26,11 +27,14 @@ function jobText(operators: unknown[]): string {
 
 const source = (id: string, path: unknown) => ({ id, kind: 'source.jsonl', params: { path } });
 
+/** The input files of a job's text, as the designer sends them (it never sends the text). */
+const inputsOf = (text: string) => inputFilesOf(parseJobText(text).value);
+
 describe('checkInputFiles', () => {
   it('warns of a source whose file is not next to the job file, naming the operator, file and path', async () => {
     await writeFile(join(dir, 'present.jsonl'), '{}\n');
     const text = jobText([source('here', 'present.jsonl'), source('gone', 'missing.jsonl')]);
-    expect(await checkInputFiles(jobFile, text)).toEqual([
+    expect(await checkInputFiles(jobFile, inputsOf(text))).toEqual([
       {
         code: 'input-file-missing',
         severity: 'warning',
@@ -48,7 +52,7 @@ describe('checkInputFiles', () => {
     await mkdir(join(dir, 'data'));
     await writeFile(join(dir, 'data', 'in.jsonl'), '{}\n');
     const text = jobText([source('ok', 'data/in.jsonl'), source('typo', 'data/inn.jsonl')]);
-    const problems = await checkInputFiles(jobFile, text);
+    const problems = await checkInputFiles(jobFile, inputsOf(text));
     expect(problems.map((p) => p.message)).toEqual([
       `operator "typo": input file data/inn.jsonl not found (looked for ${join(dir, 'data', 'inn.jsonl')})`,
     ]);
@@ -56,13 +60,13 @@ describe('checkInputFiles', () => {
 
   it('takes an absolute path as it is', async () => {
     const absent = join(dir, 'elsewhere', 'x.jsonl');
-    const problems = await checkInputFiles(jobFile, jobText([source('abs', absent)]));
+    const problems = await checkInputFiles(jobFile, inputsOf(jobText([source('abs', absent)])));
     expect(problems.map((p) => p.message)).toEqual([`operator "abs": input file ${absent} not found`]);
   });
 
   it('says a folder is not a file', async () => {
     await mkdir(join(dir, 'folder.jsonl'));
-    const problems = await checkInputFiles(jobFile, jobText([source('dir', 'folder.jsonl')]));
+    const problems = await checkInputFiles(jobFile, inputsOf(jobText([source('dir', 'folder.jsonl')])));
     expect(problems.map((p) => [p.code, p.message])).toEqual([
       ['input-file-unreadable', 'operator "dir": input file folder.jsonl is a folder, not a file'],
     ]);
@@ -75,30 +79,30 @@ describe('checkInputFiles', () => {
       { id: 'odd', kind: 'no.such.kind', params: { path: 'none.jsonl' } },
       { id: 'proto', kind: 'toString', params: { path: 'none.jsonl' } },
     ]);
-    expect(await checkInputFiles(jobFile, text)).toEqual([]);
+    expect(await checkInputFiles(jobFile, inputsOf(text))).toEqual([]);
   });
 
   it('checks the inputs of a job that is otherwise invalid, and skips what names no file', async () => {
     const text = JSON.stringify({
       operators: [source('a', 'nope.jsonl'), source('b', ''), source('c', 7), { kind: 'source.jsonl' }],
     });
-    const problems = await checkInputFiles(jobFile, text);
+    const problems = await checkInputFiles(jobFile, inputsOf(text));
     expect(problems.map((p) => p.operator)).toEqual(['a']);
   });
 
   it('finds nothing to check in text that is not JSON', async () => {
-    expect(await checkInputFiles(jobFile, '{ not json')).toEqual([]);
+    expect(await checkInputFiles(jobFile, inputsOf('{ not json'))).toEqual([]);
   });
 
   it('refuses a relative job file path, which would resolve against wherever the host started', async () => {
-    await expect(checkInputFiles('job.job.json', jobText([]))).rejects.toThrow(
+    await expect(checkInputFiles('job.job.json', [])).rejects.toThrow(
       'Cannot check the files of job.job.json: the path must be absolute',
     );
   });
 });
 
 describe('job.checkFiles, as a client calls it', () => {
-  it('answers the problems of the job text given, and refuses params that are not strings', async () => {
+  it('answers the problems of the input files named, and refuses params of another shape', async () => {
     const host = createHostService({
       transport: 'websocket',
       version: '0.0.0',
@@ -111,7 +115,7 @@ describe('job.checkFiles, as a client calls it', () => {
         type: 'request',
         id: 1,
         method: 'job.checkFiles',
-        params: { path: jobFile, text },
+        params: { path: jobFile, inputs: inputsOf(text) },
       });
       expect(answer.error).toBeUndefined();
       expect((answer.result as { problems: { message: string }[] }).problems.map((p) => p.message)).toEqual([
@@ -121,9 +125,20 @@ describe('job.checkFiles, as a client calls it', () => {
         type: 'request',
         id: 2,
         method: 'job.checkFiles',
-        params: { path: jobFile } as never,
+        params: { path: jobFile, text } as never,
       });
-      expect(refused.error?.message).toBe('job.checkFiles: params.text must be a string');
+      expect(refused.error?.message).toBe(
+        'job.checkFiles: params.inputs must be an array of at most 10000 input files',
+      );
+      const odd = await answerMessage(host, {
+        type: 'request',
+        id: 3,
+        method: 'job.checkFiles',
+        params: { path: jobFile, inputs: [{ operator: 'a', index: -1, param: 'path', file: 'x' }] },
+      });
+      expect(odd.error?.message).toBe(
+        'job.checkFiles: params.inputs[0] must be { operator, index, param, file } (strings, and a whole number)',
+      );
     } finally {
       await host.close();
     }

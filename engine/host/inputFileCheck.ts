@@ -1,47 +1,13 @@
 // Whether the files a job reads are there. The validator is pure and cannot look, so the host
 // does, for the designer (the browser form and the desktop shell alike) when a job is opened,
 // saved or run: a missing input is then a warning in the Problems panel before a run, instead
-// of a failed run after it.
+// of a failed run after it. The designer sends the list of files (engine/graph/inputFiles.ts),
+// never the job's text: a job file of many megabytes would be sent back over the protocol.
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { formatJsonPath, type OperatorKind, type ParamsOf, parseJobText } from '../graph/index.js';
+import { formatJsonPath, type InputFileRef } from '../graph/index.js';
 import type { FileProblem } from '../protocol/protocol.js';
-
-/**
- * The parameters that name a file an operator reads. A sink's file is not here: the run makes
- * it (and its folder), so its absence is no problem.
- */
-export const INPUT_FILE_PARAMS: { readonly [K in OperatorKind]?: readonly (keyof ParamsOf<K> & string)[] } = {
-  'source.jsonl': ['path'],
-};
-
-interface InputFile {
-  readonly operator: string;
-  readonly index: number;
-  readonly param: string;
-  /** As the job writes it. */
-  readonly file: string;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The input files a job's JSON names, wherever the rest of it is valid or not. */
-function inputFiles(job: unknown): InputFile[] {
-  if (!isObject(job) || !Array.isArray(job.operators)) return [];
-  const found: InputFile[] = [];
-  job.operators.forEach((op: unknown, index) => {
-    if (!isObject(op) || typeof op.id !== 'string' || typeof op.kind !== 'string') return;
-    if (!Object.hasOwn(INPUT_FILE_PARAMS, op.kind) || !isObject(op.params)) return;
-    for (const param of INPUT_FILE_PARAMS[op.kind as OperatorKind] ?? []) {
-      const file = op.params[param];
-      if (typeof file === 'string' && file !== '') found.push({ operator: op.id, index, param, file });
-    }
-  });
-  return found;
-}
 
 type Fault = { readonly code: 'input-file-missing' | 'input-file-unreadable'; readonly says: string };
 
@@ -66,16 +32,18 @@ function lookedWhere(file: string, resolved: string): string {
 }
 
 /**
- * The problems with the input files of the job in `text`, whose file is `jobFile` (absolute:
+ * The problems with the input files `inputs` of the job whose file is `jobFile` (absolute:
  * relative inputs resolve against its folder, as a run resolves them).
  */
-export async function checkInputFiles(jobFile: string, text: string): Promise<FileProblem[]> {
+export async function checkInputFiles(
+  jobFile: string,
+  inputs: readonly InputFileRef[],
+): Promise<FileProblem[]> {
   if (!isAbsolute(jobFile))
     throw new Error(`Cannot check the files of ${jobFile}: the path must be absolute`);
-  const { value } = parseJobText(text);
   const folder = dirname(resolve(jobFile));
   const checked = await Promise.all(
-    inputFiles(value).map(async (input) => {
+    inputs.map(async (input) => {
       const resolved = resolve(folder, input.file);
       const fault = await faultOf(resolved);
       if (fault === undefined) return undefined;

@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { defaultDataDir } from '../deploy/dataDir.js';
+import { MAX_MESSAGE_BYTES } from '../protocol/protocol.js';
 import { CONTENT_SECURITY_POLICY_HEADER } from './contentSecurityPolicy.js';
 import { serveConnection } from './hostConnection.js';
 import { createHostService, type HostService } from './hostService.js';
@@ -23,14 +24,14 @@ import { webSocketChannel } from './webSocketTransport.js';
 
 export const HOST_PATH = '/host';
 const LOOPBACK = '127.0.0.1';
-/** A job file with inline code is a few hundred kB; this bounds what one client can make the host buffer. */
-const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 export interface WebServerOptions {
   /** 0 (the default) takes any free port. */
   readonly port?: number;
   /** A file to open at start (HostInfo.initialFile); made absolute against the current directory. */
   readonly initialFile?: string;
+  /** Where the file dialogs start for a job without a file (HostInfo.startDir). */
+  readonly startDir?: string;
   /** Where the recent list lives; defaultDataDir() when absent. */
   readonly dataDir?: string;
   /** The built renderer (dist/renderer when absent). */
@@ -149,6 +150,7 @@ export async function startWebServer(options: WebServerOptions = {}): Promise<We
     dataDir: options.dataDir ?? defaultDataDir(),
     examplesDir: options.examplesDir ?? examplesDir(root),
     ...(options.initialFile === undefined ? {} : { initialFile: resolve(options.initialFile) }),
+    ...(options.startDir === undefined ? {} : { startDir: resolve(options.startDir) }),
   });
 
   let origin = '';

@@ -3,10 +3,22 @@
 // the renderer imports this file. Every request gets exactly one response with the same id;
 // events flow from host to client without an id.
 
+import type { InputFileRef } from '../graph/inputFiles.js';
 import type { Problem } from '../graph/problem.js';
 import type { RunEvents, RunMethods } from './runProtocol.js';
 
 export type * from './runProtocol.js';
+
+/**
+ * The most one message to the host may hold (the WebSocket's limit): it bounds what one client
+ * can make the host buffer. A job file with inline code is a few hundred kB.
+ */
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/**
+ * The largest job file the designer opens. Its text goes back to the host in one message to be
+ * saved or run, as a JSON string whose escapes may make it longer: half the limit leaves room.
+ */
+export const MAX_JOB_FILE_BYTES = MAX_MESSAGE_BYTES / 2;
 
 /** A job template the start screen offers (one folder of `assets/examples`). */
 export interface TemplateInfo {
@@ -29,8 +41,13 @@ export interface HostInfo {
   readonly version: string;
   /** Which transport the host serves; shown in About, never branched on by the renderer's logic. */
   readonly transport: 'websocket' | 'messageport';
-  /** Directory the open/save dialogs start in when no file is open. */
+  /** The user's home folder. */
   readonly homeDir: string;
+  /**
+   * The folder the designer was started from: where the open and save dialogs start for a job
+   * that has no file yet (a new one, a template).
+   */
+  readonly startDir: string;
   /** Path separator of the host's file system. */
   readonly sep: '/' | '\\';
   /** A file given on the command line (`npm start -- FILE`, `npm run web -- FILE`). */
@@ -88,10 +105,17 @@ export interface HostMethods extends RunMethods {
   /** Moves a path to the front of the recent list (kept to ten); returns the new list. */
   'recent.add': [{ path: string }, string[]];
   /**
-   * Checks the files the job reads (a source's input), relative to the job file's folder, for
-   * the job's text as the designer has it: a problem for each one missing or unreadable.
+   * Checks the files the job reads (a source's input, see engine/graph/inputFiles.ts), relative
+   * to the job file's folder, as the designer's job names them: a problem for each one missing
+   * or unreadable. Only the names are sent, never the job's text.
    */
-  'job.checkFiles': [{ path: string; text: string }, { problems: FileProblem[] }];
+  'job.checkFiles': [{ path: string; inputs: InputFileRef[] }, { problems: FileProblem[] }];
+  /**
+   * Copies the input files `files` (relative names, inside the folder) from the folder of the
+   * job file `from` to that of `to`, making subfolders as needed: a template saved elsewhere
+   * takes its data with it. A file already at `to` is kept as it is, never overwritten.
+   */
+  'job.copyInputs': [{ from: string; to: string; files: string[] }, { copied: string[]; kept: string[] }];
   /** Asks a connector operator's server whether it answers and its target exists; never fails. */
   'connection.test': [ConnectionTestRequest, ConnectionTestResult];
   /**
@@ -155,6 +179,7 @@ const METHOD_NAMES: { readonly [M in HostMethod]: true } = {
   'recent.list': true,
   'recent.add': true,
   'job.checkFiles': true,
+  'job.copyInputs': true,
   'connection.test': true,
   'trust.check': true,
   'trust.grant': true,

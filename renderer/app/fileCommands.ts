@@ -6,6 +6,7 @@ import type { DialogService } from '../dialogs/dialogService';
 import { copyFragment } from '../document/clipboard';
 import { operatorIds } from '../document/jobDraft';
 import { parseJobFile, serializeDraft } from '../document/jobFileText';
+import { copiedNotice, copyNote, templateDataFiles } from '../document/templateData';
 import type { HostClient } from '../host/hostClient';
 import type { DesignerStore } from '../store/designerStore';
 import { isDirty, problemsOf } from '../store/selectors';
@@ -40,9 +41,10 @@ export interface FileCommandDeps {
 export function createFileCommands(deps: FileCommandDeps) {
   const { store, host, desktop, info, dialogs } = deps;
 
+  /** The job's own folder, or for a job without a file the folder the designer was started from. */
   const startDir = () => {
     const path = store.getState().filePath;
-    return path === undefined ? info.homeDir : dirOf(path);
+    return path === undefined ? info.startDir : dirOf(path);
   };
   const suggestedName = () => {
     const name = store.getState().draft?.name;
@@ -50,13 +52,24 @@ export function createFileCommands(deps: FileCommandDeps) {
   };
   const pickOpen = async (title: string) =>
     desktop !== undefined
-      ? desktop.showOpenDialog({ title, filters: JOB_FILTERS })
+      ? desktop.showOpenDialog({ title, defaultPath: startDir(), filters: JOB_FILTERS })
       : dialogs.pickFile({ mode: 'open', title, startDir: startDir() });
-  const pickSave = async (title: string) => {
+  /** `note`: what saving there will do besides, said in the browser form's dialog. */
+  const pickSave = async (title: string, note?: string) => {
     const path =
       desktop !== undefined
-        ? await desktop.showSaveDialog({ title, defaultPath: suggestedName(), filters: JOB_FILTERS })
-        : await dialogs.pickFile({ mode: 'save', title, startDir: startDir(), defaultName: suggestedName() });
+        ? await desktop.showSaveDialog({
+            title,
+            defaultPath: `${startDir()}${info.sep}${suggestedName()}`,
+            filters: JOB_FILTERS,
+          })
+        : await dialogs.pickFile({
+            mode: 'save',
+            title,
+            startDir: startDir(),
+            defaultName: suggestedName(),
+            ...(note === undefined ? {} : { note }),
+          });
     return path === undefined ? undefined : withJobSuffix(path);
   };
 
@@ -68,19 +81,35 @@ export function createFileCommands(deps: FileCommandDeps) {
    * Marks the document saved, says so when inputs held changes the file could not get, and has
    * the input files checked again (they may have come or gone since).
    */
-  const saved = (path: string, text: string) => {
+  const saved = (path: string, text: string, copied?: string) => {
     store.getState().markSaved(path, text);
-    store.getState().setNotice(savedWithoutNotice(store.getState().unappliedFields));
+    const notices = [savedWithoutNotice(store.getState().unappliedFields), copied];
+    const notice = notices.filter((n) => n !== undefined).join(' ');
+    store.getState().setNotice(notice === '' ? undefined : notice);
     deps.checkInputFiles?.();
   };
 
+  /** A template's input files, copied beside the job it was first saved as (document/templateData.ts). */
+  const copyTemplateData = async (path: string, files: readonly string[]): Promise<string | undefined> => {
+    const from = store.getState().templatePath;
+    if (from === undefined || files.length === 0) return undefined;
+    try {
+      return copiedNotice(await host.request('job.copyInputs', { from, to: path, files: [...files] }));
+    } catch (error) {
+      // The job is saved; its input check will say what is missing.
+      deps.report('Could not copy the template’s input files', error);
+      return undefined;
+    }
+  };
+
   const saveAs = async (): Promise<boolean> => {
-    const path = await pickSave('Save job as');
+    const files = templateDataFiles(store.getState());
+    const path = await pickSave('Save job as', copyNote(files));
     if (path === undefined) return false;
     try {
       const text = store.getState().textToSave();
       await write(path, text);
-      saved(path, text);
+      saved(path, text, await copyTemplateData(path, files));
       await host.request('recent.add', { path });
       return true;
     } catch (error) {
@@ -145,7 +174,7 @@ export function createFileCommands(deps: FileCommandDeps) {
       if (!(await confirmDiscard())) return;
       try {
         const file = await host.request('file.read', { path });
-        store.getState().loadText(undefined, file.text, { asNew: true });
+        store.getState().loadText(undefined, file.text, { asNew: true, template: file.path });
       } catch (error) {
         deps.report('Could not open the template', error);
       }

@@ -12,12 +12,12 @@ const JOB = JSON.stringify({
 });
 
 function fakeHost() {
-  const asked: { path: string; text: string }[] = [];
+  const asked: unknown[] = [];
   const answers: ((problems: FileProblem[]) => void)[] = [];
   const host = {
     request: (method: string, params: unknown) => {
       expect(method).toBe('job.checkFiles');
-      asked.push(params as { path: string; text: string });
+      asked.push(params);
       return new Promise<{ problems: FileProblem[] }>((resolve) =>
         answers.push((problems) => resolve({ problems })),
       );
@@ -29,14 +29,20 @@ function fakeHost() {
 const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe('input file checks', () => {
-  it('asks the host about the job’s file with the job as the designer has it, and lists the answer', async () => {
+  it('asks the host about the files the job names as the designer has it, never sending its text, and lists the answer', async () => {
     const store = createDesignerStore();
     const fake = fakeHost();
     const checks = createInputFileChecks(store, fake.host);
     store.getState().loadText('/jobs/j.job.json', JOB);
     store.getState().setJobField('name', 'renamed');
+    store.getState().updateOperator('src', { params: { path: 'edited.jsonl' } });
     void checks.check();
-    expect(fake.asked).toEqual([{ path: '/jobs/j.job.json', text: store.getState().textToSave() }]);
+    expect(fake.asked).toEqual([
+      {
+        path: '/jobs/j.job.json',
+        inputs: [{ operator: 'src', index: 0, param: 'path', file: 'edited.jsonl' }],
+      },
+    ]);
     fake.answers[0]!([missing]);
     await settled();
     expect(store.getState().fileProblems).toEqual([missing]);

@@ -2,7 +2,9 @@
 // saved and by a run as it starts; the answer goes to the store and so to the Problems panel.
 // Asked by those commands rather than on a change of the store: saving a job unchanged, or
 // opening the same file again, changes nothing in the store, yet its files may have come or gone.
-// A job without a file has no folder to look in.
+// A job without a file has no folder to look in. Only the names of the files are sent, never the
+// job's text (a job file of many megabytes would go back over the protocol with every check).
+import { inputFilesOf } from '../../engine/graph/index.js';
 import type { HostClient } from '../host/hostClient';
 import type { DesignerStore } from '../store/designerStore';
 
@@ -18,7 +20,7 @@ export function createInputFileChecks(store: DesignerStore, host: Pick<HostClien
       return;
     }
     try {
-      const { problems } = await host.request('job.checkFiles', { path, text: state.textToSave() });
+      const { problems } = await host.request('job.checkFiles', { path, inputs: inputFilesOf(state.draft) });
       // Only the latest answer, and only for the file it was asked about.
       if (ask === asked && store.getState().filePath === path) store.getState().setFileProblems(problems);
     } catch {

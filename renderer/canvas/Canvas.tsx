@@ -5,7 +5,6 @@ import {
   Background,
   BackgroundVariant,
   type Connection,
-  Controls,
   type EdgeChange,
   type InternalNode,
   MiniMap,
@@ -14,14 +13,12 @@ import {
   ReactFlowProvider,
   useReactFlow,
   useStore,
-  type Viewport,
 } from '@xyflow/react';
 import {
   type DragEvent,
   type MouseEvent as ReactMouseEvent,
   useCallback,
   useEffect,
-  useLayoutEffect,
   useMemo,
   useRef,
   useState,
@@ -31,6 +28,7 @@ import { draftPositions, type JobDraft, newJobDraft, type XY } from '../document
 import { carriesKind, draggedKind } from '../palette/paletteDrag';
 import { useDesigner, useDesignerStore } from '../store/designerContext';
 import { problemsOf } from '../store/selectors';
+import { CanvasControls } from './CanvasControls';
 import { CycleConnectionLine } from './CycleConnectionLine';
 import type { Size } from './cardGeometry';
 import { displayPositions } from './displayPositions';
@@ -38,21 +36,20 @@ import { FAR_ZOOM, FarZoomContext } from './farZoom';
 import { buildEdges, buildNodes, type OperatorFlowNode, type PartitionFlowEdge } from './flowElements';
 import { type FlowModel, flowModelOf } from './flowModel';
 import { GRID, snap } from './grid';
+import { minimapSize } from './minimapPreference';
 import { OperatorMenu, type OperatorMenuPlace } from './OperatorMenu';
 import { OperatorNode } from './OperatorNode';
-import { openingViewport } from './openingViewport';
 import { portOf } from './operatorPorts';
 import { FeedbackEdge, PartitionEdge } from './PartitionEdge';
 import { problemMarks } from './problemMarks';
 import { applySelectChanges, type SelectChange } from './selectionChanges';
+import { useFitting, ZOOM_DURATION } from './useFitting';
 import { registerViewport } from './viewportController';
 import './canvas.css';
 
 const NODE_TYPES = { operator: OperatorNode };
 const EDGE_TYPES = { partition: PartitionEdge, feedback: FeedbackEdge };
 const SNAP_GRID: [number, number] = [GRID, GRID];
-const FIT_OPTIONS = { padding: 0.15, maxZoom: 1.25 };
-const ZOOM_DURATION = 150;
 /** Zoomed out far enough that a 500-operator job fits on a laptop screen. */
 const MIN_ZOOM = 0.05;
 /**
@@ -136,13 +133,8 @@ function CanvasFlow() {
   }>({ model, positions, nodes });
   latest.current = { model, positions, nodes };
 
-  // React Flow mounts once the canvas's size is known, already fitted to the job.
-  const [opening, setOpening] = useState<Viewport>();
-  useLayoutEffect(() => {
-    const box = wrapper.current?.getBoundingClientRect();
-    const canvas = { width: box?.width ?? 0, height: box?.height ?? 0 };
-    setOpening(openingViewport(latest.current.nodes, canvas, { ...FIT_OPTIONS, minZoom: MIN_ZOOM }));
-  }, []);
+  const fitting = useFitting(wrapper, () => latest.current.nodes, flow);
+  const { opening, fitToJob } = fitting;
 
   const onNodesChange = useCallback(
     (changes: NodeChange<OperatorFlowNode>[]) => {
@@ -214,6 +206,14 @@ function CanvasFlow() {
     setMenuPlace({ operator, x: event.clientX, y: event.clientY });
   }, []);
   const closeMenu = useCallback(() => setMenuPlace(undefined), []);
+  const onMoveStart = useCallback(
+    (event: MouseEvent | TouchEvent | null) => {
+      closeMenu();
+      // Only the user's own pan or zoom has an event; a fit or a focus has none.
+      if (event !== null) fitting.userMoved();
+    },
+    [closeMenu, fitting],
+  );
 
   const beginMove = useCallback(() => store.getState().beginMove(), [store]);
   const endMove = useCallback(() => store.getState().endMove(), [store]);
@@ -238,7 +238,7 @@ function CanvasFlow() {
   useEffect(
     () =>
       registerViewport({
-        fit: () => void flow.fitView({ ...FIT_OPTIONS, duration: ZOOM_DURATION }),
+        fit: () => fitToJob(ZOOM_DURATION),
         zoomIn: () => void flow.zoomIn({ duration: ZOOM_DURATION }),
         zoomOut: () => void flow.zoomOut({ duration: ZOOM_DURATION }),
         centre: () => {
@@ -247,16 +247,16 @@ function CanvasFlow() {
           return flow.screenToFlowPosition({ x: box.left + box.width / 2, y: box.top + box.height / 2 });
         },
       }),
-    [flow],
+    [flow, fitToJob],
   );
 
   // The job opens fitted (see `opening`); later requests come from the store.
-  const fitted = useRef(fitRequest);
+  const fitDone = useRef(fitRequest);
   useEffect(() => {
-    if (fitted.current === fitRequest) return;
-    fitted.current = fitRequest;
-    void flow.fitView(FIT_OPTIONS);
-  }, [fitRequest, flow]);
+    if (fitDone.current === fitRequest) return;
+    fitDone.current = fitRequest;
+    fitToJob();
+  }, [fitRequest, fitToJob]);
 
   const focused = useRef(focusRequest?.seq);
   useEffect(() => {
@@ -300,7 +300,7 @@ function CanvasFlow() {
             onEdgesChange={onEdgesChange}
             onConnect={onConnect}
             onNodeContextMenu={onNodeContextMenu}
-            onMoveStart={closeMenu}
+            onMoveStart={onMoveStart}
             onDragOver={onDragOver}
             onDrop={onDrop}
             onNodeDragStart={beginMove}
@@ -316,15 +316,22 @@ function CanvasFlow() {
             onlyRenderVisibleElements={model.operators.length > VISIBLE_ONLY_ABOVE && culling}
           >
             <Background variant={BackgroundVariant.Dots} gap={20} size={1.2} color="#c3c9d1" />
-            <MiniMap<OperatorFlowNode>
-              pannable
-              zoomable
-              ariaLabel="Minimap"
-              nodeColor={minimapColour}
-              nodeStrokeWidth={0}
-              maskColor="rgba(29, 35, 43, 0.08)"
+            {fitting.minimapShown && (
+              <MiniMap<OperatorFlowNode>
+                pannable
+                zoomable
+                ariaLabel="Minimap"
+                style={minimapSize(fitting.canvasSize)}
+                nodeColor={minimapColour}
+                nodeStrokeWidth={0}
+                maskColor="rgba(29, 35, 43, 0.08)"
+              />
+            )}
+            <CanvasControls
+              minimapShown={fitting.minimapShown}
+              onFit={() => fitToJob(ZOOM_DURATION)}
+              onToggleMinimap={fitting.toggleMinimap}
             />
-            <Controls showInteractive={false} fitViewOptions={FIT_OPTIONS} />
           </ReactFlow>
         )}
       </FarZoomContext>

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { planJob, validateJob } from '../../engine/graph/index.js';
 import { edgeAriaLabel, edgeLabelText, partitionText } from './edgeLabel';
 
 describe('edge labels', () => {
@@ -40,5 +43,24 @@ describe('edge labels', () => {
       'Edge e1 from a to b, forward',
     );
     expect(edgeAriaLabel({ from: 1 })).toBe('Edge (no id) from ? to ?, no partition');
+  });
+});
+
+describe('an edge into a transaction', () => {
+  it('is labelled as the planner runs it: broadcast, whatever the file says; a feedback edge keeps its own', () => {
+    const ledger = JSON.parse(
+      readFileSync(join(import.meta.dirname, '../../assets/examples/ledger/ledger.job.json'), 'utf8'),
+    );
+    const plan = planJob(validateJob(ledger).job!);
+    const into = ledger.edges.find((e: { to: string }) => e.to === 'ledger');
+    expect(into.partition).toBe('rebalance');
+    const planned = plan.byId.get('ledger')!.inputs.find((e) => e.id === into.id)!;
+    expect(edgeLabelText(into, 'transaction')).toBe(planned.partition);
+    expect(edgeLabelText({ ...into, fromPort: 'late' }, 'transaction')).toBe('late → broadcast');
+    expect(edgeAriaLabel(into, 'transaction')).toBe(
+      'Edge transfers-to-ledger from transfers to ledger, broadcast',
+    );
+    expect(edgeLabelText({ partition: 'hash', key: 'k', feedback: true }, 'transaction')).toBe('hash(k)');
+    expect(edgeLabelText(into, 'process')).toBe('rebalance');
   });
 });

@@ -19,18 +19,34 @@ export function partitionText(edge: DraftEdge): string {
   return partition === undefined ? 'no partition' : shown(partition);
 }
 
-/** The label drawn on the edge: the partitioning, preceded by the port when it is a side output. */
-export function edgeLabelText(edge: DraftEdge): string {
+/**
+ * Whether the engine broadcasts the edge whatever its partitioning says: into a transaction
+ * every subtask takes every record, in one order (engine/graph/plan.ts, `routed`).
+ */
+export function broadcastByPlan(edge: DraftEdge, targetKind: unknown): boolean {
+  return targetKind === 'transaction' && edge.feedback !== true;
+}
+
+/** The partitioning the run gives the edge: the file's, or what the planner makes of it. */
+export function plannedPartitionText(edge: DraftEdge, targetKind?: unknown): string {
+  return broadcastByPlan(edge, targetKind) ? 'broadcast' : partitionText(edge);
+}
+
+/**
+ * The label drawn on the edge: the partitioning the run gives it (`targetKind`: the kind of the
+ * operator it goes to), preceded by the port when it is a side output.
+ */
+export function edgeLabelText(edge: DraftEdge, targetKind?: unknown): string {
   const port = edgePort(edge);
-  const partition = partitionText(edge);
+  const partition = plannedPartitionText(edge, targetKind);
   return port === 'out' ? partition : `${port} → ${partition}`;
 }
 
 /** "Edge e2 from owners to owners, hash(to), feedback". */
-export function edgeAriaLabel(edge: DraftEdge): string {
+export function edgeAriaLabel(edge: DraftEdge, targetKind?: unknown): string {
   const id = stringField(edge, 'id') ?? '(no id)';
   const from = stringField(edge, 'from') ?? '?';
   const to = stringField(edge, 'to') ?? '?';
   const feedback = edge.feedback === true ? ', feedback' : '';
-  return `Edge ${id} from ${from} to ${to}, ${partitionText(edge)}${feedback}`;
+  return `Edge ${id} from ${from} to ${to}, ${plannedPartitionText(edge, targetKind)}${feedback}`;
 }

@@ -176,6 +176,7 @@ function edgeOf(entry: EdgeEntry, inputs: EdgeInputs, lane: Lane): PartitionFlow
   const problem = entry.docId === undefined ? undefined : inputs.marks.messages.get(entry.docId);
   const offerFeedback =
     selected && !feedback && entry.docId !== undefined && inputs.marks.cycleIds.has(entry.docId);
+  const targetKind = inputs.model.byNode.get(entry.target)?.op.kind;
   return {
     id: entry.edgeId,
     type: feedback ? 'feedback' : 'partition',
@@ -185,14 +186,21 @@ function edgeOf(entry: EdgeEntry, inputs: EdgeInputs, lane: Lane): PartitionFlow
     targetHandle: 'in',
     selected,
     selectable: entry.docId !== undefined,
-    ariaLabel: edgeAriaLabel(entry.edge),
+    ariaLabel: edgeAriaLabel(entry.edge, targetKind),
     markerEnd: {
       type: MarkerType.ArrowClosed,
       color: markerColour(feedback, problem, selected),
       width: 18,
       height: 18,
     },
-    data: { docId: entry.docId, label: edgeLabelText(entry.edge), feedback, problem, offerFeedback, lane },
+    data: {
+      docId: entry.docId,
+      label: edgeLabelText(entry.edge, targetKind),
+      feedback,
+      problem,
+      offerFeedback,
+      lane,
+    },
   };
 }
 

@@ -77,6 +77,7 @@ export function FileDialog({ request }: { request: FileRequest }) {
         File path
         <input value={path} onChange={(e) => setPath(e.target.value)} spellCheck={false} />
       </label>
+      {request.note !== undefined && <p className="file-note">{request.note}</p>}
       <div className="modal-buttons">
         <button type="submit" className="primary" disabled={path.trim() === ''}>
           {request.mode === 'open' ? 'Open' : 'Save'}

@@ -6,10 +6,13 @@ export function Modal({
   label,
   onCancel,
   children,
+  className = 'modal',
 }: {
   label: string;
   onCancel: () => void;
   children: ReactNode;
+  /** Another size or layout than a prompt's (e.g. the wide code editor). */
+  className?: string;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
@@ -19,7 +22,7 @@ export function Modal({
   return (
     <dialog
       ref={ref}
-      className="modal"
+      className={className}
       aria-label={label}
       onCancel={(e) => {
         e.preventDefault();

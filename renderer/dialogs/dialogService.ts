@@ -10,6 +10,8 @@ export type DialogRequest =
       readonly title: string;
       readonly startDir: string;
       readonly defaultName?: string;
+      /** What choosing a path will do besides, said above the buttons. */
+      readonly note?: string;
       readonly resolve: (path: string | undefined) => void;
     }
   | {
@@ -32,7 +34,13 @@ export function createDialogService() {
     });
   return {
     store,
-    pickFile(options: { mode: 'open' | 'save'; title: string; startDir: string; defaultName?: string }) {
+    pickFile(options: {
+      mode: 'open' | 'save';
+      title: string;
+      startDir: string;
+      defaultName?: string;
+      note?: string;
+    }) {
       return show<string | undefined>((resolve) => ({ kind: 'file', ...options, resolve }));
     },
     askUnsaved(title: string) {

@@ -54,7 +54,13 @@ export function createHostClient(channel: MessageChannelLike<HostMessage, Client
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve: resolve as (v: unknown) => void, reject, method });
-        channel.send({ type: 'request', id, method, params });
+        try {
+          channel.send({ type: 'request', id, method, params });
+        } catch (error) {
+          // Not sent (too large for the transport): this request fails, the connection stays.
+          pending.delete(id);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
       });
     },
     on(event, listener) {

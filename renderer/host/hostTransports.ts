@@ -1,6 +1,11 @@
 // The two ways the renderer reaches the host: a MessagePort handed over by Electron's preload,
 // or a WebSocket to the browser form's server (same origin, token from the page's URL).
-import type { ClientMessage, HostMessage, MessageChannelLike } from '../../engine/protocol/protocol.js';
+import {
+  type ClientMessage,
+  type HostMessage,
+  MAX_MESSAGE_BYTES,
+  type MessageChannelLike,
+} from '../../engine/protocol/protocol.js';
 
 /** The window message Electron's preload posts with the host's MessagePort attached. */
 export const HOST_PORT_MESSAGE = 'pipewright:host-port';
@@ -24,6 +29,26 @@ function listenerSet<T>() {
   };
 }
 
+const MIB = 1024 * 1024;
+
+/**
+ * The message as sent, or an error saying it is too large: the host closes a connection that
+ * sends more than MAX_MESSAGE_BYTES, which would fail every other request with it.
+ */
+export function encodeForHost(message: ClientMessage): string {
+  const text = JSON.stringify(message);
+  // A UTF-16 unit is at most 3 bytes of UTF-8: only a long text needs counting.
+  if (text.length * 3 > MAX_MESSAGE_BYTES) {
+    const bytes = new TextEncoder().encode(text).length;
+    if (bytes > MAX_MESSAGE_BYTES) {
+      throw new Error(
+        `${message.method}: ${Math.ceil(bytes / MIB)} MiB is more than the engine host takes in one message (${MAX_MESSAGE_BYTES / MIB} MiB)`,
+      );
+    }
+  }
+  return text;
+}
+
 export function webSocketChannel(url: string): Promise<Channel> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url);
@@ -33,7 +58,7 @@ export function webSocketChannel(url: string): Promise<Channel> {
     socket.addEventListener('open', () => {
       opened = true;
       resolve({
-        send: (m) => socket.send(JSON.stringify(m)),
+        send: (m) => socket.send(encodeForHost(m)),
         onMessage: messages.add,
         onClose: closes.add,
       });

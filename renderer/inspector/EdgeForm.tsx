@@ -2,7 +2,8 @@
 // partitioned over it, its key when hashed, and whether it is a feedback edge.
 import { useId } from 'react';
 import { edgeSchema, type Partition, type Problem } from '../../engine/graph/index.js';
-import { findEdge } from '../document/draftEdits';
+import { broadcastByPlan } from '../canvas/edgeLabel';
+import { findEdge, findOperator } from '../document/draftEdits';
 import { edgePort, type JsonValue, stringField } from '../document/jobDraft';
 import { useDesigner, useDesignerStore } from '../store/designerContext';
 import { problemsOf } from '../store/selectors';
@@ -66,6 +67,7 @@ export function EdgeForm({ id }: { id: string }) {
   const to = stringField(edge, 'to');
   const partition = stringField(edge, 'partition');
   const update = store.getState().updateEdge;
+  const broadcast = broadcastByPlan(edge, to === undefined ? undefined : findOperator(draft!, to)?.kind);
 
   return (
     <FieldPlaceContext.Provider value={{ owner: { kind: 'edge', id }, path }}>
@@ -112,6 +114,12 @@ export function EdgeForm({ id }: { id: string }) {
           problems={partitionProblems}
           onChange={(value) => value !== undefined && update(id, { partition: value as Partition })}
         />
+        {broadcast && (
+          <p className="field-planned">
+            Into a transaction every subtask takes every record, in one order: the engine broadcasts this edge
+            whatever its partitioning says, and the canvas labels it <code>broadcast</code>.
+          </p>
+        )}
         {partition === 'hash' && (
           <TextField
             label={keyField.label}

@@ -1,11 +1,22 @@
 // The Checkpoints panel: every checkpoint of the run as the engine reports it (id, status,
-// trigger time, duration, bytes persisted and full size, in-flight records), each expandable to
-// its subtasks' synchronous, asynchronous and alignment times, with a failure's reason.
+// trigger time, duration, bytes written and the size of the state it stands for, in-flight
+// records), each expandable to its subtasks' synchronous, asynchronous and alignment times, with
+// a failure's reason. What the two sizes count, which checkpoints are still kept and why there is
+// none: run/checkpointReport.ts.
 import { Fragment, useState } from 'react';
 import type { RunCheckpointEvent } from '../../engine/protocol/protocol.js';
+import {
+  checkpointSettingsOf,
+  LEGEND,
+  letGo,
+  noCheckpointText,
+  STATE_TITLE,
+  WRITTEN_TITLE,
+} from '../run/checkpointReport';
 import { useRun } from '../run/runContext';
 import { subtaskName } from '../run/stepFormat';
 import { formatBytes, formatCount, formatMs, formatTimeOfDay } from '../run/units';
+import { useDesigner } from '../store/designerContext';
 
 const COLUMNS = 8;
 
@@ -24,8 +35,12 @@ function SubtaskDetail({ checkpoint }: { checkpoint: RunCheckpointEvent }) {
           <thead>
             <tr>
               <th scope="col">Subtask</th>
-              <th scope="col">Persisted</th>
-              <th scope="col">Full size</th>
+              <th scope="col" title={WRITTEN_TITLE}>
+                Written
+              </th>
+              <th scope="col" title={STATE_TITLE}>
+                State size
+              </th>
               <th scope="col">Sync</th>
               <th scope="col">Async</th>
               <th scope="col">Alignment</th>
@@ -53,16 +68,14 @@ export function CheckpointsPanel() {
   const checkpoints = useRun((s) => s.checkpoints);
   const status = useRun((s) => s.status);
   const folder = useRun((s) => s.checkpointDir);
+  const previewSinks = useRun((s) => s.previewSinks);
+  const draft = useDesigner((s) => s.draft);
+  const settings = checkpointSettingsOf(draft);
   const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
   if (checkpoints.length === 0) {
-    return (
-      <p className="run-empty">
-        {status === 'idle'
-          ? 'Each checkpoint’s status, size and duration appear here while the job runs.'
-          : 'No checkpoint yet in this run. The job takes one every checkpointIntervalMs (its settings).'}
-      </p>
-    );
+    return <p className="run-empty">{noCheckpointText(status, settings, previewSinks)}</p>;
   }
+  const gone = letGo(checkpoints, settings.retained);
   const toggle = (id: number) =>
     setOpen((before) => {
       const next = new Set(before);
@@ -81,6 +94,7 @@ export function CheckpointsPanel() {
           </>
         )}
       </p>
+      <p className="muted checkpoint-legend">{LEGEND}</p>
       <table className="run-table checkpoint-table" aria-label="Checkpoint history">
         <thead>
           <tr>
@@ -91,8 +105,12 @@ export function CheckpointsPanel() {
             <th scope="col">Status</th>
             <th scope="col">Triggered</th>
             <th scope="col">Duration</th>
-            <th scope="col">Persisted</th>
-            <th scope="col">Full size</th>
+            <th scope="col" title={WRITTEN_TITLE}>
+              Written
+            </th>
+            <th scope="col" title={STATE_TITLE}>
+              State size
+            </th>
             <th scope="col">In-flight records</th>
           </tr>
         </thead>
@@ -116,6 +134,14 @@ export function CheckpointsPanel() {
                   <td>{c.id}</td>
                   <td>
                     {c.status}
+                    {gone.has(c.id) && (
+                      <span
+                        className="muted"
+                        title={`Only the newest ${settings.retained} completed checkpoints are kept (checkpointsRetained): this one's files are gone, and a restart cannot go on from it.`}
+                      >
+                        , let go
+                      </span>
+                    )}
                     {c.reason !== undefined && <span className="muted"> — {c.reason}</span>}
                   </td>
                   <td>{formatTimeOfDay(c.triggeredAt)}</td>

@@ -1,11 +1,13 @@
 // The Metrics panel: records in and out per second of each operator over the last minute, one
 // small chart each, from the run's metrics events. Backpressure shows on the canvas: each edge
-// is coloured by the fill of its fullest channel.
+// is coloured by the fill of its fullest channel. Once the run is over its last rate is no
+// rate any more: the captions say what went through in all, and the charts stay as history.
 
 import { lazy, Suspense } from 'react';
 import { FILL_LEVELS, fillColour } from '../run/edgeFill';
 import { useRun } from '../run/runContext';
-import { formatRate } from '../run/units';
+import { isActive } from '../run/runControls';
+import { formatCount, formatRate } from '../run/units';
 import { WatermarkTable } from './WatermarkTable';
 
 // uPlot loads with the first chart, not with the app.
@@ -19,6 +21,7 @@ export function MetricsPanel() {
   const series = useRun((s) => s.series);
   const version = useRun((s) => s.seriesVersion);
   const status = useRun((s) => s.status);
+  const live = isActive(status);
   const ids = metrics?.operators.map((op) => op.id).filter((id) => series.latest(id) !== undefined) ?? [];
   if (ids.length === 0) {
     return (
@@ -26,7 +29,9 @@ export function MetricsPanel() {
         <p className="run-empty">
           {status === 'idle'
             ? 'Records per second per operator appear here while the job runs, and edges on the canvas take the colour of their channels’ fill; with event time, each subtask’s watermark.'
-            : 'Waiting for the first two measurements of the run…'}
+            : live
+              ? 'Waiting for the first two measurements of the run…'
+              : 'The run ended before its rates could be measured.'}
         </p>
         <WatermarkTable />
       </div>
@@ -44,7 +49,9 @@ export function MetricsPanel() {
       <div className="metrics-legend">
         <span className="metrics-key metrics-in">in/s</span>
         <span className="metrics-key metrics-out">out/s</span>
-        <span className="muted">over the last minute</span>
+        <span className="muted">
+          {live ? 'over the last minute' : 'over the run’s last minute; the run is over'}
+        </span>
         <span className="metrics-fill-legend" title="Edges on the canvas are coloured by channel fill">
           channel fill
           <span className="metrics-fill-scale" aria-hidden="true">
@@ -64,7 +71,10 @@ export function MetricsPanel() {
       <div className="metrics-grid">
         {shown.map((id) => {
           const r = series.latest(id)!;
-          const text = `in ${formatRate(r.inPerSec)}, out ${formatRate(r.outPerSec)}`;
+          const totals = metrics?.operators.find((op) => op.id === id);
+          const text = live
+            ? `in ${formatRate(r.inPerSec)}, out ${formatRate(r.outPerSec)}`
+            : `${formatCount(totals?.recordsIn)} in, ${formatCount(totals?.recordsOut)} out in all`;
           return (
             <figure key={id} className="metrics-card">
               <figcaption>
@@ -75,7 +85,11 @@ export function MetricsPanel() {
                   operator={id}
                   series={series}
                   version={version}
-                  label={`${id}: records per second over the last minute, now ${text}`}
+                  label={
+                    live
+                      ? `${id}: records per second over the last minute, now ${text}`
+                      : `${id}: records per second over the run's last minute; ${text}`
+                  }
                 />
               </Suspense>
             </figure>

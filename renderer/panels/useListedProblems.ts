@@ -13,6 +13,7 @@ export function useListedProblems(): ListedProblem[] {
   const unappliedFields = useDesigner((s) => s.unappliedFields);
   const fileProblems = useDesigner((s) => s.fileProblems);
   const failure = useRun(failedRunMessage);
+  const notice = useRun((s) => s.notice);
   return useMemo(
     () =>
       listProblems({
@@ -22,7 +23,8 @@ export function useListedProblems(): ListedProblem[] {
         fileProblems,
         runFailure:
           failure === undefined ? undefined : { message: failure, operator: operatorNamedIn(failure) },
+        runNotice: notice,
       }),
-    [draft, problems, unappliedFields, fileProblems, failure],
+    [draft, problems, unappliedFields, fileProblems, failure, notice],
   );
 }

@@ -18,6 +18,7 @@ export function RunDialogs() {
           A job runs from its file: relative paths in its parameters resolve against the file’s folder, and
           its state and checkpoints are kept beside it.
         </p>
+        {prompt.note !== undefined && <p className="save-note">{prompt.note}</p>}
         <div className="modal-buttons">
           <button type="button" className="primary" onClick={() => prompt.resolve(true)}>
             Save…

@@ -90,7 +90,7 @@ export function RunToolbar({ run }: { run: (command: MenuCommand) => void }) {
           className={`run-status run-status-${outdated ? 'outdated' : status}`}
           role="status"
           aria-label="Run status"
-          title={statusText(state)}
+          title={notice === undefined ? statusText(state) : `${statusText(state)} — ${notice}`}
         >
           {statusText(state)}
           {notice !== undefined && <span className="run-notice-text"> — {notice}</span>}

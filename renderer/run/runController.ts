@@ -10,6 +10,7 @@ import type {
   StatePage,
   TraceView,
 } from '../../engine/protocol/protocol.js';
+import { copyNote, templateDataFiles } from '../document/templateData';
 import type { DesignerStore } from '../store/designerStore';
 import { problemsOf } from '../store/selectors';
 import { isRestricted } from '../trust/jobTrust';
@@ -135,10 +136,12 @@ export function createRunController(deps: RunControllerDeps) {
     const path = designer.getState().filePath;
     if (path !== undefined) return path;
     const title = String(designer.getState().draft?.name ?? 'untitled');
+    const note = copyNote(templateDataFiles(designer.getState()));
     const save = await new Promise<boolean>((resolve) =>
       r().setPrompt({
         kind: 'saveFirst',
         title,
+        ...(note === undefined ? {} : { note }),
         resolve: (answer) => {
           r().setPrompt(undefined);
           resolve(answer);

@@ -36,7 +36,13 @@ export type RestartChoice = { readonly checkpointId: number; readonly mode: RunM
 
 /** A question the run commands ask through a dialog of the run toolbar. */
 export type RunPrompt =
-  | { readonly kind: 'saveFirst'; readonly title: string; readonly resolve: (save: boolean) => void }
+  | {
+      readonly kind: 'saveFirst';
+      readonly title: string;
+      /** What saving will do besides, e.g. copy a template's input files (document/templateData.ts). */
+      readonly note?: string;
+      readonly resolve: (save: boolean) => void;
+    }
   | {
       readonly kind: 'restart';
       /** Completed ones, newest first. */

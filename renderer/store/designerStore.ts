@@ -41,6 +41,11 @@ export interface DesignerState {
   /** Why rawText could not be read as a job. */
   parseProblems: Problem[];
   filePath: string | undefined;
+  /**
+   * The template file an unsaved document was opened from: its input files go with the job
+   * when it is first saved (see document/templateData.ts).
+   */
+  templatePath: string | undefined;
   /** The file's text as last opened or saved; the document is dirty when it would save differently. */
   savedText: string;
   /** False on the start screen. */
@@ -63,8 +68,11 @@ export interface DesignerState {
 
 export interface DesignerActions {
   newDocument(name?: string): void;
-  /** Opens a file's text; a file that is not a job opens too, with its problems. */
-  loadText(path: string | undefined, text: string, options?: { asNew?: boolean }): void;
+  /**
+   * Opens a file's text; a file that is not a job opens too, with its problems. `asNew`: as an
+   * unsaved job, e.g. the template `template`.
+   */
+  loadText(path: string | undefined, text: string, options?: { asNew?: boolean; template?: string }): void;
   /** The text to write for the current document. */
   textToSave(): string;
   markSaved(path: string, text: string): void;
@@ -148,6 +156,7 @@ export function createDesignerStore() {
           rawText: undefined,
           parseProblems: [],
           filePath: undefined,
+          templatePath: undefined,
           savedText: '',
           open: false,
           selection: EMPTY_SELECTION,
@@ -168,6 +177,7 @@ export function createDesignerStore() {
               rawText: undefined,
               parseProblems: [],
               filePath: undefined,
+              templatePath: undefined,
               savedText: serializeDraft(draft),
               open: true,
               selection: EMPTY_SELECTION,
@@ -180,6 +190,7 @@ export function createDesignerStore() {
             const parsed = parseJobFile(text);
             const base = {
               filePath: options?.asNew ? undefined : path,
+              templatePath: options?.asNew ? options.template : undefined,
               open: true,
               selection: EMPTY_SELECTION,
               ...ANOTHER_DOCUMENT,
@@ -212,7 +223,7 @@ export function createDesignerStore() {
             return draft === undefined ? (rawText ?? '') : serializeDraft(draft);
           },
           markSaved(path, text) {
-            set({ filePath: path, savedText: text });
+            set({ filePath: path, templatePath: undefined, savedText: text });
           },
           closeDocument() {
             set({
@@ -220,6 +231,7 @@ export function createDesignerStore() {
               draft: undefined,
               rawText: undefined,
               filePath: undefined,
+              templatePath: undefined,
               selection: EMPTY_SELECTION,
               ...ANOTHER_DOCUMENT,
             });

@@ -36,6 +36,19 @@ const none: ProblemSources = {
 };
 
 describe('listProblems', () => {
+  it('lists a run command the host refused, whole, after the run failure', () => {
+    const notice = `run.stop: the engine host disconnected (${'x'.repeat(300)})`;
+    const listed = listProblems({
+      ...none,
+      runFailure: { message: 'boom', operator: undefined },
+      runNotice: notice,
+    });
+    expect(listed.map((p) => [p.code, p.message])).toEqual([
+      ['run-failed', 'last run failed: boom'],
+      ['run-command-failed', notice],
+    ]);
+  });
+
   it('lists the run failure first, then the validator’s problems, the fields not applied and the file warnings', () => {
     const listed = listProblems({
       draft,

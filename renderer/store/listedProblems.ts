@@ -1,4 +1,5 @@
 // Everything the Problems panel lists, in one order: why the last run failed (the newest news),
+// a run command the host refused (both said whole here, cut to one line in the status line),
 // the validator's problems, the inspector's inputs whose text is not applied, and the host's
 // warnings about the files the job reads. Only the validator's problems stop a run or an export
 // (selectors.ts problemsOf); the rest are said here so that nothing the designer knows is silent.
@@ -28,6 +29,8 @@ export interface ProblemSources {
   readonly unappliedFields: readonly UnappliedField[];
   readonly fileProblems: readonly FileProblem[];
   readonly runFailure: RunFailure | undefined;
+  /** The last run command that failed (RunState.notice). */
+  readonly runNotice?: string | undefined;
 }
 
 /**
@@ -52,6 +55,15 @@ export function runFailureProblem(failure: RunFailure): ListedProblem {
 export function listProblems(sources: ProblemSources): ListedProblem[] {
   const listed: ListedProblem[] = [];
   if (sources.runFailure !== undefined) listed.push(runFailureProblem(sources.runFailure));
+  if (sources.runNotice !== undefined) {
+    listed.push({
+      code: 'run-command-failed',
+      severity: 'error',
+      message: sources.runNotice,
+      path: '',
+      ids: [],
+    });
+  }
   for (const p of sources.problems) listed.push({ ...p, severity: 'error' });
   for (const field of sources.unappliedFields) listed.push({ ...unappliedProblem(field), severity: 'error' });
   for (const p of sources.fileProblems) {
