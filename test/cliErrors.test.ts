@@ -1,7 +1,7 @@
 // Bad input, through the real CLI: every refusal and failure exits with the documented
 // status, names what is wrong (operator, edge, file, line), and leaves no output behind
 // that should not be there. Wording is free; the facts are asserted with regexes.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -228,6 +228,44 @@ describe('`validate`', () => {
       problems.some((p) => (p.ids as unknown[]).includes(a) && JSON.stringify(p).includes(b));
     expect(mentions('e2', 'nowhere'), json.stdout).toBe(true);
     expect(mentions('e3', 'ghost'), json.stdout).toBe(true);
+  });
+
+  it('warns of an input file that is missing (exit 0); --strict makes that exit 1', async () => {
+    const c = await setUp(baseJob());
+    await rm(path.join(c.dir, 'input.jsonl'));
+    const warning =
+      'bad-input.job.json: warning: operator "events": input file input.jsonl not found next to the job file ($.operators[0].params.path)';
+
+    const text = await runCli(['validate', 'bad-input.job.json'], { cwd: c.dir });
+    expect(text.code, describeRun(text)).toBe(0);
+    expect(text.stderr).toBe(`pipewright: ${warning}\n`);
+    expect(text.stdout).toBe('bad-input.job.json: valid, with 1 warning\n');
+
+    const strict = await runCli(['validate', 'bad-input.job.json', '--strict'], { cwd: c.dir });
+    expect(strict.code, describeRun(strict)).toBe(1);
+    expect(strict.stderr).toBe(`pipewright: ${warning}\n`);
+    expect(strict.stdout).toBe('');
+
+    const json = await runCli(['validate', 'bad-input.job.json', '--json'], { cwd: c.dir });
+    expect(json.code, describeRun(json)).toBe(0);
+    expect(
+      json.stdout
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
+      {
+        file: 'bad-input.job.json',
+        severity: 'warning',
+        code: 'input-file-missing',
+        message: 'operator "events": input file input.jsonl not found next to the job file',
+        path: '$.operators[0].params.path',
+        ids: ['events'],
+      },
+    ]);
+    const strictJson = await runCli(['validate', 'bad-input.job.json', '--json', '--strict'], { cwd: c.dir });
+    expect(strictJson.code, describeRun(strictJson)).toBe(1);
+    expect(strictJson.stdout).toBe(json.stdout);
   });
 
   it('with --json prints nothing for a valid job', async () => {

@@ -4,8 +4,10 @@
 import { delimiter, resolve } from 'node:path';
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import { findCheckpoint } from '../checkpoint/findCheckpoint.js';
+import { checkInputFiles } from '../deploy/inputFileCheck.js';
 import { type BackgroundRun, openRun } from '../deploy/openRun.js';
 import { defaultRunDirs } from '../deploy/runDirs.js';
+import { inputFilesOf } from '../graph/inputFiles.js';
 import { JobError } from '../graph/jobError.js';
 import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { Problem } from '../graph/problem.js';
@@ -77,8 +79,26 @@ async function validate(command: Extract<Command, { name: 'validate' }>): Promis
     if (command.json) say(JSON.stringify({ file: command.job, ...problem }));
     else complain(problemLine(command.job, problem));
   }
-  if (problems.length === 0 && !command.json) say(`${command.job}: valid`);
-  return problems.length === 0 ? 0 : 1;
+  // The validator is pure and cannot look at files: an input that is not there would fail the
+  // run, so it is said as the designer says it, a warning (exit 1 only with --strict).
+  const warnings =
+    read.document === undefined
+      ? []
+      : await checkInputFiles(resolve(command.job), inputFilesOf(read.document));
+  for (const { code, severity, message, path, ids } of warnings) {
+    if (command.json) say(JSON.stringify({ file: command.job, severity, code, message, path, ids }));
+    else complain(`${command.job}: warning: ${message} (${path})`);
+  }
+  const failed = problems.length > 0 || (command.strict && warnings.length > 0);
+  if (!failed && !command.json) {
+    const warned = warnings.length === 0 ? '' : `, with ${plural(warnings.length, 'warning')}`;
+    say(`${command.job}: valid${warned}`);
+  }
+  return failed ? 1 : 0;
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 async function run(command: Extract<Command, { name: 'run' }>): Promise<number> {
