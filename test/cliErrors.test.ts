@@ -201,6 +201,20 @@ describe('`validate`', () => {
     for (const pattern of says) expect(result.stdout + result.stderr).toMatch(pattern);
   });
 
+  it('says where a job file stops being JSON once, in words (validate and run alike)', async () => {
+    const c = await setUp(MALFORMED_JOB);
+    for (const command of ['validate', 'run']) {
+      const result = await runCli([command, c.jobPath], { cwd: c.dir });
+      expect(result.code, describeRun(result)).toBe(1);
+      const line = result.stderr.split('\n')[0]!;
+      // Not `5:85: … (line 5, column 85) ($)`: one position, and no `$` path for the whole file.
+      expect(line, describeRun(result)).toMatch(
+        /^pipewright: \S*bad-input\.job\.json: the file is not valid JSON: .+ \(line 5, column \d+\)$/,
+      );
+      expect(line.match(/\b5\b/g), line).toHaveLength(1);
+    }
+  });
+
   it('reports every problem at once; with --json, one JSON object per line per problem', async () => {
     const job = baseJob();
     job.edges[1].to = 'nowhere';

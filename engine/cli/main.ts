@@ -48,9 +48,16 @@ function complain(text: string): void {
   process.stderr.write(`pipewright: ${text}\n`);
 }
 
+/**
+ * `file: line:column: message (path)`, each part said once: a position the message already
+ * gives in words (malformed JSON's) is not repeated in front, and `$`, the whole file, names
+ * nothing the file name does not.
+ */
 function problemLine(file: string, problem: Problem): string {
-  const at = problem.line === undefined ? '' : `${problem.line}:${problem.column ?? 1}: `;
-  return `${file}: ${at}${problem.message} (${problem.path})`;
+  const { line, column = 1, message, path } = problem;
+  const said = line !== undefined && message.includes(`(line ${line}, column ${column})`);
+  const at = line === undefined || said ? '' : `${line}:${column}: `;
+  return `${file}: ${at}${message}${path === '$' ? '' : ` (${path})`}`;
 }
 
 async function validate(command: Extract<Command, { name: 'validate' }>): Promise<number> {
