@@ -1,7 +1,7 @@
 // Bad input, through the real CLI: every refusal and failure exits with the documented
 // status, names what is wrong (operator, edge, file, line), and leaves no output behind
 // that should not be there. Wording is free; the facts are asserted with regexes.
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -190,6 +190,34 @@ describe.each(FAILING)('$name', ({ job, input, says }) => {
     const result = await run(c, '--quiet');
     expect(result.code, describeRun(result)).toBe(1);
     expect(await readFile(c.outPath, 'utf8')).toBe(PREVIOUS_OUTPUT);
+  });
+});
+
+describe('--restore ID of a checkpoint that is not there', () => {
+  it('says so in one line with the ids there are (or that there are none), exit 1', async () => {
+    const c = await setUp(baseJob());
+    const none = await run(c, '--restore', '7');
+    expect(none.code, describeRun(none)).toBe(1);
+    const checkpoints = path.join(c.dir, '.pipewright', 'bad-input', 'checkpoints');
+    expect(none.stderr).toBe(
+      `pipewright: cannot restore: there is no checkpoint 7 in ${checkpoints}, nor any other\n`,
+    );
+    expect(await pathExists(c.outPath)).toBe(false);
+
+    // A bounded run ends with a checkpoint: the ids listed are those of the folder.
+    const first = await run(c);
+    expect(first.code, describeRun(first)).toBe(0);
+    const ids = (await readdir(checkpoints))
+      .map((name) => /^chk-(\d+)\.json$/.exec(name)?.[1])
+      .filter((id) => id !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b);
+    expect(ids.length).toBeGreaterThan(0);
+    const missing = await run(c, '--restore', '999');
+    expect(missing.code, describeRun(missing)).toBe(1);
+    expect(missing.stderr).toBe(
+      `pipewright: cannot restore: there is no checkpoint 999 in ${checkpoints}; it holds ${ids.length === 1 ? 'checkpoint' : 'checkpoints'} ${ids.join(', ')}\n`,
+    );
   });
 });
 
