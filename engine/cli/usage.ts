@@ -38,7 +38,7 @@ Options:
   -h, --help  print this help
 
 Exit status: 0 valid (warnings or not), 1 not valid, or a warning with --strict (or the file
-cannot be read), 2 usage error.`;
+cannot be read), 2 usage error, 130 interrupted (Ctrl-C).`;
 
 export const USAGE = `Usage:
   pipewright run JOB.job.json [--state-dir DIR] [--checkpoint-dir DIR]
@@ -63,7 +63,8 @@ Options of run:
   --trust               trust the job: let it name files outside its folder and read
                         environment variables (docs/security.md)
 
-Exit status: 0 done, 1 the job is invalid or failed, 2 usage error.`;
+Exit status: 0 done or stopped, 1 the job is invalid or failed (or another run has its
+folders), 2 usage error, 130 stopped at once (a second Ctrl-C, SIGINT or SIGTERM).`;
 
 export class UsageError extends Error {
   constructor(
