@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { BUILTIN_KINDS } from '../engine/graph/kinds/builtinKinds.js';
 import { copyExample, describeRun, readJsonl, removeTempDirs, repoRoot, runCli } from './cliHarness.js';
 
 afterAll(removeTempDirs);
@@ -88,6 +89,15 @@ describe('"Five minutes with owner-has-items"', () => {
     expect(numberAfter(text, 'events and ')).toBe(moves);
     expect(numberAfter(text, 'It holds ')).toBe(owners.stateEntries);
     expect(numberAfter(text, 'once per state they hold: ')).toBe(owners.stateKeys);
+  });
+});
+
+describe('docs/connectors.md', () => {
+  it('speaks of kinds "(not in this version)" only while a built-in kind is one', () => {
+    const text = readFileSync(path.join(repoRoot, 'docs', 'connectors.md'), 'utf8');
+    const unavailable = BUILTIN_KINDS.filter((kind) => !kind.available).map((kind) => kind.kind);
+    if (unavailable.length === 0) expect(text).not.toContain('not in this version');
+    for (const kind of unavailable) expect(text, kind).toContain(kind);
   });
 });
 
