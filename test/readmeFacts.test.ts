@@ -59,6 +59,11 @@ describe('"Five minutes with owner-has-items"', () => {
     expect(numberAfter(text, 'The job: ')).toBe(events.length);
     expect(numberAfter(result.stdout, 'done: job "owner-has-items", ')).toBe(events.length);
     expect(numberAfter(text, 'done: job "owner-has-items", ')).toBe(events.length);
+    // The sample line is the one the CLI prints, word for word; only the figures may differ.
+    const printed = result.stdout.trimEnd().split('\n').at(-1)!;
+    const sample = /`(done: [^`]*)`/.exec(text)![1]!.replace(/\s+/g, ' ');
+    const shape = (line: string) => line.replace(/\d[\d,.]*/g, '#');
+    expect(shape(sample), printed).toBe(shape(printed));
     expect(numberAfter(text, 'ownership.jsonl` (')).toBe(output.filter((l) => l !== '').length);
     for (const line of /```\n(\{"event"[^`]*)```/.exec(text)![1]!.split('\n')) {
       if (line.startsWith('{')) expect(output, line).toContain(line);
