@@ -97,6 +97,29 @@ describe('"Five minutes with owner-has-items"', () => {
   });
 });
 
+describe("owner-has-items-tx's description", () => {
+  it("says how its events.jsonl differs from owner-has-items's", () => {
+    const lines = (example: string) =>
+      readFileSync(path.join(repoRoot, 'assets', 'examples', example, 'events.jsonl'), 'utf8')
+        .split('\n')
+        .filter((line) => line !== '');
+    const base = lines('owner-has-items');
+    const tx = lines('owner-has-items-tx');
+    const job = JSON.parse(
+      readFileSync(
+        path.join(repoRoot, 'assets', 'examples', 'owner-has-items-tx', 'owner-has-items-tx.job.json'),
+        'utf8',
+      ),
+    ) as { description: string };
+    // Its file is the other's, then the events only it has; the description counts those.
+    expect(tx.slice(0, base.length)).toEqual(base);
+    const extra = tx.length - base.length;
+    const words = ['no', 'one', 'two', 'three'];
+    if (extra === 0) expect(job.description).toMatch(/the same events\.jsonl/);
+    else expect(job.description).toContain(`plus ${words[extra] ?? extra} `);
+  });
+});
+
 describe('docs/connectors.md', () => {
   it('speaks of kinds "(not in this version)" only while a built-in kind is one', () => {
     const text = readFileSync(path.join(repoRoot, 'docs', 'connectors.md'), 'utf8');
