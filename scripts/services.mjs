@@ -3,10 +3,13 @@
 // connector tests talk to (README, "Connector tests and servers"). Data, logs and pid files in
 // /var/tmp/pipewright-services (PIPEWRIGHT_SERVICES_DIR); ports 5432, 6379, 9092/9093 unless
 // PIPEWRIGHT_PG_PORT, PIPEWRIGHT_REDIS_PORT, PIPEWRIGHT_KAFKA_PORT, PIPEWRIGHT_KAFKA_CONTROLLER_PORT
-// say otherwise; Kafka's jars in PIPEWRIGHT_SERVICES_CACHE_DIR (default: the services folder). A server that already answers on its port is left alone, and `stop` stops only
-// what this script started from its folder.
+// say otherwise; Kafka's jars in PIPEWRIGHT_SERVICES_CACHE_DIR (default: the services folder). A
+// server that already answers on its port is left alone, and `stop` stops only what this script
+// started from its folder. `npm run services -- kafka topic|produce …` makes a topic and loads a
+// JSONL file into it with Kafka's own tools (services/kafkaTools.mjs).
 import { join } from 'node:path';
 import { kafkaAnswers, startKafka, stopKafka } from './services/kafka.mjs';
+import { KAFKA_TOOLS_USAGE, KafkaToolsUsageError, kafkaTool } from './services/kafkaTools.mjs';
 import { postgresAnswers, postgresUrl, startPostgres, stopPostgres } from './services/postgres.mjs';
 import { ServiceError } from './services/processes.mjs';
 import { redisAnswers, redisUrl, startRedis, stopRedis } from './services/redis.mjs';
@@ -74,8 +77,22 @@ async function status(name, server) {
   return `${name}: not running (${server.address})`;
 }
 
+/** `kafka topic …` and `kafka produce …`: Kafka's own tools against the broker of these settings. */
+async function kafkaToolCommand(args) {
+  try {
+    process.stdout.write(`kafka: ${await kafkaTool(args, servicesSettings().kafka)}\n`);
+  } catch (error) {
+    const message = error instanceof ServiceError ? error.message : String(error?.message ?? error);
+    process.stderr.write(`kafka: ${message}\n`);
+    if (error instanceof KafkaToolsUsageError) process.stderr.write(`${KAFKA_TOOLS_USAGE}\n`);
+    process.exitCode = 1;
+  }
+}
+
 async function main() {
-  const { command, names } = parse(process.argv.slice(2));
+  const args = process.argv.slice(2);
+  if (args[0] === 'kafka' && ['topic', 'produce'].includes(args[1])) return kafkaToolCommand(args.slice(1));
+  const { command, names } = parse(args);
   const all = servers(servicesSettings());
   const action = { start, stop, status }[command];
   let failed = false;

@@ -1,0 +1,129 @@
+// The Kafka quick start of docs/connectors.md, as a user follows it (issue 25, item 28): a topic
+// made and a JSONL file loaded with `npm run services -- kafka topic|produce` (Kafka's own
+// TopicCommand and ConsoleProducer, on the jars the services script fetches), then read back by
+// a job. Against the shared broker, on topics of unique names removed afterwards.
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { ChildWatch } from '../childWork.js';
+import {
+  describeRun,
+  makeTempDir,
+  readJsonl,
+  removeTempDirs,
+  repoRoot,
+  runCli,
+  writeJob,
+} from '../cliHarness.js';
+import { createTopic, deleteTopic, readCommitted, uniqueName } from './kafkaSinkTopic.js';
+import { describeWithServer, KAFKA_BROKERS, serverAddress } from './servers.js';
+
+const made: string[] = [];
+afterAll(async () => {
+  for (const topic of made) await deleteTopic(KAFKA_BROKERS, topic);
+  await removeTempDirs();
+});
+
+interface Result {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** `npm run services -- ARGS` typed in `cwd` (npm's INIT_CWD), at the test broker's port. */
+function services(args: readonly string[], cwd: string): Promise<Result> {
+  const env = {
+    ...process.env,
+    INIT_CWD: cwd,
+    PIPEWRIGHT_KAFKA_PORT: String(serverAddress('kafka').port),
+  };
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      process.execPath,
+      [path.join(repoRoot, 'scripts', 'services.mjs'), ...args],
+      { cwd: repoRoot, env },
+      (error, stdout, stderr) => {
+        watch.stop();
+        if (watch.exceeded !== undefined) reject(new Error(`services ${args.join(' ')} ${watch.exceeded}`));
+        else resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr });
+      },
+    );
+    // The script's own work (Kafka's tools run in a child of it, whose time is not counted here).
+    const watch = new ChildWatch(child, { cpuMs: 30_000 });
+  });
+}
+
+const show = (r: Result) => `exit ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
+
+await describeWithServer('kafka', 'npm run services -- kafka topic | produce', () => {
+  it('makes a topic and loads a JSONL file into it, which a job then reads whole', async () => {
+    const dir = await makeTempDir('pipewright-kafka-quickstart-');
+    const topic = uniqueName('pw-quickstart');
+    made.push(topic);
+    const events = Array.from({ length: 40 }, (_, n) => ({ n, user: `u${n % 7}` }));
+    await writeFile(path.join(dir, 'events.jsonl'), `${events.map((e) => JSON.stringify(e)).join('\n')}\n`);
+
+    const created = await services(['kafka', 'topic', topic, '--partitions', '3'], dir);
+    expect(created.code, show(created)).toBe(0);
+    expect(created.stdout).toBe(`kafka: created topic "${topic}" (3 partitions) at ${KAFKA_BROKERS}\n`);
+
+    const produced = await services(['kafka', 'produce', topic, 'events.jsonl'], dir);
+    expect(produced.code, show(produced)).toBe(0);
+    expect(produced.stdout).toBe(`kafka: sent 40 records from events.jsonl to topic "${topic}"\n`);
+
+    await writeJob(path.join(dir, 'read.job.json'), {
+      format: 'pipewright.job/1',
+      name: 'read',
+      operators: [
+        {
+          id: 'events',
+          kind: 'source.kafka',
+          parallelism: 3,
+          params: { bootstrapServers: KAFKA_BROKERS, topic, stopAt: 'latest' },
+        },
+        { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: 'out.jsonl' } },
+      ],
+      edges: [{ id: 'e1', from: 'events', to: 'out', partition: 'rebalance' }],
+    });
+    const run = await runCli(['run', 'read.job.json'], { cwd: dir });
+    expect(run.code, describeRun(run)).toBe(0);
+    const out = await readJsonl<{ n: number }>(path.join(dir, 'out.jsonl'));
+    expect(out.sort((a, b) => a.n - b.n)).toEqual(events);
+  });
+
+  it('sends nothing from a file with a line that is not JSON, and says which line', async () => {
+    const dir = await makeTempDir('pipewright-kafka-quickstart-');
+    const topic = uniqueName('pw-quickstart');
+    made.push(topic);
+    await createTopic(KAFKA_BROKERS, topic, 1);
+    await writeFile(path.join(dir, 'events.jsonl'), '{"n":1}\n{"n":2}\n{"n": 3,,}\n{"n":4}\n');
+    const produced = await services(['kafka', 'produce', topic, 'events.jsonl'], dir);
+    expect(produced.code, show(produced)).toBe(1);
+    expect(produced.stdout).toBe('');
+    expect(produced.stderr).toMatch(/^kafka: events\.jsonl:3 is not JSON \([^\n]+\); nothing was sent\n$/);
+    expect((await readCommitted(KAFKA_BROKERS, topic)).values).toEqual([]);
+  });
+
+  it('says in one line when the topic or the file is not there, or the partitions are not a number', async () => {
+    const dir = await makeTempDir('pipewright-kafka-quickstart-');
+    const topic = uniqueName('pw-missing');
+    await writeFile(path.join(dir, 'events.jsonl'), '{"n":1}\n');
+    const [noTopic, noFile, badCount] = await Promise.all([
+      services(['kafka', 'produce', topic, 'events.jsonl'], dir),
+      services(['kafka', 'produce', topic, 'nothing.jsonl'], dir),
+      services(['kafka', 'topic', topic, '--partitions', 'many'], dir),
+    ]);
+    expect(noTopic.code, show(noTopic)).toBe(1);
+    expect(noTopic.stderr).toBe(
+      `kafka: there is no topic "${topic}" at ${KAFKA_BROKERS}; make it first: npm run services -- kafka topic ${topic} --partitions N\n`,
+    );
+    expect(noFile.code, show(noFile)).toBe(1);
+    expect(noFile.stderr).toBe('kafka: cannot read nothing.jsonl: no such file\n');
+    expect(badCount.code, show(badCount)).toBe(1);
+    expect(badCount.stderr.split('\n')[0]).toBe(
+      'kafka: --partitions takes a whole number, 1 or more, not "many"',
+    );
+    expect(badCount.stderr.split('\n')).toHaveLength(3);
+  });
+});
