@@ -4,16 +4,17 @@
 // /var/tmp/pipewright-services (PIPEWRIGHT_SERVICES_DIR); ports 5432, 6379, 9092/9093 unless
 // PIPEWRIGHT_PG_PORT, PIPEWRIGHT_REDIS_PORT, PIPEWRIGHT_KAFKA_PORT, PIPEWRIGHT_KAFKA_CONTROLLER_PORT
 // say otherwise; Kafka's jars in PIPEWRIGHT_SERVICES_CACHE_DIR (default: the services folder). A
-// server that already answers on its port is left alone, and `stop` stops only what this script
-// started from its folder. `npm run services -- kafka topic|produce …` makes a topic and loads a
+// server that already answers on its port is left alone, and `stop` stops only what this user
+// started with this checkout's script (services/starter.mjs). `npm run services -- kafka topic|produce …` makes a topic and loads a
 // JSONL file into it with Kafka's own tools (services/kafkaTools.mjs).
 import { join } from 'node:path';
 import { kafkaAnswers, startKafka, stopKafka } from './services/kafka.mjs';
 import { KAFKA_TOOLS_USAGE, KafkaToolsUsageError, kafkaTool } from './services/kafkaTools.mjs';
 import { postgresAnswers, postgresUrl, startPostgres, stopPostgres } from './services/postgres.mjs';
-import { ServiceError } from './services/processes.mjs';
+import { processAlive, readPid, ServiceError } from './services/processes.mjs';
 import { redisAnswers, redisUrl, startRedis, stopRedis } from './services/redis.mjs';
 import { servicesSettings } from './services/settings.mjs';
+import { forgetStarter, recordStarter, starterOf } from './services/starter.mjs';
 
 const USAGE = 'usage: npm run services [start|stop|status] [postgres|redis|kafka]...';
 
@@ -25,6 +26,8 @@ function servers(settings) {
       answers: () => postgresAnswers(postgres.port),
       start: () => startPostgres(postgres),
       stop: () => stopPostgres(postgres),
+      dir: postgres.dir,
+      pid: () => readPid(join(postgres.dir, 'data', 'postmaster.pid')),
       log: join(postgres.dir, 'postgres.log'),
     },
     redis: {
@@ -32,6 +35,8 @@ function servers(settings) {
       answers: () => redisAnswers(redis.port),
       start: () => startRedis(redis),
       stop: () => stopRedis(redis),
+      dir: redis.dir,
+      pid: () => readPid(join(redis.dir, 'redis.pid')),
       log: join(redis.dir, 'redis.log'),
     },
     kafka: {
@@ -39,6 +44,8 @@ function servers(settings) {
       answers: () => kafkaAnswers(kafka.port),
       start: () => startKafka(kafka),
       stop: () => stopKafka(kafka),
+      dir: kafka.dir,
+      pid: () => readPid(join(kafka.dir, 'kafka.pid')),
       log: join(kafka.dir, 'server.log'),
     },
   };
@@ -59,11 +66,21 @@ async function start(name, server) {
   if (await server.answers()) return `${name}: already running at ${server.address}`;
   const began = Date.now();
   await server.start();
+  const pid = server.pid();
+  if (pid !== undefined) recordStarter(server.dir, pid);
   return `${name}: started at ${server.address} (${((Date.now() - began) / 1000).toFixed(1)} s, log ${server.log})`;
 }
 
+/** Stops a server only when this user started it from this checkout (services/starter.mjs). */
 async function stop(name, server) {
-  if (await server.stop()) return `${name}: stopped`;
+  const pid = server.pid();
+  if (pid !== undefined && processAlive(pid)) {
+    const starter = starterOf(server.dir, pid);
+    if (!starter.mine) return `${name}: ${starter.why}; left alone`;
+    await server.stop();
+    forgetStarter(server.dir);
+    return `${name}: stopped`;
+  }
   return (await server.answers())
     ? `${name}: not started by this script (it answers at ${server.address}); left alone`
     : `${name}: not running`;

@@ -13,7 +13,6 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Admin } from '@platformatic/kafka';
 import { classArchiveOptions, keepClassArchive } from './classArchive.mjs';
 import {
   portAnswers,
@@ -98,6 +97,8 @@ function serverProperties(dir, port, controllerPort, extraProperties) {
 /** Whether a Kafka broker at localhost:port answers a metadata request listing itself. */
 export async function kafkaAnswers(port) {
   if (!(await portAnswers(port))) return false;
+  // Imported here: it takes half a second of CPU, which commands about the other servers skip.
+  const { Admin } = await import('@platformatic/kafka');
   const admin = new Admin({
     clientId: 'pipewright-services',
     bootstrapBrokers: [`localhost:${port}`],

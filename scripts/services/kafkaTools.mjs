@@ -7,7 +7,6 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Admin } from '@platformatic/kafka';
 import { fetchedJars, kafkaAnswers, kafkaLibs } from './kafka.mjs';
 import { requireProgram, ServiceError } from './processes.mjs';
 
@@ -75,7 +74,8 @@ async function runTool(cacheDir, mainClass, args, what, input = '') {
   });
 }
 
-function admin(port) {
+async function admin(port) {
+  const { Admin } = await import('@platformatic/kafka');
   return new Admin({
     clientId: 'pipewright-services',
     bootstrapBrokers: [`localhost:${port}`],
@@ -87,7 +87,7 @@ function admin(port) {
 
 /** The topic's partition count at the broker, or undefined when there is no such topic. */
 async function partitionCount(port, topic) {
-  const client = admin(port);
+  const client = await admin(port);
   try {
     if (!(await client.listTopics({ includeInternals: true })).includes(topic)) return undefined;
     const metadata = await client.metadata({ topics: [topic] });
@@ -99,7 +99,7 @@ async function partitionCount(port, topic) {
 
 /** The sum of the topic's end offsets: how many records it has taken so far. */
 async function recordsTaken(port, topic, partitions) {
-  const client = admin(port);
+  const client = await admin(port);
   try {
     const listed = await client.listOffsets({
       topics: [
