@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { freePort } from '../../scripts/services/processes.mjs';
 import { ChildWatch } from '../childWork.js';
 import {
   describeRun,
@@ -32,12 +33,8 @@ interface Result {
 }
 
 /** `npm run services -- ARGS` typed in `cwd` (npm's INIT_CWD), at the test broker's port. */
-function services(args: readonly string[], cwd: string): Promise<Result> {
-  const env = {
-    ...process.env,
-    INIT_CWD: cwd,
-    PIPEWRIGHT_KAFKA_PORT: String(serverAddress('kafka').port),
-  };
+function services(args: readonly string[], cwd: string, port = serverAddress('kafka').port): Promise<Result> {
+  const env = { ...process.env, INIT_CWD: cwd, PIPEWRIGHT_KAFKA_PORT: String(port) };
   return new Promise((resolve, reject) => {
     const child = execFile(
       process.execPath,
@@ -105,10 +102,15 @@ await describeWithServer('kafka', 'npm run services -- kafka topic | produce', (
     expect((await readCommitted(KAFKA_BROKERS, topic)).values).toEqual([]);
   });
 
-  it('says in one line when the topic or the file is not there, or the partitions are not a number', async () => {
+  it('says in one line when the broker, the topic or the file is not there, or the partitions are not a number', async () => {
     const dir = await makeTempDir('pipewright-kafka-quickstart-');
     const topic = uniqueName('pw-missing');
     await writeFile(path.join(dir, 'events.jsonl'), '{"n":1}\n');
+    const noBroker = await services(['kafka', 'topic', topic], dir, await freePort());
+    expect(noBroker.code, show(noBroker)).toBe(1);
+    expect(noBroker.stderr).toMatch(
+      /^kafka: nothing answers at localhost:\d+; start Kafka first: npm run services start kafka\n$/,
+    );
     const [noTopic, noFile, badCount] = await Promise.all([
       services(['kafka', 'produce', topic, 'events.jsonl'], dir),
       services(['kafka', 'produce', topic, 'nothing.jsonl'], dir),

@@ -5,10 +5,10 @@
 // servers on 5432, 6379 and 9092 are never touched.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, symlink } from 'node:fs/promises';
+import { chmod, cp, mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, portAnswers } from '../../scripts/services/processes.mjs';
+import { freePort, isRoot, portAnswers } from '../../scripts/services/processes.mjs';
 import { startRedis, stopRedis } from '../../scripts/services/redis.mjs';
 import { ChildWatch } from '../childWork.js';
 import { makeTempDir, removeTempDirs, repoRoot } from '../cliHarness.js';
@@ -83,6 +83,35 @@ describe.skipIf(!installed && !SERVICES_REQUIRED)('npm run services stop', () =>
     const theirs = await services(other, env, 'stop', 'redis');
     expect(theirs.stdout).toBe('redis: stopped\n');
     expect(await portAnswers(port)).toBe(false);
+  });
+
+  // Another user is `nobody`, which only root can become (the machines the suite runs on are root's).
+  it.runIf(isRoot)('leaves alone a server another user started from this checkout', async () => {
+    const { env, dir, port } = await ownServices();
+    await chmod(dir, 0o777);
+    const asNobody = await new Promise<Result>((resolve) => {
+      execFile(
+        'runuser',
+        [
+          '-u',
+          'nobody',
+          '--',
+          'env',
+          `PIPEWRIGHT_SERVICES_DIR=${dir}`,
+          `PIPEWRIGHT_REDIS_PORT=${port}`,
+          process.execPath,
+          path.join(repoRoot, 'scripts', 'services.mjs'),
+          'start',
+          'redis',
+        ],
+        { cwd: '/' },
+        (error, stdout, stderr) => resolve({ code: error === null ? 0 : 1, stdout, stderr }),
+      );
+    });
+    expect(asNobody.stdout, asNobody.stderr).toMatch(/^redis: started at /);
+    const mine = await services(repoRoot, env, 'stop', 'redis');
+    expect(mine.stdout).toMatch(/^redis: started by nobody \(pid \d+\), not by root; left alone\n$/);
+    expect(await portAnswers(port)).toBe(true);
   });
 
   it('leaves alone a server started without its record, and stops one it started itself', async () => {
