@@ -3,6 +3,7 @@
 // TopicCommand and ConsoleProducer, on the jars the services script fetches), then read back by
 // a job. Against the shared broker, on topics of unique names removed afterwards.
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
@@ -54,39 +55,54 @@ function services(args: readonly string[], cwd: string, port = serverAddress('ka
 const show = (r: Result) => `exit ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
 
 await describeWithServer('kafka', 'npm run services -- kafka topic | produce', () => {
-  it('makes a topic and loads a JSONL file into it, which a job then reads whole', async () => {
-    const dir = await makeTempDir('pipewright-kafka-quickstart-');
+  it('follows the quick start of docs/connectors.md: a topic, a file loaded, a job reading it whole', async () => {
+    const docs = readFileSync(path.join(repoRoot, 'docs', 'connectors.md'), 'utf8');
+    const from = docs.indexOf('\n## Kafka quick start\n');
+    expect(from).toBeGreaterThan(0);
+    const section = docs.slice(from, docs.indexOf('\n## ', from + 1));
+    const blocks = [...section.matchAll(/```(\w*)\n([^`]*)```/g)].map(([, lang, body]) => ({
+      lang,
+      body: body!,
+    }));
+    const [commands, printed, job] = [blocks[0]!, blocks[1]!, blocks[2]!];
+    expect([commands.lang, job.lang]).toEqual(['sh', 'json']);
+    // The docs' topic is "lines"; here a name of its own, on the test's broker.
     const topic = uniqueName('pw-quickstart');
     made.push(topic);
-    const events = Array.from({ length: 40 }, (_, n) => ({ n, user: `u${n % 7}` }));
-    await writeFile(path.join(dir, 'events.jsonl'), `${events.map((e) => JSON.stringify(e)).join('\n')}\n`);
+    const ours = (text: string) =>
+      text.replaceAll('"lines"', `"${topic}"`).replaceAll('localhost:9092', KAFKA_BROKERS);
 
-    const created = await services(['kafka', 'topic', topic, '--partitions', '3'], dir);
-    expect(created.code, show(created)).toBe(0);
-    expect(created.stdout).toBe(`kafka: created topic "${topic}" (3 partitions) at ${KAFKA_BROKERS}\n`);
+    const lines = commands.body.trim().split('\n');
+    expect(lines.map((line) => line.split(' ').slice(0, 6).join(' '))).toEqual([
+      'npm run services -- kafka topic',
+      'npm run services -- kafka produce',
+    ]);
+    let stdout = '';
+    for (const line of lines) {
+      const args = line.split(' ').slice(4);
+      args[2] = topic;
+      // Typed in the checkout, as the docs' file path says.
+      const result = await services(args, repoRoot);
+      expect(result.code, show(result)).toBe(0);
+      stdout += result.stdout;
+    }
+    expect(stdout).toBe(ours(printed.body));
 
-    const produced = await services(['kafka', 'produce', topic, 'events.jsonl'], dir);
-    expect(produced.code, show(produced)).toBe(0);
-    expect(produced.stdout).toBe(`kafka: sent 40 records from events.jsonl to topic "${topic}"\n`);
-
-    await writeJob(path.join(dir, 'read.job.json'), {
-      format: 'pipewright.job/1',
-      name: 'read',
-      operators: [
-        {
-          id: 'events',
-          kind: 'source.kafka',
-          parallelism: 3,
-          params: { bootstrapServers: KAFKA_BROKERS, topic, stopAt: 'latest' },
-        },
-        { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: 'out.jsonl' } },
-      ],
-      edges: [{ id: 'e1', from: 'events', to: 'out', partition: 'rebalance' }],
-    });
-    const run = await runCli(['run', 'read.job.json'], { cwd: dir });
+    const dir = await makeTempDir('pipewright-kafka-quickstart-');
+    const document = JSON.parse(job.body);
+    document.operators[0].params.topic = topic;
+    document.operators[0].params.bootstrapServers = KAFKA_BROKERS;
+    await writeJob(path.join(dir, 'lines.job.json'), document);
+    const run = await runCli(['run', 'lines.job.json'], { cwd: dir });
     expect(run.code, describeRun(run)).toBe(0);
-    const out = await readJsonl<{ n: number }>(path.join(dir, 'out.jsonl'));
-    expect(out.sort((a, b) => a.n - b.n)).toEqual(events);
+    const file = /kafka produce \S+ (\S+)/.exec(commands.body)![1]!;
+    const sent = await readJsonl<{ line: string }>(path.join(repoRoot, file));
+    expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(
+      new RegExp(`^done: job "lines", ${sent.length} records from the sources in `),
+    );
+    const out = await readJsonl<{ line: string }>(path.join(dir, 'out', 'lines.jsonl'));
+    const byText = (a: { line: string }, b: { line: string }) => a.line.localeCompare(b.line);
+    expect(out.sort(byText)).toEqual(sent.sort(byText));
   });
 
   it('sends nothing from a file with a line that is not JSON, and says which line', async () => {
