@@ -695,9 +695,9 @@ describe('refusals', () => {
     expect(await page({ after: 'not a cursor' })).toBe(
       'state.page: params.after is not a cursor this host handed out (pass a page\'s "next")',
     );
-    // A run slower than its 50 ms interval (a loaded machine) has completed a checkpoint or two.
+    // A run slower than its 50 ms interval (a loaded machine) has completed a few checkpoints, or none.
     expect(await page({ checkpointId: 5 })).toMatch(
-      /^checkpoint 5 is not a completed checkpoint in .+ \((there is none|there are [1-4])\)$/,
+      /^checkpoint 5 is not a completed checkpoint in .+ \((there is none|there are [1-4](, [1-4])*)\)$/,
     );
     expect(await page({ checkpointId: 5 })).toContain(info.checkpointDir);
   });
