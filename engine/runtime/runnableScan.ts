@@ -43,7 +43,20 @@ export class RunnableScan {
   /** The most downstream subtask that can run now, or undefined. */
   next(): Subtask | undefined {
     const order = this.order;
-    for (let i = this.from; i < order.length; i++) {
+    const start = this.from;
+    for (let i = start; i < order.length; i++) {
+      const subtask = order[i]!;
+      if (subtask.runnable()) {
+        this.from = i;
+        return subtask;
+      }
+    }
+    // Nothing from where the last look began: before the executor calls the thread idle (and,
+    // on several threads, the job quiet or stalled), the ones before it are looked at too. Some
+    // change besides a slice or a reset() can make one of them runnable: on worker threads NEXMark
+    // runs were called stalled with work left (test/nexmark/queries.test.ts). One look over the
+    // whole order each time a thread runs out of work keeps the work linear.
+    for (let i = 0; i < start && i < order.length; i++) {
       const subtask = order[i]!;
       if (subtask.runnable()) {
         this.from = i;
