@@ -319,7 +319,10 @@ export class JobRun {
   }
 
   metrics(): JobMetrics {
-    const elapsedMs = (this.finishedAt ?? performance.now()) - this.startedAt;
+    const now = performance.now();
+    // The slice under way, or the wait, counts up to now in where the subtasks' time went.
+    this.executor.load?.settle(now);
+    const elapsedMs = (this.finishedAt ?? now) - this.startedAt;
     return jobMetrics(this.job.name, this.plan, elapsedMs, this.subtasks.map(subtaskRow));
   }
 

@@ -17,7 +17,7 @@ import { ensureLockdown, UserCodeError } from '../sandbox/userCode.js';
 import { assemblePart } from './jobAssembly.js';
 import type { FromPartWorker, PartRequest, PartWorkerData, ToPartWorker } from './partWorkerProtocol.js';
 import { PreviewBatches } from './previewBatches.js';
-import { subtaskRow } from './runMetrics.js';
+import { type SubtaskRow, subtaskRow } from './runMetrics.js';
 
 /** How often the main thread gets this thread's figures. */
 const METRICS_EVERY_MS = 200;
@@ -199,7 +199,11 @@ async function open(): Promise<PartExecutor> {
   });
 }
 
-const rows = () => subtasks.map(subtaskRow);
+/** This thread's subtasks' rows, their time put down up to now (the slice under way, or the wait). */
+function rows(): SubtaskRow[] {
+  executor?.load?.settle(performance.now());
+  return subtasks.map(subtaskRow);
+}
 
 /** Per edge, the fill of its fullest channel with an end here (as JobRun.edgeFill on one thread). */
 function fills(): [string, number][] {

@@ -1,0 +1,165 @@
+// Backpressure through the CLI's --metrics (issue 33, item 1): per subtask the share of each second
+// spent busy, backpressured and idle, measured by the engine as Flink's busyTimeMsPerSecond,
+// backPressuredTimeMsPerSecond and idleTimeMsPerSecond. The job of the issue, a generator asked
+// for 5,000 records a second, a map that burns a few ms per record, and a JSONL sink: the map is
+// busy nearly all the time, the generator held back most of it (the edge into the map), and the
+// map itself is not held back (the edge after it). Without the slow work nothing is held back and
+// the generator keeps its rate. On one thread (the deterministic executor) and on two (the slow
+// operator at parallelism 2, so that a subtask of it is on the other thread).
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { JobMetrics, SubtaskMetrics } from '../engine/metrics/jobMetrics.js';
+import { killHard, startCli, waitUntil } from './checkpointHelpers.js';
+import { type JobDocument, makeTempDir, readJsonl, removeTempDirs, writeJob } from './cliHarness.js';
+import { sqrtIterationsFor } from './machineSpeed.js';
+
+afterAll(removeTempDirs);
+
+const RATE = 5000;
+/** Samples of a run in its stride (see steadySamples). */
+const SAMPLES = 3;
+
+/** About 2 ms a record on this machine unloaded (a loaded one only makes it slower): 500 a second at most. */
+const SLOW = `function map(r) {
+  let x = 0;
+  for (let j = 0; j < ${sqrtIterationsFor(2)}; j++) x += Math.sqrt(j + r.i);
+  return { i: r.i, big: x > 1000 };
+}`;
+const QUICK = 'function map(r) {\n  return { i: r.i, big: r.i > 1000 };\n}';
+
+function pressureJob(code: string, parallelism: number): JobDocument {
+  return {
+    format: 'pipewright.job/1',
+    name: 'pressure',
+    settings: { checkpointIntervalMs: 0 },
+    operators: [
+      {
+        id: 'gen',
+        kind: 'source.generator',
+        parallelism: 1,
+        params: { code: 'function generate(i) {\n  return { i };\n}', ratePerSec: RATE },
+      },
+      { id: 'slow', kind: 'map', parallelism, params: { code } },
+      { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: 'out.jsonl' } },
+    ],
+    edges: [
+      { id: 'into-slow', from: 'gen', to: 'slow', partition: 'rebalance' },
+      { id: 'after-slow', from: 'slow', to: 'out', partition: 'rebalance' },
+    ],
+  };
+}
+
+type Sample = JobMetrics & { type: string; final: boolean };
+type Measured = Required<
+  Pick<SubtaskMetrics, 'busyTimeMsPerSecond' | 'backPressuredTimeMsPerSecond' | 'idleTimeMsPerSecond'>
+>;
+
+const measuredAll = (s: Sample) =>
+  s.operators.every(
+    (op) =>
+      op.subtasks.length === op.parallelism && op.subtasks.every((t) => t.busyTimeMsPerSecond !== undefined),
+  );
+
+/**
+ * The samples with every subtask's figures but the first, whose second may begin with the run
+ * (its threads starting, the job opening): each of the others covers a second of the run going.
+ */
+async function steadySamples(file: string): Promise<Sample[]> {
+  const lines = await readJsonl<Sample>(file).catch(() => []);
+  return lines.filter((l) => l.type === 'metrics' && !l.final && measuredAll(l)).slice(1);
+}
+
+/** Runs `job` on `threads` threads until SAMPLES steady samples are written, then ends it. */
+async function samplesOf(job: JobDocument, threads: number): Promise<Sample[]> {
+  const dir = await makeTempDir(`pipewright-pressure-${threads}-`);
+  const jobPath = path.join(dir, 'job.json');
+  await writeJob(jobPath, job);
+  const metricsPath = path.join(dir, 'metrics.jsonl');
+  const run = startCli(
+    ['run', jobPath, '--quiet', '--threads', String(threads), '--metrics', metricsPath],
+    dir,
+  );
+  const enough = await waitUntil(async () => (await steadySamples(metricsPath)).length >= SAMPLES, {
+    run,
+    timeoutMs: 30_000,
+    everyMs: 100,
+  });
+  // The samples are all it is run for: what it wrote since does not matter.
+  const ended = await killHard(run);
+  expect(enough, `no ${SAMPLES} samples of the run going\n${ended.stderr}`).toBe(true);
+  return (await steadySamples(metricsPath)).slice(0, SAMPLES);
+}
+
+const figures = (s: Sample, id: string): Measured[] =>
+  s.operators.find((op) => op.id === id)!.subtasks.map((t) => t as Measured);
+
+function table(samples: readonly Sample[]): string {
+  return samples
+    .map(
+      (s) =>
+        `  ${Math.round(s.elapsedMs)} ms: ${s.operators
+          .map(
+            (op) =>
+              `${op.id} out ${op.recordsOut} ${op.subtasks.map((t) => `[busy ${t.busyTimeMsPerSecond} bp ${t.backPressuredTimeMsPerSecond} idle ${t.idleTimeMsPerSecond}]`).join('')}`,
+          )
+          .join(', ')}`,
+    )
+    .join('\n');
+}
+
+function expectWholeSeconds(samples: readonly Sample[], shown: string): void {
+  for (const sample of samples) {
+    for (const op of sample.operators) {
+      for (const [k, t] of (op.subtasks as readonly Measured[]).entries()) {
+        const sum = t.busyTimeMsPerSecond + t.backPressuredTimeMsPerSecond + t.idleTimeMsPerSecond;
+        expect(sum, `${op.id} subtask ${k}: the three add up to a second\n${shown}`).toBeGreaterThanOrEqual(
+          995,
+        );
+        expect(sum, shown).toBeLessThanOrEqual(1005);
+      }
+    }
+  }
+}
+
+describe.each([
+  { threads: 1, parallelism: 1 },
+  { threads: 2, parallelism: 2 },
+])('gen → slow → out on $threads thread(s), --metrics', ({ threads, parallelism }) => {
+  it('a slow map: busy near all the time, the edge into it held back, the edge after it not', async () => {
+    const samples = await samplesOf(pressureJob(SLOW, parallelism), threads);
+    const shown = table(samples);
+    console.log(`slow map, ${threads} thread(s):\n${shown}`);
+    expectWholeSeconds(samples, shown);
+    for (const sample of samples) {
+      for (const slow of figures(sample, 'slow')) {
+        expect(slow.busyTimeMsPerSecond, `slow is busy\n${shown}`).toBeGreaterThanOrEqual(800);
+        // What holds the map back is the sink: the edge after it.
+        expect(slow.backPressuredTimeMsPerSecond, `slow is not held back\n${shown}`).toBeLessThanOrEqual(200);
+      }
+      const [gen] = figures(sample, 'gen');
+      expect(gen!.backPressuredTimeMsPerSecond, `gen is held back\n${shown}`).toBeGreaterThanOrEqual(600);
+    }
+  }, 60_000);
+
+  it('without the slow work: no edge held back, and the generator at its rate', async () => {
+    const samples = await samplesOf(pressureJob(QUICK, parallelism), threads);
+    const shown = table(samples);
+    console.log(`quick map, ${threads} thread(s):\n${shown}`);
+    expectWholeSeconds(samples, shown);
+    for (const sample of samples) {
+      for (const id of ['gen', 'slow']) {
+        for (const t of figures(sample, id)) {
+          expect(t.backPressuredTimeMsPerSecond, `${id} is not held back\n${shown}`).toBeLessThanOrEqual(200);
+        }
+      }
+    }
+    // Its rate between the first and the last sample: a loaded machine may fire the pacer's
+    // timers late, which it makes up for only within a slice's interval, hence the margin.
+    const first = samples[0]!;
+    const last = samples.at(-1)!;
+    const made = (s: Sample) => s.operators.find((op) => op.id === 'gen')!.recordsOut;
+    const rate = ((made(last) - made(first)) * 1000) / (last.elapsedMs - first.elapsedMs);
+    expect(rate, shown).toBeGreaterThanOrEqual(0.8 * RATE);
+    expect(rate, shown).toBeLessThanOrEqual(1.1 * RATE);
+  }, 60_000);
+});
