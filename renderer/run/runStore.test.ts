@@ -81,7 +81,7 @@ describe('run store', () => {
       runId: 'r1',
       elapsedMs: 1000,
       operators: [{ id: 'a', recordsIn: 0, recordsOut: 10, subtasks: [] }],
-      edges: [{ id: 'e1', fill: 0.9 }],
+      edges: [{ id: 'e1', from: 'a', fill: 0.9 }],
     };
     store.getState().applyMetrics(metrics);
     expect(store.getState().edgeFill.get('e1')).toBe(9);

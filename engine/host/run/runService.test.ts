@@ -138,7 +138,14 @@ describe('a run to its end', () => {
     expect(perUser.subtasks.reduce((sum, s) => sum + (s.stateKeys ?? 0), 0)).toBe(2 * (USERS + 2));
     expect(final.operators.find((o) => o.id === 'events')!.subtasks[0]!.stateEntries).toBeUndefined();
     expect(final.edges.map((e) => e.id)).toEqual(['e1', 'e2']);
-    expect(final.edges.every((e) => e.fill >= 0 && e.fill <= 1)).toBe(true);
+    // An edge is held back as much as the operator it leaves: its most held-back subtask.
+    expect(final.edges.map((e) => e.from)).toEqual(['events', 'per-user']);
+    for (const edge of final.edges) {
+      const held = final.operators
+        .find((o) => o.id === edge.from)!
+        .subtasks.map((s) => s.backPressuredTimeMsPerSecond ?? 0);
+      expect(edge.backPressuredTimeMsPerSecond).toBe(Math.max(...held));
+    }
 
     // The ended run's state, read from the LevelDB it left: every key once, in order, over pages.
     const keys: unknown[] = [];
