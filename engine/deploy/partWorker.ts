@@ -205,19 +205,7 @@ function rows(): SubtaskRow[] {
   return subtasks.map(subtaskRow);
 }
 
-/** Per edge, the fill of its fullest channel with an end here (as JobRun.edgeFill on one thread). */
-function fills(): [string, number][] {
-  const fill = new Map<string, number>();
-  for (const subtask of subtasks) {
-    for (const channel of [...subtask.inputs, ...subtask.emitter.allChannels]) {
-      const f = Math.min(1, channel.size / channel.capacity);
-      if (f >= (fill.get(channel.edge.id) ?? 0)) fill.set(channel.edge.id, f);
-    }
-  }
-  return [...fill];
-}
-
-const sample = () => post({ type: 'metrics', subtasks: rows(), fill: fills() });
+const sample = () => post({ type: 'metrics', subtasks: rows() });
 
 /** Commits (the run ended) or aborts (a stop at a checkpoint, a failure), then closes. */
 async function close(commit: boolean): Promise<void> {

@@ -181,8 +181,6 @@ export interface EdgeLive {
   /** The operator it leaves. */
   readonly from: string;
   readonly backPressuredTimeMsPerSecond?: number;
-  /** Fill of its channels, 0..1 (the fullest of them): no longer read by the designer. */
-  readonly fill?: number;
 }
 
 /** A checkpoint of a run, as the Checkpoints panel lists it. */

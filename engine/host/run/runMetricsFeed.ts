@@ -1,8 +1,8 @@
 // The live metrics a run sends to the designer: per operator and subtask the counters of
 // JobRun.metrics() (where each subtask's time went among them: busy, backpressured, idle), the
-// key groups each subtask owns, and per edge how much its producer is held back (and how full its
-// fullest channel is). A sample reads figures the engine keeps anyway (no scan of state or
-// channels' contents), so sending one twice a second costs the run nothing it would notice.
+// key groups each subtask owns, and per edge how much its producer is held back. A sample reads
+// figures the engine keeps anyway (no scan of state or channels' contents), so sending one
+// twice a second costs the run nothing it would notice.
 import { keyGroupRange } from '../../graph/keyGroups.js';
 import type { Plan } from '../../graph/plan.js';
 import type { JobMetrics, OperatorMetrics } from '../../metrics/jobMetrics.js';
@@ -21,12 +21,7 @@ function heldBack(op: OperatorMetrics | undefined): number | undefined {
   return most;
 }
 
-export function liveMetrics(
-  runId: string,
-  plan: Plan,
-  metrics: JobMetrics,
-  edgeFill: ReadonlyMap<string, number>,
-): RunMetricsEvent {
+export function liveMetrics(runId: string, plan: Plan, metrics: JobMetrics): RunMetricsEvent {
   const byId = new Map(metrics.operators.map((op) => [op.id, op]));
   return {
     runId,
@@ -51,7 +46,6 @@ export function liveMetrics(
           id: edge.id,
           from: op.id,
           ...(held === undefined ? {} : { backPressuredTimeMsPerSecond: held }),
-          fill: edgeFill.get(edge.id) ?? 0,
         }),
       );
     }),
