@@ -121,7 +121,9 @@ function expectWholeSeconds(samples: readonly Sample[], shown: string): void {
   }
 }
 
-describe.each([
+// Side by side: each run is measured by shares of its own seconds, which a machine busy with the
+// others only makes slower, and the file takes the time of one run, not four.
+describe.concurrent.each([
   { threads: 1, parallelism: 1 },
   { threads: 2, parallelism: 2 },
 ])('gen → slow → out on $threads thread(s), --metrics', ({ threads, parallelism }) => {
@@ -131,10 +133,15 @@ describe.each([
     console.log(`slow map, ${threads} thread(s):\n${shown}`);
     expectWholeSeconds(samples, shown);
     for (const sample of samples) {
-      for (const slow of figures(sample, 'slow')) {
-        expect(slow.busyTimeMsPerSecond, `slow is busy\n${shown}`).toBeGreaterThanOrEqual(800);
-        // What holds the map back is the sink: the edge after it.
-        expect(slow.backPressuredTimeMsPerSecond, `slow is not held back\n${shown}`).toBeLessThanOrEqual(200);
+      // Its busiest subtask, as the designer tints it: on two threads the one whose thread gets
+      // less of the machine is the bottleneck (rebalance waits on its full channel), and the
+      // other may then run out of input.
+      const slow = figures(sample, 'slow');
+      const busiest = Math.max(...slow.map((t) => t.busyTimeMsPerSecond));
+      expect(busiest, `slow is busy\n${shown}`).toBeGreaterThanOrEqual(800);
+      for (const t of slow) {
+        // Nothing holds the map back: the edge after it.
+        expect(t.backPressuredTimeMsPerSecond, `slow is not held back\n${shown}`).toBeLessThanOrEqual(200);
       }
       const [gen] = figures(sample, 'gen');
       expect(gen!.backPressuredTimeMsPerSecond, `gen is held back\n${shown}`).toBeGreaterThanOrEqual(600);
