@@ -77,6 +77,41 @@ describe('LoadMeter on one thread', () => {
     });
   });
 
+  it('gen → quick → slow → out: both operators before slow held back, the one after it not', () => {
+    // The four-operator job, whose fill showed the edge after slow, not those before it.
+    const gen = fake('gen#0', ['quick#0'], true);
+    const quick = fake('quick#0', ['slow#0']);
+    const slow = fake('slow#0', ['out#0']);
+    const out = fake('out#0');
+    const meter = new LoadMeter([gen, quick, slow, out], 0);
+    let t = 0;
+    for (let cycle = 0; cycle < 10; cycle++) {
+      // quick has taken a slice and has the next one waiting while slow works off the last.
+      quick.work = true;
+      slow.work = true;
+      meter.mark(t, slow);
+      t += 100;
+      slow.work = false;
+      out.work = true;
+      meter.mark(t, out);
+      t += 1;
+      out.work = false;
+      meter.mark(t, quick);
+      t += 1;
+      meter.mark(t, gen);
+      t += 1;
+      gen.recordsIn += 50;
+    }
+    meter.settle(t);
+    // quick is busy in its own slices and while gen, upstream of it, has the thread.
+    expect([gen, quick, slow, out].map(figures)).toEqual([
+      { busyTimeMsPerSecond: 10, backPressuredTimeMsPerSecond: 990, idleTimeMsPerSecond: 0 },
+      { busyTimeMsPerSecond: 19, backPressuredTimeMsPerSecond: 981, idleTimeMsPerSecond: 0 },
+      { busyTimeMsPerSecond: 971, backPressuredTimeMsPerSecond: 0, idleTimeMsPerSecond: 29 },
+      { busyTimeMsPerSecond: 10, backPressuredTimeMsPerSecond: 0, idleTimeMsPerSecond: 990 },
+    ]);
+  });
+
   it('a subtask whose output has no room is held back, even while nothing runs', () => {
     const producer = fake('p#0', ['c#0']);
     producer.work = true;
