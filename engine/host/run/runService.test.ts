@@ -371,7 +371,10 @@ async function countsOf(params: Omit<ParamsOf<'state.page'>, 'subtask' | 'limit'
 describe('a run driven from the designer', () => {
   it('pauses, resumes, stops at a final checkpoint and restarts from it exactly', async () => {
     const path = join(dir, 'endless.job.json');
-    const text = JSON.stringify(endlessJob(30_000));
+    // Three seconds of records at 20,000 a second: the source must still be going when two
+    // checkpoints, a pause and a resume have come, which on a loaded machine takes seconds.
+    const total = 60_000;
+    const text = JSON.stringify(endlessJob(total));
     const info = await result('run.start', { text, path, mode: 'run', previewSinks: false });
     const runId = info.runId;
     await until('two checkpoints', () => eventsOf('run.checkpoint', runId).length >= 2);
@@ -483,10 +486,10 @@ describe('a run driven from the designer', () => {
     expect(restarted.runId).not.toBe(runId);
     expect((await ended(restarted.runId)).status).toBe('finished');
     const counts = await countsOf({ runId: restarted.runId });
-    expect([...counts.values()]).toEqual(Array.from({ length: 50 }, () => 30_000 / 50));
+    expect([...counts.values()]).toEqual(Array.from({ length: 50 }, () => total / 50));
     const output = (await readFile(join(dir, 'out.jsonl'), 'utf8')).trim().split('\n');
-    expect(output).toHaveLength(30_000);
-    expect(new Set(output).size).toBe(30_000);
+    expect(output).toHaveLength(total);
+    expect(new Set(output).size).toBe(total);
 
     // The old run is gone with its state folder; its id is refused by name.
     expect(await failure('state.page', { runId, operator: 'count', subtask: 0, limit: 5 })).toBe(
