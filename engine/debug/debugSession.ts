@@ -20,7 +20,7 @@
 //                                     `emitted` (at a sink step, 0 is the record it wrote)
 //   session.metrics()                 JobRun's metrics of the run as it stands
 //   session.previewOutput()           with previewSinks, what the sinks received (nothing is written)
-//   session.edgeFill(), stateStore()  as JobRun's, for the live panels
+//   session.stateStore()              as JobRun's, for the live panels
 //   session.position                  the number of the current step (0 before the first)
 //   session.replaysFromStart          how many step backs replayed the run from its start
 //   await session.close()             ends the run; nothing more is committed
@@ -239,11 +239,6 @@ export class DebugSession {
 
   previewOutput(): SinkPreview[] {
     return this.stepped.preview.list();
-  }
-
-  /** Per edge, the fill of its fullest channel (JobRun.edgeFill). */
-  edgeFill(): Map<string, number> {
-    return this.stepped.run.edgeFill();
   }
 
   /** A subtask's keyed state store, as the run has it now (JobRun.stateStore). */

@@ -169,8 +169,18 @@ export interface RunMetricsEvent {
     readonly recordsOut: number;
     readonly subtasks: readonly SubtaskLive[];
   }[];
-  /** Fill of each edge's channels, 0..1 (the fullest of its channels). */
-  readonly edges: readonly { readonly id: string; readonly fill: number }[];
+  /**
+   * Each edge with how much its producer is held back: the backPressuredTimeMsPerSecond of its
+   * most held-back subtask (absent while the run has measured nothing: a debug run, its start).
+   */
+  readonly edges: readonly EdgeLive[];
+}
+
+export interface EdgeLive {
+  readonly id: string;
+  /** The operator it leaves. */
+  readonly from: string;
+  readonly backPressuredTimeMsPerSecond?: number;
 }
 
 /** A checkpoint of a run, as the Checkpoints panel lists it. */

@@ -15,8 +15,8 @@ import type {
   StepView,
 } from '../../engine/protocol/protocol.js';
 import { UNSAVED } from './documentChange';
-import { fillLevel } from './edgeFill';
 import { watermarkedSubtasks } from './eventTime';
+import { type LoadTint, tintsOf } from './loadTint';
 import { MetricsSeries } from './metricsSeries';
 import { isActive, type RunPhase } from './runControls';
 
@@ -83,8 +83,10 @@ export interface RunState {
   /** Mutable (a ring buffer per operator); `seriesVersion` says when it changed. */
   series: MetricsSeries;
   seriesVersion: number;
-  /** Edge id -> fill level (see edgeFill.ts), while the run is live. */
-  edgeFill: ReadonlyMap<string, number>;
+  /** Operator id -> its busiest subtask's tint (see loadTint.ts), while the run is live. */
+  operatorTint: ReadonlyMap<string, LoadTint>;
+  /** Edge id -> how much its producer is held back (see loadTint.ts), while the run is live. */
+  edgeTint: ReadonlyMap<string, LoadTint>;
   checkpoints: readonly RunCheckpointEvent[];
   output: readonly OutputRecord[];
   /** How many records each preview sink has received in the run, shown or not. */
@@ -149,7 +151,8 @@ function cleared(): Omit<
     watermarked: new Set<string>(),
     series: new MetricsSeries(),
     seriesVersion: 0,
-    edgeFill: new Map(),
+    operatorTint: new Map(),
+    edgeTint: new Map(),
     checkpoints: [],
     output: [],
     outputTotals: new Map(),
@@ -180,8 +183,8 @@ export function createRunStore(documentKey = UNSAVED) {
         restoredFrom: info.restoredFrom,
         stateDir: info.stateDir,
         checkpointDir: info.checkpointDir,
-        // Channel fill is a live reading; a finished run's channels say nothing.
-        ...(live ? {} : { edgeFill: new Map() }),
+        // The tints are of the run going; an ended run holds nothing back.
+        ...(live ? {} : { operatorTint: new Map(), edgeTint: new Map() }),
       });
     },
     applyStep(step) {
@@ -203,12 +206,13 @@ export function createRunStore(documentKey = UNSAVED) {
     applyMetrics(event) {
       const { series, seriesVersion, status } = get();
       const added = series.add(event);
-      const edgeFill = isActive(status)
-        ? new Map(event.edges.map((e) => [e.id, fillLevel(e.fill)]))
-        : get().edgeFill;
+      const tints = isActive(status)
+        ? tintsOf(event)
+        : { operators: get().operatorTint, edges: get().edgeTint };
       set({
         metrics: event,
-        edgeFill,
+        operatorTint: tints.operators,
+        edgeTint: tints.edges,
         watermarked: watermarkedSubtasks(get().watermarked, event),
         ...(added ? { seriesVersion: seriesVersion + 1 } : {}),
       });

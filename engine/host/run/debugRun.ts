@@ -95,7 +95,7 @@ export class DebugRun extends StatusReportingRun implements DrivenRun {
     }
     this.session = session;
     this.feed = new MetricsFeed(
-      () => liveMetrics(runId, this.plan, session.metrics(), session.edgeFill()),
+      () => liveMetrics(runId, this.plan, session.metrics()),
       (event) => {
         events.metrics(event);
         this.sendPreview();
