@@ -114,8 +114,27 @@ export interface StepView {
    * that brought the rows several waiting transactions needed runs each of them, in order).
    */
   readonly transactions?: readonly TransactionView[];
+  /**
+   * Watermarks that reached a subtask just before this step and fired nothing there (no timer,
+   * no window, no transaction): shown with the step that follows them, not as steps of their
+   * own, in the order they came. A watermark that does fire something is a step (kind
+   * `watermark`) followed by the steps of what it fired.
+   */
+  readonly watermarks?: readonly WatermarkPassView[];
   /** The breakpoint that stopped here, when one did. */
   readonly breakpoint?: string;
+}
+
+/** A watermark that reached a subtask and fired nothing there (StepView.watermarks). */
+export interface WatermarkPassView {
+  readonly operator: string;
+  readonly subtask: number;
+  /** The edge and upstream subtask it came through. */
+  readonly edge: { readonly id: string; readonly fromSubtask: number; readonly feedback: boolean };
+  /** The event time (epoch ms) it says. */
+  readonly watermark: number;
+  /** The subtask's own watermark after it (the least of its inputs'); absent while it has none. */
+  readonly operatorWatermark?: number;
 }
 
 /** One row a transaction named in keys(), as the Debugger shows it. */
