@@ -237,16 +237,18 @@ export class StepRecorder implements StateAccessSink {
         step.position = position;
         step.from = { source: subtask.emitter.lineage.source, position };
         const operator = subtask.operator.id;
+        const source = subtask.emitter.lineage.source;
+        const where = {
+          operator,
+          subtask: subtask.subtask,
+          position,
+          ...(source === undefined ? {} : { source }),
+        };
         if (full) {
           step.record = jsonCopy(value);
-          step.input = { operator, subtask: subtask.subtask, position, record: step.record };
+          step.input = { ...where, record: step.record };
         } else {
-          step.input = this.known(step.seq)?.input ?? {
-            operator,
-            subtask: subtask.subtask,
-            position,
-            record: undefined,
-          };
+          step.input = this.known(step.seq)?.input ?? { ...where, record: undefined };
         }
       }
     } else {
@@ -411,6 +413,7 @@ export class StepRecorder implements StateAccessSink {
       writes: step.writes,
       emitted: step.emits,
       sink: findKind(operator.operator.kind)?.role === 'sink',
+      received: kind === 'record',
     };
     if (this.capture !== 'full') return { seq: step.seq, view: undefined, lineage };
     const from = step.from === undefined ? {} : { from: step.from };

@@ -247,7 +247,13 @@ export interface StateSizeView {
 export interface TraceInputView {
   readonly operator: string;
   readonly subtask: number;
+  /** The source's own number for it: a file's byte offset, a Kafka offset, a generator's index. */
   readonly position: number;
+  /**
+   * Where it is, as a person finds it: `events.jsonl line 12`, `Kafka topic "t" partition 0
+   * offset 42`, `table "t" change at LSN 0/16B3748`, `generator "g" record 7`.
+   */
+  readonly where?: string;
   readonly record: unknown;
 }
 
@@ -322,7 +328,12 @@ export interface RunMethods {
     },
     StatePage,
   ];
-  'run.trace': [{ runId: string; step: number; emitted: number }, TraceView];
+  /**
+   * Debug mode: where a record of step `step` came from: the one it emitted at index `emitted`,
+   * or (`emitted` "received") the one it took, at any operator. At a sink, 0 is the record it
+   * took too (what it wrote).
+   */
+  'run.trace': [{ runId: string; step: number; emitted: number | 'received' }, TraceView];
 }
 
 export interface RunEvents {

@@ -160,6 +160,7 @@ export function traceParams(raw: Raw): ParamsOf<'run.trace'> {
   return {
     runId: runId(method, raw),
     step: integer(method, raw, 'step', 1, Number.MAX_SAFE_INTEGER),
-    emitted: integer(method, raw, 'emitted', 0, Number.MAX_SAFE_INTEGER),
+    emitted:
+      raw.emitted === 'received' ? 'received' : integer(method, raw, 'emitted', 0, Number.MAX_SAFE_INTEGER),
   };
 }
