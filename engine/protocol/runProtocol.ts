@@ -230,8 +230,10 @@ export interface StatePage {
   readonly next?: string;
   /** The timers of the page's keys, for those that have any. */
   readonly timers?: readonly KeyTimersView[];
-  /** Asked for with `sizes`: the subtask's keys and bytes per state (a transaction's tables). */
+  /** Asked for with `sizes`: the subtask's keys, entries and bytes per state (a transaction's tables). */
   readonly states?: readonly StateSizeView[];
+  /** Asked for with `sizes`: how many distinct keys hold state in the subtask, whatever states each holds. */
+  readonly keys?: number;
 }
 
 /** One state of one subtask: how many keys hold it and their bytes, as state sizes count them. */
@@ -240,6 +242,8 @@ export interface StateSizeView {
   readonly type: 'value' | 'map' | 'list';
   /** Keys holding it (a value set, a map or list not empty): a table's rows. */
   readonly keys: number;
+  /** Its entries: one per value, one per element of a map or list. */
+  readonly entries: number;
   readonly bytes: number;
 }
 
