@@ -112,7 +112,16 @@ export async function describeEntries(
           ? [decodeKey(full.slice(elements.length)), element]
           : element;
       });
-      return { key, state: space.name, type, value, elementCount: meta.n, bytes: meta.b };
+      const last = first.at(-1)?.[0].slice(elements.length);
+      return {
+        key,
+        state: space.name,
+        type,
+        value,
+        elementCount: meta.n,
+        ...(meta.n > first.length && last !== undefined ? { elementsAfter: JSON.stringify(last) } : {}),
+        bytes: meta.b,
+      };
     }),
   );
 }

@@ -202,9 +202,14 @@ export interface StateEntryView {
   readonly key: unknown;
   readonly state: string;
   readonly type: 'value' | 'map' | 'list';
-  /** A value's value; for map and list state, the first elements (see elementCount). */
+  /**
+   * A value's value; for map and list state, the first elements (see elementCount): a map's as
+   * [key, value] pairs, a list's as its values, in order.
+   */
   readonly value: unknown;
   readonly elementCount?: number;
+  /** A map or list with more elements than shown: pass as `after` to state.elements for the next. */
+  readonly elementsAfter?: string;
   readonly bytes: number;
 }
 
@@ -245,6 +250,76 @@ export interface StateSizeView {
   /** Its entries: one per value, one per element of a map or list. */
   readonly entries: number;
   readonly bytes: number;
+}
+
+/** One key's state, found by the key alone (state.key): where it lives and what it holds there. */
+export interface KeyStateView {
+  /** The key as `ctx.key` shows it. */
+  readonly key: unknown;
+  readonly keyGroup: number;
+  /** The subtask that owns its key group (as the checkpoint has it, when one was asked for). */
+  readonly subtask: number;
+  /** Its states; none when it holds none (a map or list emptied again holds none). */
+  readonly entries: readonly StateEntryView[];
+  readonly timers?: KeyTimersView;
+}
+
+/** One element of a map (its key) or list (its index), and its value. */
+export interface StateElementView {
+  readonly element: unknown;
+  readonly value: unknown;
+}
+
+/** A page of one key's map or list elements, in order (state.elements). */
+export interface StateElementsPage {
+  readonly elements: readonly StateElementView[];
+  /** How many it has in all. */
+  readonly count: number;
+  /** Pass as `after` for the next page; absent on the last. */
+  readonly next?: string;
+}
+
+/** A side of a compare: a completed checkpoint's id, or the run's state now. */
+export type CompareSide = number | 'live';
+
+/** An element of a map or list that differs between the two sides of a compare. */
+export interface ElementChangeView {
+  readonly element: unknown;
+  readonly change: 'added' | 'removed' | 'changed';
+  /** Absent when added. */
+  readonly before?: unknown;
+  /** Absent when removed. */
+  readonly after?: unknown;
+}
+
+/** One state of a key in a compare: a value's before and after, a map's or list's changed elements. */
+export interface StateCompareView {
+  readonly state: string;
+  readonly type: 'value' | 'map' | 'list';
+  /** Absent while a map or list is compared only in part and no change has been found yet. */
+  readonly change?: 'added' | 'removed' | 'changed' | 'same';
+  /** A value's value on each side (absent where it has none). */
+  readonly before?: unknown;
+  readonly after?: unknown;
+  /** A map's or list's elements on each side. */
+  readonly countBefore?: number;
+  readonly countAfter?: number;
+  /** A map's or list's elements that differ, in element order (this page of them). */
+  readonly changes?: readonly ElementChangeView[];
+  /** Elements compared on this page and found the same. */
+  readonly unchanged?: number;
+  /** More of its elements are left to compare: pass as `after` with `state` and `type`. */
+  readonly next?: string;
+}
+
+/** One key's state on two sides (state.compare), state by state. */
+export interface KeyCompareView {
+  readonly key: unknown;
+  readonly keyGroup: number;
+  /** The subtask that owns the key on each side (a restore may have rescaled the operator). */
+  readonly fromSubtask: number;
+  readonly toSubtask: number;
+  readonly states: readonly StateCompareView[];
 }
 
 /** A record as a source read or made it: the source operator, subtask and position. */
@@ -338,6 +413,52 @@ export interface RunMethods {
    * took too (what it wrote).
    */
   'run.trace': [{ runId: string; step: number; emitted: number | 'received' }, TraceView];
+  /**
+   * The completed checkpoints of the run's checkpoint folder that can be read now, newest first,
+   * and how many the job keeps (older ones are deleted as new ones complete).
+   */
+  'state.checkpoints': [{ runId: string }, { ids: readonly number[]; retained: number }];
+  /**
+   * A key's state, wherever it lives: `key` is the key as the state browser writes it (a string
+   * as it is, anything else as JSON; see KeyStateView), one entry per value it may stand for.
+   */
+  'state.key': [
+    { runId: string; operator: string; key: string; checkpointId?: number },
+    { found: readonly KeyStateView[] },
+  ];
+  /** A page of one key's map or list elements (the key as `ctx.key` shows it). */
+  'state.elements': [
+    {
+      runId: string;
+      operator: string;
+      key: unknown;
+      state: string;
+      type: 'map' | 'list';
+      after?: string;
+      limit: number;
+      checkpointId?: number;
+    },
+    StateElementsPage,
+  ];
+  /**
+   * One key's state on two sides, each a checkpoint or the live state: each state's change, and
+   * of a map or list up to `limit` changed elements a page (then `state`, `type` and `after`
+   * ask for the next page of that state alone).
+   */
+  'state.compare': [
+    {
+      runId: string;
+      operator: string;
+      key: unknown;
+      from: CompareSide;
+      to: CompareSide;
+      state?: string;
+      type?: 'value' | 'map' | 'list';
+      after?: string;
+      limit: number;
+    },
+    KeyCompareView,
+  ];
 }
 
 export interface RunEvents {
