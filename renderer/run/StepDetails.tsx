@@ -2,10 +2,13 @@
 // that fired), where it came from, the transactions it ran (TransactionDetails), what the
 // operator emitted and to which port and edges, and the state it read and wrote. What is shown
 // follows from the StepView alone, so a step shown again after stepping back reads the same.
+// A keyed step's key opens in the State panel, found on whichever subtask holds it.
 import { useId, useState } from 'react';
 import type { StepView, TraceView } from '../../engine/protocol/protocol.js';
+import { useDesigner } from '../store/designerContext';
 import { eventTimeTitle, formatEventTime } from './eventTime';
-import { useRunController } from './runContext';
+import { useRun, useRunController } from './runContext';
+import { hasState } from './stateSizes';
 import {
   accessRow,
   formatValue,
@@ -32,6 +35,30 @@ type TraceState = { readonly step: StepView; readonly target: TraceTarget } & (
   | { readonly status: 'done'; readonly trace: TraceView }
   | { readonly status: 'failed'; readonly message: string }
 );
+
+/** "Show this key's state": the State panel, the key found on whichever subtask has it. */
+function ShowKeyState({ operator, stateKey }: { operator: string; stateKey: unknown }) {
+  const keyed = useRun(
+    (s) => s.metrics?.operators.some((o) => o.id === operator && o.subtasks.some(hasState)) ?? false,
+  );
+  const lookUpState = useRun((s) => s.lookUpState);
+  const setBottomTab = useDesigner((s) => s.setBottomTab);
+  if (!keyed) return null;
+  return (
+    <p className="run-key-state">
+      <button
+        type="button"
+        className="link"
+        onClick={() => {
+          lookUpState(operator, stateKey);
+          setBottomTab('State');
+        }}
+      >
+        Show the state of key {inlineValue(stateKey, 60)}
+      </button>
+    </p>
+  );
+}
 
 export function StepDetails({ step }: { step: StepView }) {
   const controller = useRunController();
@@ -114,6 +141,7 @@ export function StepDetails({ step }: { step: StepView }) {
           </>
         )}
       </dl>
+      {step.key !== undefined && <ShowKeyState operator={step.operator} stateKey={step.key} />}
       {step.record !== undefined && (
         <section aria-labelledby={recordHeading}>
           <h4 id={recordHeading}>Record</h4>
