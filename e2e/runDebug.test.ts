@@ -280,13 +280,10 @@ describe('debugging owner-has-items', () => {
     await currentStep().getByRole('button', { name: 'Trace emitted record 2' }).click();
     const trace = currentStep().getByRole('region', { name: 'Trace of emitted record 2' });
     await trace.waitFor();
-    /** Where the line of an event starts in events.jsonl (events are numbered by line from 1). */
-    const offsetOf = (seq: number) =>
-      EVENTS_TEXT.split('\n')
-        .slice(0, seq - 1)
-        .reduce((n, line) => n + Buffer.byteLength(line) + 1, 0);
+    // Named by its line of events.jsonl (events are numbered by line from 1), not a byte offset.
+    expect(EVENTS_TEXT.split('\n')[HIT.seq - 1]).toBe(JSON.stringify(HIT));
     expect(await rowsOf(trace.getByRole('table', { name: 'Trace inputs' }))).toEqual([
-      ['events#0', String(offsetOf(HIT.seq)), JSON.stringify(HIT)],
+      ['events#0', `events.jsonl line ${HIT.seq}`, JSON.stringify(HIT)],
     ]);
     const hops = trace.getByRole('list', { name: 'Trace path' }).locator(':scope > li');
     const path = (await hops.allInnerTexts()).map((text) => text.split('\n')[0]);
@@ -300,7 +297,7 @@ describe('debugging owner-has-items', () => {
     expect(read).toContainEqual(
       expect.stringMatching(
         new RegExp(
-          `^read items of "o7" ▸ "${HIT.item}", written at step \\d+ by owners#${hit.subtask} from events#0 @${offsetOf(HIT_GAIN.seq)} ${JSON.stringify(HIT_GAIN).replace(/[{}[\]()*+?.^$|\\]/g, '\\$&')}$`,
+          `^read items of "o7" ▸ "${HIT.item}", written at step \\d+ by owners#${hit.subtask} from events\\.jsonl line ${HIT_GAIN.seq} ${JSON.stringify(HIT_GAIN).replace(/[{}[\]()*+?.^$|\\]/g, '\\$&')}$`,
         ),
       ),
     );

@@ -323,7 +323,8 @@ export function createRunController(deps: RunControllerDeps) {
     /** The canvas's "Break on this operator": on, or off again. */
     toggleOperatorBreakpoint: (operator: string) =>
       sendBreakpoints(toggleOperatorBreakpoint(breakpointsOf(r()), operator)),
-    trace: (step: number, emitted: number): Promise<TraceView> => {
+    /** `emitted` "received": the record the step took. */
+    trace: (step: number, emitted: number | 'received'): Promise<TraceView> => {
       const { runId } = r();
       if (runId === undefined) return Promise.reject(new Error('There is no run to trace.'));
       return client.request('run.trace', { runId, step, emitted });
