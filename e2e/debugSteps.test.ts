@@ -6,10 +6,10 @@
 // words it shows.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Locator } from 'playwright-core';
 import { describe, expect, test } from 'vitest';
 import type { AppSession } from './appHarness.js';
 import { answerFileDialog, eventually, expectNoPageErrors, operator, sessionPerFile } from './helpers.js';
+import { inView } from './inView.js';
 import { expectStatus, openTab, runButton } from './runSupport.js';
 
 const START = Date.UTC(2024, 0, 1, 12, 0, 0);
@@ -74,24 +74,6 @@ async function step(seq: number): Promise<{ heading: string; text: string }> {
   await expectStatus(session.page, `Paused at step ${seq}`);
   await eventually(async () => expect(await heading().textContent()).toMatch(new RegExp(`^Step ${seq}:`)));
   return { heading: (await heading().textContent()) ?? '', text: await currentStep().innerText() };
-}
-
-/** Whether the top of an element is in view: inside every scrolled box around it, and the window. */
-async function topInView(locator: Locator): Promise<boolean> {
-  return locator.evaluate((element) => {
-    const page = globalThis as unknown as {
-      getComputedStyle(e: unknown): { overflowY: string };
-      innerHeight: number;
-    };
-    const top = element.getBoundingClientRect().top;
-    for (let box = element.parentElement; box !== null; box = box.parentElement) {
-      if (!/(auto|scroll)/.test(page.getComputedStyle(box).overflowY) || box.scrollHeight <= box.clientHeight)
-        continue;
-      const rect = box.getBoundingClientRect();
-      if (top < rect.top || top >= rect.bottom) return false;
-    }
-    return top >= 0 && top < page.innerHeight;
-  });
 }
 
 /** Buttons of the step whose accessible name (aria-label) lacks the words they show (WCAG 2.5.3). */
@@ -208,7 +190,7 @@ describe('stepping an event-time job', () => {
     await trace.click();
     const region = currentStep().getByRole('region', { name: 'Trace of this record' });
     await region.waitFor();
-    await eventually(async () => expect(await topInView(region)).toBe(true));
+    await eventually(async () => expect(await inView(region)).toBe(true));
     const inputs = await region
       .getByRole('table', { name: 'Trace inputs' })
       .locator('tbody tr')

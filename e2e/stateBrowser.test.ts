@@ -12,6 +12,7 @@ import { describe, expect, test } from 'vitest';
 import { keyGroupOf, subtaskOfKeyGroup } from '../engine/graph/keyGroups.js';
 import type { AppSession } from './appHarness.js';
 import { answerFileDialog, eventually, expectNoPageErrors, operator, sessionPerFile } from './helpers.js';
+import { inView } from './inView.js';
 import { expectStatus, openTab, runButton } from './runSupport.js';
 
 const RECORDS = 120;
@@ -90,25 +91,6 @@ async function rowsOf(table: Locator): Promise<string[][]> {
         ),
       ),
     );
-}
-
-/** Whether the top of an element is in view: inside every scrolled box around it, and the window. */
-async function topInView(locator: Locator): Promise<boolean> {
-  return locator.evaluate((element) => {
-    // The page's own globals (the tests' types have no DOM library).
-    const page = globalThis as unknown as {
-      getComputedStyle(e: unknown): { overflowY: string };
-      innerHeight: number;
-    };
-    const top = element.getBoundingClientRect().top;
-    for (let box = element.parentElement; box !== null; box = box.parentElement) {
-      const style = page.getComputedStyle(box);
-      if (!/(auto|scroll)/.test(style.overflowY) || box.scrollHeight <= box.clientHeight) continue;
-      const rect = box.getBoundingClientRect();
-      if (top < rect.top || top >= rect.bottom) return false;
-    }
-    return top >= 0 && top < page.innerHeight;
-  });
 }
 
 /** Scrolls a control to the bottom edge of what shows, as a user who just got it into view. */
@@ -229,7 +211,9 @@ describe('the state browser', () => {
     const result = compare.getByRole('table', { name: `State of k4: checkpoint ${older} and live state` });
     await result.waitFor();
     // Brought into view where the button was pressed.
-    await eventually(async () => expect(await topInView(result)).toBe(true));
+    await eventually(async () =>
+      expect(await inView(compare.getByRole('region', { name: 'Compare result' }))).toBe(true),
+    );
     const rows = await rowsOf(result);
     expect(rows.map((r) => r.slice(0, 2))).toEqual([
       ['items (map)', 'changed'],
@@ -292,7 +276,7 @@ describe('the state browser', () => {
       ]),
     );
     expect(await rowsOf(found.getByRole('table', { name: 'items of k0' }))).toEqual([['"i000"', '0']]);
-    expect(await topInView(found)).toBe(true);
+    expect(await inView(found)).toBe(true);
     await runButton(page, 'Stop').click();
     await expectStatus(page, /^Stopped/);
     expectNoPageErrors(session);

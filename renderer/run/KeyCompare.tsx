@@ -173,7 +173,7 @@ export function KeyCompare({
   const [chosen, setChosen] = useState<{ from?: CompareSide; to?: CompareSide }>({});
   const [result, setResult] = useState<Result | undefined>(undefined);
   const [busy, setBusy] = useState(false);
-  const resultRef = useRef<HTMLDivElement>(null);
+  const resultRef = useRef<HTMLElement>(null);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: completed and status are reasons to ask again
   useEffect(() => {
@@ -327,7 +327,11 @@ export function KeyCompare({
           </form>
         </>
       )}
-      <div ref={resultRef} className="key-compare-result">
+      <section
+        ref={resultRef}
+        className="key-compare-result"
+        aria-label={result === undefined ? undefined : 'Compare result'}
+      >
         {result !== undefined &&
           ('error' in result ? (
             <p className="error" role="alert">
@@ -348,7 +352,7 @@ export function KeyCompare({
               />
             ))
           ))}
-      </div>
+      </section>
     </section>
   );
 }
