@@ -1,7 +1,7 @@
 // Stepping an event-time job as a user would: a JSON Lines source with a time field makes a
 // watermark after every record, and a watermark that fires nothing is shown with the step after
 // it instead of being a step of its own (one that fires a timer stays a step); step back shows
-// the same again. A record a step took is traced at any operator, named by its line in the file,
+// the same again; a watermark breakpoint stops at each all the same. A record a step took is traced at any operator, named by its line in the file,
 // with the trace brought into view where its button was; every trace button is named by the
 // words it shows.
 import { writeFileSync } from 'node:fs';
@@ -199,6 +199,37 @@ describe('stepping an event-time job', () => {
     expect(
       await region.getByRole('list', { name: 'Trace path' }).locator(':scope > li').allInnerTexts(),
     ).toEqual(['step 1: events#0', 'step 2: upper#0']);
+    await runButton(page, 'Stop').click();
+    await expectStatus(page, /^Stopped/);
+    expectNoPageErrors(session);
+  });
+
+  test('a watermark breakpoint still stops at every watermark, at the step that shows it', async () => {
+    const { page } = session;
+    const panel = debuggerPanel();
+    await panel.getByRole('combobox', { name: 'Breakpoint type' }).selectOption('watermark');
+    await panel.getByRole('combobox', { name: 'Breakpoint operator' }).selectOption('upper');
+    await panel.getByRole('button', { name: 'Add breakpoint' }).click();
+    await panel.getByRole('list', { name: 'Breakpoint list' }).waitFor();
+    // Debug runs to the first breakpoint hit, Resume to each next.
+    await runButton(page, 'Debug').click();
+    // Upper has no timers: none of its watermarks is a step, and each stops the run all the same,
+    // shown with the step that came after it: the one of record n says 12:00:0n.
+    const watermarks = currentStep().getByRole('region', { name: 'Watermarks before this step' });
+    for (let n = 0; n < 3; n++) {
+      if (n > 0) await runButton(page, 'Resume').click();
+      const status = await expectStatus(page, /^Paused at step \d+ \(breakpoint bp1\)$/, 20_000);
+      const seq = Number(/step (\d+)/.exec(status)![1]);
+      await eventually(async () =>
+        expect(await heading().textContent()).toMatch(new RegExp(`^Step ${seq}:`)),
+      );
+      expect(await heading().textContent()).not.toMatch(/watermark/);
+      expect(await watermarks.getByRole('listitem').allInnerTexts()).toContainEqual(
+        expect.stringMatching(
+          new RegExp(`^upper#0: watermark 2024-01-01 12:00:0${n} over edge events-to-upper `),
+        ),
+      );
+    }
     await runButton(page, 'Stop').click();
     await expectStatus(page, /^Stopped/);
     expectNoPageErrors(session);
