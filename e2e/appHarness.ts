@@ -117,6 +117,13 @@ export async function openApp(
     if (m.type() === 'error') pageErrors.push(m.text());
   });
   await page.goto(server.url);
+  // The page's load event comes before React has drawn the app: a test that looks first (is the
+  // start screen showing?) must not see an empty page. One of the two screens is always drawn.
+  await page
+    .getByRole('main', { name: 'Start' })
+    .or(page.getByRole('toolbar', { name: 'Tools' }))
+    .first()
+    .waitFor({ timeout: 60_000 });
   mkdirSync(ARTIFACTS, { recursive: true });
   return {
     page,

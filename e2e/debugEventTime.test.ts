@@ -77,7 +77,7 @@ describe('the debugger on an event-time job', () => {
     ]);
 
     await runButton(page, 'Debug').click();
-    const status = await expectStatus(page, /^Paused at step \d+ \(breakpoint bp1\)$/, 20_000);
+    const status = await expectStatus(page, /^Paused at step \d+ \(breakpoint bp1\)$/);
     const heading = currentStep().getByRole('heading', { level: 3 });
     await eventually(async () => expect(await heading.textContent()).toMatch(/timer/));
     // k1's first record is at 12:00:01, its timer at 12:00:06 fires once the watermark passes it.
@@ -140,13 +140,13 @@ describe('the debugger on an event-time job', () => {
   test('Resume stops at the next firing of that key, and then the run ends', async () => {
     const { page } = session;
     await runButton(page, 'Resume').click();
-    await expectStatus(page, /^Paused at step \d+ \(breakpoint bp1\)$/, 20_000);
+    await expectStatus(page, /^Paused at step \d+ \(breakpoint bp1\)$/);
     const heading = currentStep().getByRole('heading', { level: 3 });
     await eventually(async () => expect(await heading.textContent()).toMatch(/12:00:09 fires for key k1$/));
     // k1's last two timers (12:00:12 and 12:00:15) fire at the end of input.
     for (const time of ['12:00:12', '12:00:15']) {
       await runButton(page, 'Resume').click();
-      await expectStatus(page, /^Paused at step \d+ \(breakpoint bp1\)$/, 20_000);
+      await expectStatus(page, /^Paused at step \d+ \(breakpoint bp1\)$/);
       await eventually(async () => expect(await heading.textContent()).toMatch(`${time} fires for key k1`));
     }
     await runButton(page, 'Resume').click();

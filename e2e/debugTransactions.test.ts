@@ -64,7 +64,7 @@ describe('the debugger on a transaction job', () => {
     ]);
 
     await runButton(page, 'Debug').click();
-    await expectStatus(page, /^Paused at step \d+ \(breakpoint bp1\)$/, 20_000);
+    await expectStatus(page, /^Paused at step \d+ \(breakpoint bp1\)$/);
     // The deposit into a2: one row, written, from nothing to 20.
     const transaction = currentStep().getByRole('region', { name: 'Transaction' });
     await transaction.waitFor();
@@ -78,7 +78,7 @@ describe('the debugger on a transaction job', () => {
 
     // The transfer a1 → a2: both rows, each with the subtask that owns it.
     await runButton(page, 'Resume').click();
-    await expectStatus(page, /^Paused at step \d+ \(breakpoint bp1\)$/, 20_000);
+    await expectStatus(page, /^Paused at step \d+ \(breakpoint bp1\)$/);
     await eventually(async () =>
       expect(await cells(transaction.getByRole('table'))).toEqual([
         ['accounts/a1', expect.stringMatching(/^ledger#[0-3]$/), 'read, written', '100 → 70'],
@@ -90,7 +90,7 @@ describe('the debugger on a transaction job', () => {
 
     // The transfer that would overdraw a2: aborted with the reason, no balance changed.
     await runButton(page, 'Resume').click();
-    await expectStatus(page, /^Paused at step \d+ \(breakpoint bp1\)$/, 20_000);
+    await expectStatus(page, /^Paused at step \d+ \(breakpoint bp1\)$/);
     await eventually(async () =>
       expect(await transaction.locator('p').innerText()).toMatch(/^aborted: a2 has 50, cannot send 500 /),
     );
@@ -106,7 +106,7 @@ describe('the debugger on a transaction job', () => {
       const rows = await cells(tables);
       expect(rows.filter((r) => r[1] !== 'all').map((r) => r[0])).toEqual(Array(4).fill('accounts'));
       expect(rows.find((r) => r[1] === 'all')?.slice(0, 3)).toEqual(['accounts', 'all', '2']);
-    }, 20_000);
+    });
     expectNoPageErrors(session);
   });
 });

@@ -21,6 +21,7 @@ import {
   menu,
   operator,
   operatorNames,
+  PATIENCE_MS,
   problemList,
   problemMessages,
   readText,
@@ -57,7 +58,7 @@ async function open(path: string): Promise<void> {
   await eventually(async () => {
     const title = await page.title();
     expect(title.startsWith(`${basename(path)} — `) || (await refused.isVisible())).toBe(true);
-  }, 10_000);
+  });
 }
 
 describe('a template saved, reopened and saved again', () => {
@@ -328,7 +329,7 @@ describe('a file given at start', () => {
     const other = await openApp({ initialFile: path });
     try {
       const { page } = other;
-      page.setDefaultTimeout(10_000);
+      page.setDefaultTimeout(PATIENCE_MS);
       await operator(page, 'words').waitFor();
       expect(await page.title()).toBe('word-count.job.json — Pipewright');
       expect(await page.getByRole('heading', { name: 'Templates' }).count()).toBe(0);

@@ -10,7 +10,18 @@ import { type AppSession, closeBrowser, openApp } from './appHarness.js';
 export const MOD = process.platform === 'darwin' ? 'Meta' : 'Control';
 
 /** Waits until `check` passes (Playwright's expect.poll, for plain vitest). */
-export async function eventually(check: () => unknown | Promise<unknown>, timeoutMs = 5000): Promise<void> {
+/**
+ * How long a wait on the page may take before the test fails: a guard against a page that never
+ * gets there, not an expectation of speed. What a user waits for (a dialog, a step, a status)
+ * comes in milliseconds on an idle machine, and seconds on one that other work loads: the guard
+ * must leave room for that (docs/testing.md, "Time").
+ */
+export const PATIENCE_MS = 30_000;
+
+export async function eventually(
+  check: () => unknown | Promise<unknown>,
+  timeoutMs = PATIENCE_MS,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -326,7 +337,7 @@ export function sessionPerFile(opened: (session: AppSession) => void): void {
   let session: AppSession | undefined;
   beforeAll(async () => {
     session = await openApp();
-    session.page.setDefaultTimeout(10_000);
+    session.page.setDefaultTimeout(PATIENCE_MS);
     opened(session);
   });
   afterAll(async () => {

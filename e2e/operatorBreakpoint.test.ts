@@ -80,7 +80,7 @@ describe('a breakpoint from the canvas, and Run to next operator', () => {
     const { page } = session;
     await runButton(page, 'Debug').click();
     await saveBeforeRunning(page, 'owner-has-items', join(session.workDir, 'owner-has-items.job.json'));
-    await expectStatus(page, 'Paused at step 3 (breakpoint bp1)', 20_000);
+    await expectStatus(page, 'Paused at step 3 (breakpoint bp1)');
     expect(await shown(3)).toBe('Step 3: out#0, record delivered');
     const record = async () =>
       JSON.parse(

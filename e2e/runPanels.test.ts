@@ -71,7 +71,6 @@ describe('running owner-has-items on a bigger input', () => {
     await expectStatus(
       page,
       new RegExp(`^Finished — done: ${EVENTS.length} records from the sources in [\\d.]+ s$`),
-      20_000,
     );
     expectOwnershipOutput(readText(join(session.workDir, 'out', 'ownership.jsonl')), EVENTS);
     // A plain run takes no steps: the Debugger says how to get them.

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { keyGroupOf, keyGroupRange, subtaskOfKeyGroup } from '../engine/graph/keyGroups.js';
-import { answerFileDialog, canvas, eventually } from './helpers.js';
+import { answerFileDialog, canvas, eventually, PATIENCE_MS } from './helpers.js';
 
 export const EXAMPLE = join(import.meta.dirname, '..', 'assets', 'examples', 'owner-has-items');
 export const JOB = JSON.parse(readFileSync(join(EXAMPLE, 'owner-has-items.job.json'), 'utf8')) as {
@@ -102,7 +102,7 @@ export const runStatus = (page: Page) => page.getByRole('status', { name: 'Run s
 export async function expectStatus(
   page: Page,
   expected: string | RegExp,
-  timeoutMs = 10_000,
+  timeoutMs = PATIENCE_MS,
 ): Promise<string> {
   let text = '';
   await eventually(async () => {

@@ -2,9 +2,11 @@
 // edge) killed with kill -9 and restored with `--restore latest` end with exactly the output of a
 // run that never failed; the same at many fixed failure points in this process, also restored at
 // other parallelisms; damaged checkpoints are skipped with their reason; incremental checkpoints
-// persist what changed; checkpoints change nothing in the output; SIGTERM stops at a checkpoint;
+// persist what changed; checkpoints change nothing in the output; SIGTERM stops at a checkpoint
+// of its own, even while checkpoint 1 completes;
 // a restore into a changed job is refused or accepted as it should be. Kills at random moments,
 // at full size: checkpoints.soak.test.ts.
+import { existsSync } from 'node:fs';
 import { open, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -462,6 +464,15 @@ async function stopAfterCheckpoints(c: Case, count: number): Promise<void> {
   expect(result.stderr).toMatch(/SIGTERM/);
 }
 
+/** The size of the output once checkpoint `id` has published its parts. */
+function committedSize(c: Case, id: number): number {
+  const sink = (readMetadata(c.checkpointDir, id).sinks as JobDocument[])[0]!.payload as JobDocument;
+  return (
+    Math.max(0, sink.committedLength as number) +
+    (sink.parts as { bytes: number }[]).reduce((n, part) => n + part.bytes, 0)
+  );
+}
+
 describe('SIGTERM', () => {
   it('stops with exit 0 and only committed output; --restore latest completes it exactly', async () => {
     const c = await makeCase('sigterm', aggJob({ input: aggInput, intervalMs: 100 }));
@@ -473,15 +484,38 @@ describe('SIGTERM', () => {
     const { extra } = multisetDifference(stopped, aggBaseline.lines);
     expect(extra.slice(0, 5), `${extra.length} lines are not in the full output`).toEqual([]);
     const newest = inspectCheckpointDir(c.checkpointDir).completed[0]!;
-    const sink = (readMetadata(c.checkpointDir, newest).sinks as JobDocument[])[0]!.payload as JobDocument;
-    const committed =
-      Math.max(0, sink.committedLength as number) +
-      (sink.parts as { bytes: number }[]).reduce((n, part) => n + part.bytes, 0);
-    expect((await stat(c.outPath)).size, `the size checkpoint ${newest} committed`).toBe(committed);
+    expect((await stat(c.outPath)).size, `the size checkpoint ${newest} committed`).toBe(
+      committedSize(c, newest),
+    );
 
     const restored = await runToEnd(['run', c.jobPath, '--trust', '--restore', 'latest'], c.dir);
     expect(restored.code, describeResult(restored)).toBe(0);
     expect(restored.stderr).toMatch(new RegExp(`restoring checkpoint ${newest}\\b`));
+    await expectSameOutput(c, aggBaseline, `restored from checkpoint ${newest}`);
+  }, 90_000);
+
+  it('while checkpoint 1 completes: takes a checkpoint of its own and stops at it', async () => {
+    // Its metadata is in place and its parts are being published (a few MB: some ms) when the
+    // signal comes. The stop used to end the run at checkpoint 1, which cut the job before it.
+    // (engine/deploy/stopCheckpoint.test.ts hits that moment exactly, in-process.)
+    const c = await makeCase('sigterm-first', aggJob({ input: aggInput, intervalMs: 100 }));
+    const run = startCli(['run', c.jobPath, '--trust'], c.dir);
+    const written = await waitUntil(() => existsSync(path.join(c.checkpointDir, 'chk-1.json')), {
+      run,
+      timeoutMs: 60_000,
+      everyMs: 1,
+    });
+    run.child.kill('SIGTERM');
+    const result = await finish(run, 60_000, 'a run stopped with SIGTERM');
+    expect(written, `checkpoint 1 never completed\n${describeResult(result)}`).toBe(true);
+    expect(result.code, describeResult(result)).toBe(0);
+    const newest = inspectCheckpointDir(c.checkpointDir).completed[0]!;
+    expect(newest, `the stop's own checkpoint\n${describeResult(result)}`).toBeGreaterThan(1);
+    expect((await stat(c.outPath)).size, `the size checkpoint ${newest} committed`).toBe(
+      committedSize(c, newest),
+    );
+    const restored = await runToEnd(['run', c.jobPath, '--trust', '--restore', 'latest'], c.dir);
+    expect(restored.code, describeResult(restored)).toBe(0);
     await expectSameOutput(c, aggBaseline, `restored from checkpoint ${newest}`);
   }, 90_000);
 });

@@ -1,7 +1,9 @@
 // The checkpoint coordinator: asks for a checkpoint every interval (one at a time), gathers every
 // subtask's acknowledgement, writes the metadata atomically, and only then publishes the sinks'
 // parts and lets old checkpoints go. A checkpoint that cannot complete is reported as failed;
-// the job goes on and the next one starts afresh.
+// the job goes on and the next one starts afresh. The end of a bounded job is a checkpoint too
+// (Flink's FLIP-147): taken once every subtask has finished, marked `finished`, its completion
+// makes the sinks' last commit, so that no commit is ever made outside a checkpoint.
 import type { Plan } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
 import type { CheckpointFigures } from '../metrics/checkpointFigures.js';
@@ -41,6 +43,10 @@ interface InFlight {
   readonly settle: () => void;
   /** Given up by a debug run going back in time: it completes nothing. */
   dropped: boolean;
+  /** Taken once every subtask had finished: the end of a bounded job. */
+  readonly final: boolean;
+  /** Hears how it ended (a clean stop's own checkpoint: see requestNow). */
+  readonly onEnded: ((completed: boolean) => void) | undefined;
 }
 
 export class CheckpointCoordinator implements CheckpointAcker {
@@ -50,12 +56,11 @@ export class CheckpointCoordinator implements CheckpointAcker {
   private current: InFlight | undefined;
   private stopped = false;
   private abandoned = false;
+  /** What the next checkpoint to start tells how it ended (requestNow). */
+  private requested: ((completed: boolean) => void) | undefined;
   /** Ids of checkpoints that completed in this run. */
   readonly completed: number[] = [];
   onEvent: ((event: CheckpointEvent) => void) | undefined;
-  onComplete: ((id: number) => void) | undefined;
-  /** Told when a checkpoint fails (JobRun.stop: the stop then goes on without one). */
-  onFailed: ((id: number) => void) | undefined;
   /** A checkpoint retention must keep whatever comes after it (see JobRun.open). */
   pinned: number | undefined;
 
@@ -80,9 +85,14 @@ export class CheckpointCoordinator implements CheckpointAcker {
     this.timer.unref();
   }
 
-  /** Asks for a checkpoint as soon as possible (a clean stop takes one). */
-  requestNow(): void {
+  /**
+   * Asks for a checkpoint as soon as possible. `onEnded` hears how that checkpoint ends: the one
+   * this starts, never one already in flight, which cut the job before the request (a clean stop
+   * takes a checkpoint of its own and ends right after it, JobRun.stop).
+   */
+  requestNow(onEnded?: (completed: boolean) => void): void {
     this.due = true;
+    if (onEnded !== undefined) this.requested = onEnded;
   }
 
   /**
@@ -94,18 +104,56 @@ export class CheckpointCoordinator implements CheckpointAcker {
     if (!this.due || this.current !== undefined || this.stopped) return this.current !== undefined;
     if (this.participants.allFinished()) return false;
     this.due = false;
-    const id = this.nextId++;
-    this.current = this.inFlight(id, new Date());
-    this.participants.trigger(id);
+    const onEnded = this.requested;
+    this.requested = undefined;
+    this.begin(this.inFlight(this.nextId++, new Date(), { final: false, onEnded }));
     return true;
   }
 
-  private inFlight(id: number, triggeredAt: Date): InFlight {
+  /**
+   * The end of a bounded job, every subtask finished (FLIP-147's final checkpoint): once the one in
+   * flight has settled, checkpoint n is taken of what the subtasks hold at the end (their
+   * sources have nothing left to read, their sinks hand over what they wrote since the last
+   * one), its metadata says `finished`, and its completion commits the sinks' last output. So a
+   * kill after that commit, or a restore of the finished run, finds the commit in a checkpoint:
+   * the restore makes it again where it was not made (idempotently) and runs nothing. `drive`
+   * runs the subtasks until they have taken their snapshots (on several threads they do so on
+   * their own). Whether it completed; when not (a checkpoint folder that refuses files), the run
+   * commits at its end without one, as a job without checkpoints does.
+   */
+  async takeFinal(drive: () => Promise<void>): Promise<boolean> {
+    await this.current?.settled;
+    if (this.stopped || this.current !== undefined) return false;
+    // A stop asked for meanwhile is answered by the end itself.
+    this.due = false;
+    this.requested = undefined;
+    const checkpoint = this.inFlight(this.nextId++, new Date(), { final: true, onEnded: undefined });
+    this.begin(checkpoint);
+    await drive();
+    await checkpoint.settled;
+    return this.completed.includes(checkpoint.id);
+  }
+
+  private begin(checkpoint: InFlight): void {
+    this.current = checkpoint;
+    this.participants.trigger(checkpoint.id);
+  }
+
+  private inFlight(id: number, triggeredAt: Date, how: Pick<InFlight, 'final' | 'onEnded'>): InFlight {
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => {
       settle = resolve;
     });
-    return { id, triggeredAt, started: performance.now(), acks: new Map(), settled, settle, dropped: false };
+    return {
+      id,
+      triggeredAt,
+      started: performance.now(),
+      acks: new Map(),
+      settled,
+      settle,
+      dropped: false,
+      ...how,
+    };
   }
 
   acknowledge(ordinal: number, checkpointId: number, ack: Promise<SubtaskAck>): void {
@@ -180,7 +228,10 @@ export class CheckpointCoordinator implements CheckpointAcker {
     this.due = progress.due;
     this.stopped = false;
     const started = progress.started;
-    this.current = started === undefined ? undefined : this.inFlight(started.id, started.triggeredAt);
+    this.current =
+      started === undefined
+        ? undefined
+        : this.inFlight(started.id, started.triggeredAt, { final: false, onEnded: undefined });
   }
 
   /** The checkpoint in flight, settled; none may start after this. */
@@ -236,6 +287,7 @@ export class CheckpointCoordinator implements CheckpointAcker {
         operators: this.operatorRecords(acks),
         subtasks: acks.map((a) => a.ack.snapshot),
         sinks,
+        ...(checkpoint.final ? { finished: true } : {}),
       };
       if (this.abandoned) throw new Error('the job failed before the checkpoint completed');
       await this.storage.writeMetadata(metadata);
@@ -269,7 +321,7 @@ export class CheckpointCoordinator implements CheckpointAcker {
         })),
       });
       this.participants.complete(checkpoint.id);
-      this.onComplete?.(checkpoint.id);
+      checkpoint.onEnded?.(true);
     } catch (error) {
       this.onEvent?.({
         ...base,
@@ -281,7 +333,7 @@ export class CheckpointCoordinator implements CheckpointAcker {
         inFlightRecords: 0,
         subtasks: [],
       });
-      this.onFailed?.(checkpoint.id);
+      checkpoint.onEnded?.(false);
     } finally {
       // A dropped one may finish after the next has started.
       if (this.current === checkpoint) this.current = undefined;

@@ -72,6 +72,12 @@ export interface CheckpointMetadata {
   readonly operators: readonly OperatorRecord[];
   readonly subtasks: readonly SubtaskSnapshot[];
   readonly sinks: readonly SinkCommit[];
+  /**
+   * Taken once every subtask had finished: the end of a bounded job (FLIP-147's final
+   * checkpoint), whose completion made the sinks' last commit. A restore of it runs nothing: it
+   * makes that commit again where it was not made, and the run is over (absent: false).
+   */
+  readonly finished?: true;
 }
 
 /** Every checkpoint file the connectors' state names (splits, committables, commits). */

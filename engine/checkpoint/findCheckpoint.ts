@@ -1,6 +1,7 @@
 // Which checkpoint a restore resumes from, the same for the CLI's --restore and the designer's
 // "Restart from checkpoint…": `latest` is the newest one whose files are all there and intact (an
-// unusable one is skipped, with the reason); an id must be usable itself.
+// unusable one is skipped, with the reason); an id must be usable itself. One a finished run ended
+// with is said to be so: restoring it runs nothing.
 import type { CheckpointMetadata } from './checkpointMetadata.js';
 import { CheckpointStorage } from './checkpointStorage.js';
 
@@ -18,16 +19,20 @@ export async function findCheckpoint(
 ): Promise<FoundCheckpoint> {
   const storage = new CheckpointStorage(dir);
   if (wanted !== 'latest') {
+    let checkpoint: CheckpointMetadata;
     try {
-      return { checkpoint: await storage.load(wanted) };
+      checkpoint = await storage.load(wanted);
     } catch (error) {
       return { error: `cannot restore: ${(error as Error).message}` };
     }
+    if (checkpoint.finished === true) say(finishedRun(checkpoint));
+    return { checkpoint };
   }
   for (const id of await storage.completedIds()) {
     try {
       const checkpoint = await storage.load(id);
       say(`restoring checkpoint ${id} from ${dir}`);
+      if (checkpoint.finished === true) say(finishedRun(checkpoint));
       return { checkpoint };
     } catch (error) {
       say(`skipping ${(error as Error).message}`);
@@ -35,4 +40,9 @@ export async function findCheckpoint(
   }
   say(`no usable completed checkpoint in ${dir}: starting fresh`);
   return {};
+}
+
+/** What restoring the checkpoint a finished run ended with does. */
+function finishedRun(checkpoint: CheckpointMetadata): string {
+  return `checkpoint ${checkpoint.id} is where job "${checkpoint.job}" finished (at ${checkpoint.completedAt}): nothing is left to run, and its output stays as committed`;
 }

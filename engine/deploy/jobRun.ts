@@ -1,8 +1,9 @@
 // A job run on the deterministic executor, all of it on the thread that opens it (openRun.ts
 // chooses it for that thread, or for the CLI's run thread, jobWorker.ts): opened by the
 // composition root (jobAssembly.ts), run by the executor until every subtask has finished, then
-// the sinks commit. On any failure every operator is aborted, so nothing half-written becomes
-// visible. Debug runs are driven step by step through it.
+// the end's checkpoint commits the sinks' last output (CheckpointCoordinator.takeFinal). On any
+// failure every operator is aborted, so nothing half-written becomes visible. Debug runs are
+// driven step by step through it.
 import type { CheckpointCoordinator, CoordinatorProgress } from '../checkpoint/checkpointCoordinator.js';
 import { JobError } from '../graph/jobError.js';
 import type { Plan } from '../graph/plan.js';
@@ -58,6 +59,11 @@ export class JobRun {
   private readonly coordinator: CheckpointCoordinator | undefined;
   readonly firstCheckpointId: number;
   private stopping = false;
+  /**
+   * Restored from the checkpoint a finished run ended with: its sinks made that commit again as
+   * they opened (recoverSinks), and nothing is left to run.
+   */
+  private readonly restoredEnd: boolean;
   private locks: HeldRunLocks | undefined;
   /** A failure that did not come through the executor (a rejection user code left unhandled). */
   private failure: JobError | undefined;
@@ -66,7 +72,9 @@ export class JobRun {
   private constructor(
     readonly job: Job,
     assembled: AssembledJob<DeterministicExecutor>,
+    restoredEnd: boolean,
   ) {
+    this.restoredEnd = restoredEnd;
     this.plan = assembled.plan;
     this.subtasks = assembled.subtasks;
     this.executor = assembled.executor;
@@ -99,7 +107,7 @@ export class JobRun {
         options,
         (subtasks) => new DeterministicExecutor(subtasks, sourceRecordsPerStep),
       );
-      const run = new JobRun(job, assembled);
+      const run = new JobRun(job, assembled, options.restore?.finished === true);
       run.locks = locks;
       return run;
     } catch (error) {
@@ -113,18 +121,18 @@ export class JobRun {
 
   /** Runs to the end (bounded sources) or until stop(); commits the sinks on success. */
   async run(): Promise<RunSummary> {
-    this.coordinator?.start(this.job.settings.checkpointIntervalMs);
+    const restoredEnd = this.restoredEnd;
+    if (!restoredEnd) this.coordinator?.start(this.job.settings.checkpointIntervalMs);
     try {
-      await this.executor.run();
+      if (!restoredEnd) await this.executor.run();
       if (this.failure !== undefined) throw this.failure;
-      await this.coordinator?.stop();
-      if (!this.executor.halted) {
-        for (const subtask of this.subtasks) subtask.takeFinalEndsOfStream();
-        for (const subtask of this.subtasks) await subtask.store?.flush();
-        for (const subtask of this.subtasks) await subtask.logic.commit();
-      } else {
-        // Stopped at a checkpoint: what came after it is left for a restore to redo.
+      if (restoredEnd || this.executor.halted) {
+        await this.coordinator?.stop();
+        // Stopped at a checkpoint: what came after it is left for a restore to redo. (Restored
+        // where a finished run ended, nothing came after it.)
         await Promise.allSettled(this.subtasks.map((s) => s.abort()));
+      } else {
+        await this.end();
       }
     } catch (error) {
       this.coordinator?.abandon();
@@ -165,12 +173,14 @@ export class JobRun {
       this.executor.requestStop();
       return;
     }
-    coordinator.onComplete = () => this.executor.halt();
-    // A checkpoint that cannot be written (its folder full or gone read-only) must not hold the
-    // stop back: it goes on as a stop without checkpoints does, sources ending and what is in
-    // flight completing and being committed.
-    coordinator.onFailed = () => this.executor.requestStop();
-    coordinator.requestNow();
+    // A checkpoint of the stop's own, not one in flight as the stop came: that one cut the job
+    // before the stop was asked for. One that cannot be written (its folder full or gone
+    // read-only) must not hold the stop back: it goes on as a stop without checkpoints does,
+    // sources ending and what is in flight completing and being committed.
+    coordinator.requestNow((completed) => {
+      if (completed) this.executor.halt();
+      else this.executor.requestStop();
+    });
   }
 
   /**
@@ -219,6 +229,7 @@ export class JobRun {
    */
   async step(): Promise<ScheduledUnit | undefined> {
     if (this.failure !== undefined) throw this.failure;
+    if (this.restoredEnd) return undefined;
     const unit = await this.executor.step();
     if (this.failure !== undefined) throw this.failure;
     return unit;
@@ -226,14 +237,34 @@ export class JobRun {
 
   /**
    * Debug runs, once step() has found every subtask finished: what run() does after its last
-   * slice, commit included. The stores stay open, so time travel can still go back.
+   * slice, commit included, but for the end's checkpoint. The stores stay open, so time travel
+   * can still go back, and going back in place needs the sinks' parts of the checkpoints before
+   * the end, which one more checkpoint would let go (retention). (A debug run is not exactly
+   * once across time travel in any case: going back over a commit of a sink that cannot be put
+   * back in place, a connector's, replays the run from its start and commits again.)
    */
   async completeSteps(): Promise<void> {
-    await this.coordinator?.stop();
+    if (this.restoredEnd) await this.coordinator?.stop();
+    else await this.end(false);
+    this.finishedAt = performance.now();
+  }
+
+  /**
+   * Every subtask has finished: the end's checkpoint commits what the sinks wrote since the
+   * last one (CheckpointCoordinator.takeFinal), unless `final` is false; whatever no checkpoint
+   * took (none could be taken, or the job takes none) is committed after it.
+   */
+  private async end(final = true): Promise<void> {
     for (const subtask of this.subtasks) subtask.takeFinalEndsOfStream();
+    const coordinator = this.coordinator;
+    if (coordinator !== undefined && final) {
+      // The subtasks' snapshots; then the news that the checkpoint completed (their mail).
+      if (await coordinator.takeFinal(() => this.executor.runFinished())) await this.executor.runFinished();
+    }
+    await coordinator?.stop();
+    if (this.failure !== undefined) throw this.failure;
     for (const subtask of this.subtasks) await subtask.store?.flush();
     for (const subtask of this.subtasks) await subtask.logic.commit();
-    this.finishedAt = performance.now();
   }
 
   /**

@@ -282,6 +282,12 @@ export class ParallelJobRun {
   private begin(): void {
     this.begun = true;
     this.openedSettle.resolve();
+    if (this.options.restore?.finished === true) {
+      // Restored where a finished run ended: its sinks made that commit again as they opened
+      // (on their threads), and nothing is left to run. The parts close as at a stop.
+      this.broadcast({ type: 'abort' });
+      return;
+    }
     this.broadcast({ type: 'start' });
     const coordinator = this.coordinator;
     if (coordinator !== undefined) {
@@ -298,9 +304,17 @@ export class ParallelJobRun {
     }
   }
 
-  /** Every subtask has finished: the checkpoint in flight settles, then every part commits. */
+  /**
+   * Every subtask has finished: the checkpoint in flight settles, the end's checkpoint commits
+   * what the sinks wrote since the last one (CheckpointCoordinator.takeFinal: the parts take its
+   * trigger and snapshot on their own), then every part commits what no checkpoint took.
+   */
   private async finishAll(): Promise<void> {
     if (this.halting || this.failure !== undefined) return;
+    // A stop's checkpoint that completes now ends the run there (the parts abort).
+    await this.coordinator?.settled();
+    if (this.halting || this.failure !== undefined) return;
+    await this.coordinator?.takeFinal(async () => {});
     await this.coordinator?.stop();
     if (this.halting || this.failure !== undefined) return;
     this.broadcast({ type: 'commit' });
@@ -343,12 +357,13 @@ export class ParallelJobRun {
       this.broadcast({ type: 'requestStop' });
       return;
     }
-    coordinator.onComplete = () => {
-      this.halting = true;
-      this.broadcast({ type: 'abort' });
-    };
-    coordinator.onFailed = () => this.broadcast({ type: 'requestStop' });
-    coordinator.requestNow();
+    // A checkpoint of the stop's own (see JobRun.stop), then the run ends at it.
+    coordinator.requestNow((completed) => {
+      if (completed) {
+        this.halting = true;
+        this.broadcast({ type: 'abort' });
+      } else this.broadcast({ type: 'requestStop' });
+    });
   }
 
   /** Each thread holds at its next slice boundary (the designer's Pause); stop() resumes first. */

@@ -74,6 +74,44 @@ describe('QuietDetector', () => {
     expect(actions).toEqual(['stalled']);
   });
 
+  it('keeps the report a thread sent after its busy answer, and asks again from it', () => {
+    // Thread 0 reported before the last message thread 1 sent it: the reports look quiet with
+    // nothing in flight. It answers the probe while it runs (at a yield of its loop), then runs
+    // out of work and reports, before thread 1's answer ends the wave. The report is its latest
+    // word: kept, the job is seen quiet; replaced by the busy answer, no thread ever reported
+    // again and the run waited forever with every thread asleep.
+    const { d, probes, actions } = detector(2);
+    d.reported(0, status({ sent: 1, received: 1, awaitingLoop: 1 }));
+    d.reported(1, status({ sent: 2, received: 2, awaitingLoop: 1 }));
+    expect(probes).toEqual([1]);
+    d.probed(0, 1, status({ quiet: false, sent: 2, received: 2, awaitingLoop: 1 }));
+    d.reported(0, status({ sent: 2, received: 2, awaitingLoop: 1 }));
+    d.probed(1, 1, status({ sent: 2, received: 2, awaitingLoop: 1 }));
+    expect(actions).toEqual([]);
+    expect(probes).toEqual([1, 2]);
+    d.probed(0, 2, status({ sent: 2, received: 2, awaitingLoop: 1 }));
+    d.probed(1, 2, status({ sent: 2, received: 2, awaitingLoop: 1 }));
+    expect(actions).toEqual(['tellLoopsEnded']);
+  });
+
+  it('keeps the report a thread sent after its quiet answer, when another moved', () => {
+    // Thread 0 answers quiet; then a message thread 1 sent (it took a checkpoint's trigger)
+    // reaches it, and it reports what it received, before thread 1's busy answer ends the wave.
+    // Its old answer in place of that report, the counts never balanced again.
+    const { d, probes, actions } = detector(2);
+    d.reported(0, status({ sent: 1, received: 1, awaitingLoop: 1 }));
+    d.reported(1, status({ sent: 1, received: 1, awaitingLoop: 1 }));
+    expect(probes).toEqual([1]);
+    d.probed(0, 1, status({ sent: 1, received: 1, awaitingLoop: 1 }));
+    d.reported(0, status({ sent: 1, received: 2, awaitingLoop: 1 }));
+    d.probed(1, 1, status({ quiet: false, sent: 2, received: 1, awaitingLoop: 1 }));
+    d.reported(1, status({ sent: 2, received: 1, awaitingLoop: 1 }));
+    expect(probes).toEqual([1, 2]);
+    d.probed(0, 2, status({ sent: 1, received: 2, awaitingLoop: 1 }));
+    d.probed(1, 2, status({ sent: 2, received: 1, awaitingLoop: 1 }));
+    expect(actions).toEqual(['tellLoopsEnded']);
+  });
+
   it('does nothing when the threads were sent work during the second wave, and asks again', () => {
     // A checkpoint's trigger is no message between threads: a thread that answered before it
     // took the trigger snapshots afterwards, and its barriers go round a loop whose heads the

@@ -68,10 +68,15 @@ export class QuietDetector {
     this.probe(++this.round);
   }
 
-  /** A thread's answer to the second wave. */
+  /**
+   * A thread's answer to the second wave. It is that thread's latest word, as a report is: a
+   * thread's messages come in the order it sent them, so whichever came last says where it
+   * stands, and a report that comes after it replaces it.
+   */
   probed(thread: number, round: number, status: PartStatus): void {
     if (round !== this.round || this.wave === undefined) return;
     this.answers.set(thread, status);
+    this.reports[thread] = status;
     if (this.answers.size < this.threads) return;
     const first = this.wave;
     const second = [...Array(this.threads).keys()].map((t) => this.answers.get(t)!);
@@ -80,12 +85,10 @@ export class QuietDetector {
       !this.mailedDuringWave &&
       second.every((s, t) => s.quiet && s.sent === first[t]!.sent && s.received === first[t]!.received);
     if (!still) {
-      // Someone moved, or was sent work. Its report since then may have come during this wave,
-      // and no other may follow: the answers are the latest reports, and may start the next
-      // round at once.
-      second.forEach((s, t) => {
-        this.reports[t] = s;
-      });
+      // Someone moved, or was sent work. The latest reports (answers, or reports that came
+      // after them) may start the next round at once: no other report may follow. Not the
+      // answers alone: a thread that answered while it ran (or before a message reached it)
+      // and then reported, all before the last answer came, reports nothing more once asleep.
       this.maybeProbe();
       return;
     }

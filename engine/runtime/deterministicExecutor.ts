@@ -199,6 +199,22 @@ export class DeterministicExecutor implements Executor {
   }
 
   /**
+   * Once every subtask has finished (run() has returned, or step() found nothing left): takes
+   * the mail and runs what it makes runnable, in run()'s order, until nothing is. That is the
+   * snapshots of the end's checkpoint (CheckpointCoordinator.takeFinal), taken where no barrier
+   * comes, and then the news that it completed.
+   */
+  async runFinished(): Promise<void> {
+    for (;;) {
+      if (this.mailPosted) this.takeMail();
+      const next = this.nextRunnable();
+      if (next === undefined) return;
+      const pending = next.runSlice(SLICE_RECORDS);
+      if (pending !== undefined) await pending;
+    }
+  }
+
+  /**
    * Debug runs: does the next unit of the work run() does, and says what it was. A slice of a
    * non-source is taken item by item (each subtask pauses after every item), as run() takes it;
    * a source makes sourceRecordsPerStep (DEBUG_SOURCE_RECORDS) per slice, so everything

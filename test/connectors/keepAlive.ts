@@ -1,10 +1,10 @@
 // A run that `npm test` kills must still be running when the kill comes, on any machine. A kill
 // timed from a checkpoint of a bounded job lands after the job's end when that checkpoint
 // completes late (on a loaded machine a CLI run spends seconds opening, and its first checkpoint
-// can complete just before its input ends): the run has then exited 0 (too few kills), or has
-// made its final commit, which no checkpoint records (a restore would write its records again).
-// So each run to be killed gets one more source beside the job's own: a generator that makes no
-// record and never ends. The run after the last kill gets it with `count: 0`: its restored split
+// can complete just before its input ends): the run has then exited 0, or has taken its end's
+// checkpoint, and the kill tests nothing of a restore mid-run (too few kills). So each run to
+// be killed gets one more source beside the job's own: a generator that makes no record and
+// never ends. The run after the last kill gets it with `count: 0`: its restored split
 // is past the end, so it ends at once, and the job ends when its own sources have.
 //
 // It comes first in the job's list of operators. The executors run subtasks in the reverse of

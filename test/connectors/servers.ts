@@ -43,16 +43,28 @@ export function serverAnswers(name: ServerName): Promise<boolean> {
  * services are required, when the file fails saying which server is missing.
  */
 export async function describeWithServer(name: ServerName, title: string, body: () => void): Promise<void> {
-  const up = await serverAnswers(name);
-  if (!up && SERVICES_REQUIRED) {
+  return describeWithServers([name], title, body);
+}
+
+/** describeWithServer for tests that need several servers: skipped (or failing) when any is missing. */
+export async function describeWithServers(
+  names: readonly ServerName[],
+  title: string,
+  body: () => void,
+): Promise<void> {
+  const answers = await Promise.all(names.map(serverAnswers));
+  const missing = names.filter((_, i) => !answers[i]);
+  if (missing.length > 0 && SERVICES_REQUIRED) {
     describe(title, () => {
-      it(`needs ${name} at ${serverAddress(name).host}:${serverAddress(name).port}`, () => {
-        throw new Error(
-          `${name} does not answer at ${serverAddress(name).host}:${serverAddress(name).port}, and PIPEWRIGHT_REQUIRE_SERVICES=1: start it with \`npm run services start\``,
-        );
-      });
+      for (const name of missing) {
+        it(`needs ${name} at ${serverAddress(name).host}:${serverAddress(name).port}`, () => {
+          throw new Error(
+            `${name} does not answer at ${serverAddress(name).host}:${serverAddress(name).port}, and PIPEWRIGHT_REQUIRE_SERVICES=1: start it with \`npm run services start\``,
+          );
+        });
+      }
     });
     return;
   }
-  describe.skipIf(!up)(title, body);
+  describe.skipIf(missing.length > 0)(title, body);
 }

@@ -9,6 +9,7 @@ describe('the line npm test prints when connector tests skip', () => {
     ['test/connectors/kafkaSink.test.ts', "await describeWithServer('kafka', 'sink', () => {});"],
     ['test/connectors/redisCli.test.ts', "await describeWithServer(\n  'redis',\n  'cli', () => {});"],
     ['test/connectors/servicesScript.test.ts', "describe.skipIf(!installed)('servers', () => {});"],
+    ['test/connectors/jobEnd.test.ts', "await describeWithServers(['kafka', 'postgres'], 'end', () => {});"],
   ]);
 
   it('names the files whose server is down and how to start the servers', () => {
@@ -16,12 +17,14 @@ describe('the line npm test prints when connector tests skip', () => {
       `Skipped connector tests, no redis at ${serverAddress('redis').host}:${serverAddress('redis').port}: test/connectors/redisCli.test.ts. Start the servers with \`npm run services\`.`,
     );
     expect(skippedNotice(['kafka', 'redis'], files, [])).toContain(
-      ': test/connectors/kafkaSink.test.ts, test/connectors/redisCli.test.ts. Start',
+      ': test/connectors/jobEnd.test.ts, test/connectors/kafkaSink.test.ts, test/connectors/redisCli.test.ts. Start',
     );
+    // A file that needs several servers skips when any of them is down.
+    expect(skippedNotice(['postgres'], files, [])).toContain(': test/connectors/jobEnd.test.ts. Start');
   });
 
   it('says nothing when the files run are not the ones that skip', () => {
-    expect(skippedNotice(['postgres'], files, [])).toBeUndefined();
+    expect(skippedNotice(['redis'], files, ['kafkaSink'])).toBeUndefined();
     expect(skippedNotice(['kafka'], files, ['engine/'])).toBeUndefined();
     expect(commandLineFilters(['run', 'engine/', '-t', 'kafka', '--reporter', 'dot', '--bail'])).toEqual([
       'engine/',
