@@ -105,7 +105,7 @@ describe('stepping an event-time job', () => {
     await answerFileDialog(page, 'Open job', jobFile, 'Open');
     await operator(page, 'timeouts').waitFor();
     await runButton(page, 'Debug').click();
-    await expectStatus(page, 'Paused before the first step', 20_000);
+    await expectStatus(page, 'Paused before the first step');
     await openTab(page, 'Debugger');
 
     for (let seq = 1; seq <= STEPS; seq++) steps.push(await step(seq));
@@ -179,7 +179,7 @@ describe('stepping an event-time job', () => {
     const { page } = session;
     // The first record upper took: step 2 (events made it at step 1).
     await runButton(page, 'Debug').click();
-    await expectStatus(page, 'Paused before the first step', 20_000);
+    await expectStatus(page, 'Paused before the first step');
     await step(1);
     expect((await step(2)).heading).toBe('Step 2: upper#0, record delivered');
     // Every button is named by the words it shows (WCAG 2.5.3).
@@ -218,7 +218,7 @@ describe('stepping an event-time job', () => {
     const watermarks = currentStep().getByRole('region', { name: 'Watermarks before this step' });
     for (let n = 0; n < 3; n++) {
       if (n > 0) await runButton(page, 'Resume').click();
-      const status = await expectStatus(page, /^Paused at step \d+ \(breakpoint bp1\)$/, 20_000);
+      const status = await expectStatus(page, /^Paused at step \d+ \(breakpoint bp1\)$/);
       const seq = Number(/step (\d+)/.exec(status)![1]);
       await eventually(async () =>
         expect(await heading().textContent()).toMatch(new RegExp(`^Step ${seq}:`)),
