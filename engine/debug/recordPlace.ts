@@ -2,12 +2,10 @@
 // offset the engine keeps), a Kafka partition and offset, a PostgreSQL change's LSN as the server
 // writes it. Lines are counted only when a trace asks, and each file's counts are kept, so
 // tracing records further down a file reads only what lies between.
-import { closeSync, openSync, readSync } from 'node:fs';
 import { basename } from 'node:path';
+import { countNewlines } from '../runtime/fileNewlines.js';
 import type { RecordSource } from '../runtime/recordSource.js';
 
-const CHUNK = 1 << 20;
-const NEWLINE = 10;
 /** Offsets whose line is kept per file: a trace names a few records, a session a few hundred. */
 const KEPT_PER_FILE = 1024;
 
@@ -31,23 +29,6 @@ export class LineNumbers {
     // Forget the ones furthest from the start but the first: any count goes on from an earlier one.
     if (marks.length > KEPT_PER_FILE) marks.splice(1, 1);
     return line;
-  }
-}
-
-function countNewlines(file: string, from: number, to: number): number {
-  const fd = openSync(file, 'r');
-  try {
-    const buffer = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(1, to - from)));
-    let lines = 0;
-    for (let at = from; at < to; ) {
-      const n = readSync(fd, buffer, 0, Math.min(buffer.length, to - at), at);
-      if (n === 0) break;
-      for (let i = 0; i < n; i++) if (buffer[i] === NEWLINE) lines++;
-      at += n;
-    }
-    return lines;
-  } finally {
-    closeSync(fd);
   }
 }
 
