@@ -208,4 +208,33 @@ await describeWithServer('postgres', 'Test connection against the real PostgreSQ
     }
     expectNoPageErrors(session);
   });
+
+  test('a PostgreSQL sink asks for its key columns, required, when it upserts; not when it appends', async () => {
+    const { page } = session;
+    const pane = (await page.locator('.react-flow__pane').boundingBox())!;
+    await dropFromPalette(page, 'sink.postgres', {
+      x: pane.x + pane.width * 0.4,
+      y: pane.y + pane.height * 0.75,
+    });
+    await canvas(page)
+      .getByRole('group', { name: /^Operator pg-out\d*, / })
+      .last()
+      .click();
+    await inspector(page)
+      .getByRole('heading', { name: /^Operator pg-out/ })
+      .waitFor();
+    const keyColumns = inspector(page).locator('.field', {
+      has: page.getByText('Key columns', { exact: true }),
+    });
+    expect(await keyColumns.locator('.field-head').innerText()).toMatch(/^Key columns\s*required/);
+
+    const mode = inspector(page).getByRole('combobox', { name: 'Mode' });
+    await mode.selectOption('append');
+    await eventually(async () => expect(await keyColumns.count()).toBe(0));
+    await mode.selectOption('upsert');
+    await eventually(async () =>
+      expect(await keyColumns.locator('.field-head').innerText()).toMatch(/^Key columns\s*required/),
+    );
+    expectNoPageErrors(session);
+  });
 });

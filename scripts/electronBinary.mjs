@@ -4,28 +4,45 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
-/**
- * The Electron executable if it is on disk. require('electron') is not asked: when the binary
- * is missing it tries to download it, which hangs or fails on a machine without the internet.
- */
-export function electronBinary() {
-  let packageDir;
+/** The electron package's folder, or undefined when it is not installed. */
+function electronPackageDir() {
   try {
-    packageDir = dirname(createRequire(import.meta.url).resolve('electron/package.json'));
+    return dirname(createRequire(import.meta.url).resolve('electron/package.json'));
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Where the Electron executable is, as the electron package itself finds it (its path.txt,
+ * written once its install step has downloaded the binary, or ELECTRON_OVERRIDE_DIST_PATH):
+ * `{ binary }` when it is on disk, else `{ missing }`, what was found instead, in words.
+ * require('electron') is not asked: when the binary is missing it tries to download it, which
+ * hangs or fails on a machine without the internet.
+ */
+export function findElectron(packageDir = electronPackageDir(), env = process.env) {
+  if (packageDir === undefined) return { missing: 'the electron package is not installed (npm install)' };
   let relativePath;
   try {
     relativePath = readFileSync(join(packageDir, 'path.txt'), 'utf8').trim();
   } catch {
     relativePath = undefined;
   }
-  const override = process.env.ELECTRON_OVERRIDE_DIST_PATH;
+  const override = env.ELECTRON_OVERRIDE_DIST_PATH;
   let binary;
   if (override) binary = join(override, relativePath || 'electron');
   else if (relativePath) binary = join(packageDir, 'dist', relativePath);
-  return binary !== undefined && existsSync(binary) ? binary : undefined;
+  else {
+    return {
+      missing: `${packageDir} holds no binary (its install step did not download it; \`node ${join(packageDir, 'install.js')}\` does)`,
+    };
+  }
+  return existsSync(binary) ? { binary } : { missing: `${binary} is not there` };
+}
+
+/** The Electron executable if it is on disk. */
+export function electronBinary() {
+  return findElectron().binary;
 }
 
 export function hasDisplay() {
@@ -34,9 +51,8 @@ export function hasDisplay() {
 
 /** Why the desktop app cannot open a window here, in one line; undefined when it can. */
 export function whyNoDesktop() {
-  if (electronBinary() === undefined) {
-    return 'No Electron binary (it downloads on first use and this machine cannot reach it)';
-  }
+  const { missing } = findElectron();
+  if (missing !== undefined) return `No Electron binary installed: ${missing}`;
   if (!hasDisplay()) {
     return 'No display (neither DISPLAY nor WAYLAND_DISPLAY is set), so no desktop window';
   }

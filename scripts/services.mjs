@@ -3,14 +3,18 @@
 // connector tests talk to (README, "Connector tests and servers"). Data, logs and pid files in
 // /var/tmp/pipewright-services (PIPEWRIGHT_SERVICES_DIR); ports 5432, 6379, 9092/9093 unless
 // PIPEWRIGHT_PG_PORT, PIPEWRIGHT_REDIS_PORT, PIPEWRIGHT_KAFKA_PORT, PIPEWRIGHT_KAFKA_CONTROLLER_PORT
-// say otherwise; Kafka's jars in PIPEWRIGHT_SERVICES_CACHE_DIR (default: the services folder). A server that already answers on its port is left alone, and `stop` stops only
-// what this script started from its folder.
+// say otherwise; Kafka's jars in PIPEWRIGHT_SERVICES_CACHE_DIR (default: the services folder). A
+// server that already answers on its port is left alone, and `stop` stops only what this user
+// started with this checkout's script (services/starter.mjs). `npm run services -- kafka topic|produce …` makes a topic and loads a
+// JSONL file into it with Kafka's own tools (services/kafkaTools.mjs).
 import { join } from 'node:path';
 import { kafkaAnswers, startKafka, stopKafka } from './services/kafka.mjs';
+import { KAFKA_TOOLS_USAGE, KafkaToolsUsageError, kafkaTool } from './services/kafkaTools.mjs';
 import { postgresAnswers, postgresUrl, startPostgres, stopPostgres } from './services/postgres.mjs';
-import { ServiceError } from './services/processes.mjs';
+import { processAlive, readPid, ServiceError } from './services/processes.mjs';
 import { redisAnswers, redisUrl, startRedis, stopRedis } from './services/redis.mjs';
 import { servicesSettings } from './services/settings.mjs';
+import { forgetStarter, recordStarter, starterOf } from './services/starter.mjs';
 
 const USAGE = 'usage: npm run services [start|stop|status] [postgres|redis|kafka]...';
 
@@ -22,6 +26,8 @@ function servers(settings) {
       answers: () => postgresAnswers(postgres.port),
       start: () => startPostgres(postgres),
       stop: () => stopPostgres(postgres),
+      dir: postgres.dir,
+      pid: () => readPid(join(postgres.dir, 'data', 'postmaster.pid')),
       log: join(postgres.dir, 'postgres.log'),
     },
     redis: {
@@ -29,6 +35,8 @@ function servers(settings) {
       answers: () => redisAnswers(redis.port),
       start: () => startRedis(redis),
       stop: () => stopRedis(redis),
+      dir: redis.dir,
+      pid: () => readPid(join(redis.dir, 'redis.pid')),
       log: join(redis.dir, 'redis.log'),
     },
     kafka: {
@@ -36,6 +44,8 @@ function servers(settings) {
       answers: () => kafkaAnswers(kafka.port),
       start: () => startKafka(kafka),
       stop: () => stopKafka(kafka),
+      dir: kafka.dir,
+      pid: () => readPid(join(kafka.dir, 'kafka.pid')),
       log: join(kafka.dir, 'server.log'),
     },
   };
@@ -56,11 +66,21 @@ async function start(name, server) {
   if (await server.answers()) return `${name}: already running at ${server.address}`;
   const began = Date.now();
   await server.start();
+  const pid = server.pid();
+  if (pid !== undefined) recordStarter(server.dir, pid);
   return `${name}: started at ${server.address} (${((Date.now() - began) / 1000).toFixed(1)} s, log ${server.log})`;
 }
 
+/** Stops a server only when this user started it from this checkout (services/starter.mjs). */
 async function stop(name, server) {
-  if (await server.stop()) return `${name}: stopped`;
+  const pid = server.pid();
+  if (pid !== undefined && processAlive(pid)) {
+    const starter = starterOf(server.dir, pid);
+    if (!starter.mine) return `${name}: ${starter.why}; left alone`;
+    await server.stop();
+    forgetStarter(server.dir);
+    return `${name}: stopped`;
+  }
   return (await server.answers())
     ? `${name}: not started by this script (it answers at ${server.address}); left alone`
     : `${name}: not running`;
@@ -74,8 +94,22 @@ async function status(name, server) {
   return `${name}: not running (${server.address})`;
 }
 
+/** `kafka topic …` and `kafka produce …`: Kafka's own tools against the broker of these settings. */
+async function kafkaToolCommand(args) {
+  try {
+    process.stdout.write(`kafka: ${await kafkaTool(args, servicesSettings().kafka)}\n`);
+  } catch (error) {
+    const message = error instanceof ServiceError ? error.message : String(error?.message ?? error);
+    process.stderr.write(`kafka: ${message}\n`);
+    if (error instanceof KafkaToolsUsageError) process.stderr.write(`${KAFKA_TOOLS_USAGE}\n`);
+    process.exitCode = 1;
+  }
+}
+
 async function main() {
-  const { command, names } = parse(process.argv.slice(2));
+  const args = process.argv.slice(2);
+  if (args[0] === 'kafka' && ['topic', 'produce'].includes(args[1])) return kafkaToolCommand(args.slice(1));
+  const { command, names } = parse(args);
   const all = servers(servicesSettings());
   const action = { start, stop, status }[command];
   let failed = false;

@@ -20,7 +20,9 @@ async function startBrowserForm(reason) {
     );
     process.exit(1);
   }
-  process.stdout.write(`${reason} — starting the browser form instead.\n`);
+  process.stdout.write(
+    `${reason} — starting the browser form instead (\`npm run web\` starts it directly).\n`,
+  );
   // webMain reads the same arguments ([FILE] [--port N]) and prints the URL.
   await import(pathToFileURL(webMain).href);
 }

@@ -1,7 +1,7 @@
 // Bad input, through the real CLI: every refusal and failure exits with the documented
 // status, names what is wrong (operator, edge, file, line), and leaves no output behind
 // that should not be there. Wording is free; the facts are asserted with regexes.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -193,12 +193,54 @@ describe.each(FAILING)('$name', ({ job, input, says }) => {
   });
 });
 
+describe('--restore ID of a checkpoint that is not there', () => {
+  it('says so in one line with the ids there are (or that there are none), exit 1', async () => {
+    const c = await setUp(baseJob());
+    const none = await run(c, '--restore', '7');
+    expect(none.code, describeRun(none)).toBe(1);
+    const checkpoints = path.join(c.dir, '.pipewright', 'bad-input', 'checkpoints');
+    expect(none.stderr).toBe(
+      `pipewright: cannot restore: there is no checkpoint 7 in ${checkpoints}, nor any other\n`,
+    );
+    expect(await pathExists(c.outPath)).toBe(false);
+
+    // A bounded run ends with a checkpoint: the ids listed are those of the folder.
+    const first = await run(c);
+    expect(first.code, describeRun(first)).toBe(0);
+    const ids = (await readdir(checkpoints))
+      .map((name) => /^chk-(\d+)\.json$/.exec(name)?.[1])
+      .filter((id) => id !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b);
+    expect(ids.length).toBeGreaterThan(0);
+    const missing = await run(c, '--restore', '999');
+    expect(missing.code, describeRun(missing)).toBe(1);
+    expect(missing.stderr).toBe(
+      `pipewright: cannot restore: there is no checkpoint 999 in ${checkpoints}; it holds ${ids.length === 1 ? 'checkpoint' : 'checkpoints'} ${ids.join(', ')}\n`,
+    );
+  });
+});
+
 describe('`validate`', () => {
   it.each(FAILING.slice(0, 3))('refuses $name with exit 1', async ({ job, says }) => {
     const c = await setUp(job());
     const result = await runCli(['validate', c.jobPath], { cwd: c.dir });
     expect(result.code, describeRun(result)).toBe(1);
     for (const pattern of says) expect(result.stdout + result.stderr).toMatch(pattern);
+  });
+
+  it('says where a job file stops being JSON once, in words (validate and run alike)', async () => {
+    const c = await setUp(MALFORMED_JOB);
+    for (const command of ['validate', 'run']) {
+      const result = await runCli([command, c.jobPath], { cwd: c.dir });
+      expect(result.code, describeRun(result)).toBe(1);
+      const line = result.stderr.split('\n')[0]!;
+      // Not `5:85: … (line 5, column 85) ($)`: one position, and no `$` path for the whole file.
+      expect(line, describeRun(result)).toMatch(
+        /^pipewright: \S*bad-input\.job\.json: the file is not valid JSON: .+ \(line 5, column \d+\)$/,
+      );
+      expect(line.match(/\b5\b/g), line).toHaveLength(1);
+    }
   });
 
   it('reports every problem at once; with --json, one JSON object per line per problem', async () => {
@@ -228,6 +270,44 @@ describe('`validate`', () => {
       problems.some((p) => (p.ids as unknown[]).includes(a) && JSON.stringify(p).includes(b));
     expect(mentions('e2', 'nowhere'), json.stdout).toBe(true);
     expect(mentions('e3', 'ghost'), json.stdout).toBe(true);
+  });
+
+  it('warns of an input file that is missing (exit 0); --strict makes that exit 1', async () => {
+    const c = await setUp(baseJob());
+    await rm(path.join(c.dir, 'input.jsonl'));
+    const warning =
+      'bad-input.job.json: warning: operator "events": input file input.jsonl not found next to the job file ($.operators[0].params.path)';
+
+    const text = await runCli(['validate', 'bad-input.job.json'], { cwd: c.dir });
+    expect(text.code, describeRun(text)).toBe(0);
+    expect(text.stderr).toBe(`pipewright: ${warning}\n`);
+    expect(text.stdout).toBe('bad-input.job.json: valid, with 1 warning\n');
+
+    const strict = await runCli(['validate', 'bad-input.job.json', '--strict'], { cwd: c.dir });
+    expect(strict.code, describeRun(strict)).toBe(1);
+    expect(strict.stderr).toBe(`pipewright: ${warning}\n`);
+    expect(strict.stdout).toBe('');
+
+    const json = await runCli(['validate', 'bad-input.job.json', '--json'], { cwd: c.dir });
+    expect(json.code, describeRun(json)).toBe(0);
+    expect(
+      json.stdout
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
+      {
+        file: 'bad-input.job.json',
+        severity: 'warning',
+        code: 'input-file-missing',
+        message: 'operator "events": input file input.jsonl not found next to the job file',
+        path: '$.operators[0].params.path',
+        ids: ['events'],
+      },
+    ]);
+    const strictJson = await runCli(['validate', 'bad-input.job.json', '--json', '--strict'], { cwd: c.dir });
+    expect(strictJson.code, describeRun(strictJson)).toBe(1);
+    expect(strictJson.stdout).toBe(json.stdout);
   });
 
   it('with --json prints nothing for a valid job', async () => {

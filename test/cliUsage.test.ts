@@ -43,6 +43,21 @@ describe('help', () => {
   });
 });
 
+describe('exit statuses', () => {
+  // A shell script that asks `$?` after Ctrl-C gets 130 from either command: the help that
+  // lists the statuses lists that one too.
+  it.each(['--help', 'run --help', 'validate --help'])(
+    '`pipewright %s` lists 130 among the exit statuses',
+    async (line) => {
+      const result = await runCli(line.split(' '));
+      expect(result.code, describeRun(result)).toBe(0);
+      const statuses = result.stdout.slice(result.stdout.indexOf('Exit status:'));
+      expect(statuses, result.stdout).toMatch(/^Exit status: 0 /);
+      expect(statuses).toMatch(/\b130 (stopped at once|interrupted)/);
+    },
+  );
+});
+
 describe('usage errors', () => {
   it('an unknown option is named in one line, followed by the usage of its command (exit 2)', async () => {
     const result = await runCli(['run', 'x.job.json', '--bogus']);

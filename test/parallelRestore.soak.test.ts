@@ -70,7 +70,8 @@ interface Baseline {
 async function runBaseline(label: string, job: JobDocument): Promise<Baseline> {
   const c = await makeCase(label, job);
   const started = Date.now();
-  const result = await runToEnd(['run', c.jobPath, '--quiet'], c.dir);
+  // Trusted: every case reads the one input, outside its own folder (docs/security.md).
+  const result = await runToEnd(['run', c.jobPath, '--trust', '--quiet'], c.dir);
   const ms = Date.now() - started;
   expect(result.code, describeResult(result)).toBe(0);
   return { lines: await outputLines(c.outPath), ms };

@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { BUILTIN_KINDS } from '../engine/graph/kinds/builtinKinds.js';
 import { copyExample, describeRun, readJsonl, removeTempDirs, repoRoot, runCli } from './cliHarness.js';
 
 afterAll(removeTempDirs);
@@ -58,6 +59,11 @@ describe('"Five minutes with owner-has-items"', () => {
     expect(numberAfter(text, 'The job: ')).toBe(events.length);
     expect(numberAfter(result.stdout, 'done: job "owner-has-items", ')).toBe(events.length);
     expect(numberAfter(text, 'done: job "owner-has-items", ')).toBe(events.length);
+    // The sample line is the one the CLI prints, word for word; only the figures may differ.
+    const printed = result.stdout.trimEnd().split('\n').at(-1)!;
+    const sample = /`(done: [^`]*)`/.exec(text)![1]!.replace(/\s+/g, ' ');
+    const shape = (line: string) => line.replace(/\d[\d,.]*/g, '#');
+    expect(shape(sample), printed).toBe(shape(printed));
     expect(numberAfter(text, 'ownership.jsonl` (')).toBe(output.filter((l) => l !== '').length);
     for (const line of /```\n(\{"event"[^`]*)```/.exec(text)![1]!.split('\n')) {
       if (line.startsWith('{')) expect(output, line).toContain(line);
@@ -88,6 +94,38 @@ describe('"Five minutes with owner-has-items"', () => {
     expect(numberAfter(text, 'events and ')).toBe(moves);
     expect(numberAfter(text, 'It holds ')).toBe(owners.stateEntries);
     expect(numberAfter(text, 'once per state they hold: ')).toBe(owners.stateKeys);
+  });
+});
+
+describe("owner-has-items-tx's description", () => {
+  it("says how its events.jsonl differs from owner-has-items's", () => {
+    const lines = (example: string) =>
+      readFileSync(path.join(repoRoot, 'assets', 'examples', example, 'events.jsonl'), 'utf8')
+        .split('\n')
+        .filter((line) => line !== '');
+    const base = lines('owner-has-items');
+    const tx = lines('owner-has-items-tx');
+    const job = JSON.parse(
+      readFileSync(
+        path.join(repoRoot, 'assets', 'examples', 'owner-has-items-tx', 'owner-has-items-tx.job.json'),
+        'utf8',
+      ),
+    ) as { description: string };
+    // Its file is the other's, then the events only it has; the description counts those.
+    expect(tx.slice(0, base.length)).toEqual(base);
+    const extra = tx.length - base.length;
+    const words = ['no', 'one', 'two', 'three'];
+    if (extra === 0) expect(job.description).toMatch(/the same events\.jsonl/);
+    else expect(job.description).toContain(`plus ${words[extra] ?? extra} `);
+  });
+});
+
+describe('docs/connectors.md', () => {
+  it('speaks of kinds "(not in this version)" only while a built-in kind is one', () => {
+    const text = readFileSync(path.join(repoRoot, 'docs', 'connectors.md'), 'utf8');
+    const unavailable = BUILTIN_KINDS.filter((kind) => !kind.available).map((kind) => kind.kind);
+    if (unavailable.length === 0) expect(text).not.toContain('not in this version');
+    for (const kind of unavailable) expect(text, kind).toContain(kind);
   });
 });
 

@@ -342,6 +342,14 @@ export class CheckpointCoordinator implements CheckpointAcker {
   }
 
   private operatorRecords(acks: { ordinal: number; ack: SubtaskAck }[]): OperatorRecord[] {
+    // A source's position is state too: dropping it would read its input again. Gathered once:
+    // looking through every ack per operator made a checkpoint of a big job quadratic in it.
+    const stateful = new Set<string>();
+    for (const { ack } of acks) {
+      const { snapshot } = ack;
+      if ((snapshot.state?.entries ?? 0) > 0 || (snapshot.splits?.length ?? 0) > 0)
+        stateful.add(snapshot.operator);
+    }
     return this.plan.operators.map((op) => ({
       id: op.id,
       kind: op.operator.kind,
@@ -349,12 +357,7 @@ export class CheckpointCoordinator implements CheckpointAcker {
       keys: op.inputs
         .filter((e) => e.partition === 'hash')
         .map((e) => e.keyPaths.map((p) => p.join('.')).join(',')),
-      // A source's position is state too: dropping it would read its input again.
-      stateful: acks.some(
-        (a) =>
-          a.ack.snapshot.operator === op.id &&
-          ((a.ack.snapshot.state?.entries ?? 0) > 0 || (a.ack.snapshot.splits?.length ?? 0) > 0),
-      ),
+      stateful: stateful.has(op.id),
     }));
   }
 }

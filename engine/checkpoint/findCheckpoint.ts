@@ -19,6 +19,8 @@ export async function findCheckpoint(
 ): Promise<FoundCheckpoint> {
   const storage = new CheckpointStorage(dir);
   if (wanted !== 'latest') {
+    const ids = await storage.completedIds();
+    if (!ids.includes(wanted)) return { error: notThere(dir, wanted, ids) };
     let checkpoint: CheckpointMetadata;
     try {
       checkpoint = await storage.load(wanted);
@@ -45,4 +47,13 @@ export async function findCheckpoint(
 /** What restoring the checkpoint a finished run ended with does. */
 function finishedRun(checkpoint: CheckpointMetadata): string {
   return `checkpoint ${checkpoint.id} is where job "${checkpoint.job}" finished (at ${checkpoint.completedAt}): nothing is left to run, and its output stays as committed`;
+}
+
+/** A `--restore ID` that names no checkpoint of the folder: the ids it has, to pick from. */
+function notThere(dir: string, wanted: number, ids: readonly number[]): string {
+  const missing = `cannot restore: there is no checkpoint ${wanted} in ${dir}`;
+  if (ids.length === 0) return `${missing}, nor any other`;
+  const oldestFirst = [...ids].sort((a, b) => a - b);
+  const noun = ids.length === 1 ? 'checkpoint' : 'checkpoints';
+  return `${missing}; it holds ${noun} ${oldestFirst.join(', ')}`;
 }

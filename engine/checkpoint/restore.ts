@@ -8,8 +8,36 @@ import { envelope } from '../runtime/envelope.js';
 import type { RecordSource } from '../runtime/recordSource.js';
 import type { SinkCommitterOf } from '../runtime/sink.js';
 import type { Subtask } from '../runtime/subtask.js';
-import type { CheckpointMetadata } from './checkpointMetadata.js';
+import type { CheckpointMetadata, OperatorRecord, SubtaskSnapshot } from './checkpointMetadata.js';
 import type { CheckpointStorage } from './checkpointStorage.js';
+
+/** A checkpoint's records grouped by operator, once per checkpoint (see restoredOf). */
+const grouped = new WeakMap<
+  CheckpointMetadata,
+  { readonly operators: Map<string, OperatorRecord>; readonly subtasks: Map<string, SubtaskSnapshot[]> }
+>();
+
+/**
+ * What `checkpoint` holds of one operator: its record and its subtasks' snapshots (in the
+ * checkpoint's order). Grouped on first use: looking through every snapshot for each subtask a
+ * restore opens made restoring a big job quadratic in its size.
+ */
+export function restoredOf(
+  checkpoint: CheckpointMetadata,
+  operatorId: string,
+): { readonly operator: OperatorRecord | undefined; readonly subtasks: readonly SubtaskSnapshot[] } {
+  let groups = grouped.get(checkpoint);
+  if (groups === undefined) {
+    groups = { operators: new Map(checkpoint.operators.map((o) => [o.id, o])), subtasks: new Map() };
+    for (const snapshot of checkpoint.subtasks) {
+      const list = groups.subtasks.get(snapshot.operator);
+      if (list === undefined) groups.subtasks.set(snapshot.operator, [snapshot]);
+      else list.push(snapshot);
+    }
+    grouped.set(checkpoint, groups);
+  }
+  return { operator: groups.operators.get(operatorId), subtasks: groups.subtasks.get(operatorId) ?? [] };
+}
 
 /**
  * Refuses a job its checkpoint cannot be restored into: another number of key groups, an
@@ -53,7 +81,7 @@ export function restoredSplits(
   checkpoint: CheckpointMetadata,
   operatorId: string,
 ): readonly ConnectorState[] | undefined {
-  const old = checkpoint.subtasks.filter((s) => s.operator === operatorId && s.splits !== undefined);
+  const old = restoredOf(checkpoint, operatorId).subtasks.filter((s) => s.splits !== undefined);
   if (old.length === 0) return undefined;
   return old.flatMap((s) => s.splits!);
 }
@@ -73,13 +101,14 @@ export async function replayFeedback(
     const operator = plan.byId.get(old.operator);
     if (operator === undefined) continue;
     const source: RecordSource = { kind: 'loop', operatorId: old.operator, checkpointId: checkpoint.id };
+    // On several threads, each thread replays the records of its own subtasks.
+    const here = subtasks.filter((s) => s.operator === operator);
     let position = 0;
     for await (const line of storage.readLines(old.feedback)) {
       const [value, key, , timestamp] = line as [unknown, unknown, number, number | null];
       const keyGroup = keyGroupOf(key, plan.maxParallelism);
       const target = subtaskOfKeyGroup(keyGroup, operator.parallelism, plan.maxParallelism);
-      // On several threads, each thread replays the records of its own subtasks.
-      const subtask = subtasks.find((s) => s.operator === operator && s.subtask === target);
+      const subtask = here.find((s) => s.subtask === target);
       if (subtask === undefined) continue;
       const channel = subtask.inputs.find((c) => c.edge.feedback);
       if (channel === undefined) continue;

@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Problem } from '../graph/problem.js';
 import type { Job } from '../graph/schema.js';
-import { validateJobText } from '../graph/validation/validateJob.js';
+import { parseJobText } from '../graph/validation/jsonText.js';
+import { validateJob } from '../graph/validation/validateJob.js';
 
 const REASONS: Readonly<Record<string, string>> = {
   ENOENT: 'no such file',
@@ -21,6 +22,8 @@ export type JobFile =
       readonly unreadable?: undefined;
       /** The file's text, as read (what trust is recorded for: see trustList.ts). */
       readonly text: string;
+      /** The text parsed, when it is JSON (a job or not): what its input files are read from. */
+      readonly document?: unknown;
       readonly job?: Job;
       readonly problems: readonly Problem[];
     };
@@ -33,6 +36,8 @@ export function readJobFile(file: string): JobFile {
     const { code, message } = error as NodeJS.ErrnoException;
     return { unreadable: `cannot read ${file}: ${(code && REASONS[code]) ?? message}` };
   }
+  const { value, problems } = parseJobText(text);
+  if (problems.length > 0) return { text, problems };
   // Paths in params are compared as the run resolves them: against the job file's folder.
-  return { text, ...validateJobText(text, { jobDir: dirname(resolve(file)) }) };
+  return { text, document: value, ...validateJob(value, { jobDir: dirname(resolve(file)) }) };
 }

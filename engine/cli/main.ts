@@ -4,8 +4,10 @@
 import { delimiter, resolve } from 'node:path';
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import { findCheckpoint } from '../checkpoint/findCheckpoint.js';
+import { checkInputFiles } from '../deploy/inputFileCheck.js';
 import { type BackgroundRun, openRun } from '../deploy/openRun.js';
 import { defaultRunDirs } from '../deploy/runDirs.js';
+import { inputFilesOf } from '../graph/inputFiles.js';
 import { JobError } from '../graph/jobError.js';
 import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { Problem } from '../graph/problem.js';
@@ -46,9 +48,16 @@ function complain(text: string): void {
   process.stderr.write(`pipewright: ${text}\n`);
 }
 
+/**
+ * `file: line:column: message (path)`, each part said once: a position the message already
+ * gives in words (malformed JSON's) is not repeated in front, and `$`, the whole file, names
+ * nothing the file name does not.
+ */
 function problemLine(file: string, problem: Problem): string {
-  const at = problem.line === undefined ? '' : `${problem.line}:${problem.column ?? 1}: `;
-  return `${file}: ${at}${problem.message} (${problem.path})`;
+  const { line, column = 1, message, path } = problem;
+  const said = line !== undefined && message.includes(`(line ${line}, column ${column})`);
+  const at = line === undefined || said ? '' : `${line}:${column}: `;
+  return `${file}: ${at}${message}${path === '$' ? '' : ` (${path})`}`;
 }
 
 async function validate(command: Extract<Command, { name: 'validate' }>): Promise<number> {
@@ -77,8 +86,26 @@ async function validate(command: Extract<Command, { name: 'validate' }>): Promis
     if (command.json) say(JSON.stringify({ file: command.job, ...problem }));
     else complain(problemLine(command.job, problem));
   }
-  if (problems.length === 0 && !command.json) say(`${command.job}: valid`);
-  return problems.length === 0 ? 0 : 1;
+  // The validator is pure and cannot look at files: an input that is not there would fail the
+  // run, so it is said as the designer says it, a warning (exit 1 only with --strict).
+  const warnings =
+    read.document === undefined
+      ? []
+      : await checkInputFiles(resolve(command.job), inputFilesOf(read.document));
+  for (const { code, severity, message, path, ids } of warnings) {
+    if (command.json) say(JSON.stringify({ file: command.job, severity, code, message, path, ids }));
+    else complain(`${command.job}: warning: ${message} (${path})`);
+  }
+  const failed = problems.length > 0 || (command.strict && warnings.length > 0);
+  if (!failed && !command.json) {
+    const warned = warnings.length === 0 ? '' : `, with ${plural(warnings.length, 'warning')}`;
+    say(`${command.job}: valid${warned}`);
+  }
+  return failed ? 1 : 0;
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 async function run(command: Extract<Command, { name: 'run' }>): Promise<number> {
@@ -161,6 +188,10 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
     onWait: (wait) => {
       const line = command.quiet ? undefined : waits.next(wait);
       if (line !== undefined) tell(line);
+    },
+    // A job of thousands of subtasks takes seconds to open: say how far it has come.
+    onOpening: (opened, total) => {
+      if (!command.quiet) progress.opened(job.name, opened, total);
     },
   });
   running = jobRun;

@@ -25,28 +25,32 @@ Options:
 Exit status: 0 done or stopped, 1 the job is invalid or failed (or another run has its
 folders), 2 usage error, 130 stopped at once.`;
 
-export const VALIDATE_USAGE = `Usage: pipewright validate JOB.job.json [--json]
+export const VALIDATE_USAGE = `Usage: pipewright validate JOB.job.json [--json] [--strict]
 
 Checks the job file without running it and prints every problem at once, each naming its
-operator or edge (and the line and column, for a problem in an operator's code).
+operator or edge (and the line and column, for a problem in an operator's code). An input
+file that is not there is a warning: the job is valid, and the run would fail reading it.
 
 Options:
-  --json      one JSON object per problem per line (file, code, message, path, ids);
-              nothing for a valid job
+  --json      one JSON object per problem per line (file, code, message, path, ids), then
+              one per warning ("severity": "warning"); nothing for a valid job without one
+  --strict    a warning makes the exit status 1, as a problem does
   -h, --help  print this help
 
-Exit status: 0 valid, 1 not valid (or the file cannot be read), 2 usage error.`;
+Exit status: 0 valid (warnings or not), 1 not valid, or a warning with --strict (or the file
+cannot be read), 2 usage error, 130 interrupted (Ctrl-C).`;
 
 export const USAGE = `Usage:
   pipewright run JOB.job.json [--state-dir DIR] [--checkpoint-dir DIR]
                               [--restore latest|ID] [--threads N]
                               [--metrics FILE] [--quiet] [--trust]
-  pipewright validate JOB.job.json [--json]
+  pipewright validate JOB.job.json [--json] [--strict]
   pipewright run --help | validate --help
   pipewright --help | --version
 
 run       runs the job to its end (bounded sources) or until Ctrl-C, SIGINT or SIGTERM
-validate  prints every problem of the job file (JSON lines with --json)
+validate  prints every problem of the job file (JSON lines with --json), and a warning for
+          an input file that is not there (--strict: exit 1 for it)
 
 Options of run:
   --state-dir DIR       keyed state (default: .pipewright/NAME/state beside the job file)
@@ -59,7 +63,8 @@ Options of run:
   --trust               trust the job: let it name files outside its folder and read
                         environment variables (docs/security.md)
 
-Exit status: 0 done, 1 the job is invalid or failed, 2 usage error.`;
+Exit status: 0 done or stopped, 1 the job is invalid or failed (or another run has its
+folders), 2 usage error, 130 stopped at once (a second Ctrl-C, SIGINT or SIGTERM).`;
 
 export class UsageError extends Error {
   constructor(
@@ -89,7 +94,13 @@ export type Command =
       /** --trust: the job may name files outside its folder and read environment variables. */
       trust: boolean;
     }
-  | { name: 'validate'; job: string; json: boolean };
+  | {
+      name: 'validate';
+      job: string;
+      json: boolean;
+      /** --strict: a warning (an input file that is not there) fails validation as a problem does. */
+      strict: boolean;
+    };
 
 /** Each command's options; an option with a placeholder takes a value. */
 const OPTIONS: Readonly<Record<CommandName, Readonly<Record<string, { value?: string }>>>> = {
@@ -103,7 +114,7 @@ const OPTIONS: Readonly<Record<CommandName, Readonly<Record<string, { value?: st
     trust: {},
     help: {},
   },
-  validate: { json: {}, help: {} },
+  validate: { json: {}, strict: {}, help: {} },
 };
 
 const USAGES: Readonly<Record<CommandName, string>> = { run: RUN_USAGE, validate: VALIDATE_USAGE };
@@ -183,7 +194,9 @@ export function parseCommand(argv: readonly string[]): Command {
     );
   }
   const job = positionals[0]!;
-  if (command === 'validate') return { name: 'validate', job, json: values.json === true };
+  if (command === 'validate') {
+    return { name: 'validate', job, json: values.json === true, strict: values.strict === true };
+  }
   const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
   const restore = text('restore');
   if (restore !== undefined && restore !== 'latest' && !/^[0-9]+$/.test(restore)) {

@@ -10,7 +10,13 @@ import { getHeapStatistics } from 'node:v8';
 import { CheckpointCoordinator } from '../checkpoint/checkpointCoordinator.js';
 import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
-import { checkRestorable, recoverSinks, replayFeedback, restoredSplits } from '../checkpoint/restore.js';
+import {
+  checkRestorable,
+  recoverSinks,
+  replayFeedback,
+  restoredOf,
+  restoredSplits,
+} from '../checkpoint/restore.js';
 import { restoreState, StateSnapshots } from '../checkpoint/stateSnapshots.js';
 import { type CheckpointAcker, FileSubtaskCheckpointer } from '../checkpoint/subtaskCheckpointer.js';
 import { keyGroupRange } from '../graph/keyGroups.js';
@@ -64,11 +70,10 @@ async function restoreTime(
 ): Promise<void> {
   const timers = subtask.time.store;
   await subtask.state?.recount(timers === undefined ? undefined : (key) => timers.restored(key));
-  const old = restore.operators.find((o) => o.id === op.id);
+  const restored = restoredOf(restore, op.id);
+  const old = restored.operator;
   const sameIndex = old !== undefined && old.parallelism === op.parallelism;
-  const snapshots = restore.subtasks.filter(
-    (s) => s.operator === op.id && (!sameIndex || s.subtask === index),
-  );
+  const snapshots = restored.subtasks.filter((s) => !sameIndex || s.subtask === index);
   subtask.time.restore(snapshots.flatMap((s) => (s.time === undefined ? [] : [s.time])));
   subtask.sourceWatermarks?.restore(
     snapshots.flatMap((s) => (s.sourceTime === undefined ? [] : [s.sourceTime])),
@@ -255,8 +260,8 @@ async function assembleSubtasks(
         const stateStore = store === undefined || debug === undefined ? store : debug.wrapStore(store);
         const state = stateStore === undefined ? undefined : new KeyedState(stateStore, debug?.wrapStateApi);
         if (restore !== undefined && store !== undefined && state !== undefined) {
-          const handles = restore.subtasks
-            .filter((s) => s.operator === op.id && s.state)
+          const handles = restoredOf(restore, op.id)
+            .subtasks.filter((s) => s.state)
             .map((s) => s.state!);
           await restoreState(storage!, store, handles, range);
         }
@@ -321,13 +326,13 @@ async function assembleSubtasks(
         if (restore !== undefined) {
           await restoreTime(subtask, restore, op, index);
           logic.restoreOperatorState?.(
-            restore.subtasks
-              .filter((s) => s.operator === op.id)
+            [...restoredOf(restore, op.id).subtasks]
               .sort((a, b) => a.subtask - b.subtask)
               .map((s) => s.operatorState),
           );
         }
         subtasks.push(subtask);
+        options.onSubtaskOpened?.();
       }
     }
     // The marker names a subtask by its ordinal among the whole run's, on every thread.

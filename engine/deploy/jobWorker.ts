@@ -10,6 +10,7 @@ import { catchEscapedRejections } from '../runtime/escapedRejections.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
 import { JobRun } from './jobRun.js';
 import type { FromJobWorker, JobWorkerData, ToJobWorker } from './jobWorkerProtocol.js';
+import { OPENING_REPORT_EVERY } from './runOptions.js';
 
 /** How often the progress display and the metrics file get a fresh sample. */
 const METRICS_EVERY_MS = 200;
@@ -63,6 +64,7 @@ async function loadKinds(specifiers: readonly string[]): Promise<void> {
 
 try {
   await loadKinds(data.kindModules ?? []);
+  let opened = 0;
   jobRun = await JobRun.open(data.job, {
     jobDir: data.jobDir,
     ...(data.confined === undefined ? {} : { confined: data.confined }),
@@ -71,6 +73,9 @@ try {
     ...(data.restore === undefined ? {} : { restore: data.restore }),
     onCheckpoint: (event) => post({ type: 'checkpoint', event }),
     onWait: (wait) => post({ type: 'wait', wait }),
+    onSubtaskOpened: () => {
+      if (++opened % OPENING_REPORT_EVERY === 0) post({ type: 'opening', opened });
+    },
     callMarker: marker,
   });
   post({ type: 'opened' });

@@ -35,6 +35,8 @@ export type ToJobWorker =
 /** From the worker. */
 export type FromJobWorker =
   | { readonly type: 'marker'; readonly update: MarkerUpdate }
+  /** `opened` of the job's subtasks are open (every OPENING_REPORT_EVERY, while it opens). */
+  | { readonly type: 'opening'; readonly opened: number }
   /** JobRun.open succeeded; the run goes on. */
   | { readonly type: 'opened' }
   /** A sample for the progress display and the metrics file, a few times a second. */

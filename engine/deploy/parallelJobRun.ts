@@ -25,7 +25,7 @@ import { type HeldRunLocks, takeRunLocks } from './runLock.js';
 import { runLockTargets } from './runLockTargets.js';
 import { jobMetrics } from './runMetrics.js';
 import { neverSettledMessage, partDiedMessage } from './stuckCall.js';
-import type { ThreadedRunOptions } from './threadedJobRun.js';
+import { subtaskCount, type ThreadedRunOptions } from './threadedJobRun.js';
 
 /** How often a stop looks whether a call in progress has moved on. */
 const WATCH_EVERY_MS = 100;
@@ -49,6 +49,8 @@ export class ParallelJobRun {
   readonly plan: Plan;
   private readonly placement: ThreadPlacement;
   private parts: PartThread[] = [];
+  /** Per thread, how many of its subtasks are open (while the job opens). */
+  private readonly openedSubtasks: number[] = [];
   private locks: HeldRunLocks | undefined;
   private coordinator: CheckpointCoordinator | undefined;
   /** Paused (the designer): no checkpoint starts, as none does on one thread while paused. */
@@ -173,7 +175,14 @@ export class ParallelJobRun {
   private spawn(firstId: number): void {
     const threads = this.placement.threads;
     const ports = linkPorts(threads);
-    const { onCheckpoint: _c, onLongCall: _l, onWait: _w, previewSinks, ...rest } = this.options;
+    const {
+      onCheckpoint: _c,
+      onLongCall: _l,
+      onWait: _w,
+      onOpening: _o,
+      previewSinks,
+      ...rest
+    } = this.options;
     for (let thread = 0; thread < threads; thread++) {
       const data = {
         ...rest,
@@ -228,6 +237,12 @@ export class ParallelJobRun {
       case 'marker':
         part.view.update(message.update);
         return;
+      case 'opening': {
+        this.openedSubtasks[thread] = message.opened;
+        const opened = this.openedSubtasks.reduce((n, m) => n + (m ?? 0), 0);
+        this.options.onOpening?.(opened, subtaskCount(this.options.job));
+        return;
+      }
       case 'opened':
         part.opened = true;
         if (this.parts.every((p) => p.opened)) this.begin();

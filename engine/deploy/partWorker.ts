@@ -18,6 +18,7 @@ import { assemblePart } from './jobAssembly.js';
 import type { FromPartWorker, PartRequest, PartWorkerData, ToPartWorker } from './partWorkerProtocol.js';
 import { PreviewBatches } from './previewBatches.js';
 import { subtaskRow } from './runMetrics.js';
+import { OPENING_REPORT_EVERY } from './runOptions.js';
 
 /** How often the main thread gets this thread's figures. */
 const METRICS_EVERY_MS = 200;
@@ -158,6 +159,7 @@ async function open(): Promise<PartExecutor> {
   data.links.forEach((linkPort, thread) => {
     if (linkPort !== undefined) links.set(thread, new ThreadLink(linkPort, wake));
   });
+  let opened = 0;
   const part = await assemblePart(
     data.job,
     {
@@ -169,6 +171,9 @@ async function open(): Promise<PartExecutor> {
       ...(preview === undefined ? {} : { previewSinks: preview.receive }),
       callMarker: marker,
       onWait: (wait) => post({ type: 'wait', wait }),
+      onSubtaskOpened: () => {
+        if (++opened % OPENING_REPORT_EVERY === 0) post({ type: 'opening', opened });
+      },
     },
     {
       placement,

@@ -85,6 +85,8 @@ export type PartRequest =
 /** From a worker. */
 export type FromPartWorker =
   | { readonly type: 'marker'; readonly update: MarkerUpdate }
+  /** `opened` of its subtasks are open (every OPENING_REPORT_EVERY, while it opens). */
+  | { readonly type: 'opening'; readonly opened: number }
   /** Its subtasks are open (state restored, loops replayed); it waits for 'start'. */
   | { readonly type: 'opened' }
   | {

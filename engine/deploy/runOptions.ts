@@ -8,6 +8,12 @@ import type { DeliveryObserver } from '../runtime/subtask.js';
 import type { KeyedState, StateApi } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
 
+/**
+ * A worker reports how far its job's opening has come each time this many more of its subtasks
+ * are open: a job of thousands of operators takes seconds to open (docs/job-file.md, "Size").
+ */
+export const OPENING_REPORT_EVERY = 1000;
+
 export interface RunOptions {
   /** Directory of the job file: relative paths in params resolve against it. */
   readonly jobDir: string;
@@ -38,6 +44,8 @@ export interface RunOptions {
   readonly callMarker?: CallMarker;
   /** Hears what a subtask's connector waits for, each change as it comes (env.reportWait). */
   readonly onWait?: (wait: SubtaskWait) => void;
+  /** Told as each subtask (of this thread's part) has opened: how far a big job's opening is. */
+  readonly onSubtaskOpened?: () => void;
 }
 
 /** What a debug run adds to a run. */

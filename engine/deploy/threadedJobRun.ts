@@ -27,7 +27,17 @@ export type ThreadedRunOptions = Omit<JobWorkerData, 'marker'> & {
   readonly onLongCall?: (text: string) => void;
   /** Told each change of what a subtask's connector waits for, from the job's opening on. */
   readonly onWait?: (wait: SubtaskWait) => void;
+  /**
+   * Told how many of the job's `total` subtasks are open, while it opens (each
+   * OPENING_REPORT_EVERY of them: a job of fewer opens without a word).
+   */
+  readonly onOpening?: (opened: number, total: number) => void;
 };
+
+/** The subtasks a job runs: its operators' parallelism added up. */
+export function subtaskCount(job: ThreadedRunOptions['job']): number {
+  return job.operators.reduce((n, op) => n + op.parallelism, 0);
+}
 
 export class ThreadedJobRun {
   private readonly worker: Worker;
@@ -45,7 +55,7 @@ export class ThreadedJobRun {
   private failing = false;
 
   private constructor(private readonly options: ThreadedRunOptions) {
-    const { onCheckpoint, onLongCall, onWait, ...rest } = options;
+    const { onCheckpoint, onLongCall, onWait, onOpening, ...rest } = options;
     const marker = createMarkerBuffer();
     this.view = new CallMarkerView(marker);
     this.calls = new CallWatch([this.view], options.job.settings.callTimeoutMs, onLongCall, (message) =>
@@ -63,6 +73,9 @@ export class ThreadedJobRun {
         switch (message.type) {
           case 'marker':
             this.view.update(message.update);
+            return;
+          case 'opening':
+            onOpening?.(message.opened, subtaskCount(options.job));
             return;
           case 'opened':
             resolve();

@@ -3,6 +3,7 @@
 // run/runService.ts's; the transports and the connection code do not change for them.
 import os from 'node:os';
 import { sep } from 'node:path';
+import { checkInputFiles } from '../deploy/inputFileCheck.js';
 import type { InputFileRef } from '../graph/index.js';
 import type {
   EventMessage,
@@ -15,7 +16,6 @@ import type {
 } from '../protocol/protocol.js';
 import { testConnection } from './connectionTest.js';
 import { listFolder, readTextFile, writeTextFileAtomic } from './hostFiles.js';
-import { checkInputFiles } from './inputFileCheck.js';
 import { copyInputFiles } from './inputFileCopy.js';
 import { RecentFiles } from './recentFiles.js';
 import { createThreadedRunService } from './run/runThread.js';

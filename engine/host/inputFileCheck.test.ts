@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkInputFiles } from '../deploy/inputFileCheck.js';
 import { inputFilesOf, parseJobText } from '../graph/index.js';
 import { answerMessage } from './hostConnection.js';
 import { createHostService } from './hostService.js';
-import { checkInputFiles } from './inputFileCheck.js';
 
 let dir: string;
 let jobFile: string;

@@ -11,6 +11,7 @@ import type { Channel } from './channel.js';
 import type { ChannelItem } from './envelope.js';
 import type { CheckpointParticipants, Executor } from './executor.js';
 import { PauseGate } from './pauseGate.js';
+import { RunnableScan } from './runnableScan.js';
 import type { Subtask } from './subtask.js';
 import type { FiredTimer } from './timers.js';
 
@@ -58,6 +59,8 @@ export interface ExecutorProgress {
 export class DeterministicExecutor implements Executor {
   /** Most downstream first. */
   private readonly order: readonly Subtask[];
+  /** run()'s choice of the next subtask, which need not look at every subtask each slice. */
+  private readonly scan: RunnableScan;
   private stopping = false;
   /** Set by halt(): the run ends where it is, without draining. */
   halted = false;
@@ -87,6 +90,7 @@ export class DeterministicExecutor implements Executor {
     private readonly sourceRecordsPerStep = DEBUG_SOURCE_RECORDS,
   ) {
     this.order = [...subtasks].reverse();
+    this.scan = new RunnableScan(this.order);
     const posted = () => {
       this.mailPosted = true;
       this.wake?.();
@@ -109,6 +113,7 @@ export class DeterministicExecutor implements Executor {
 
   private takeMail(): void {
     this.mailPosted = false;
+    this.scan.reset();
     for (const subtask of this.subtasks) if (subtask.mailbox.size > 0) subtask.takeMail();
   }
 
@@ -139,6 +144,7 @@ export class DeterministicExecutor implements Executor {
   requestStop(): void {
     this.stopping = true;
     for (const subtask of this.order) if (subtask.isSource) subtask.requestStop();
+    this.scan.reset();
   }
 
   get stopRequested(): boolean {
@@ -159,6 +165,7 @@ export class DeterministicExecutor implements Executor {
   }
 
   async run(): Promise<void> {
+    this.scan.reset();
     for (const subtask of this.order) {
       if (subtask.idleFromStart) await subtask.endInput();
     }
@@ -171,6 +178,7 @@ export class DeterministicExecutor implements Executor {
       if (paused !== undefined) {
         await paused;
         lastYield = performance.now();
+        this.scan.reset();
         continue;
       }
       const checkpointing = beforeSlice?.() ?? false;
@@ -180,12 +188,14 @@ export class DeterministicExecutor implements Executor {
         await yieldToEventLoop();
         lastYield = now;
       }
-      const next = this.nextRunnable();
+      const next = this.scan.next();
       if (next !== undefined) {
         const pending = next.runSlice(SLICE_RECORDS);
         if (pending !== undefined) await pending;
+        this.scan.ran(next);
         continue;
       }
+      this.scan.reset();
       if (this.order.every((s) => s.phase === 'finished')) return;
       if (this.order.some((s) => s.waiting)) {
         await this.waitForMail();

@@ -7,6 +7,7 @@
 import { SLICE_RECORDS } from './deterministicExecutor.js';
 import type { Executor } from './executor.js';
 import { PauseGate } from './pauseGate.js';
+import { RunnableScan } from './runnableScan.js';
 import type { Subtask } from './subtask.js';
 import type { ThreadLink } from './threadLink.js';
 
@@ -43,6 +44,8 @@ export type PartCommand = 'tellLoopsEnded' | 'closeLoops' | 'end';
 
 export class PartExecutor implements Executor {
   private readonly order: readonly Subtask[];
+  /** The choice of the next subtask, which need not look at every subtask each slice. */
+  private readonly scan: RunnableScan;
   halted = false;
   private stopping = false;
   private ending = false;
@@ -66,6 +69,7 @@ export class PartExecutor implements Executor {
     },
   ) {
     this.order = [...subtasks].reverse();
+    this.scan = new RunnableScan(this.order);
     const posted = () => {
       this.mailPosted = true;
       this.wakeUp();
@@ -106,6 +110,7 @@ export class PartExecutor implements Executor {
   requestStop(): void {
     this.stopping = true;
     for (const subtask of this.order) if (subtask.isSource) subtask.requestStop();
+    this.scan.reset();
     this.wakeUp();
   }
 
@@ -156,33 +161,41 @@ export class PartExecutor implements Executor {
       if (paused !== undefined) {
         await paused;
         lastYield = performance.now();
+        this.scan.reset();
         continue;
       }
-      for (const link of this.links) link.receive();
+      // What came from another thread may let any subtask here run.
+      let received = false;
+      for (const link of this.links) received = link.receive() || received;
+      if (received) this.scan.reset();
       if (this.mailPosted) this.takeMail();
       const now = performance.now();
       if (now - lastYield >= YIELD_EVERY_MS) {
         await new Promise<void>((resolve) => setImmediate(resolve));
         lastYield = now;
       }
-      const next = this.nextRunnable();
+      const next = this.scan.next();
       if (next !== undefined) {
         const pending = next.runSlice(SLICE_RECORDS);
         if (pending !== undefined) await pending;
+        this.scan.ran(next);
         for (const link of this.links) link.flush(false, now);
         continue;
       }
       for (const link of this.links) link.flush(true, now);
       await this.waitForWork();
+      this.scan.reset();
     }
   }
 
   private takeMail(): void {
     this.mailPosted = false;
+    this.scan.reset();
     for (const subtask of this.order) if (subtask.mailbox.size > 0) subtask.takeMail();
   }
 
   private async runCommands(): Promise<void> {
+    this.scan.reset();
     for (let command = this.commands.shift(); command !== undefined; command = this.commands.shift()) {
       switch (command) {
         case 'tellLoopsEnded':
@@ -220,10 +233,5 @@ export class PartExecutor implements Executor {
     this.report.idle(this.status());
     await woken;
     this.idle = false;
-  }
-
-  private nextRunnable(): Subtask | undefined {
-    for (const subtask of this.order) if (subtask.runnable()) return subtask;
-    return undefined;
   }
 }

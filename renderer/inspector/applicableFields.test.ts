@@ -173,3 +173,22 @@ describe('the transaction', () => {
     });
   });
 });
+
+describe('the PostgreSQL sink', () => {
+  const sink = getKind('sink.postgres');
+  const fields = (params: Record<string, unknown>) =>
+    formFields(sink, kindFields(sink), params).map(
+      ({ field }) => `${field.name}${field.required ? '' : '?'}`,
+    );
+
+  it('asks for key columns, required, in upsert mode only', () => {
+    expect(fields({ mode: 'upsert' })).toEqual([
+      'connection',
+      'table',
+      'mode',
+      'keyColumns',
+      'retryTimeoutMs?',
+    ]);
+    expect(fields({ mode: 'append' })).toEqual(['connection', 'table', 'mode', 'retryTimeoutMs?']);
+  });
+});

@@ -42,8 +42,10 @@ export function formFields(
   const shown: FormField[] = [];
   for (const field of fields) {
     const condition = conditionOf(descriptor, field.name);
-    if (fieldApplies(condition, params)) shown.push({ field });
-    else if (params[field.name] !== undefined) shown.push({ field, note: unusedNote(condition!) });
+    if (fieldApplies(condition, params)) {
+      // Optional in the schema, required where it applies (an upsert's key columns).
+      shown.push({ field: condition?.required === true ? { ...field, required: true } : field });
+    } else if (params[field.name] !== undefined) shown.push({ field, note: unusedNote(condition!) });
   }
   return shown;
 }

@@ -12,3 +12,7 @@ export declare function startKafka(options: {
 }): Promise<void>;
 export declare function kafkaRunning(options: { dir: string }): boolean;
 export declare function stopKafka(options: { dir: string; kill?: boolean }): Promise<boolean>;
+export declare function fetchedJars(
+  cacheDir: string,
+  options: { folder: string; pom: string; marker: string; what: string },
+): Promise<string>;

@@ -13,7 +13,6 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Admin } from '@platformatic/kafka';
 import { classArchiveOptions, keepClassArchive } from './classArchive.mjs';
 import {
   portAnswers,
@@ -34,20 +33,20 @@ const MVN = '/usr/bin/mvn';
 const BROKER_JAR = 'kafka_2.13-4.1.1.jar';
 
 /**
- * The broker's jars in `cacheDir`/kafka-libs, fetched with Maven the first time (into a folder
- * renamed into place when complete, so that an interrupted fetch is not taken for the jars).
- * Resolves to the folder.
+ * The jars a pom (beside this file) names, in `cacheDir`/`folder`, fetched with Maven the first
+ * time (into a folder renamed into place when complete, so that an interrupted fetch is not taken
+ * for the jars). `marker` is the jar whose presence says they are all there. Resolves to the folder.
  */
-export async function kafkaLibs(cacheDir) {
-  const libs = join(cacheDir, 'kafka-libs');
-  if (existsSync(join(libs, BROKER_JAR))) return libs;
+export async function fetchedJars(cacheDir, { folder, pom, marker, what }) {
+  const libs = join(cacheDir, folder);
+  if (existsSync(join(libs, marker))) return libs;
   requireProgram(JAVA, 'openjdk-17-jre-headless', 'java');
   requireProgram(MVN, 'maven', 'mvn');
   mkdirSync(cacheDir, { recursive: true });
-  const work = join(cacheDir, `kafka-libs.fetching-${process.pid}`);
+  const work = join(cacheDir, `${folder}.fetching-${process.pid}`);
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work);
-  copyFileSync(join(HERE, 'pom.xml'), join(work, 'pom.xml'));
+  copyFileSync(join(HERE, pom), join(work, 'pom.xml'));
   await run(
     MVN,
     [
@@ -58,16 +57,26 @@ export async function kafkaLibs(cacheDir) {
       'dependency:copy-dependencies',
       `-DoutputDirectory=${join(work, 'libs')}`,
     ],
-    "Fetching Kafka's jars with Maven",
+    `Fetching ${what} with Maven`,
     { cwd: work },
   );
   // Another process (a parallel test file) may have fetched them meanwhile: keep whichever came first.
-  if (!existsSync(join(libs, BROKER_JAR))) {
+  if (!existsSync(join(libs, marker))) {
     rmSync(libs, { recursive: true, force: true });
     renameSync(join(work, 'libs'), libs);
   }
   rmSync(work, { recursive: true, force: true });
   return libs;
+}
+
+/** The broker's jars in `cacheDir`/kafka-libs (pom.xml). Resolves to the folder. */
+export function kafkaLibs(cacheDir) {
+  return fetchedJars(cacheDir, {
+    folder: 'kafka-libs',
+    pom: 'pom.xml',
+    marker: BROKER_JAR,
+    what: "Kafka's jars",
+  });
 }
 
 /** A cluster id as Kafka writes them: 16 random bytes, URL-safe base64, not starting with '-'. */
@@ -88,6 +97,8 @@ function serverProperties(dir, port, controllerPort, extraProperties) {
 /** Whether a Kafka broker at localhost:port answers a metadata request listing itself. */
 export async function kafkaAnswers(port) {
   if (!(await portAnswers(port))) return false;
+  // Imported here: it takes half a second of CPU, which commands about the other servers skip.
+  const { Admin } = await import('@platformatic/kafka');
   const admin = new Admin({
     clientId: 'pipewright-services',
     bootstrapBrokers: [`localhost:${port}`],

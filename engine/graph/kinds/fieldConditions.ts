@@ -10,6 +10,12 @@ export interface FieldCondition {
   readonly field: string;
   /** The values of `field` the field applies beside; absent: whenever `field` is set at all. */
   readonly oneOf?: readonly FieldJson[];
+  /**
+   * Whenever the field applies it must be set, though the schema has it optional (it is not
+   * needed otherwise): the form marks it required then. The kind's checkParams says so to the
+   * validator (a sink.postgres upserting needs its key columns).
+   */
+  readonly required?: boolean;
 }
 
 /** Whether a field under `condition` applies to these params (a field without one always does). */

@@ -38,6 +38,8 @@ export const sinkPostgresKind = defineKind({
     defaultParams: { connection: '${env:PG_URL}', table: 'results', mode: 'upsert', keyColumns: ['id'] },
     icon: 'M3 3.5c0-1 2.2-2 5-2s5 1 5 2v9c0 1-2.2 2-5 2s-5-1-5-2z M3 3.5c0 1 2.2 2 5 2s5-1 5-2 M3 8c0 1 2.2 2 5 2s5-1 5-2',
     connectionParams: ['connection'],
+    // Key columns are what an upsert finds its row by, and an append refuses them.
+    fieldConditions: { keyColumns: { field: 'mode', oneOf: ['upsert'], required: true } },
   },
   checkParams: postgresSinkProblems,
 });

@@ -25,6 +25,7 @@ import {
   userCodeFaults,
 } from './operatorRules.js';
 import { sameFile } from './sameFileRule.js';
+import { tooManySubtasks } from './sizeRule.js';
 import { transactionParams } from './transactionRules.js';
 import { windowParams } from './windowRules.js';
 
@@ -33,6 +34,7 @@ export const GRAPH_RULES: readonly GraphRule[] = [
   duplicateEdgeIds,
   kindNotAvailable,
   parallelismAboveMax,
+  tooManySubtasks,
   userCodeFaults,
   windowParams,
   transactionParams,

@@ -12,6 +12,7 @@ export const PROBLEM_CODES = [
   'syntax-error',
   'forbidden-in-code',
   'parallelism-above-max',
+  'too-many-subtasks',
   'nested-too-deep',
   'duplicate-operator-id',
   'duplicate-edge-id',

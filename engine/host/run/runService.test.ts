@@ -513,7 +513,7 @@ describe('a run driven from the designer', () => {
     await result('run.stop', { runId: again.runId });
     expect(
       await failure('run.start', { text, path, mode: 'run', previewSinks: false, restore: 999 }),
-    ).toMatch(/^run\.start: cannot restore: checkpoint 999: its metadata cannot be read/);
+    ).toMatch(/^run\.start: cannot restore: there is no checkpoint 999 in .*; it holds checkpoints? \d/);
   });
 
   it('keeps runs in the app data folder when the host is told to (the desktop app), one folder per job file', async () => {
@@ -695,9 +695,9 @@ describe('refusals', () => {
     expect(await page({ after: 'not a cursor' })).toBe(
       'state.page: params.after is not a cursor this host handed out (pass a page\'s "next")',
     );
-    // A run slower than its 50 ms interval (a loaded machine) has completed a checkpoint or two.
+    // A run slower than its 50 ms interval (a loaded machine) has completed a few checkpoints, or none.
     expect(await page({ checkpointId: 5 })).toMatch(
-      /^checkpoint 5 is not a completed checkpoint in .+ \((there is none|there are [1-4])\)$/,
+      /^checkpoint 5 is not a completed checkpoint in .+ \((there is none|there are [1-4](, [1-4])*)\)$/,
     );
     expect(await page({ checkpointId: 5 })).toContain(info.checkpointDir);
   });

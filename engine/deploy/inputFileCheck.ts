@@ -3,6 +3,7 @@
 // saved or run: a missing input is then a warning in the Problems panel before a run, instead
 // of a failed run after it. The designer sends the list of files (engine/graph/inputFiles.ts),
 // never the job's text: a job file of many megabytes would be sent back over the protocol.
+// `pipewright validate` says the same warnings (engine/cli), so it lives below both.
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
