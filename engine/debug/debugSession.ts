@@ -17,7 +17,8 @@
 //                                     (undefined at the start)
 //   session.setBreakpoints(list)      replaces them; returns the problems (never throws for one)
 //   session.trace(step, emitted)      the TraceView of the record step `step` emitted at index
-//                                     `emitted` (at a sink step, 0 is the record it wrote)
+//                                     `emitted`, or ("received") of the record it took (at a
+//                                     sink step, 0 is that one too: the record it wrote)
 //   session.metrics()                 JobRun's metrics of the run as it stands
 //   session.previewOutput()           with previewSinks, what the sinks received (nothing is written)
 //   session.stateStore()              as JobRun's, for the live panels
@@ -226,7 +227,7 @@ export class DebugSession {
     return this.breakpoints.set(list, this.stepped.run.plan);
   }
 
-  trace(step: number, emitted: number): TraceView {
+  trace(step: number, emitted: number | 'received'): TraceView {
     if (!Number.isInteger(step) || step < 1 || step > this.shown) {
       throw new Error(`there is no step ${step} to trace (the run is at step ${this.shown})`);
     }

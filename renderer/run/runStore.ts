@@ -34,6 +34,13 @@ export interface OutputRecord {
 
 export type RestartChoice = { readonly checkpointId: number; readonly mode: RunMode };
 
+/** A key whose state the Debugger asked the State panel to show; `asked` tells two asks apart. */
+export interface StateLookup {
+  readonly operator: string;
+  readonly key: unknown;
+  readonly asked: number;
+}
+
 /** A question the run commands ask through a dialog of the run toolbar. */
 export type RunPrompt =
   | {
@@ -96,6 +103,7 @@ export interface RunState {
   prompt: RunPrompt | undefined;
   /** The last request that failed, said in the status line until the next one succeeds. */
   notice: string | undefined;
+  stateLookup: StateLookup | undefined;
 }
 
 export interface RunActions {
@@ -124,6 +132,8 @@ export interface RunActions {
   setRunningTo(until: ResumeUntil): void;
   /** The job was edited: an ended run's word is outdated (a live run's is not yet said). */
   jobChanged(): void;
+  /** Asks the State panel to show one key's state (the Debugger's "Show state of key"). */
+  lookUpState(operator: string, key: unknown): void;
 }
 
 export type RunStoreState = RunState & RunActions;
@@ -158,6 +168,7 @@ function cleared(): Omit<
     outputTotals: new Map(),
     outputCount: 0,
     notice: undefined,
+    stateLookup: undefined,
   };
 }
 
@@ -276,6 +287,9 @@ export function createRunStore(documentKey = UNSAVED) {
     jobChanged() {
       const { status, outdated } = get();
       if (!outdated && status !== 'idle' && !isActive(status)) set({ outdated: true });
+    },
+    lookUpState(operator, key) {
+      set({ stateLookup: { operator, key, asked: (get().stateLookup?.asked ?? 0) + 1 } });
     },
   }));
 }

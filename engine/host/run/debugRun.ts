@@ -197,7 +197,7 @@ export class DebugRun extends StatusReportingRun implements DrivenRun {
     return { problems: this.session.setBreakpoints(list) };
   }
 
-  trace(step: number, emitted: number): TraceView {
+  trace(step: number, emitted: number | 'received'): TraceView {
     if (this.session === undefined || this.closing !== undefined) this.refuse('trace');
     return this.session.trace(step, emitted);
   }
