@@ -44,7 +44,6 @@ export interface ExecutorRun {
   resume(): void;
   /** The figures so far (on several threads, as of each thread's latest report). */
   metrics(): JobMetrics | undefined;
-  edgeFill(): Map<string, number>;
 }
 
 /**
@@ -71,7 +70,6 @@ export async function openJob(
     pause: () => run.pause(),
     resume: () => run.resume(),
     metrics: () => run.metrics(),
-    edgeFill: () => run.edgeFill(),
   };
 }
 

@@ -186,6 +186,12 @@ function jobText(space: FrameSpace): fc.Arbitrary<string> {
 export function validRequest(space: FrameSpace): fc.Arbitrary<Message> {
   const path = sandboxPath(space);
   const text = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 200 }), fc.constant(space.jobText));
+  const stateOperator = fc.oneof(
+    { arbitrary: fc.constant('count'), weight: 4 },
+    fc.constantFrom(...space.operators),
+    oddString,
+  );
+  const stateKey = fc.oneof(fc.constantFrom<unknown>('a', 7, ['a', 1], { k: 'a' }, null, true), oddString);
   const paramsOf: { readonly [M in HostMethod]: fc.Arbitrary<Message> } = {
     'host.info': fc.constant({}),
     'templates.list': fc.constant({}),
@@ -264,8 +270,49 @@ export function validRequest(space: FrameSpace): fc.Arbitrary<Message> {
         { arbitrary: fc.integer({ min: 1, max: 6 }), weight: 4 },
         fc.integer({ min: 1, max: 1000 }),
       ),
-      emitted: fc.oneof({ arbitrary: fc.constant(0), weight: 4 }, fc.integer({ min: 0, max: 3 })),
+      emitted: fc.oneof(
+        { arbitrary: fc.constant(0), weight: 4 },
+        fc.integer({ min: 0, max: 3 }),
+        fc.constant('received'),
+      ),
     }),
+    'state.checkpoints': fc.record({ runId: runId() }),
+    'state.key': fc.record(
+      {
+        runId: runId(),
+        operator: stateOperator,
+        key: fc.oneof(fc.constantFrom('a', '7', '"7"', '[1,"a"]', '', '{'), oddString),
+        checkpointId: sometimes(fc.integer({ min: 1, max: 5 })),
+      },
+      { requiredKeys: ['runId', 'operator', 'key'] },
+    ),
+    'state.elements': fc.record(
+      {
+        runId: runId(),
+        operator: stateOperator,
+        key: stateKey,
+        state: fc.oneof(fc.constantFrom('count', 'seen'), oddString),
+        type: fc.constantFrom('map', 'list', 'value'),
+        after: sometimes(fc.oneof(fc.constantFrom('"a"', '[]', '{'), oddString)),
+        limit: fc.integer({ min: 0, max: 1001 }),
+        checkpointId: sometimes(fc.integer({ min: 1, max: 5 })),
+      },
+      { requiredKeys: ['runId', 'operator', 'key', 'state', 'type', 'limit'] },
+    ),
+    'state.compare': fc.record(
+      {
+        runId: runId(),
+        operator: stateOperator,
+        key: stateKey,
+        from: fc.oneof(fc.constant('live'), fc.integer({ min: 0, max: 5 })),
+        to: fc.oneof(fc.constant('live'), fc.integer({ min: 1, max: 5 })),
+        state: sometimes(fc.constantFrom('count', 'seen')),
+        type: sometimes(fc.constantFrom('value', 'map', 'list')),
+        after: sometimes(fc.oneof(fc.constantFrom('"a"', '[]'), oddString)),
+        limit: fc.integer({ min: 1, max: 1000 }),
+      },
+      { requiredKeys: ['runId', 'operator', 'key', 'from', 'to', 'limit'] },
+    ),
   };
   // Runs are what makes the run rows reachable at all, so starting and stopping them is common.
   const weightOf = (method: HostMethod): number =>
@@ -273,7 +320,7 @@ export function validRequest(space: FrameSpace): fc.Arbitrary<Message> {
       ? 6
       : ['run.stop', 'run.step'].includes(method)
         ? 4
-        : ['state.page', 'run.trace'].includes(method)
+        : ['state.page', 'run.trace', 'state.key', 'state.compare'].includes(method)
           ? 3
           : 1;
   return fc.oneof(

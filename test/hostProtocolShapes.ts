@@ -72,6 +72,10 @@ const RESULT_SHAPES: { readonly [M in HostMethod]: Check } = {
   'run.checkpoints': isArray,
   'state.page': has({ entries: isArray }),
   'run.trace': has({ inputs: isArray, path: isArray }),
+  'state.checkpoints': has({ ids: isArray, retained: Number.isSafeInteger }),
+  'state.key': has({ found: isArray }),
+  'state.elements': has({ elements: isArray, count: Number.isSafeInteger }),
+  'state.compare': has({ states: isArray, keyGroup: Number.isSafeInteger }),
 };
 
 function parsed(frame: Frame): unknown {

@@ -1,10 +1,11 @@
 // What `pipewright run` shows while a job goes. While a big job opens (thousands of subtasks take
 // seconds), how far that has come; then, on a terminal, the live table: records in and out per
-// operator, rate, state, elapsed time, redrawn in place and cut to the terminal's height (a
-// table taller than the screen cannot be redrawn in place). Off a terminal the opening is said in
-// a few lines and no table is drawn. What the CLI says during a run goes through note(), above
-// what is drawn, where no redraw covers it.
-import type { JobMetrics } from '../metrics/jobMetrics.js';
+// operator, rate, how busy and how held back (backpressured) it was over the last second, state,
+// elapsed time, redrawn in place and cut to the terminal's height (a table taller than the screen
+// cannot be redrawn in place). Off a terminal the opening is said in a few lines and no table is
+// drawn. What the CLI says during a run goes through note(), above what is drawn, where no redraw
+// covers it.
+import type { JobMetrics, OperatorMetrics, SubtaskMetrics } from '../metrics/jobMetrics.js';
 
 const REDRAW_MS = 250;
 
@@ -24,10 +25,24 @@ function bytes(n: number): string {
   return `${value.toFixed(1)} ${units[unit]}`;
 }
 
+/**
+ * An operator's share of the last second, as its subtasks' figure `of` says it: the highest of
+ * them (its busiest subtask, its most held-back one), as the designer tints it; blank before any
+ * is measured, and in debug runs.
+ */
+function share(op: OperatorMetrics, of: (s: SubtaskMetrics) => number | undefined): string {
+  let most: number | undefined;
+  for (const s of op.subtasks) {
+    const ms = of(s);
+    if (ms !== undefined && (most === undefined || ms > most)) most = ms;
+  }
+  return most === undefined ? '' : `${Math.round(most / 10)}%`;
+}
+
 export function formatTable(metrics: JobMetrics, previous: JobMetrics | undefined): string[] {
   const seconds =
     previous === undefined ? metrics.elapsedMs / 1000 : (metrics.elapsedMs - previous.elapsedMs) / 1000;
-  const rows = [['operator', 'kind', 'in', 'out', 'in/s', 'state']];
+  const rows = [['operator', 'kind', 'in', 'out', 'in/s', 'busy', 'backpressured', 'state']];
   metrics.operators.forEach((op, i) => {
     const before = previous?.operators[i]?.recordsIn ?? 0;
     const rate = seconds > 0 ? Math.round((op.recordsIn - before) / seconds) : 0;
@@ -37,12 +52,14 @@ export function formatTable(metrics: JobMetrics, previous: JobMetrics | undefine
       count(op.recordsIn),
       count(op.recordsOut),
       count(rate),
+      share(op, (s) => s.busyTimeMsPerSecond),
+      share(op, (s) => s.backPressuredTimeMsPerSecond),
       op.stateBytes === undefined ? '' : `${bytes(op.stateBytes)} / ${count(op.stateEntries ?? 0)} entries`,
     ]);
   });
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   const lines = rows.map((r) =>
-    r.map((cell, c) => (c >= 2 && c <= 4 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join('  '),
+    r.map((cell, c) => (c >= 2 && c <= 6 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join('  '),
   );
   return [`job "${metrics.job}"  ${(metrics.elapsedMs / 1000).toFixed(1)} s`, ...lines];
 }

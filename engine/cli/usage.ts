@@ -8,7 +8,8 @@ export const RUN_USAGE = `Usage: pipewright run JOB.job.json [--state-dir DIR] [
 
 Runs the job until its sources end, or until Ctrl-C (SIGINT) or SIGTERM: that takes a final
 checkpoint, publishes what it covers and exits 0; a second one stops at once (exit 130).
-Progress is shown on a terminal.
+Progress is shown on a terminal: per operator, records in and out, the rate, and how busy and
+how backpressured (held back by what comes after it) it was over the last second.
 
 Options:
   --state-dir DIR       keyed state (default: .pipewright/NAME/state beside the job file)
@@ -16,7 +17,8 @@ Options:
   --restore latest|ID   resume from the newest complete checkpoint, or from checkpoint ID
   --threads N           threads to spread the subtasks over (default: settings.threads, else
                         the number of cores; 1 runs the whole job on one thread)
-  --metrics FILE        write per-operator and per-subtask counters as JSON lines every second
+  --metrics FILE        write per-operator and per-subtask counters as JSON lines every second,
+                        with per subtask the ms of the last second it was busy, backpressured, idle
   --quiet               print only errors
   --trust               trust the job: let it name files outside its folder and read
                         environment variables (docs/security.md)
@@ -58,7 +60,8 @@ Options of run:
   --restore latest|ID   resume from the newest complete checkpoint, or from checkpoint ID
   --threads N           threads to spread the subtasks over (default: settings.threads, else
                         the number of cores; 1 runs the whole job on one thread)
-  --metrics FILE        write per-operator and per-subtask counters as JSON lines every second
+  --metrics FILE        write per-operator and per-subtask counters as JSON lines every second,
+                        with per subtask the ms of the last second it was busy, backpressured, idle
   --quiet               print only errors
   --trust               trust the job: let it name files outside its folder and read
                         environment variables (docs/security.md)

@@ -1,7 +1,8 @@
 // Breakpoints of a debug run: on an operator (any record it takes or makes), on a condition (a
 // JavaScript expression over the record `r` and `ctx`, compiled and run in the same sandbox as
 // user code), on a state key (any read or write of that key's state), on a timer firing (any,
-// or one key's), on a watermark reaching an operator, on a row of a transaction operator's
+// or one key's), on a watermark reaching an operator (also one that fired nothing, at the step
+// that shows it), on a row of a transaction operator's
 // table (a step that ran a transaction touching it). A condition that does not compile, one
 // naming an operator the job lacks, or a row of a table no transaction operator has, is reported
 // and left out; a condition that throws while it runs does not hit. A condition is user code: it
@@ -23,6 +24,7 @@ const unmarked: ConditionCall = (_breakpoint, _view, condition) => condition();
 
 interface Armed {
   readonly id: string;
+  /** Where it applies: the step's operator; a watermark breakpoint checks its own (see below). */
   readonly operator: string | undefined;
   hits(view: StepView, call: ConditionCall): boolean;
 }
@@ -100,7 +102,15 @@ export class Breakpoints {
           break;
         }
         case 'watermark':
-          armed.push({ id, operator, hits: (view) => view.kind === 'watermark' });
+          // Every watermark: a step of its own, or one that fired nothing, shown with the step
+          // after it (which may be another operator's).
+          armed.push({
+            id,
+            operator: undefined,
+            hits: (view) =>
+              (view.kind === 'watermark' && (operator === undefined || view.operator === operator)) ||
+              (view.watermarks?.some((w) => operator === undefined || w.operator === operator) ?? false),
+          });
           break;
         case 'row': {
           const { table, key } = breakpoint;

@@ -17,10 +17,11 @@
 //                                     (undefined at the start)
 //   session.setBreakpoints(list)      replaces them; returns the problems (never throws for one)
 //   session.trace(step, emitted)      the TraceView of the record step `step` emitted at index
-//                                     `emitted` (at a sink step, 0 is the record it wrote)
+//                                     `emitted`, or ("received") of the record it took (at a
+//                                     sink step, 0 is that one too: the record it wrote)
 //   session.metrics()                 JobRun's metrics of the run as it stands
 //   session.previewOutput()           with previewSinks, what the sinks received (nothing is written)
-//   session.edgeFill(), stateStore()  as JobRun's, for the live panels
+//   session.stateStore()              as JobRun's, for the live panels
 //   session.position                  the number of the current step (0 before the first)
 //   session.replaysFromStart          how many step backs replayed the run from its start
 //   await session.close()             ends the run; nothing more is committed
@@ -226,7 +227,7 @@ export class DebugSession {
     return this.breakpoints.set(list, this.stepped.run.plan);
   }
 
-  trace(step: number, emitted: number): TraceView {
+  trace(step: number, emitted: number | 'received'): TraceView {
     if (!Number.isInteger(step) || step < 1 || step > this.shown) {
       throw new Error(`there is no step ${step} to trace (the run is at step ${this.shown})`);
     }
@@ -239,11 +240,6 @@ export class DebugSession {
 
   previewOutput(): SinkPreview[] {
     return this.stepped.preview.list();
-  }
-
-  /** Per edge, the fill of its fullest channel (JobRun.edgeFill). */
-  edgeFill(): Map<string, number> {
-    return this.stepped.run.edgeFill();
   }
 
   /** A subtask's keyed state store, as the run has it now (JobRun.stateStore). */

@@ -77,29 +77,108 @@ async function session(
 }
 
 describe('event time in the debugger', () => {
+  it('a watermark that fires nothing is shown with the step after it, not as a step of its own', async () => {
+    // in -> upper (a map) -> out: no operator has timers, so no watermark fires anything.
+    const job = makeJob(
+      'quiet',
+      [
+        {
+          id: 'in',
+          kind: 'source.jsonl',
+          parallelism: 1,
+          params: { path: 'in.jsonl', timestampField: 't', maxOutOfOrdernessMs: 2 },
+        },
+        fn('upper', 'map', 'function map(r) { return { ...r, k: r.k.toUpperCase() }; }'),
+        sink('out', 'out.jsonl'),
+      ],
+      [
+        { id: 'e1', from: 'in', to: 'upper', partition: 'forward' },
+        { id: 'e2', from: 'upper', to: 'out', partition: 'forward' },
+      ],
+    );
+    const input = events(10, 2);
+    const debug = await debugSession(job, await jobFolder({ 'in.jsonl': input }));
+    const views = await stepToEnd(debug);
+    expect(views.filter((v) => v.kind === 'watermark')).toEqual([]);
+    // Each record is three steps (made, mapped, written), then each subtask's end of input.
+    const records = views.filter((v) => v.kind !== 'end');
+    expect(records.map((v) => `${v.operator}:${v.kind}`)).toEqual(
+      Array.from({ length: 10 }, () => ['in:produce', 'upper:record', 'out:record']).flat(),
+    );
+    expect(views.map((v) => v.seq)).toEqual(views.map((_, k) => k + 1));
+    // The watermarks came all the same: each with the step that followed it, where and how far.
+    const passed = views.flatMap((v) => (v.watermarks ?? []).map((w) => ({ ...w, at: v.seq })));
+    const times = input
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { t: number }).t);
+    expect(passed.filter((w) => w.operator === 'upper').map((w) => w.watermark)).toEqual(
+      times.map((_, k) => Math.max(...times.slice(0, k + 1)) - 2),
+    );
+    const first = passed.find((w) => w.operator === 'upper')!;
+    expect(first).toMatchObject({
+      subtask: 0,
+      edge: { id: 'e1', fromSubtask: 0, feedback: false },
+      watermark: -2,
+      operatorWatermark: -2,
+    });
+    // Shown with the next step: the record the source made next reached "upper" after it.
+    expect(views[first.at - 1]).toMatchObject({ operator: 'out', kind: 'record' });
+    expect(passed.filter((w) => w.operator === 'out').length).toBeGreaterThan(0);
+
+    // A watermark breakpoint still stops at every watermark: at the step that shows it.
+    const stopping = await debugSession(job, await jobFolder({ 'in.jsonl': input }), {
+      breakpoints: [{ id: 'w', type: 'watermark', operator: 'out' }],
+    });
+    const atOut = views.filter((v) => v.watermarks?.some((w) => w.operator === 'out'));
+    expect(atOut.length).toBeGreaterThan(3);
+    for (const expected of atOut.slice(0, 3)) {
+      expect(await stopping.continue()).toEqual({ ...expected, breakpoint: 'w' });
+    }
+    await stopping.close();
+
+    // Back over them and forward again: the same steps, done in place.
+    for (let at = views.length - 1; at >= 1; at--) expect(await debug.stepBack()).toEqual(views[at - 1]);
+    expect(await debug.stepBack()).toBeUndefined();
+    expect(await stepToEnd(debug)).toEqual(views);
+    expect(debug.replaysFromStart).toBe(0);
+    await debug.close();
+  });
+
   it('steps each watermark that reaches a subtask, and each timer a firing fires, with its state and emits', async () => {
     const debug = await session(30, 3);
     const views = await stepToEnd(debug);
 
     const watermarks = views.filter((v) => v.kind === 'watermark');
-    // The source's watermark after each record: highest time so far − 2, at both subtasks of timeouts.
-    const first = watermarks.find((v) => v.operator === 'timeouts' && v.subtask === 0)!;
+    // A watermark step fired something: the next step of its subtask is a timer.
+    expect(watermarks.length).toBeGreaterThan(0);
+    for (const view of watermarks) {
+      const next = views.find(
+        (v) => v.seq > view.seq && v.operator === view.operator && v.subtask === view.subtask,
+      );
+      expect(next?.kind, `after step ${view.seq}`).toBe('timer');
+      expect(view).toMatchObject({ emitted: [], state: [] });
+      expect(view.record).toBeUndefined();
+    }
+    // The others came with the step after them: the source's watermark after each record
+    // (highest time so far − 2), at both subtasks of timeouts.
+    const passed = views.flatMap((v) => v.watermarks ?? []);
+    const first = [...watermarks, ...passed]
+      .filter((w) => w.operator === 'timeouts' && w.subtask === 0)
+      .sort((a, b) => a.watermark! - b.watermark!)[0]!;
     expect(first).toMatchObject({
-      kind: 'watermark',
       watermark: -2,
       operatorWatermark: -2,
       edge: { id: 'e1', fromSubtask: 0, feedback: false },
-      emitted: [],
-      state: [],
     });
-    expect(first.record).toBeUndefined();
     // Forwarded by timeouts once its timers fired: out takes it from each upstream subtask, and
-    // its own watermark is the least of the two.
-    const atOut = watermarks.filter((v) => v.operator === 'out');
+    // its own watermark is the least of the two. Out has no timers: none is a step of its own.
+    expect(watermarks.filter((v) => v.operator === 'out')).toEqual([]);
+    const atOut = passed.filter((w) => w.operator === 'out');
     expect(atOut.length).toBeGreaterThan(0);
-    for (const view of atOut) {
-      expect(view.edge?.id).toBe('e2');
-      expect(view.operatorWatermark ?? Number.NEGATIVE_INFINITY).toBeLessThanOrEqual(view.watermark!);
+    for (const pass of atOut) {
+      expect(pass.edge.id).toBe('e2');
+      expect(pass.operatorWatermark ?? Number.NEGATIVE_INFINITY).toBeLessThanOrEqual(pass.watermark);
     }
 
     const timers = views.filter((v) => v.kind === 'timer');
@@ -184,7 +263,9 @@ describe('event time in the debugger', () => {
     const watermark = await session(30, 3, {
       breakpoints: [{ id: 'w', type: 'watermark', operator: 'out' }],
     });
-    const atOut = all.filter((v) => v.kind === 'watermark' && v.operator === 'out');
+    // Out fires nothing at a watermark: it stops at the steps that show them.
+    const atOut = all.filter((v) => v.watermarks?.some((w) => w.operator === 'out'));
+    expect(atOut.length).toBeGreaterThan(3);
     for (const expected of atOut.slice(0, 3)) {
       expect(await watermark.continue()).toEqual({ ...expected, breakpoint: 'w' });
     }

@@ -59,7 +59,14 @@ describe('record trace', () => {
     const summed = find(views, 'sum', (r) => r.v === 6);
     const written = find(views, 'out', (r) => r.k === 'a' && r.sum === 8);
     expect(summed.emitted).toEqual([{ port: 'out', record: { k: 'a', sum: 8 }, edges: ['e3'] }]);
-    const input = { operator: 'events', subtask: 0, position: offsetOf(2), record: { k: 'a', v: 3 } };
+    // Named by its line in the file, as a person looks for it (the position is its byte offset).
+    const input = {
+      operator: 'events',
+      subtask: 0,
+      position: offsetOf(2),
+      where: 'events.jsonl line 3',
+      record: { k: 'a', v: 3 },
+    };
     // The 2 it added 6 to was written by the first line's record, {k: "a", v: 1}.
     const firstSum = find(views, 'sum', (r) => r.v === 2);
     const stateFrom = [
@@ -69,7 +76,13 @@ describe('record trace', () => {
         step: firstSum.seq,
         operator: 'sum',
         subtask: firstSum.subtask,
-        input: { operator: 'events', subtask: 0, position: 0, record: { k: 'a', v: 1 } },
+        input: {
+          operator: 'events',
+          subtask: 0,
+          position: 0,
+          where: 'events.jsonl line 1',
+          record: { k: 'a', v: 1 },
+        },
       },
     ];
     const path = [
@@ -83,6 +96,13 @@ describe('record trace', () => {
     expect(session.trace(summed.seq, 0)).toEqual({ inputs: [input], path: path.slice(0, 3) });
     expect(session.trace(read.seq, 0)).toEqual({ inputs: [input], path: path.slice(0, 1) });
     expect(() => session.trace(summed.seq, 1)).toThrow(/emitted 1 record\(s\); there is no output 1/);
+    // The record a step took, at any operator: the path up to the step that took it.
+    expect(session.trace(doubled.seq, 'received')).toEqual({ inputs: [input], path: path.slice(0, 2) });
+    expect(session.trace(summed.seq, 'received')).toEqual({ inputs: [input], path: path.slice(0, 3) });
+    expect(session.trace(written.seq, 'received')).toEqual({ inputs: [input], path });
+    expect(() => session.trace(read.seq, 'received')).toThrow(
+      `step ${read.seq} (operator "events") took no record to trace; it emitted 1`,
+    );
     expect(() => session.trace(views.length + 5, 0)).toThrow(/no step/);
     await session.close();
   });
@@ -93,7 +113,13 @@ describe('record trace', () => {
     const written = find(views, 'out', (r) => r.sum === 18);
     const before = session.trace(written.seq, 0);
     expect(before.inputs).toEqual([
-      { operator: 'events', subtask: 0, position: offsetOf(4), record: { k: 'a', v: 5 } },
+      {
+        operator: 'events',
+        subtask: 0,
+        position: offsetOf(4),
+        where: 'events.jsonl line 5',
+        record: { k: 'a', v: 5 },
+      },
     ]);
     while (session.position > written.seq - 3) await session.stepBack();
     while (session.position < written.seq) await session.step();
@@ -117,7 +143,13 @@ describe('record trace', () => {
     const line = lines.findIndex((l) => l.length > 0 && (JSON.parse(l) as { seq: number }).seq === owned.seq);
     const position = lines.slice(0, line).reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
     expect(trace.inputs).toEqual([
-      { operator: 'events', subtask: 0, position, record: JSON.parse(lines[line]!) },
+      {
+        operator: 'events',
+        subtask: 0,
+        position,
+        where: `events.jsonl line ${line + 1}`,
+        record: JSON.parse(lines[line]!),
+      },
     ]);
     expect(trace.path.map((hop) => hop.operator)).toEqual(['events', 'owners', 'owners', 'out']);
     const [, move, transfer] = trace.path;
@@ -151,6 +183,7 @@ describe('the writers of state, as traces keep them', () => {
     writes,
     emitted: 1,
     sink: false,
+    received: false,
   });
   const writerOf = (trace: RecordTrace, seq: number) => trace.trace(seq, 0).path[0]!.stateFrom?.[0]?.step;
 

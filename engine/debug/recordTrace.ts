@@ -3,15 +3,17 @@
 // at the root, the state keys it touched, the state cells it read and wrote) for the last
 // TRACE_STEPS steps; a trace walks those entries back from the output to the source, and names
 // for each hop the steps that last wrote the state it read.
-import type { StateSourceView, TraceView } from '../protocol/runProtocol.js';
+import type { StateSourceView, TraceInputView, TraceView } from '../protocol/runProtocol.js';
+import type { RecordSource } from '../runtime/recordSource.js';
+import { LineNumbers, recordPlace } from './recordPlace.js';
 import { SeqWindow } from './seqWindow.js';
 import type { StateRead } from './stateCells.js';
 
 /** Lineage is kept for this many of the last steps. */
 export const TRACE_STEPS = 100_000;
 
-/** A record as a source read or made it. */
-export type TraceInput = TraceView['inputs'][number];
+/** A record as a source read or made it, and the source it came from (named in the view). */
+export type TraceInput = Omit<TraceInputView, 'where'> & { readonly source?: RecordSource };
 
 /** Where an emitted record came from: the step and its index among that step's emits. */
 export interface Origin {
@@ -35,6 +37,8 @@ export interface StepLineage {
   readonly emitted: number;
   /** A sink's step: its record is an output of the job. */
   readonly sink: boolean;
+  /** A record step: it took a record (from `parent`, when that is known). */
+  readonly received: boolean;
 }
 
 export class RecordTrace {
@@ -44,6 +48,7 @@ export class RecordTrace {
   /** Every write in step order, so that truncating and forgetting old steps touch only what they drop. */
   private writes: [seq: number, cell: string][] = [];
   private writesStart = 0;
+  private readonly lines = new LineNumbers();
 
   add(lineage: StepLineage): void {
     this.steps.set(lineage.seq, lineage);
@@ -104,6 +109,12 @@ export class RecordTrace {
     return last;
   }
 
+  /** A source record as the view shows it: where it is, in a person's terms. */
+  private inputView(input: TraceInput): TraceInputView {
+    const { source, ...view } = input;
+    return source === undefined ? view : { ...view, where: recordPlace(source, input.position, this.lines) };
+  }
+
   private stateFrom(step: StepLineage): StateSourceView[] {
     const sources: StateSourceView[] = [];
     for (const read of step.reads) {
@@ -117,31 +128,39 @@ export class RecordTrace {
         step: writer.seq,
         operator: writer.operator,
         subtask: writer.subtask,
-        ...(writer.input === undefined ? {} : { input: writer.input }),
+        ...(writer.input === undefined ? {} : { input: this.inputView(writer.input) }),
       });
     }
     return sources;
   }
 
   /**
-   * The record step `seq` emitted at `emitted` (or, at a sink, the record it wrote: index 0):
-   * its source input and the steps from that input to it.
+   * The record step `seq` emitted at `emitted`, or (`received`) the record it took (at a sink,
+   * output 0 is that one too): its source input and the steps from that input to it.
    */
-  trace(seq: number, emitted: number): TraceView {
+  trace(seq: number, emitted: number | 'received'): TraceView {
     const step = this.steps.get(seq);
     if (step === undefined) {
       throw new Error(
         `step ${seq} is not kept for traces (the last ${TRACE_STEPS.toLocaleString('en')} steps are, from step ${this.steps.oldest})`,
       );
     }
-    const ok =
-      Number.isInteger(emitted) && emitted >= 0 && (emitted < step.emitted || (step.sink && emitted === 0));
-    if (!ok) {
-      throw new Error(
-        step.sink
-          ? `step ${seq} wrote one record at sink "${step.operator}": trace it as output 0`
-          : `step ${seq} (operator "${step.operator}") emitted ${step.emitted} record(s); there is no output ${emitted}`,
-      );
+    if (emitted === 'received') {
+      if (!step.received) {
+        throw new Error(
+          `step ${seq} (operator "${step.operator}") took no record to trace; it emitted ${step.emitted}`,
+        );
+      }
+    } else {
+      const ok =
+        Number.isInteger(emitted) && emitted >= 0 && (emitted < step.emitted || (step.sink && emitted === 0));
+      if (!ok) {
+        throw new Error(
+          step.sink
+            ? `step ${seq} wrote one record at sink "${step.operator}": trace it as output 0`
+            : `step ${seq} (operator "${step.operator}") emitted ${step.emitted} record(s); there is no output ${emitted}`,
+        );
+      }
     }
     const path: TraceView['path'][number][] = [];
     for (let at: StepLineage | undefined = step; at !== undefined; ) {
@@ -156,6 +175,6 @@ export class RecordTrace {
       at = at.parent === undefined ? undefined : this.steps.get(at.parent.seq);
     }
     path.reverse();
-    return { inputs: step.input === undefined ? [] : [step.input], path };
+    return { inputs: step.input === undefined ? [] : [this.inputView(step.input)], path };
   }
 }

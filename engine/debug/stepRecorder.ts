@@ -10,7 +10,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { JobRun } from '../deploy/jobRun.js';
 import { findKind } from '../graph/kinds/kindRegistry.js';
-import type { StateAccess, StepView, TransactionView } from '../protocol/runProtocol.js';
+import type { StateAccess, StepView, TransactionView, WatermarkPassView } from '../protocol/runProtocol.js';
 import type { Channel } from '../runtime/channel.js';
 import type { ScheduledUnit } from '../runtime/deterministicExecutor.js';
 import type { Envelope } from '../runtime/envelope.js';
@@ -69,6 +69,8 @@ interface Building {
   readonly reads: StateRead[];
   readonly writes: string[];
   readonly transactions: TransactionView[];
+  /** Transactions it ran (counted in every capture, unlike `transactions`). */
+  transactionsRan: number;
   parent?: Origin | undefined;
   input?: TraceInput | undefined;
   from?: RecordFrom;
@@ -96,12 +98,28 @@ export class StepRecorder implements StateAccessSink {
    * is the end of its input going on (the firing held it back), so it is an end step.
    */
   private afterFiring: Subtask | undefined;
+  /**
+   * Watermarks that fired nothing, waiting to be shown with the next step (StepView.watermarks).
+   * They outlive a unit: the run is saved only when none waits (holding), so that a replay from
+   * a saved point does the same steps.
+   */
+  private held: WatermarkPassView[] = [];
 
   /** `known` gives what an earlier pass recorded of a step (a replay keeps its source records). */
   constructor(private readonly known: (seq: number) => StepLineage | undefined) {}
 
   get copying(): boolean {
     return this.capture === 'full';
+  }
+
+  /** A watermark that fired nothing waits for the next step: no point to save the run at. */
+  get holding(): boolean {
+    return this.held.length > 0;
+  }
+
+  /** The run was opened again or put back to a saved point: no watermark waits any more. */
+  forgetHeld(): void {
+    this.held = [];
   }
 
   /** Wraps ctx.state of a keyed subtask (JobRun's DebugHooks). */
@@ -161,6 +179,7 @@ export class StepRecorder implements StateAccessSink {
       reads: [],
       writes: [],
       transactions: [],
+      transactionsRan: 0,
     };
     this.afterFiring = undefined;
     this.steps.push(step);
@@ -218,16 +237,18 @@ export class StepRecorder implements StateAccessSink {
         step.position = position;
         step.from = { source: subtask.emitter.lineage.source, position };
         const operator = subtask.operator.id;
+        const source = subtask.emitter.lineage.source;
+        const where = {
+          operator,
+          subtask: subtask.subtask,
+          position,
+          ...(source === undefined ? {} : { source }),
+        };
         if (full) {
           step.record = jsonCopy(value);
-          step.input = { operator, subtask: subtask.subtask, position, record: step.record };
+          step.input = { ...where, record: step.record };
         } else {
-          step.input = this.known(step.seq)?.input ?? {
-            operator,
-            subtask: subtask.subtask,
-            position,
-            record: undefined,
-          };
+          step.input = this.known(step.seq)?.input ?? { ...where, record: undefined };
         }
       }
     } else {
@@ -263,6 +284,7 @@ export class StepRecorder implements StateAccessSink {
    */
   private transactionRan(subtask: Subtask, report: TransactionReport): void {
     const step = this.open(subtask);
+    step.transactionsRan++;
     if (this.capture === 'full') step.transactions.push(transactionView(report));
     // Its rows, for traces; the view shows them with the transaction, not as state accesses.
     for (const access of transactionAccesses(report)) this.touched(step, access);
@@ -284,6 +306,7 @@ export class StepRecorder implements StateAccessSink {
 
   /** The unit is done: its steps (none, one, or a source's records), in order. */
   end(unit: ScheduledUnit): RecordedStep[] {
+    let quiet: Building | undefined;
     switch (unit.kind) {
       case 'item': {
         const item = unit.item;
@@ -299,6 +322,7 @@ export class StepRecorder implements StateAccessSink {
             step.kind = 'watermark';
             step.watermark = item.timestamp;
             step.operatorWatermark = watermarkOf(unit.subtask);
+            if (this.firedNothing(step)) quiet = step;
             break;
           case 'idle':
             step.kind = 'idle';
@@ -328,14 +352,51 @@ export class StepRecorder implements StateAccessSink {
       case 'produce':
         break;
     }
-    const steps = this.steps.map((step) => this.finish(step));
+    if (quiet !== undefined) {
+      // Not a step: its number goes to the next one (it was the last numbered).
+      this.steps = this.steps.filter((step) => step !== quiet);
+      this.seq--;
+    }
+    const steps = this.steps.map((step, k) => this.finish(step, k === 0 ? this.takeHeld() : undefined));
+    if (quiet !== undefined) this.held.push(this.pass(quiet));
     this.steps = [];
     this.current = undefined;
     this.afterFiring = undefined;
     return steps;
   }
 
-  private finish(step: Building): RecordedStep {
+  /**
+   * A watermark step that did nothing but move time: no timer fired or is about to (a firing
+   * under way), nothing emitted, no state touched, no transaction run.
+   */
+  private firedNothing(step: Building): boolean {
+    return (
+      step.seq === this.seq &&
+      step.emits === 0 &&
+      step.stateKeys.length === 0 &&
+      step.transactionsRan === 0 &&
+      !step.subtask.time.busy
+    );
+  }
+
+  private pass(step: Building): WatermarkPassView {
+    return {
+      operator: step.subtask.operator.id,
+      subtask: step.subtask.subtask,
+      edge: step.edge!,
+      watermark: step.watermark!,
+      ...(step.operatorWatermark === undefined ? {} : { operatorWatermark: step.operatorWatermark }),
+    };
+  }
+
+  private takeHeld(): WatermarkPassView[] | undefined {
+    if (this.held.length === 0) return undefined;
+    const held = this.held;
+    this.held = [];
+    return held;
+  }
+
+  private finish(step: Building, watermarks: readonly WatermarkPassView[] | undefined): RecordedStep {
     const kind = step.kind;
     if (kind === undefined) {
       throw new Error(`internal: a step of ${step.subtask.label} has no kind`);
@@ -352,6 +413,7 @@ export class StepRecorder implements StateAccessSink {
       writes: step.writes,
       emitted: step.emits,
       sink: findKind(operator.operator.kind)?.role === 'sink',
+      received: kind === 'record',
     };
     if (this.capture !== 'full') return { seq: step.seq, view: undefined, lineage };
     const from = step.from === undefined ? {} : { from: step.from };
@@ -371,6 +433,7 @@ export class StepRecorder implements StateAccessSink {
     if (step.operatorWatermark !== undefined) view.operatorWatermark = step.operatorWatermark;
     if (step.timer !== undefined) view.timer = step.timer;
     if (step.transactions.length > 0) view.transactions = step.transactions;
+    if (watermarks !== undefined) view.watermarks = watermarks;
     return { seq: step.seq, view, lineage, ...from };
   }
 }

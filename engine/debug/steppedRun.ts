@@ -133,6 +133,7 @@ export class SteppedRun {
     });
     this.firstCheckpointId = this.jobRun.firstCheckpointId;
     recorder.attach(this.jobRun);
+    recorder.forgetHeld();
     this.executed = 0;
     this.units = 0;
     this.lastUnit = [];
@@ -157,7 +158,8 @@ export class SteppedRun {
   /** One unit of the engine's work, and the steps it made. Undefined once the job has finished. */
   async executeUnit(capture: Capture): Promise<RecordedStep[] | undefined> {
     const run = this.jobRun;
-    this.timeTravel.maybeSave(run, this.units, this.executed, () => this.marks());
+    // A watermark that fired nothing waits for the next step: a replay from here would lose it.
+    if (!this.recorder.holding) this.timeTravel.maybeSave(run, this.units, this.executed, () => this.marks());
     if (this.checkpointEvery > 0 && this.work - this.lastCheckpointWork >= this.checkpointEvery) {
       if (await run.requestCheckpoint()) this.lastCheckpointWork = this.work;
     }
@@ -204,6 +206,7 @@ export class SteppedRun {
     } catch {
       return false;
     }
+    this.recorder.forgetHeld();
     this.executed = memento.seq;
     this.units = memento.unit;
     this.work = memento.session.work;

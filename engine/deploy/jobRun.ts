@@ -206,18 +206,6 @@ export class JobRun {
     return this.executor.paused;
   }
 
-  /** Per edge, the fill of its fullest channel (items / capacity, at most 1): where backpressure builds. */
-  edgeFill(): Map<string, number> {
-    const fill = new Map<string, number>();
-    for (const subtask of this.subtasks) {
-      for (const channel of subtask.inputs) {
-        const f = Math.min(1, channel.size / channel.capacity);
-        if (f >= (fill.get(channel.edge.id) ?? 0)) fill.set(channel.edge.id, f);
-      }
-    }
-    return fill;
-  }
-
   /** The keyed state store of one subtask (open while the run is), for browsing it. */
   stateStore(operatorId: string, subtask: number): KvStore | undefined {
     return this.subtasks.find((s) => s.operator.id === operatorId && s.subtask === subtask)?.store;
@@ -350,7 +338,10 @@ export class JobRun {
   }
 
   metrics(): JobMetrics {
-    const elapsedMs = (this.finishedAt ?? performance.now()) - this.startedAt;
+    const now = performance.now();
+    // The slice under way, or the wait, counts up to now in where the subtasks' time went.
+    this.executor.load?.settle(now);
+    const elapsedMs = (this.finishedAt ?? now) - this.startedAt;
     return jobMetrics(this.job.name, this.plan, elapsedMs, this.subtasks.map(subtaskRow));
   }
 

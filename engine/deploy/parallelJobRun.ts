@@ -118,15 +118,6 @@ export class ParallelJobRun {
     );
   }
 
-  /** Per edge, the fill of its fullest channel (items / capacity, at most 1), as JobRun.edgeFill. */
-  edgeFill(): Map<string, number> {
-    const fill = new Map<string, number>();
-    for (const part of this.parts) {
-      for (const [edge, f] of part.fill) if (f >= (fill.get(edge) ?? 0)) fill.set(edge, f);
-    }
-    return fill;
-  }
-
   /**
    * The state browser's reads of one subtask's store while the run has it open: each a message
    * to the thread that runs the subtask (only it has the store open) and its answer.
@@ -272,7 +263,6 @@ export class ParallelJobRun {
         return;
       case 'metrics':
         part.rows = message.subtasks;
-        part.fill = new Map(message.fill);
         return;
       case 'preview': {
         const listener = this.options.previewSinks;
@@ -283,8 +273,6 @@ export class ParallelJobRun {
         return;
       case 'closed':
         part.rows = message.subtasks;
-        // Closed, its channels hold nothing more.
-        part.fill = new Map([...part.fill.keys()].map((edge) => [edge, 0]));
         if (this.parts.every((p) => p.closed)) this.allClosed();
         return;
       case 'failed':

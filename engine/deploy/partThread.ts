@@ -34,8 +34,6 @@ export class PartThread {
   finished = false;
   closed = false;
   rows: readonly SubtaskRow[] = [];
-  /** Per edge, the fullest channel this thread has an end of. */
-  fill: ReadonlyMap<string, number> = new Map();
   /** Resolves once the thread has closed its subtasks, or has ended. */
   readonly gone: Promise<void>;
   private markGone!: () => void;

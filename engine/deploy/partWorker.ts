@@ -17,7 +17,7 @@ import { ensureLockdown, UserCodeError } from '../sandbox/userCode.js';
 import { assemblePart } from './jobAssembly.js';
 import type { FromPartWorker, PartRequest, PartWorkerData, ToPartWorker } from './partWorkerProtocol.js';
 import { PreviewBatches } from './previewBatches.js';
-import { subtaskRow } from './runMetrics.js';
+import { type SubtaskRow, subtaskRow } from './runMetrics.js';
 import { OPENING_REPORT_EVERY } from './runOptions.js';
 
 /** How often the main thread gets this thread's figures. */
@@ -204,21 +204,13 @@ async function open(): Promise<PartExecutor> {
   });
 }
 
-const rows = () => subtasks.map(subtaskRow);
-
-/** Per edge, the fill of its fullest channel with an end here (as JobRun.edgeFill on one thread). */
-function fills(): [string, number][] {
-  const fill = new Map<string, number>();
-  for (const subtask of subtasks) {
-    for (const channel of [...subtask.inputs, ...subtask.emitter.allChannels]) {
-      const f = Math.min(1, channel.size / channel.capacity);
-      if (f >= (fill.get(channel.edge.id) ?? 0)) fill.set(channel.edge.id, f);
-    }
-  }
-  return [...fill];
+/** This thread's subtasks' rows, their time put down up to now (the slice under way, or the wait). */
+function rows(): SubtaskRow[] {
+  executor?.load?.settle(performance.now());
+  return subtasks.map(subtaskRow);
 }
 
-const sample = () => post({ type: 'metrics', subtasks: rows(), fill: fills() });
+const sample = () => post({ type: 'metrics', subtasks: rows() });
 
 /** Commits (the run ended) or aborts (a stop at a checkpoint, a failure), then closes. */
 async function close(commit: boolean): Promise<void> {

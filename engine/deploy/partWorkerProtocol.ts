@@ -105,15 +105,8 @@ export type FromPartWorker =
   | { readonly type: 'probed'; readonly round: number; readonly status: PartStatus }
   /** Every subtask of this thread has finished (it still takes part in a checkpoint in flight). */
   | { readonly type: 'finished' }
-  /**
-   * This thread's subtasks' rows, and per edge the fill of its fullest channel this thread has
-   * an end of (the producer's end counts what is in flight too, so it is the fuller).
-   */
-  | {
-      readonly type: 'metrics';
-      readonly subtasks: readonly SubtaskRow[];
-      readonly fill: readonly (readonly [edgeId: string, fill: number])[];
-    }
+  /** This thread's subtasks' rows (with where their time went: runtime/loadMeter.ts). */
+  | { readonly type: 'metrics'; readonly subtasks: readonly SubtaskRow[] }
   /** Records a preview sink subtask received, in order, since its last batch. */
   | {
       readonly type: 'preview';

@@ -18,6 +18,7 @@ export function subtaskRow(s: Subtask): SubtaskRow {
     recordsIn: s.recordsIn,
     recordsOut: s.emitter.recordsOut,
     queued: s.gate.counter.queued,
+    ...s.load.perSecond(),
     ...(size === undefined
       ? {}
       : { stateEntries: size.entries, stateBytes: size.bytes, stateKeys: size.keys }),

@@ -5,8 +5,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { CheckpointMetadata } from '../checkpoint/checkpointMetadata.js';
 import { CheckpointStorage } from '../checkpoint/checkpointStorage.js';
 import { restoreState } from '../checkpoint/stateSnapshots.js';
+import { keyGroupOf } from '../graph/keyGroups.js';
 import { LevelKvStore } from '../state/levelKvStore.js';
 import type { StoreBrowser } from '../state/storeBrowser.js';
 
@@ -74,21 +76,36 @@ export class CheckpointViews {
     }
   }
 
+  /**
+   * Where `key` lived in checkpoint `id`: its key group, and the subtask of `operator` that owned
+   * it then (as the checkpoint's own parallelism had it, which a restore may since have changed).
+   */
+  async locate(
+    checkpointDir: string,
+    id: number,
+    operator: string,
+    key: unknown,
+  ): Promise<{ keyGroup: number; subtask: number }> {
+    const metadata = await metadataOf(new CheckpointStorage(checkpointDir), checkpointDir, id, operator);
+    const keyGroup = keyGroupOf(key, metadata.maxParallelism);
+    const owner = metadata.subtasks.find(
+      (s) =>
+        s.operator === operator &&
+        s.state !== undefined &&
+        s.state.keyGroups.start <= keyGroup &&
+        keyGroup <= s.state.keyGroups.end,
+    );
+    if (owner === undefined)
+      throw new Error(`operator "${operator}" kept no keyed state in checkpoint ${id}`);
+    return { keyGroup, subtask: owner.subtask };
+  }
+
   private openView(checkpointDir: string, id: number, operator: string, subtask: number): OpenView {
     let folder: string | undefined;
     let store: LevelKvStore | undefined;
     const view = (async (): Promise<CheckpointView> => {
       const storage = new CheckpointStorage(checkpointDir);
-      const ids = await storage.completedIds();
-      if (!ids.includes(id)) {
-        throw new Error(
-          `checkpoint ${id} is not a completed checkpoint in ${checkpointDir} (${ids.length === 0 ? 'there is none' : `there are ${[...ids].reverse().join(', ')}`})`,
-        );
-      }
-      const metadata = await storage.load(id);
-      if (!metadata.operators.some((o) => o.id === operator)) {
-        throw new Error(`checkpoint ${id} has no operator "${operator}"`);
-      }
+      const metadata = await metadataOf(storage, checkpointDir, id, operator);
       const snapshot = metadata.subtasks.find((s) => s.operator === operator && s.subtask === subtask);
       if (snapshot === undefined) {
         const parallelism = metadata.operators.find((o) => o.id === operator)!.parallelism;
@@ -130,4 +147,24 @@ export class CheckpointViews {
     this.views.clear();
     await Promise.all(all.map((entry) => entry.close()));
   }
+}
+
+/** The metadata of completed checkpoint `id`, which must hold `operator`; throws saying what is there. */
+async function metadataOf(
+  storage: CheckpointStorage,
+  checkpointDir: string,
+  id: number,
+  operator: string,
+): Promise<CheckpointMetadata> {
+  const ids = await storage.completedIds();
+  if (!ids.includes(id)) {
+    throw new Error(
+      `checkpoint ${id} is not a completed checkpoint in ${checkpointDir} (${ids.length === 0 ? 'there is none' : `there are ${[...ids].reverse().join(', ')}`})`,
+    );
+  }
+  const metadata = await storage.load(id);
+  if (!metadata.operators.some((o) => o.id === operator)) {
+    throw new Error(`checkpoint ${id} has no operator "${operator}"`);
+  }
+  return metadata;
 }

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { keyGroupOf } from '../graph/keyGroups.js';
 import { KeyedState } from '../state/keyedState.js';
 import { MemoryKvStore } from '../state/memoryKvStore.js';
-import { readStatePage, readStateSizes } from './stateBrowser.js';
+import { readStatePage } from './stateBrowser.js';
+import { readStateSizes } from './stateSizes.js';
 
 const MAX_PARALLELISM = 128;
 /** Subtask 1 of 3 owns key groups 43..85. */
@@ -69,15 +70,16 @@ describe("the state browser over a transaction's tables", () => {
   it("counts each table's rows and bytes as the running state counts them", async () => {
     const { state, store } = ledgerState(2500);
     const all = { start: 0, end: MAX_PARALLELISM - 1 };
-    const sizes = await readStateSizes(await store.browse(), all);
-    expect(sizes.map((s) => [s.state, s.type, s.keys])).toEqual([
-      ['accounts', 'value', 2501],
-      ['audit', 'value', 834],
-      ['notes', 'map', 358],
+    const { states: sizes } = await readStateSizes(await store.browse(), all);
+    expect(sizes.map((s) => [s.state, s.type, s.keys, s.entries])).toEqual([
+      ['accounts', 'value', 2501, 2501],
+      ['audit', 'value', 834, 834],
+      ['notes', 'map', 358, 358],
     ]);
     const total = state.stateSize();
     expect(sizes.reduce((sum, s) => sum + s.keys, 0)).toBe(total.keys);
     expect(sizes.reduce((sum, s) => sum + s.bytes, 0)).toBe(total.bytes);
+    expect(sizes.reduce((sum, s) => sum + s.entries, 0)).toBe(total.entries);
 
     // One subtask's: its own rows, and asked for with a page.
     const page = await readStatePage(await store.browse(), SUBTASK_1, { limit: 1, sizes: true });

@@ -8,51 +8,21 @@
 // entries of the page itself are read; of a map or list only its count and its first elements,
 // so a state far bigger than memory is browsed a page at a time.
 //
-// Asked for (`sizes`), a page also counts the subtask's keys and bytes per state: the metrics
-// have only the subtask's totals, and a transaction operator's tables are its value states.
-// That reads every key of a value state (and a container's meta entry, never its elements), a
-// chunk at a time: what it costs grows with the state, so the designer asks only for
-// transaction operators.
+// Asked for (`sizes`), a page also counts the subtask's distinct keys, and its keys, entries and
+// bytes per state (stateSizes.ts).
 
-import type { StateEntryView, StatePage, StateSizeView } from '../protocol/runProtocol.js';
-import { containerSpace, decodeKey, keyGroupPrefix, StateTag } from '../state/stateKeys.js';
+import type { StatePage } from '../protocol/runProtocol.js';
 import { compareUtf8, type KeyRange, type StoreBrowser } from '../state/storeBrowser.js';
 import { readKeyTimers } from './keyTimers.js';
-
-/** Elements of a map or list shown with its key; the count says how many there are in all. */
-export const ELEMENTS_SHOWN = 10;
-
-type EntryTag = StateTag.Value | StateTag.MapMeta | StateTag.ListMeta;
-
-const TYPE_OF: Readonly<Record<EntryTag, StateEntryView['type']>> = {
-  [StateTag.Value]: 'value',
-  [StateTag.MapMeta]: 'map',
-  [StateTag.ListMeta]: 'list',
-};
-
-const ELEMENTS_OF: Readonly<Record<EntryTag, StateTag | undefined>> = {
-  [StateTag.Value]: undefined,
-  [StateTag.MapMeta]: StateTag.MapElements,
-  [StateTag.ListMeta]: StateTag.ListElements,
-};
-
-function isEntryTag(tag: string): tag is EntryTag {
-  return tag === StateTag.Value || tag === StateTag.MapMeta || tag === StateTag.ListMeta;
-}
-
-/** One (key group, state) space: every key of one value state, or every meta entry of one map or list state. */
-interface Space {
-  readonly space: string;
-  readonly keyGroup: number;
-  readonly tag: EntryTag;
-  readonly name: string;
-}
-
-/** One key of one state, the unit of a page; ordered by key text, then state name, then type. */
-interface Candidate {
-  readonly space: Space;
-  readonly keyText: string;
-}
+import { readStateSizes } from './stateSizes.js';
+import {
+  type Candidate,
+  describeEntries,
+  type EntryTag,
+  findSpaces,
+  isEntryTag,
+  spaceEnd,
+} from './stateSpaces.js';
 
 /** Where a page ends, handed to the client as an opaque string and checked when it comes back. */
 interface Cursor {
@@ -68,14 +38,6 @@ export interface StatePageQuery {
   readonly limit: number;
   /** Also count keys and bytes per state (StatePage.states). */
   readonly sizes?: boolean;
-}
-
-/** Entries read at a time while counting sizes. */
-const SIZE_CHUNK = 1000;
-
-/** Every key of a space sorts below this ("\0" ends a space, "\x01" is the next character). */
-function spaceEnd(space: string): string {
-  return `${space.slice(0, -1)}\x01`;
 }
 
 /** The first string above every string that starts with `prefix` (in UTF-8 order). */
@@ -119,30 +81,6 @@ function decodeCursor(after: string): Cursor {
   return { keyText: parsed[0], name: parsed[1], tag: parsed[2] };
 }
 
-/** The spaces of a key-group range, found by seeking from each to the next: one look-up per space. */
-async function findSpaces(
-  browser: StoreBrowser,
-  keyGroups: { start: number; end: number },
-): Promise<Space[]> {
-  const spaces: Space[] = [];
-  const lt = keyGroupPrefix(keyGroups.end + 1);
-  let from = keyGroupPrefix(keyGroups.start);
-  for (;;) {
-    const [key] = await browser.keys({ gte: from, lt }, 1);
-    if (key === undefined) return spaces;
-    const group = key.slice(0, 4);
-    const tag = key.charAt(4);
-    if (isEntryTag(tag)) {
-      const space = key.slice(0, key.indexOf('\0') + 1);
-      spaces.push({ space, keyGroup: Number.parseInt(group, 16), tag, name: space.slice(5, -1) });
-      from = spaceEnd(space);
-    } else {
-      // Elements of maps or lists (or anything else): past all of them in one seek.
-      from = group + String.fromCharCode(tag.charCodeAt(0) + 1);
-    }
-  }
-}
-
 /** The key-text ranges a prefix selects: string keys as they are, other keys after "\x01" as JSON. */
 function keyTextRanges(prefix: string | undefined): [string, string | undefined][] {
   if (prefix === undefined) return [['', undefined]];
@@ -184,7 +122,7 @@ export async function readStatePage(
     }
   }
   const page = best.slice(0, query.limit);
-  const entries = await describe(browser, page);
+  const entries = await describeEntries(browser, page);
   const timers = await readKeyTimers(
     browser,
     page.map((c) => ({ keyGroup: c.space.keyGroup, keyText: c.keyText })),
@@ -193,91 +131,6 @@ export async function readStatePage(
     entries,
     ...(best.length > query.limit ? { next: encodeCursor(page.at(-1)!) } : {}),
     ...(timers.length > 0 ? { timers } : {}),
-    ...(query.sizes === true ? { states: await readStateSizes(browser, keyGroups) } : {}),
+    ...(query.sizes === true ? await readStateSizes(browser, keyGroups) : {}),
   };
-}
-
-/**
- * Keys and bytes per state of a key-group range, counted as KeyedState counts them: a value's
- * full key and value; a map's or list's elements' bytes (its meta entry keeps them), and a key
- * only while it has elements.
- */
-export async function readStateSizes(
-  browser: StoreBrowser,
-  keyGroups: { start: number; end: number },
-): Promise<StateSizeView[]> {
-  const sizes = new Map<
-    string,
-    { state: string; type: StateSizeView['type']; keys: number; bytes: number }
-  >();
-  for (const space of await findSpaces(browser, keyGroups)) {
-    const type = TYPE_OF[space.tag];
-    const id = `${space.name}\0${type}`;
-    let size = sizes.get(id);
-    if (size === undefined) {
-      size = { state: space.name, type, keys: 0, bytes: 0 };
-      sizes.set(id, size);
-    }
-    const lt = spaceEnd(space.space);
-    let range: KeyRange = { gte: space.space, lt };
-    for (;;) {
-      const chunk = await browser.entries(range, SIZE_CHUNK);
-      for (const [full, json] of chunk) {
-        if (space.tag === StateTag.Value) {
-          size.keys++;
-          size.bytes += full.length + json.length;
-        } else {
-          const meta = JSON.parse(json) as ContainerMeta;
-          if (meta.n > 0) size.keys++;
-          size.bytes += meta.b;
-        }
-      }
-      if (chunk.length < SIZE_CHUNK) break;
-      range = { gt: chunk.at(-1)![0], lt };
-    }
-  }
-  return [...sizes.values()].sort((a, b) => compareUtf8(a.state, b.state) || compareUtf8(a.type, b.type));
-}
-
-interface ContainerMeta {
-  readonly g: number;
-  readonly n: number;
-  readonly b: number;
-}
-
-/** Values in full; maps and lists as their count and first elements, read from their own space. */
-async function describe(browser: StoreBrowser, page: readonly Candidate[]): Promise<StateEntryView[]> {
-  const fullKeys = page.map((c) => c.space.space + c.keyText);
-  const values = await browser.values(fullKeys);
-  return Promise.all(
-    page.map(async (candidate, i): Promise<StateEntryView> => {
-      const { space, keyText } = candidate;
-      const json = values[i];
-      const key = decodeKey(keyText);
-      const type = TYPE_OF[space.tag];
-      // Deleted between the key scan and the read (a live run goes on): shown as gone, not skipped.
-      if (json === undefined) return { key, state: space.name, type, value: undefined, bytes: 0 };
-      const elementTag = ELEMENTS_OF[space.tag];
-      if (elementTag === undefined) {
-        return {
-          key,
-          state: space.name,
-          type,
-          value: JSON.parse(json),
-          bytes: fullKeys[i]!.length + json.length,
-        };
-      }
-      const meta = JSON.parse(json) as ContainerMeta;
-      const elements = containerSpace(space.keyGroup, elementTag, space.name, keyText, meta.g);
-      const first =
-        meta.n === 0 ? [] : await browser.entries({ gte: elements, lt: spaceEnd(elements) }, ELEMENTS_SHOWN);
-      const value = first.map(([full, text]) => {
-        const element = JSON.parse(text) as unknown;
-        return elementTag === StateTag.MapElements
-          ? [decodeKey(full.slice(elements.length)), element]
-          : element;
-      });
-      return { key, state: space.name, type, value, elementCount: meta.n, bytes: meta.b };
-    }),
-  );
 }

@@ -1,5 +1,5 @@
 // Counters a run exposes while it goes: per operator and per subtask, records in and out,
-// input queued (backpressure shows as full queues) and state size.
+// input queued, state size, and where each subtask's time goes (busy, backpressured, idle).
 
 export interface SubtaskMetrics {
   readonly subtask: number;
@@ -7,6 +7,16 @@ export interface SubtaskMetrics {
   readonly recordsOut: number;
   /** Items waiting in this subtask's input channels. */
   readonly queued: number;
+  /**
+   * Where its time went over the last second, in ms, as Flink's task metrics of the same names:
+   * processing; holding output it could not hand on (no room downstream, or its consumers had
+   * the thread) or, a source, behind its schedule without its turn; nothing to do. They add up
+   * to 1000. Measured by the executor per slice (engine/runtime/loadMeter.ts); absent before
+   * the run has measured any time, and in debug runs (a user's steps set their pace).
+   */
+  readonly busyTimeMsPerSecond?: number;
+  readonly backPressuredTimeMsPerSecond?: number;
+  readonly idleTimeMsPerSecond?: number;
   /** State entries (a value, or one map or list element) and their encoded size; keyed operators only. */
   readonly stateEntries?: number;
   readonly stateBytes?: number;

@@ -32,6 +32,11 @@ export abstract class IndexedReader implements SourceReader<IndexSplit> {
 
   async close(): Promise<void> {}
 
+  /** The pacer's next due time (long past without a rate, or when behind its schedule). */
+  dueAt(): number {
+    return this.pacer.nextDue;
+  }
+
   progress(): { streams: IndexSplit[]; nextDue: number } {
     return { streams: this.streams.splits(), nextDue: this.pacer.nextDue };
   }

@@ -9,6 +9,8 @@ export class SourceReaderLogic<Split> extends BaseLogic {
   /** Present when the reader can be put back in place (debug runs' time travel). */
   progress?: () => unknown;
   restoreProgress?: (progress: unknown) => void | Promise<void>;
+  /** Present when the reader keeps a schedule (a rate). */
+  dueAt?: () => number;
 
   constructor(
     env: SubtaskEnvironment,
@@ -19,6 +21,7 @@ export class SourceReaderLogic<Split> extends BaseLogic {
     super(env);
     this.waitsInPlace = source.waitsOnWorld !== true;
     this.eventTime = source.eventTime;
+    if (reader.dueAt !== undefined) this.dueAt = () => reader.dueAt!();
     if (reader.progress !== undefined && reader.restoreProgress !== undefined) {
       this.progress = () => reader.progress!();
       this.restoreProgress = (progress) => reader.restoreProgress!(progress);

@@ -193,6 +193,10 @@ const METHOD_NAMES: { readonly [M in HostMethod]: true } = {
   'run.checkpoints': true,
   'state.page': true,
   'run.trace': true,
+  'state.checkpoints': true,
+  'state.key': true,
+  'state.elements': true,
+  'state.compare': true,
 };
 
 export const HOST_METHODS = Object.keys(METHOD_NAMES) as readonly HostMethod[];

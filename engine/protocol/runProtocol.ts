@@ -2,6 +2,15 @@
 // runs the job on the same engine as the CLI; the designer drives it and listens to its events.
 import type { CheckpointFigures } from '../metrics/checkpointFigures.js';
 import type { SubtaskMetrics } from '../metrics/jobMetrics.js';
+import type {
+  CompareSide,
+  KeyCompareView,
+  KeyStateView,
+  StateElementsPage,
+  StatePage,
+} from './stateProtocol.js';
+
+export type * from './stateProtocol.js';
 
 export type RunMode = 'run' | 'debug';
 
@@ -114,8 +123,27 @@ export interface StepView {
    * that brought the rows several waiting transactions needed runs each of them, in order).
    */
   readonly transactions?: readonly TransactionView[];
+  /**
+   * Watermarks that reached a subtask just before this step and fired nothing there (no timer,
+   * no window, no transaction): shown with the step that follows them, not as steps of their
+   * own, in the order they came. A watermark that does fire something is a step (kind
+   * `watermark`) followed by the steps of what it fired.
+   */
+  readonly watermarks?: readonly WatermarkPassView[];
   /** The breakpoint that stopped here, when one did. */
   readonly breakpoint?: string;
+}
+
+/** A watermark that reached a subtask and fired nothing there (StepView.watermarks). */
+export interface WatermarkPassView {
+  readonly operator: string;
+  readonly subtask: number;
+  /** The edge and upstream subtask it came through. */
+  readonly edge: { readonly id: string; readonly fromSubtask: number; readonly feedback: boolean };
+  /** The event time (epoch ms) it says. */
+  readonly watermark: number;
+  /** The subtask's own watermark after it (the least of its inputs'); absent while it has none. */
+  readonly operatorWatermark?: number;
 }
 
 /** One row a transaction named in keys(), as the Debugger shows it. */
@@ -169,8 +197,18 @@ export interface RunMetricsEvent {
     readonly recordsOut: number;
     readonly subtasks: readonly SubtaskLive[];
   }[];
-  /** Fill of each edge's channels, 0..1 (the fullest of its channels). */
-  readonly edges: readonly { readonly id: string; readonly fill: number }[];
+  /**
+   * Each edge with how much its producer is held back: the backPressuredTimeMsPerSecond of its
+   * most held-back subtask (absent while the run has measured nothing: a debug run, its start).
+   */
+  readonly edges: readonly EdgeLive[];
+}
+
+export interface EdgeLive {
+  readonly id: string;
+  /** The operator it leaves. */
+  readonly from: string;
+  readonly backPressuredTimeMsPerSecond?: number;
 }
 
 /** A checkpoint of a run, as the Checkpoints panel lists it. */
@@ -178,57 +216,17 @@ export interface RunCheckpointEvent extends CheckpointFigures {
   readonly runId: string;
 }
 
-export interface StateEntryView {
-  /** The key as `ctx.key` shows it. */
-  readonly key: unknown;
-  readonly state: string;
-  readonly type: 'value' | 'map' | 'list';
-  /** A value's value; for map and list state, the first elements (see elementCount). */
-  readonly value: unknown;
-  readonly elementCount?: number;
-  readonly bytes: number;
-}
-
-/** The timers of one key on a state page, listed under the key. */
-export interface KeyTimersView {
-  /** The key as `ctx.key` shows it. */
-  readonly key: unknown;
-  /** Its first timers, event time first, each domain in time order. */
-  readonly timers: readonly {
-    readonly domain: 'eventTime' | 'processingTime';
-    /** Epoch ms. */
-    readonly timestamp: number;
-  }[];
-  /** How many timers it has. */
-  readonly count: number;
-  /** Its key group holds more timers than a page reads: it may have more than `count`. */
-  readonly atLeast?: boolean;
-}
-
-export interface StatePage {
-  readonly entries: readonly StateEntryView[];
-  /** Pass as `after` for the next page; absent on the last page. */
-  readonly next?: string;
-  /** The timers of the page's keys, for those that have any. */
-  readonly timers?: readonly KeyTimersView[];
-  /** Asked for with `sizes`: the subtask's keys and bytes per state (a transaction's tables). */
-  readonly states?: readonly StateSizeView[];
-}
-
-/** One state of one subtask: how many keys hold it and their bytes, as state sizes count them. */
-export interface StateSizeView {
-  readonly state: string;
-  readonly type: 'value' | 'map' | 'list';
-  /** Keys holding it (a value set, a map or list not empty): a table's rows. */
-  readonly keys: number;
-  readonly bytes: number;
-}
-
 /** A record as a source read or made it: the source operator, subtask and position. */
 export interface TraceInputView {
   readonly operator: string;
   readonly subtask: number;
+  /** The source's own number for it: a file's byte offset, a Kafka offset, a generator's index. */
   readonly position: number;
+  /**
+   * Where it is, as a person finds it: `events.jsonl line 12`, `Kafka topic "t" partition 0
+   * offset 42`, `table "t" change at LSN 0/16B3748`, `generator "g" record 7`.
+   */
+  readonly where?: string;
   readonly record: unknown;
 }
 
@@ -303,7 +301,58 @@ export interface RunMethods {
     },
     StatePage,
   ];
-  'run.trace': [{ runId: string; step: number; emitted: number }, TraceView];
+  /**
+   * Debug mode: where a record of step `step` came from: the one it emitted at index `emitted`,
+   * or (`emitted` "received") the one it took, at any operator. At a sink, 0 is the record it
+   * took too (what it wrote).
+   */
+  'run.trace': [{ runId: string; step: number; emitted: number | 'received' }, TraceView];
+  /**
+   * The completed checkpoints of the run's checkpoint folder that can be read now, newest first,
+   * and how many the job keeps (older ones are deleted as new ones complete).
+   */
+  'state.checkpoints': [{ runId: string }, { ids: readonly number[]; retained: number }];
+  /**
+   * A key's state, wherever it lives: `key` is the key as the state browser writes it (a string
+   * as it is, anything else as JSON; see KeyStateView), one entry per value it may stand for.
+   */
+  'state.key': [
+    { runId: string; operator: string; key: string; checkpointId?: number },
+    { found: readonly KeyStateView[] },
+  ];
+  /** A page of one key's map or list elements (the key as `ctx.key` shows it). */
+  'state.elements': [
+    {
+      runId: string;
+      operator: string;
+      key: unknown;
+      state: string;
+      type: 'map' | 'list';
+      after?: string;
+      limit: number;
+      checkpointId?: number;
+    },
+    StateElementsPage,
+  ];
+  /**
+   * One key's state on two sides, each a checkpoint or the live state: each state's change, and
+   * of a map or list up to `limit` changed elements a page (then `state`, `type` and `after`
+   * ask for the next page of that state alone).
+   */
+  'state.compare': [
+    {
+      runId: string;
+      operator: string;
+      key: unknown;
+      from: CompareSide;
+      to: CompareSide;
+      state?: string;
+      type?: 'value' | 'map' | 'list';
+      after?: string;
+      limit: number;
+    },
+    KeyCompareView,
+  ];
 }
 
 export interface RunEvents {

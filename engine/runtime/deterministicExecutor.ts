@@ -10,6 +10,7 @@ import { JobError } from '../graph/jobError.js';
 import type { Channel } from './channel.js';
 import type { ChannelItem } from './envelope.js';
 import type { CheckpointParticipants, Executor } from './executor.js';
+import { LoadMeter } from './loadMeter.js';
 import { PauseGate } from './pauseGate.js';
 import { RunnableScan } from './runnableScan.js';
 import type { Subtask } from './subtask.js';
@@ -79,6 +80,8 @@ export class DeterministicExecutor implements Executor {
    * says whether one is being written.
    */
   beforeSlice: (() => boolean) | undefined;
+  /** Where the subtasks' time goes, once run() has begun (step() is not measured: a user drives it). */
+  load: LoadMeter | undefined;
 
   /**
    * `sourceRecordsPerStep`: what a source makes in one step(). A debug run's DEBUG_SOURCE_RECORDS
@@ -169,26 +172,42 @@ export class DeterministicExecutor implements Executor {
     for (const subtask of this.order) {
       if (subtask.idleFromStart) await subtask.endInput();
     }
-    let lastYield = performance.now();
+    const lastYield = performance.now();
+    const load = new LoadMeter(this.subtasks, lastYield);
+    this.load = load;
+    try {
+      await this.loop(load, lastYield);
+    } finally {
+      load.end(performance.now());
+    }
+  }
+
+  private async loop(load: LoadMeter, started: number): Promise<void> {
+    let lastYield = started;
     const beforeSlice = this.beforeSlice;
     for (;;) {
       if (this.halted) return;
       // One getter call per slice while running: the gate costs nothing measurable.
       const paused = this.pauseGate.waiting;
       if (paused !== undefined) {
+        load.settle(performance.now());
         await paused;
         lastYield = performance.now();
         this.scan.reset();
+        load.skip(lastYield);
         continue;
       }
       const checkpointing = beforeSlice?.() ?? false;
       if (this.mailPosted) this.takeMail();
-      const now = performance.now();
+      let now = performance.now();
       if (now - lastYield >= (checkpointing ? YIELD_EVERY_MS_CHECKPOINTING : YIELD_EVERY_MS)) {
         await yieldToEventLoop();
         lastYield = now;
+        now = performance.now();
       }
       const next = this.scan.next();
+      // One mark per slice (and per wait): the measure costs a pass over the subtasks, not a record.
+      load.mark(now, next);
       if (next !== undefined) {
         const pending = next.runSlice(SLICE_RECORDS);
         if (pending !== undefined) await pending;

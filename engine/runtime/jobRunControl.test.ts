@@ -1,5 +1,5 @@
 // What the designer drives a JobRun with besides open/run/stop: pause and resume at a slice
-// boundary, a stop from pause, preview sinks that write nothing, and the per-edge channel fill;
+// boundary, a stop from pause, preview sinks that write nothing, and where subtasks' time goes;
 // on both executors (the designer's Run uses the parallel one).
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -110,19 +110,22 @@ describe.each(EXECUTORS)('run control (%s)', (executor) => {
     expect(existsSync(join(dir, 'out.jsonl'))).toBe(false);
   });
 
-  it('reports each edge with the fill of its fullest channel, between 0 and 1', async () => {
+  it('reports where each subtask spent its time: busy, backpressured and idle, a second in all', async () => {
     const dir = await mkdtemp(join(root, 'job-'));
     const run = await openJob(executor, countingJob(200_000), { jobDir: dir, stateDir: join(dir, 'state') });
-    const samples: Map<string, number>[] = [];
-    const timer = setInterval(() => samples.push(run.edgeFill()), 1);
-    await run.run();
-    clearInterval(timer);
-    samples.push(run.edgeFill());
-    expect([...samples.at(-1)!.keys()].sort()).toEqual(['e1', 'e2']);
-    expect(samples.at(-1)!.get('e1')).toBe(0);
-    const all = samples.flatMap((s) => [...s.values()]);
-    expect(all.every((f) => f >= 0 && f <= 1)).toBe(true);
-    // The keyed operator is slower than the source: its input fills while the run goes.
-    expect(Math.max(...samples.map((s) => s.get('e1')!))).toBeGreaterThan(0);
+    const { metrics } = await run.run();
+    for (const op of metrics.operators) {
+      for (const s of op.subtasks) {
+        const figures = [s.busyTimeMsPerSecond, s.backPressuredTimeMsPerSecond, s.idleTimeMsPerSecond];
+        expect(
+          figures.every((f) => f !== undefined && f >= 0 && f <= 1000),
+          `${op.id}#${s.subtask}`,
+        ).toBe(true);
+        expect(
+          figures.reduce((a, b) => a! + b!, 0),
+          `${op.id}#${s.subtask}`,
+        ).toBe(1000);
+      }
+    }
   });
 });

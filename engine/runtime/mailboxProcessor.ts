@@ -38,6 +38,22 @@ export class MailboxProcessor {
     return task.gate.hasInput() && task.emitter.canSend();
   }
 
+  /**
+   * Something to do, whether or not the output has room for what it makes: runnable() but for
+   * the output (the backpressure measure, loadMeter.ts). A source has something to do until it
+   * is exhausted; whether its schedule says so now is the measure's to ask.
+   */
+  hasWork(): boolean {
+    if (this.suspension.active) return !this.suspension.waiting;
+    if (this.checkpoints.due !== undefined) return true;
+    const task = this.task;
+    if (this.time.busy) return true;
+    if (task.phase === 'finished') return false;
+    if (this.time.processingDue) return true;
+    if (task.isSource) return !this.input.sourceExhausted;
+    return task.gate.hasInput();
+  }
+
   /** Waiting on a call that went asynchronous: the executor waits for this subtask's mail. */
   get waiting(): boolean {
     return this.suspension.waiting;

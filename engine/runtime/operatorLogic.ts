@@ -77,6 +77,13 @@ export interface OperatorLogic {
   process(envelope: Envelope): void | Promise<void>;
   /** Sources: emit up to `limit` records; the count emitted, or -1 once exhausted. */
   produce(limit: number): number | Promise<number>;
+  /**
+   * Sources on a schedule (`ratePerSec`): when the next records are due (performance.now());
+   * a time already past when the source is behind it. Until then it has nothing to do: the
+   * backpressure measure (loadMeter.ts) counts that time idle, and the time after it held back
+   * when the source does not get its turn.
+   */
+  dueAt?(): number;
   /** At a checkpoint's barrier, synchronously: between two records. */
   snapshot(checkpointId: number): OperatorSnapshot;
   /**

@@ -6,6 +6,7 @@
 // reports its state each time it runs out of work, and follows the main thread's commands.
 import { SLICE_RECORDS } from './deterministicExecutor.js';
 import type { Executor } from './executor.js';
+import { LoadMeter } from './loadMeter.js';
 import { PauseGate } from './pauseGate.js';
 import { RunnableScan } from './runnableScan.js';
 import type { Subtask } from './subtask.js';
@@ -57,6 +58,8 @@ export class PartExecutor implements Executor {
   /** Waiting for something to arrive: what status() says. */
   private idle = false;
   private finishedTold = false;
+  /** Where this thread's subtasks' time goes, once run() has begun. */
+  load: LoadMeter | undefined;
 
   constructor(
     subtasks: readonly Subtask[],
@@ -153,15 +156,28 @@ export class PartExecutor implements Executor {
     for (const subtask of this.order) {
       if (subtask.idleFromStart) await subtask.endInput();
     }
-    let lastYield = performance.now();
+    const lastYield = performance.now();
+    const load = new LoadMeter(this.order, lastYield);
+    this.load = load;
+    try {
+      await this.loop(load, lastYield);
+    } finally {
+      load.end(performance.now());
+    }
+  }
+
+  private async loop(load: LoadMeter, started: number): Promise<void> {
+    let lastYield = started;
     for (;;) {
       if (this.commands.length > 0) await this.runCommands();
       if (this.halted || this.ending) return;
       const paused = this.pauseGate.waiting;
       if (paused !== undefined) {
+        load.settle(performance.now());
         await paused;
         lastYield = performance.now();
         this.scan.reset();
+        load.skip(lastYield);
         continue;
       }
       // What came from another thread may let any subtask here run.
@@ -169,12 +185,15 @@ export class PartExecutor implements Executor {
       for (const link of this.links) received = link.receive() || received;
       if (received) this.scan.reset();
       if (this.mailPosted) this.takeMail();
-      const now = performance.now();
+      let now = performance.now();
       if (now - lastYield >= YIELD_EVERY_MS) {
         await new Promise<void>((resolve) => setImmediate(resolve));
         lastYield = now;
+        now = performance.now();
       }
       const next = this.scan.next();
+      // One mark per slice, and one before the thread waits for work (see loadMeter.ts).
+      load.mark(now, next);
       if (next !== undefined) {
         const pending = next.runSlice(SLICE_RECORDS);
         if (pending !== undefined) await pending;

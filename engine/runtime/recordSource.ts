@@ -1,7 +1,7 @@
 // Where a record entered the job, as plain data: it travels with the record (across threads
 // too, in the parallel executor) and turns into words only when a message needs them.
-import { closeSync, openSync, readSync } from 'node:fs';
 import { basename } from 'node:path';
+import { countNewlines } from './fileNewlines.js';
 
 export type RecordSource =
   /** A line of an input file; the position is the line's byte offset. */
@@ -44,24 +44,7 @@ export function recordSourceKey(source: RecordSource): string {
   }
 }
 
-const CHUNK = 1 << 20;
-const NEWLINE = 10;
-
-/** Counts lines up to a byte offset: only needed for messages, so only done then. */
+/** A byte offset's line, from 1: only needed for messages, so only counted then. */
 function lineAt(file: string, offset: number): number {
-  const fd = openSync(file, 'r');
-  try {
-    const buffer = Buffer.allocUnsafe(CHUNK);
-    let line = 1;
-    let read = 0;
-    while (read < offset) {
-      const n = readSync(fd, buffer, 0, Math.min(CHUNK, offset - read), read);
-      if (n === 0) break;
-      for (let i = 0; i < n; i++) if (buffer[i] === NEWLINE) line++;
-      read += n;
-    }
-    return line;
-  } finally {
-    closeSync(fd);
-  }
+  return 1 + countNewlines(file, 0, offset);
 }

@@ -41,6 +41,8 @@ export interface SourceReader<Split> {
    * goes on, and is taken once this says true.
    */
   readyForSnapshot?(): boolean;
+  /** A reader on a schedule: when its next records are due (see OperatorLogic.dueAt). */
+  dueAt?(): number;
   /** Every split read, or the job failed: release what is open. */
   close(): Promise<void>;
   /** Debug runs' time travel (see OperatorLogic.progress). */

@@ -25,6 +25,7 @@ import type { OperatorLogic } from './operatorLogic.js';
 import { SourceWatermarks } from './sourceWatermarks.js';
 import { SubtaskCheckpointCoordinator } from './subtaskCheckpointCoordinator.js';
 import type { SubtaskCheckpointer } from './subtaskCheckpointing.js';
+import { SubtaskLoad } from './subtaskLoad.js';
 import type { SubtaskContext, SubtaskOptions, SubtaskPhase, TimerTap } from './subtaskOptions.js';
 import type { SubtaskProgress } from './subtaskProgress.js';
 import { SubtaskTime } from './subtaskTime.js';
@@ -51,6 +52,8 @@ export class Subtask {
   readonly state: KeyedState | undefined;
   readonly ordinal: number;
   readonly mailbox = new Mailbox();
+  /** Where its time goes (busy, backpressured, idle), as its executor's meter measures it. */
+  readonly load = new SubtaskLoad();
   phase: SubtaskPhase = 'running';
   /** Watermarks, timers and their firings. */
   readonly time: SubtaskTime;
@@ -142,6 +145,16 @@ export class Subtask {
 
   runnable(): boolean {
     return this.mailboxProcessor.runnable();
+  }
+
+  /** Something to do, room for its output or not (see MailboxProcessor.hasWork). */
+  hasWork(): boolean {
+    return this.mailboxProcessor.hasWork();
+  }
+
+  /** A source on a schedule: when its next records are due (see OperatorLogic.dueAt). */
+  dueAt(): number | undefined {
+    return this.logic.dueAt?.();
   }
 
   /** Waiting on a call that went asynchronous: the executor waits for this subtask's mail. */

@@ -3,7 +3,8 @@
 // Zoomed far out only the block and its handles are drawn, at the same size and with the
 // handles in the same places, so edges do not move and nothing is measured again on the switch.
 import { Handle, type NodeProps, Position } from '@xyflow/react';
-import { memo } from 'react';
+import { type CSSProperties, memo } from 'react';
+import { busyColour } from '../run/loadTint';
 import { useRun } from '../run/runContext';
 import { failedOperator } from '../run/runFailure';
 import { markedStep } from '../run/runStore';
@@ -55,6 +56,9 @@ function OperatorNodeView({ data, selected }: NodeProps<OperatorFlowNode>) {
     return data.opId !== undefined && step?.operator === data.opId ? step.subtask : undefined;
   });
   const failed = useRun((s) => data.opId !== undefined && failedOperator(s) === data.opId);
+  // While a run goes: tinted by its busiest subtask (loadTint.ts), the numbers in the tooltip.
+  const busy = useRun((s) => (data.opId === undefined ? undefined : s.operatorTint.get(data.opId)?.level));
+  const busyTip = useRun((s) => (data.opId === undefined ? undefined : s.operatorTint.get(data.opId)?.tip));
   const far = useFarZoom();
   const classes = ['op-card', `op-role-${data.role ?? 'unknown'}`];
   if (far) classes.push('op-far');
@@ -62,12 +66,15 @@ function OperatorNodeView({ data, selected }: NodeProps<OperatorFlowNode>) {
   if (selected) classes.push('op-selected');
   if (activeSubtask !== undefined) classes.push('op-active');
   if (failed) classes.push('op-failed');
+  if (busy !== undefined) classes.push('op-loaded');
+  const size = cardSize(ports, data.line !== undefined);
   return (
     <div
       className={classes.join(' ')}
-      style={cardSize(ports, data.line !== undefined)}
-      title={failed ? 'The last run failed here (see the Problems panel)' : data.problem}
+      style={busy === undefined ? size : ({ ...size, '--pw-busy': busyColour(busy) } as CSSProperties)}
+      title={failed ? 'The last run failed here (see the Problems panel)' : (data.problem ?? busyTip)}
       data-id={data.opId}
+      data-busy-level={busy}
       data-testid={data.opId === undefined ? undefined : `operator-${data.opId}`}
       data-active-subtask={activeSubtask}
     >

@@ -11,7 +11,7 @@ import {
   useInternalNode,
 } from '@xyflow/react';
 import { type CSSProperties, memo } from 'react';
-import { fillColour, fillText } from '../run/edgeFill';
+import { heldColour } from '../run/loadTint';
 import { useRun } from '../run/runContext';
 import { markedStep } from '../run/runStore';
 import { useDesignerStore } from '../store/designerContext';
@@ -68,8 +68,9 @@ function actionTransform(route: Route, labelWidth: number): string {
 
 function EdgeBody({ data, selected, markerEnd, feedback, route }: Props & { route: Route }) {
   const store = useDesignerStore();
-  // Narrow selectors: a metrics event re-renders only the edges whose fill level changed.
-  const fill = useRun((s) => (data?.docId === undefined ? undefined : s.edgeFill.get(data.docId)));
+  // Narrow selectors: a metrics event re-renders only the edges whose tint or numbers changed.
+  const held = useRun((s) => (data?.docId === undefined ? undefined : s.edgeTint.get(data.docId)?.level));
+  const heldTip = useRun((s) => (data?.docId === undefined ? undefined : s.edgeTint.get(data.docId)?.tip));
   const active = useRun((s) => data?.docId !== undefined && markedStep(s)?.edge?.id === data.docId);
   const far = useFarZoom();
   if (data === undefined) return null;
@@ -78,12 +79,12 @@ function EdgeBody({ data, selected, markerEnd, feedback, route }: Props & { rout
   if (data.problem !== undefined) classes.push('pw-edge-invalid');
   if (selected) classes.push('pw-edge-selected');
   if (active) classes.push('pw-edge-active');
-  if (fill !== undefined) classes.push('pw-edge-filled');
+  if (held !== undefined) classes.push('pw-edge-held');
   const { docId } = data;
   const text = feedback ? `↺ ${data.label}` : data.label;
   const width = text.length * CHAR_WIDTH + 2 * LABEL_PADDING;
-  const tip = [data.problem, fill === undefined ? undefined : fillText(fill)].filter((t) => t !== undefined);
-  const style = fill === undefined ? undefined : ({ '--pw-fill': fillColour(fill) } as CSSProperties);
+  const tip = [data.problem, heldTip].filter((t) => t !== undefined);
+  const style = held === undefined ? undefined : ({ '--pw-held': heldColour(held) } as CSSProperties);
   return (
     <>
       <BaseEdge
@@ -97,7 +98,7 @@ function EdgeBody({ data, selected, markerEnd, feedback, route }: Props & { rout
         <g
           className={`edge-label ${classes.join(' ')}`}
           transform={`translate(${route.labelX} ${route.labelY})`}
-          data-fill-level={fill}
+          data-held-level={held}
         >
           {tip.length > 0 && <title>{tip.join('\n')}</title>}
           <rect x={-width / 2} y={-LABEL_HEIGHT / 2} width={width} height={LABEL_HEIGHT} rx={4} />

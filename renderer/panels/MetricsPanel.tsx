@@ -1,13 +1,16 @@
 // The Metrics panel: records in and out per second of each operator over the last minute, one
-// small chart each, from the run's metrics events. Backpressure shows on the canvas: each edge
-// is coloured by the fill of its fullest channel. Once the run is over its last rate is no
-// rate any more: the captions say what went through in all, and the charts stay as history.
+// small chart each, from the run's metrics events, and per subtask where its time went (busy,
+// backpressured, idle: LoadTable). Backpressure shows on the canvas too: each operator tinted by
+// its busiest subtask, each edge by how much its producer is held back (loadTint.ts). Once the
+// run is over its last rate is no rate any more: the captions say what went through in all, and
+// the charts stay as history.
 
 import { lazy, Suspense } from 'react';
-import { FILL_LEVELS, fillColour } from '../run/edgeFill';
+import { busyColour, heldColour, LOAD_LEVELS } from '../run/loadTint';
 import { useRun } from '../run/runContext';
 import { isActive } from '../run/runControls';
 import { formatCount, formatRate } from '../run/units';
+import { LoadTable } from './LoadTable';
 import { WatermarkTable } from './WatermarkTable';
 
 // uPlot loads with the first chart, not with the app.
@@ -28,11 +31,12 @@ export function MetricsPanel() {
       <div className="metrics-panel">
         <p className="run-empty">
           {status === 'idle'
-            ? 'Records per second per operator appear here while the job runs, and edges on the canvas take the colour of their channels’ fill; with event time, each subtask’s watermark.'
+            ? 'Records per second per operator appear here while the job runs, and how busy, backpressured and idle each subtask is; on the canvas operators take the colour of how busy they are, and edges of how much they hold back what feeds them. With event time, each subtask’s watermark.'
             : live
               ? 'Waiting for the first two measurements of the run…'
               : 'The run ended before its rates could be measured.'}
         </p>
+        <LoadTable />
         <WatermarkTable />
       </div>
     );
@@ -52,14 +56,29 @@ export function MetricsPanel() {
         <span className="muted">
           {live ? 'over the last minute' : 'over the run’s last minute; the run is over'}
         </span>
-        <span className="metrics-fill-legend" title="Edges on the canvas are coloured by channel fill">
-          channel fill
-          <span className="metrics-fill-scale" aria-hidden="true">
-            {[0, FILL_LEVELS / 2, FILL_LEVELS].map((level) => (
-              <span key={level} style={{ background: fillColour(level) }} />
+        <span
+          className="metrics-tint-legend"
+          title="Operators on the canvas take the colour of their busiest subtask's busy time"
+        >
+          operators
+          <span className="metrics-tint-scale" aria-hidden="true">
+            {[0, LOAD_LEVELS / 2, LOAD_LEVELS].map((level) => (
+              <span key={level} style={{ background: busyColour(level) }} />
             ))}
           </span>
-          empty → full
+          idle → busy
+        </span>
+        <span
+          className="metrics-tint-legend"
+          title="Edges on the canvas take the colour of how much the operator they leave is held back (backpressured)"
+        >
+          edges
+          <span className="metrics-tint-scale" aria-hidden="true">
+            {[0, LOAD_LEVELS / 2, LOAD_LEVELS].map((level) => (
+              <span key={level} style={{ background: heldColour(level) }} />
+            ))}
+          </span>
+          flowing → held back
         </span>
         {shown.length < ids.length && (
           <span className="muted">
@@ -67,6 +86,7 @@ export function MetricsPanel() {
           </span>
         )}
       </div>
+      <LoadTable />
       <WatermarkTable />
       <div className="metrics-grid">
         {shown.map((id) => {

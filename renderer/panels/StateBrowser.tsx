@@ -1,17 +1,21 @@
-// The state browser: one subtask's keyed state, a page of keys at a time, found by key prefix.
-// The engine reads the page from the subtask's store (map and list state one element per entry),
-// so state far bigger than memory is browsed without ever being loaded whole. The page shown is
-// read again as the run moves on (each metrics event or step), so it stays live.
+// The state browser: an operator's keyed state. A key is found on whichever subtask holds it
+// (KeyFinder), or one subtask's state is browsed a page of keys at a time, by key prefix; a key
+// is compared between checkpoints (KeyCompare). The engine reads the page from the subtask's
+// store (map and list state one element per entry, shown as rows a page at a time), so state far
+// bigger than memory is browsed without ever being loaded whole. The page shown is read again
+// as the run moves on (each metrics event or step), so it stays live.
 import { useEffect, useRef, useState } from 'react';
-import type { KeyTimersView, StateEntryView, StatePage } from '../../engine/protocol/protocol.js';
+import type { KeyTimersView, StatePage } from '../../engine/protocol/protocol.js';
 import { keyTimerLines } from '../run/eventTime';
 import { Field } from '../run/Field';
 import { KeyCompare } from '../run/KeyCompare';
+import { KeyFinder } from '../run/KeyFinder';
 import { useRun, useRunController } from '../run/runContext';
 import { isActive } from '../run/runControls';
+import { StateValue } from '../run/StateValue';
 import { keyText } from '../run/stateCompare';
-import { formatValue, inlineValue } from '../run/stepFormat';
-import { formatBytes, formatCount } from '../run/units';
+import { inlineValue } from '../run/stepFormat';
+import { formatBytes } from '../run/units';
 
 const PAGE_SIZE = 50;
 const TYPING_PAUSE_MS = 250;
@@ -19,19 +23,6 @@ const TYPING_PAUSE_MS = 250;
 export interface BrowsableOperator {
   readonly id: string;
   readonly subtasks: readonly number[];
-}
-
-function elementsNote(entry: StateEntryView): string | undefined {
-  if (entry.elementCount === undefined) return undefined;
-  const shown = Array.isArray(entry.value)
-    ? entry.value.length
-    : typeof entry.value === 'object' && entry.value !== null
-      ? Object.keys(entry.value).length
-      : undefined;
-  const n = formatCount(entry.elementCount);
-  return shown === undefined || shown >= entry.elementCount
-    ? `${n} element${entry.elementCount === 1 ? '' : 's'}`
-    : `${n} elements, the first ${shown} shown`;
 }
 
 /** The row under a key that lists its timers ("event-time timer 12:00:10"). */
@@ -71,7 +62,11 @@ export function StateBrowser({ operators }: { operators: readonly BrowsableOpera
   const [error, setError] = useState<string | undefined>(undefined);
   const [refreshes, setRefreshes] = useState(0);
   const [compareKey, setCompareKey] = useState('');
+  const [findText, setFindText] = useState('');
+  const [findAsked, setFindAsked] = useState(0);
   const request = useRef(0);
+  const compareRef = useRef<HTMLDivElement>(null);
+  const lookup = useRun((s) => s.stateLookup);
 
   const operator = operators.find((o) => o.id === chosenOperator) ?? operators[0];
   const subtask = operator?.subtasks.includes(chosenSubtask) ? chosenSubtask : (operator?.subtasks[0] ?? 0);
@@ -82,6 +77,21 @@ export function StateBrowser({ operators }: { operators: readonly BrowsableOpera
     const timer = setTimeout(() => setPrefix(prefixInput), TYPING_PAUSE_MS);
     return () => clearTimeout(timer);
   }, [prefixInput]);
+
+  // The Debugger asked for a key's state: that operator, and the key found wherever it is.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only a new ask is a reason to find
+  useEffect(() => {
+    if (lookup === undefined) return;
+    if (operators.some((o) => o.id === lookup.operator)) setOperator(lookup.operator);
+    setFindText(keyText(lookup.key));
+    setFindAsked((n) => n + 1);
+  }, [lookup?.asked]);
+
+  const compareKeyOf = (text: string) => {
+    setCompareKey(text);
+    // The form it fills is further down: brought into view where the user was.
+    requestAnimationFrame(() => compareRef.current?.scrollIntoView({ block: 'nearest' }));
+  };
 
   // Another operator, subtask, prefix or run starts from the first page.
   // biome-ignore lint/correctness/useExhaustiveDependencies: these are the reasons to go back to page one
@@ -131,6 +141,16 @@ export function StateBrowser({ operators }: { operators: readonly BrowsableOpera
             </select>
           )}
         </Field>
+      </div>
+      <KeyFinder
+        operator={operator.id}
+        text={findText}
+        onText={setFindText}
+        asked={findAsked}
+        onCompare={compareKeyOf}
+      />
+      <h4>Browse a subtask</h4>
+      <div className="state-browser-controls">
         <Field label="Subtask">
           {(id) => (
             <select id={id} value={subtask} onChange={(e) => setSubtask(Number(e.target.value))}>
@@ -191,7 +211,6 @@ export function StateBrowser({ operators }: { operators: readonly BrowsableOpera
             <tbody>
               {page.entries.flatMap((entry, k) => {
                 const key = keyText(entry.key);
-                const note = elementsNote(entry);
                 // A key's timers follow its last state entry on the page.
                 const lastOfKey = k + 1 === page.entries.length || keyText(page.entries[k + 1]!.key) !== key;
                 const timers = lastOfKey ? timersByKey.get(key) : undefined;
@@ -203,8 +222,7 @@ export function StateBrowser({ operators }: { operators: readonly BrowsableOpera
                     <td>{entry.state}</td>
                     <td>{entry.type}</td>
                     <td>
-                      {note !== undefined && <div className="muted">{note}</div>}
-                      <pre className="run-json run-json-small">{formatValue(entry.value)}</pre>
+                      <StateValue operator={operator.id} entry={entry} keyText={key} />
                     </td>
                     <td>{formatBytes(entry.bytes)}</td>
                     <td>
@@ -212,7 +230,7 @@ export function StateBrowser({ operators }: { operators: readonly BrowsableOpera
                         type="button"
                         className="link"
                         aria-label={`Compare ${key} between checkpoints`}
-                        onClick={() => setCompareKey(key)}
+                        onClick={() => compareKeyOf(key)}
                       >
                         Compare
                       </button>
@@ -240,7 +258,9 @@ export function StateBrowser({ operators }: { operators: readonly BrowsableOpera
           Next
         </button>
       </div>
-      <KeyCompare operator={operator.id} subtask={subtask} keyText={compareKey} onKeyText={setCompareKey} />
+      <div ref={compareRef}>
+        <KeyCompare operator={operator.id} keyText={compareKey} onKeyText={setCompareKey} />
+      </div>
     </section>
   );
 }

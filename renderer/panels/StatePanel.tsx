@@ -1,17 +1,24 @@
 // The State panel: per keyed operator and subtask, the state size, number of keys and timers as numbers
 // and as bars, the key groups each subtask owns and a warning when one holds more than twice
-// the mean; a transaction operator's tables with their rows and bytes per subtask; beside it,
-// the state browser. Refreshed by every run.metrics event (about once a
-// second), and the last reading stays after the run ends.
+// the mean; per state its keys and entries; a transaction operator's tables with their rows and
+// bytes per subtask; beside it, the state browser. Sizes, entries and timers are refreshed by
+// every run.metrics event (about once a second); keys are counted by reading the state
+// (useStateCounts.ts), now and then. The last reading stays after the run ends.
 import { useRun } from '../run/runContext';
-import { type OperatorStateRows, stateRows } from '../run/stateSizes';
+import { type OperatorStateRows, stateRows, stateTotals } from '../run/stateSizes';
 import { formatBytes, formatCount } from '../run/units';
+import { useStateCounts } from '../run/useStateCounts';
 import { useTransactionTables } from '../run/useTransactionTables';
 import { StateBrowser } from './StateBrowser';
 import { TransactionTables } from './TransactionTables';
 
 function OperatorState({ rows, tables }: { rows: OperatorStateRows; tables: readonly string[] | undefined }) {
-  // Keys and entries (a map's elements count one each) are shown as far as the engine reports them.
+  const { counts, error } = useStateCounts(
+    rows.operator,
+    rows.subtasks.map((s) => s.subtask),
+  );
+  const keysOf = new Map(counts?.map((c) => [c.subtask, c.keys]));
+  // Entries (a map's elements count one each) are shown as far as the engine reports them.
   const keys = rows.subtasks.some((s) => s.keys !== undefined);
   const entries = rows.subtasks.some((s) => s.entries !== undefined);
   const timers = rows.subtasks.some((s) => s.timers !== undefined);
@@ -32,7 +39,7 @@ function OperatorState({ rows, tables }: { rows: OperatorStateRows; tables: read
             <th scope="col">Subtask</th>
             <th scope="col">State size</th>
             {keys && (
-              <th scope="col" title="Keys holding state, once per state they hold">
+              <th scope="col" title="Keys holding state, each once whatever states it holds">
                 Keys
               </th>
             )}
@@ -60,8 +67,8 @@ function OperatorState({ rows, tables }: { rows: OperatorStateRows; tables: read
                 {formatBytes(s.bytes)}
               </td>
               {keys && (
-                <td className="state-number" data-keys={s.keys}>
-                  {formatCount(s.keys)}
+                <td className="state-number" data-keys={keysOf.get(s.subtask)}>
+                  {keysOf.has(s.subtask) ? formatCount(keysOf.get(s.subtask)) : '…'}
                 </td>
               )}
               {entries && <td className="state-number">{formatCount(s.entries)}</td>}
@@ -86,12 +93,43 @@ function OperatorState({ rows, tables }: { rows: OperatorStateRows; tables: read
           ))}
         </tbody>
       </table>
+      {error !== undefined && (
+        <p className="error" role="alert">
+          Could not count the keys of {rows.operator}: {error}
+        </p>
+      )}
+      {counts?.some((c) => c.states.length > 0) && (
+        <table className="run-table state-table" aria-label={`States of ${rows.operator}`}>
+          <thead>
+            <tr>
+              <th scope="col">State</th>
+              <th scope="col">Type</th>
+              <th scope="col" title="Keys holding this state">
+                Keys
+              </th>
+              <th scope="col" title="A value, or one element of a map or list">
+                Entries
+              </th>
+              <th scope="col">Size</th>
+            </tr>
+          </thead>
+          <tbody>
+            {stateTotals(counts).map((state) => (
+              <tr key={`${state.state}\u0000${state.type}`}>
+                <th scope="row">{state.state}</th>
+                <td>{state.type}</td>
+                <td className="state-number">{formatCount(state.keys)}</td>
+                <td className="state-number" data-entries={state.entries}>
+                  {formatCount(state.entries)}
+                </td>
+                <td className="state-number">{formatBytes(state.bytes)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
       {tables !== undefined && (
-        <TransactionTables
-          operator={rows.operator}
-          tables={tables}
-          subtasks={rows.subtasks.map((s) => s.subtask)}
-        />
+        <TransactionTables operator={rows.operator} tables={tables} counts={counts} error={error} />
       )}
     </section>
   );

@@ -1,69 +1,27 @@
 // The State panel's view of a transaction operator: each table's rows and bytes per subtask.
 // The engine counts them per state on request (a state page asked with `sizes`: it reads the
-// subtask's keys), so they are asked for again as the run moves on (every 5 s of a live run,
-// at every debugger step), one request per subtask.
-import { useEffect, useRef, useState } from 'react';
-import { useRun, useRunController } from '../run/runContext';
-import { isActive } from '../run/runControls';
-import { type TableSizes, tableSizes } from '../run/tableSizes';
+// subtask's keys), as the State panel counts every keyed operator's keys (useStateCounts.ts).
+import { tableSizes } from '../run/tableSizes';
 import { formatBytes, formatCount } from '../run/units';
-
-const LIVE_COUNT_EVERY_MS = 5000;
+import type { SubtaskCounts } from '../run/useStateCounts';
 
 export function TransactionTables({
   operator,
   tables,
-  subtasks,
+  counts,
+  error,
 }: {
   operator: string;
   tables: readonly string[];
-  subtasks: readonly number[];
+  /** The operator's per-state counts per subtask (useStateCounts), undefined until in. */
+  counts: readonly SubtaskCounts[] | undefined;
+  /** Why they could not be counted (said by the State panel above). */
+  error: string | undefined;
 }) {
-  const controller = useRunController();
-  const runId = useRun((s) => s.runId);
-  // Counting reads every key of the subtask: while a run goes, every 5 s of it, not every
-  // metrics event (once a second), so a table of 100k rows costs little of the engine's time.
-  const liveTick = useRun((s) =>
-    isActive(s.status) ? Math.floor((s.metrics?.elapsedMs ?? 0) / LIVE_COUNT_EVERY_MS) : undefined,
-  );
-  const step = useRun((s) => s.step);
-  const [sizes, setSizes] = useState<TableSizes | undefined>(undefined);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const request = useRef(0);
-  const subtaskList = subtasks.join(',');
-
-  // biome-ignore lint/correctness/useExhaustiveDependencies: liveTick and step are reasons to count again
-  useEffect(() => {
-    if (runId === undefined) return;
-    const id = ++request.current;
-    const list = subtaskList === '' ? [] : subtaskList.split(',').map(Number);
-    Promise.all(
-      list.map((subtask) =>
-        controller
-          .statePage({ operator, subtask, limit: 1, sizes: true })
-          .then((page) => ({ subtask, states: page.states ?? [] })),
-      ),
-    ).then(
-      (states) => {
-        if (id !== request.current) return;
-        setSizes(tableSizes(tables, states));
-        setError(undefined);
-      },
-      (e: unknown) => {
-        if (id !== request.current) return;
-        setError(e instanceof Error ? e.message : String(e));
-      },
-    );
-  }, [controller, runId, operator, tables.join('\0'), subtaskList, liveTick, step]);
-
+  const sizes = counts === undefined ? undefined : tableSizes(tables, counts);
   return (
     <section className="state-tables" aria-label={`Tables of ${operator}`}>
       <h4>Tables</h4>
-      {error !== undefined && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
       {sizes === undefined ? (
         error === undefined && <p className="muted">Counting the rows of each table…</p>
       ) : (

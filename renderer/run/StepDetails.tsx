@@ -1,11 +1,15 @@
 // One step as the Debugger panel shows it: the record delivered (or the watermark, or the timer
-// that fired), where it came from, the transactions it ran (TransactionDetails), what the
-// operator emitted and to which port and edges, and the state it read and wrote. What is shown
-// follows from the StepView alone, so a step shown again after stepping back reads the same.
-import { useId, useState } from 'react';
+// that fired), where it came from, the watermarks that came just before it and fired nothing,
+// the transactions it ran (TransactionDetails), what the operator emitted and to which port and
+// edges, and the state it read and wrote. What is shown follows from the StepView alone, so a
+// step shown again after stepping back reads the same. A trace opens where it was asked for:
+// under the record, or under the emitted record's row.
+import { useEffect, useId, useRef, useState } from 'react';
 import type { StepView, TraceView } from '../../engine/protocol/protocol.js';
+import { useDesigner } from '../store/designerContext';
 import { eventTimeTitle, formatEventTime } from './eventTime';
-import { useRunController } from './runContext';
+import { useRun, useRunController } from './runContext';
+import { hasState } from './stateSizes';
 import {
   accessRow,
   formatValue,
@@ -14,16 +18,18 @@ import {
   stepHeading,
   stepKindText,
   stepOrigin,
+  watermarkPassText,
 } from './stepFormat';
 import { TraceDetails } from './TraceDetails';
 import { TransactionDetails } from './TransactionDetails';
 import { useIsSink } from './useIsSink';
 
-/** What is traced: an emitted record by its index, or the record a sink step wrote. */
-type TraceTarget = number | 'output';
+/** What is traced: an emitted record by its index, or the record the step took. */
+type TraceTarget = number | 'received';
 
-function targetName(target: TraceTarget): string {
-  return target === 'output' ? 'the output record' : `emitted record ${target + 1}`;
+function targetName(target: TraceTarget, sink: boolean): string {
+  if (target !== 'received') return `emitted record ${target + 1}`;
+  return sink ? 'this output record' : 'this record';
 }
 
 /** A trace belongs to the step object it was asked for; another step shown hides it. */
@@ -33,9 +39,56 @@ type TraceState = { readonly step: StepView; readonly target: TraceTarget } & (
   | { readonly status: 'failed'; readonly message: string }
 );
 
+/** A trace asked for, where it was asked for; brought into view once it is there. */
+function TraceResult({ trace, sink }: { trace: TraceState; sink: boolean }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (trace.status !== 'loading') ref.current?.scrollIntoView({ block: 'nearest' });
+  }, [trace.status]);
+  const name = targetName(trace.target, sink);
+  return (
+    <div ref={ref}>
+      {trace.status === 'loading' ? (
+        <p className="muted">Tracing {name}…</p>
+      ) : trace.status === 'failed' ? (
+        <p className="error" role="alert">
+          Could not trace {name}: {trace.message}
+        </p>
+      ) : (
+        <TraceDetails trace={trace.trace} label={`Trace of ${name}`} />
+      )}
+    </div>
+  );
+}
+
+/** "Show this key's state": the State panel, the key found on whichever subtask has it. */
+function ShowKeyState({ operator, stateKey }: { operator: string; stateKey: unknown }) {
+  const keyed = useRun(
+    (s) => s.metrics?.operators.some((o) => o.id === operator && o.subtasks.some(hasState)) ?? false,
+  );
+  const lookUpState = useRun((s) => s.lookUpState);
+  const setBottomTab = useDesigner((s) => s.setBottomTab);
+  if (!keyed) return null;
+  return (
+    <p className="run-key-state">
+      <button
+        type="button"
+        className="link"
+        onClick={() => {
+          lookUpState(operator, stateKey);
+          setBottomTab('State');
+        }}
+      >
+        Show the state of key {inlineValue(stateKey, 60)}
+      </button>
+    </p>
+  );
+}
+
 export function StepDetails({ step }: { step: StepView }) {
   const controller = useRunController();
   const recordHeading = useId();
+  const watermarksHeading = useId();
   const [asked, setTrace] = useState<TraceState | undefined>(undefined);
   const trace = asked?.step === step ? asked : undefined;
 
@@ -44,7 +97,7 @@ export function StepDetails({ step }: { step: StepView }) {
   const showTrace = (target: TraceTarget) => {
     const current = (t: TraceState | undefined) => t?.step === step && t.target === target;
     setTrace({ step, target, status: 'loading' });
-    controller.trace(step.seq, target === 'output' ? 0 : target).then(
+    controller.trace(step.seq, target).then(
       (view) => setTrace((t) => (current(t) ? { step, target, status: 'done', trace: view } : t)),
       (error: unknown) =>
         setTrace((t) =>
@@ -114,21 +167,37 @@ export function StepDetails({ step }: { step: StepView }) {
           </>
         )}
       </dl>
+      {step.key !== undefined && <ShowKeyState operator={step.operator} stateKey={step.key} />}
+      {step.watermarks !== undefined && (
+        <section aria-labelledby={watermarksHeading}>
+          <h4 id={watermarksHeading}>Watermarks before this step</h4>
+          <p className="muted">They fired no timer, so they are shown here, not as steps of their own.</p>
+          <ul className="run-watermarks">
+            {step.watermarks.map((pass) => (
+              <li
+                key={`${pass.operator}#${pass.subtask} ${pass.edge.id}#${pass.edge.fromSubtask} ${pass.watermark}`}
+              >
+                {watermarkPassText(pass)}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
       {step.record !== undefined && (
         <section aria-labelledby={recordHeading}>
           <h4 id={recordHeading}>Record</h4>
           <pre className="run-json">{formatValue(step.record)}</pre>
-          {sink && step.kind === 'record' && (
+          {step.kind === 'record' && (
             <button
               type="button"
               className="link"
-              aria-label="Trace the output record"
-              aria-pressed={trace?.target === 'output'}
-              onClick={() => (trace?.target === 'output' ? setTrace(undefined) : showTrace('output'))}
+              aria-pressed={trace?.target === 'received'}
+              onClick={() => (trace?.target === 'received' ? setTrace(undefined) : showTrace('received'))}
             >
-              Trace this output record
+              {sink ? 'Trace this output record' : 'Trace this record'}
             </button>
           )}
+          {trace?.target === 'received' && <TraceResult trace={trace} sink={sink} />}
         </section>
       )}
       {step.transactions !== undefined && (
@@ -151,41 +220,44 @@ export function StepDetails({ step }: { step: StepView }) {
             </tr>
           </thead>
           <tbody>
-            {step.emitted.map((e, k) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: an emitted record is its position in the step
-              <tr key={k}>
-                <td>{k + 1}</td>
-                <td>{e.port}</td>
-                <td>
-                  <code>{inlineValue(e.record)}</code>
-                </td>
-                <td>{e.edges.length === 0 ? '—' : e.edges.join(', ')}</td>
-                <td>
-                  <button
-                    type="button"
-                    className="link"
-                    aria-label={`Trace emitted record ${k + 1}`}
-                    aria-pressed={trace?.target === k}
-                    onClick={() => (trace?.target === k ? setTrace(undefined) : showTrace(k))}
-                  >
-                    Trace
-                  </button>
-                </td>
-              </tr>
-            ))}
+            {step.emitted.flatMap((e, k) => {
+              const row = (
+                // biome-ignore lint/suspicious/noArrayIndexKey: an emitted record is its position in the step
+                <tr key={k}>
+                  <td>{k + 1}</td>
+                  <td>{e.port}</td>
+                  <td>
+                    <code>{inlineValue(e.record)}</code>
+                  </td>
+                  <td>{e.edges.length === 0 ? '—' : e.edges.join(', ')}</td>
+                  <td>
+                    <button
+                      type="button"
+                      className="link"
+                      aria-label={`Trace emitted record ${k + 1}`}
+                      aria-pressed={trace?.target === k}
+                      onClick={() => (trace?.target === k ? setTrace(undefined) : showTrace(k))}
+                    >
+                      Trace
+                    </button>
+                  </td>
+                </tr>
+              );
+              if (trace?.target !== k) return [row];
+              // The trace opens under the row whose Trace was pressed.
+              return [
+                row,
+                // biome-ignore lint/suspicious/noArrayIndexKey: the trace of the emitted record at that position
+                <tr key={`${k} trace`} className="run-trace-row">
+                  <td colSpan={5}>
+                    <TraceResult trace={trace} sink={sink} />
+                  </td>
+                </tr>,
+              ];
+            })}
           </tbody>
         </table>
       )}
-      {trace !== undefined &&
-        (trace.status === 'loading' ? (
-          <p className="muted">Tracing {targetName(trace.target)}…</p>
-        ) : trace.status === 'failed' ? (
-          <p className="error" role="alert">
-            Could not trace {targetName(trace.target)}: {trace.message}
-          </p>
-        ) : (
-          <TraceDetails trace={trace.trace} label={`Trace of ${targetName(trace.target)}`} />
-        ))}
       <h4>State</h4>
       {step.state.length === 0 ? (
         <p className="muted">No state read or written.</p>

@@ -12,7 +12,9 @@ function StateSource({ source }: { source: StateSourceView }) {
       {source.input !== undefined && (
         <>
           {' '}
-          from {subtaskName(source.input.operator, source.input.subtask)} @{source.input.position}{' '}
+          from{' '}
+          {source.input.where ??
+            `${subtaskName(source.input.operator, source.input.subtask)} @${source.input.position}`}{' '}
           <code>{inlineValue(source.input.record)}</code>
         </>
       )}
@@ -20,18 +22,29 @@ function StateSource({ source }: { source: StateSourceView }) {
   );
 }
 
+/**
+ * Why a trace has no input record: a source made the record, or a timer did from state (its
+ * path's hops say what state they read and which records wrote it).
+ */
+function noInputText(trace: TraceView): string {
+  const first = trace.path[0];
+  if (first === undefined) return 'No input record.';
+  const fromState = trace.path.some((hop) => hop.stateFrom !== undefined);
+  return `No input record: made at step ${first.step} by ${subtaskName(first.operator, first.subtask)}${fromState ? ', from the state read below' : ''}.`;
+}
+
 export function TraceDetails({ trace, label }: { trace: TraceView; label: string }) {
   return (
     <section className="run-trace" aria-label={label}>
       <h4>Input records</h4>
       {trace.inputs.length === 0 ? (
-        <p className="muted">No input record: the source produced it.</p>
+        <p className="muted">{noInputText(trace)}</p>
       ) : (
         <table className="run-table" aria-label="Trace inputs">
           <thead>
             <tr>
               <th scope="col">Source</th>
-              <th scope="col">Position</th>
+              <th scope="col">Where</th>
               <th scope="col">Record</th>
             </tr>
           </thead>
@@ -39,7 +52,7 @@ export function TraceDetails({ trace, label }: { trace: TraceView; label: string
             {trace.inputs.map((input) => (
               <tr key={`${input.operator}#${input.subtask}@${input.position}`}>
                 <td>{subtaskName(input.operator, input.subtask)}</td>
-                <td>{input.position}</td>
+                <td>{input.where ?? `position ${input.position}`}</td>
                 <td>
                   <code>{inlineValue(input.record)}</code>
                 </td>

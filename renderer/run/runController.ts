@@ -5,6 +5,7 @@
 import type {
   Breakpoint,
   RunInfo,
+  RunMethods,
   RunMode,
   RunStartParams,
   StatePage,
@@ -35,6 +36,9 @@ export interface RunControllerDeps {
   /** Asks the host whether the job's input files are there (see job.checkFiles), as a run starts. */
   readonly checkInputFiles?: () => void;
 }
+
+/** The state rows that read a key wherever it lives, and the checkpoints there are to read. */
+export type KeyStateMethod = 'state.key' | 'state.elements' | 'state.compare' | 'state.checkpoints';
 
 /** A page of one subtask's state, of the live run or of one of its checkpoints. */
 export interface StatePageQuery {
@@ -319,7 +323,8 @@ export function createRunController(deps: RunControllerDeps) {
     /** The canvas's "Break on this operator": on, or off again. */
     toggleOperatorBreakpoint: (operator: string) =>
       sendBreakpoints(toggleOperatorBreakpoint(breakpointsOf(r()), operator)),
-    trace: (step: number, emitted: number): Promise<TraceView> => {
+    /** `emitted` "received": the record the step took. */
+    trace: (step: number, emitted: number | 'received'): Promise<TraceView> => {
       const { runId } = r();
       if (runId === undefined) return Promise.reject(new Error('There is no run to trace.'));
       return client.request('run.trace', { runId, step, emitted });
@@ -328,6 +333,15 @@ export function createRunController(deps: RunControllerDeps) {
       const { runId } = r();
       if (runId === undefined) return Promise.reject(new Error('There is no run to read state from.'));
       return client.request('state.page', { runId, ...params });
+    },
+    /** One of the key rows (state.key, state.elements, state.compare, state.checkpoints) of this run. */
+    keyState: <M extends KeyStateMethod>(
+      method: M,
+      params: Omit<RunMethods[M][0], 'runId'>,
+    ): Promise<RunMethods[M][1]> => {
+      const { runId } = r();
+      if (runId === undefined) return Promise.reject(new Error('There is no run to read state from.'));
+      return client.request(method, { runId, ...params } as RunMethods[M][0]);
     },
     dispose: () => {
       for (const off of offs) off();

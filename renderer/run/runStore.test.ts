@@ -73,21 +73,33 @@ describe('run store', () => {
     expect(store.getState().shown?.seq).toBe(3);
   });
 
-  it('colours edges only while the run is live', () => {
+  it('tints operators and edges only while the run is live', () => {
     const store = createRunStore();
     store.getState().begin('run');
     store.getState().applyInfo(info('running', 'run'));
+    const load = { busyTimeMsPerSecond: 30, backPressuredTimeMsPerSecond: 900, idleTimeMsPerSecond: 70 };
     const metrics = {
       runId: 'r1',
       elapsedMs: 1000,
-      operators: [{ id: 'a', recordsIn: 0, recordsOut: 10, subtasks: [] }],
-      edges: [{ id: 'e1', fill: 0.9 }],
+      operators: [
+        {
+          id: 'a',
+          recordsIn: 0,
+          recordsOut: 10,
+          subtasks: [
+            { subtask: 0, recordsIn: 0, recordsOut: 10, queued: 0, keyGroups: [0, 127] as const, ...load },
+          ],
+        },
+      ],
+      edges: [{ id: 'e1', from: 'a', backPressuredTimeMsPerSecond: 900 }],
     };
     store.getState().applyMetrics(metrics);
-    expect(store.getState().edgeFill.get('e1')).toBe(9);
+    expect(store.getState().edgeTint.get('e1')?.level).toBe(9);
+    expect(store.getState().operatorTint.get('a')?.level).toBe(0);
     expect(store.getState().seriesVersion).toBe(1);
     store.getState().applyInfo(info('finished', 'run'));
-    expect(store.getState().edgeFill.size).toBe(0);
+    expect(store.getState().edgeTint.size).toBe(0);
+    expect(store.getState().operatorTint.size).toBe(0);
     // The last metrics stay for the State panel after the end.
     expect(store.getState().metrics).toBe(metrics);
   });

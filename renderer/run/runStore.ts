@@ -15,8 +15,8 @@ import type {
   StepView,
 } from '../../engine/protocol/protocol.js';
 import { UNSAVED } from './documentChange';
-import { fillLevel } from './edgeFill';
 import { watermarkedSubtasks } from './eventTime';
+import { type LoadTint, tintsOf } from './loadTint';
 import { MetricsSeries } from './metricsSeries';
 import { isActive, type RunPhase } from './runControls';
 
@@ -33,6 +33,13 @@ export interface OutputRecord {
 }
 
 export type RestartChoice = { readonly checkpointId: number; readonly mode: RunMode };
+
+/** A key whose state the Debugger asked the State panel to show; `asked` tells two asks apart. */
+export interface StateLookup {
+  readonly operator: string;
+  readonly key: unknown;
+  readonly asked: number;
+}
 
 /** A question the run commands ask through a dialog of the run toolbar. */
 export type RunPrompt =
@@ -83,8 +90,10 @@ export interface RunState {
   /** Mutable (a ring buffer per operator); `seriesVersion` says when it changed. */
   series: MetricsSeries;
   seriesVersion: number;
-  /** Edge id -> fill level (see edgeFill.ts), while the run is live. */
-  edgeFill: ReadonlyMap<string, number>;
+  /** Operator id -> its busiest subtask's tint (see loadTint.ts), while the run is live. */
+  operatorTint: ReadonlyMap<string, LoadTint>;
+  /** Edge id -> how much its producer is held back (see loadTint.ts), while the run is live. */
+  edgeTint: ReadonlyMap<string, LoadTint>;
   checkpoints: readonly RunCheckpointEvent[];
   output: readonly OutputRecord[];
   /** How many records each preview sink has received in the run, shown or not. */
@@ -94,6 +103,7 @@ export interface RunState {
   prompt: RunPrompt | undefined;
   /** The last request that failed, said in the status line until the next one succeeds. */
   notice: string | undefined;
+  stateLookup: StateLookup | undefined;
 }
 
 export interface RunActions {
@@ -122,6 +132,8 @@ export interface RunActions {
   setRunningTo(until: ResumeUntil): void;
   /** The job was edited: an ended run's word is outdated (a live run's is not yet said). */
   jobChanged(): void;
+  /** Asks the State panel to show one key's state (the Debugger's "Show state of key"). */
+  lookUpState(operator: string, key: unknown): void;
 }
 
 export type RunStoreState = RunState & RunActions;
@@ -149,12 +161,14 @@ function cleared(): Omit<
     watermarked: new Set<string>(),
     series: new MetricsSeries(),
     seriesVersion: 0,
-    edgeFill: new Map(),
+    operatorTint: new Map(),
+    edgeTint: new Map(),
     checkpoints: [],
     output: [],
     outputTotals: new Map(),
     outputCount: 0,
     notice: undefined,
+    stateLookup: undefined,
   };
 }
 
@@ -180,8 +194,8 @@ export function createRunStore(documentKey = UNSAVED) {
         restoredFrom: info.restoredFrom,
         stateDir: info.stateDir,
         checkpointDir: info.checkpointDir,
-        // Channel fill is a live reading; a finished run's channels say nothing.
-        ...(live ? {} : { edgeFill: new Map() }),
+        // The tints are of the run going; an ended run holds nothing back.
+        ...(live ? {} : { operatorTint: new Map(), edgeTint: new Map() }),
       });
     },
     applyStep(step) {
@@ -203,12 +217,13 @@ export function createRunStore(documentKey = UNSAVED) {
     applyMetrics(event) {
       const { series, seriesVersion, status } = get();
       const added = series.add(event);
-      const edgeFill = isActive(status)
-        ? new Map(event.edges.map((e) => [e.id, fillLevel(e.fill)]))
-        : get().edgeFill;
+      const tints = isActive(status)
+        ? tintsOf(event)
+        : { operators: get().operatorTint, edges: get().edgeTint };
       set({
         metrics: event,
-        edgeFill,
+        operatorTint: tints.operators,
+        edgeTint: tints.edges,
         watermarked: watermarkedSubtasks(get().watermarked, event),
         ...(added ? { seriesVersion: seriesVersion + 1 } : {}),
       });
@@ -272,6 +287,9 @@ export function createRunStore(documentKey = UNSAVED) {
     jobChanged() {
       const { status, outdated } = get();
       if (!outdated && status !== 'idle' && !isActive(status)) set({ outdated: true });
+    },
+    lookUpState(operator, key) {
+      set({ stateLookup: { operator, key, asked: (get().stateLookup?.asked ?? 0) + 1 } });
     },
   }));
 }

@@ -1,36 +1,44 @@
 // Comparing one key's state between two checkpoints (or a checkpoint and the live state): the
-// state browser reads the key's entries from each side by prefix and lines them up by state name.
-import type { StateEntryView } from '../../engine/protocol/protocol.js';
+// engine finds the key where it lives on each side and lines its states up (state.compare);
+// this says which sides there are to choose and how a key typed into the browser reads.
+import type { CompareSide } from '../../engine/protocol/protocol.js';
 
-/** A key as the prefix search matches it: a string as it is, anything else as JSON. */
+/** A key as the state browser writes it and the prefix search matches it: a string as it is, anything else as JSON. */
 export function keyText(key: unknown): string {
   return typeof key === 'string' ? key : (JSON.stringify(key) ?? String(key));
 }
 
-export function entriesOfKey(entries: readonly StateEntryView[], key: string): StateEntryView[] {
-  return entries.filter((e) => keyText(e.key) === key);
+/**
+ * The keys a typed text may stand for, as the host reads it (engine/host/keyState.ts): the text
+ * as a string, and when it is the JSON of another value (7, ["a",1]) that value too; quoted
+ * ("7"), the string alone.
+ */
+export function keysOfText(text: string): unknown[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return [text];
+  }
+  return typeof parsed === 'string' ? [parsed] : [text, parsed];
 }
 
-export interface CompareRow {
-  readonly state: string;
-  readonly type: StateEntryView['type'];
-  readonly from: StateEntryView | undefined;
-  readonly to: StateEntryView | undefined;
-  readonly changed: boolean;
+export function sideName(side: CompareSide): string {
+  return side === 'live' ? 'live state' : `checkpoint ${side}`;
 }
 
-function same(a: StateEntryView | undefined, b: StateEntryView | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return JSON.stringify(a.value) === JSON.stringify(b.value) && a.elementCount === b.elementCount;
-}
-
-/** One row per state name present on either side, in the order first seen. */
-export function compareEntries(from: readonly StateEntryView[], to: readonly StateEntryView[]): CompareRow[] {
-  const names: string[] = [];
-  for (const e of [...from, ...to]) if (!names.includes(e.state)) names.push(e.state);
-  return names.map((state) => {
-    const a = from.find((e) => e.state === state);
-    const b = to.find((e) => e.state === state);
-    return { state, type: (a ?? b)!.type, from: a, to: b, changed: !same(a, b) };
-  });
+/**
+ * What to compare when nothing is chosen, or what was chosen is gone: the two newest
+ * checkpoints, or the only one and the live state. `ids` newest first.
+ */
+export function defaultSides(
+  ids: readonly number[],
+  chosen: { from?: CompareSide; to?: CompareSide },
+): { from: CompareSide; to: CompareSide } | undefined {
+  const there = (side: CompareSide | undefined) =>
+    side === 'live' || (side !== undefined && ids.includes(side));
+  if (ids.length === 0) return undefined;
+  const from = there(chosen.from) ? chosen.from! : (ids[1] ?? ids[0]!);
+  const to = there(chosen.to) ? chosen.to! : ids.length > 1 ? ids[0]! : 'live';
+  return { from, to };
 }

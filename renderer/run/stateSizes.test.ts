@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunMetricsEvent, SubtaskLive } from '../../engine/protocol/protocol.js';
-import { stateRows } from './stateSizes';
+import { stateRows, stateTotals } from './stateSizes';
 
 const sub = (subtask: number, stateBytes?: number, keys?: number): SubtaskLive => ({
   subtask,
@@ -82,5 +82,33 @@ describe('stateRows with timers', () => {
       ['timeouts', [3, 0]],
       ['owners', [undefined]],
     ]);
+  });
+});
+
+describe('stateTotals', () => {
+  it('adds up each state over the subtasks, by name and type, in name order', () => {
+    const totals = stateTotals([
+      {
+        states: [
+          { state: 'n', type: 'value', keys: 2, entries: 2, bytes: 20 },
+          { state: 'items', type: 'map', keys: 2, entries: 7, bytes: 300 },
+        ],
+      },
+      { states: [] },
+      {
+        states: [
+          { state: 'items', type: 'map', keys: 1, entries: 3, bytes: 100 },
+          // The same name as another type is another state.
+          { state: 'items', type: 'list', keys: 1, entries: 4, bytes: 40 },
+          { state: 'n', type: 'value', keys: 3, entries: 3, bytes: 30 },
+        ],
+      },
+    ]);
+    expect(totals).toEqual([
+      { state: 'items', type: 'list', keys: 1, entries: 4, bytes: 40 },
+      { state: 'items', type: 'map', keys: 3, entries: 10, bytes: 400 },
+      { state: 'n', type: 'value', keys: 5, entries: 5, bytes: 50 },
+    ]);
+    expect(stateTotals([])).toEqual([]);
   });
 });

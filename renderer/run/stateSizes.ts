@@ -1,6 +1,6 @@
 // The State panel's numbers: per keyed operator, each subtask's state size, keys and key-group
 // range, its timers, its share of the operator's largest subtask (the bar), and which subtasks are skewed.
-import type { RunMetricsEvent, SubtaskLive } from '../../engine/protocol/protocol.js';
+import type { RunMetricsEvent, StateSizeView, SubtaskLive } from '../../engine/protocol/protocol.js';
 import { skewedIndexes, skewMessage } from './skew';
 
 export interface SubtaskStateRow {
@@ -23,7 +23,8 @@ export interface OperatorStateRows {
   readonly skew: string | undefined;
 }
 
-function hasState(s: SubtaskLive): boolean {
+/** Whether a subtask reports keyed state (sizes, keys or timers). */
+export function hasState(s: SubtaskLive): boolean {
   return (
     s.stateBytes !== undefined ||
     s.stateKeys !== undefined ||
@@ -65,4 +66,27 @@ export function stateRows(metrics: RunMetricsEvent): {
     });
   }
   return { keyed, stateless };
+}
+
+/** Per state (name and type), its keys, entries and bytes over all of an operator's subtasks, by name. */
+export function stateTotals(
+  subtasks: readonly { readonly states: readonly StateSizeView[] }[],
+): StateSizeView[] {
+  const totals = new Map<
+    string,
+    { state: string; type: StateSizeView['type']; keys: number; entries: number; bytes: number }
+  >();
+  for (const s of subtasks) {
+    for (const state of s.states) {
+      const id = `${state.state}\0${state.type}`;
+      const total = totals.get(id) ?? { state: state.state, type: state.type, keys: 0, entries: 0, bytes: 0 };
+      total.keys += state.keys;
+      total.entries += state.entries;
+      total.bytes += state.bytes;
+      totals.set(id, total);
+    }
+  }
+  return [...totals.values()].sort((a, b) =>
+    a.state < b.state ? -1 : a.state > b.state ? 1 : a.type < b.type ? -1 : 1,
+  );
 }

@@ -1,7 +1,7 @@
 // A step as text: the Debugger panel shows exactly what these return, so showing the same
 // StepView twice (after a step back) shows the same words. Event times read as the Metrics
 // panel writes them ("watermark 12:00:05", "event-time timer 12:00:10 fires for key o7").
-import type { StateAccess, StepView } from '../../engine/protocol/protocol.js';
+import type { StateAccess, StepView, WatermarkPassView } from '../../engine/protocol/protocol.js';
 import { formatEventTime, timerLine } from './eventTime';
 
 /** Pretty JSON; strings quoted so that "7" and 7 read apart; `undefined` named. */
@@ -68,6 +68,15 @@ export function operatorWatermarkText(step: Pick<StepView, 'operatorWatermark'>,
   return step.operatorWatermark === undefined
     ? 'none yet (an input has had no watermark)'
     : formatEventTime(step.operatorWatermark, now);
+}
+
+/**
+ * A watermark that fired nothing, shown with the step after it: "timeouts#0: watermark
+ * 12:00:05 over edge e1 from upstream subtask 0; the subtask's watermark 12:00:05".
+ */
+export function watermarkPassText(pass: WatermarkPassView, now?: number): string {
+  const feedback = pass.edge.feedback ? ' (feedback)' : '';
+  return `${subtaskName(pass.operator, pass.subtask)}: watermark ${formatEventTime(pass.watermark, now)} over edge ${pass.edge.id}${feedback} from upstream subtask ${pass.edge.fromSubtask}; the subtask's watermark ${operatorWatermarkText(pass, now)}`;
 }
 
 /** "owners#2": an operator's subtask, as the canvas badge and the engine's messages name it. */

@@ -6,13 +6,13 @@ describe("a transaction's tables per subtask", () => {
     const sizes = tableSizes(
       ['accounts', 'audit'],
       [
-        { subtask: 1, states: [{ state: 'accounts', type: 'value', keys: 3, bytes: 90 }] },
+        { subtask: 1, states: [{ state: 'accounts', type: 'value', keys: 3, entries: 3, bytes: 90 }] },
         {
           subtask: 0,
           states: [
-            { state: 'accounts', type: 'value', keys: 2, bytes: 60 },
-            { state: 'notes', type: 'map', keys: 1, bytes: 10 },
-            { state: 'extra', type: 'value', keys: 1, bytes: 5 },
+            { state: 'accounts', type: 'value', keys: 2, entries: 2, bytes: 60 },
+            { state: 'notes', type: 'map', keys: 1, entries: 4, bytes: 10 },
+            { state: 'extra', type: 'value', keys: 1, entries: 1, bytes: 5 },
           ],
         },
       ],

@@ -117,7 +117,20 @@ describe('a debug run', () => {
     expect(eventsOf('run.status').at(-1)).toMatchObject({ message: 'breakpoint at-25', step: hit.step.seq });
 
     const trace = await result('run.trace', { runId, step: hit.step.seq, emitted: 0 });
-    expect(trace.inputs).toEqual([{ operator: 'gen', subtask: 0, position: 25, record: { k: 'k1', i: 25 } }]);
+    const input = {
+      operator: 'gen',
+      subtask: 0,
+      position: 25,
+      where: 'generator "gen" record 25',
+      record: { k: 'k1', i: 25 },
+    };
+    expect(trace.inputs).toEqual([input]);
+    // The record the step took, traced as well: the same input, the path up to this step.
+    const received = await result('run.trace', { runId, step: hit.step.seq, emitted: 'received' });
+    expect(received).toEqual({ inputs: [input], path: trace.path });
+    expect(await failure('run.trace', { runId, step: hit.step.seq, emitted: 'sent' })).toBe(
+      'run.trace: params.emitted must be "received" or an index from 0 (a record the step emitted)',
+    );
 
     const problems = await result('run.setBreakpoints', {
       runId,

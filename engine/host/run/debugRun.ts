@@ -95,7 +95,7 @@ export class DebugRun extends StatusReportingRun implements DrivenRun {
     }
     this.session = session;
     this.feed = new MetricsFeed(
-      () => liveMetrics(runId, this.plan, session.metrics(), session.edgeFill()),
+      () => liveMetrics(runId, this.plan, session.metrics()),
       (event) => {
         events.metrics(event);
         this.sendPreview();
@@ -197,7 +197,7 @@ export class DebugRun extends StatusReportingRun implements DrivenRun {
     return { problems: this.session.setBreakpoints(list) };
   }
 
-  trace(step: number, emitted: number): TraceView {
+  trace(step: number, emitted: number | 'received'): TraceView {
     if (this.session === undefined || this.closing !== undefined) this.refuse('trace');
     return this.session.trace(step, emitted);
   }

@@ -121,7 +121,7 @@ export class HostRun extends StatusReportingRun implements DrivenRun {
     }
     this.engine = engine;
     this.feed = new MetricsFeed(
-      () => liveMetrics(runId, engine.plan, engine.metrics(), engine.edgeFill()),
+      () => liveMetrics(runId, engine.plan, engine.metrics()),
       (event) => events.metrics(event),
     );
     this.setStatus('running', this.message);

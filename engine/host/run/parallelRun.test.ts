@@ -126,7 +126,12 @@ describe('a run spread over two threads', () => {
     expect(count.subtasks.reduce((n, s) => n + (s.stateKeys ?? 0), 0)).toBe(50);
     expect(operator(final, 'out').recordsIn).toBe(6000);
     expect(final.edges.map((e) => e.id)).toEqual(['e1', 'e2']);
-    expect(final.edges.every((e) => e.fill >= 0 && e.fill <= 1)).toBe(true);
+    // An edge is held back as much as the operator it leaves: its most held-back subtask.
+    expect(final.edges.map((e) => e.from)).toEqual(['gen', 'count']);
+    for (const edge of final.edges) {
+      const held = operator(final, edge.from).subtasks.map((s) => s.backPressuredTimeMsPerSecond ?? 0);
+      expect(edge.backPressuredTimeMsPerSecond).toBe(Math.max(...held));
+    }
   });
 
   it('pauses, shows the live state of every subtask, resumes, stops at a checkpoint and restarts from it exactly', async () => {

@@ -24,7 +24,6 @@ export interface RunEngine {
   /** Runs to the end or a stop; rejects with the engine's one-line JobError. */
   run(): Promise<RunSummary>;
   metrics(): JobMetrics;
-  edgeFill(): ReadonlyMap<string, number>;
   pause(): void;
   resume(): void;
   stop(): void;
@@ -61,7 +60,6 @@ export async function openRunEngine(job: Job, options: RunEngineOptions): Promis
     threads: 1,
     run: () => run.run(),
     metrics: () => run.metrics(),
-    edgeFill: () => run.edgeFill(),
     pause: () => run.pause(),
     resume: () => run.resume(),
     stop: () => run.stop(),
@@ -78,7 +76,6 @@ async function parallelEngine(run: ParallelJobRun): Promise<RunEngine> {
     run: () => run.run(),
     // Every thread has sent its rows before the run counts as opened.
     metrics: () => run.metrics()!,
-    edgeFill: () => run.edgeFill(),
     pause: () => run.pause(),
     resume: () => run.resume(),
     stop: () => run.stop(),

@@ -1,21 +1,28 @@
 // The live metrics a run sends to the designer: per operator and subtask the counters of
-// JobRun.metrics(), the key groups each subtask owns, and per edge how full its fullest channel
-// is. A sample reads counters the engine keeps anyway (no scan of state or channels' contents),
-// so sending one twice a second costs the run nothing it would notice.
+// JobRun.metrics() (where each subtask's time went among them: busy, backpressured, idle), the
+// key groups each subtask owns, and per edge how much its producer is held back. A sample reads
+// figures the engine keeps anyway (no scan of state or channels' contents), so sending one
+// twice a second costs the run nothing it would notice.
 import { keyGroupRange } from '../../graph/keyGroups.js';
 import type { Plan } from '../../graph/plan.js';
-import type { JobMetrics } from '../../metrics/jobMetrics.js';
-import type { RunMetricsEvent, SubtaskLive } from '../../protocol/runProtocol.js';
+import type { JobMetrics, OperatorMetrics } from '../../metrics/jobMetrics.js';
+import type { EdgeLive, RunMetricsEvent, SubtaskLive } from '../../protocol/runProtocol.js';
 
 /** Twice a second: the panels promise a refresh at least once a second, and a timer can fire late. */
 export const METRICS_EVERY_MS = 500;
 
-export function liveMetrics(
-  runId: string,
-  plan: Plan,
-  metrics: JobMetrics,
-  edgeFill: ReadonlyMap<string, number>,
-): RunMetricsEvent {
+/** How much an operator is held back: its most held-back subtask's share, if measured. */
+function heldBack(op: OperatorMetrics | undefined): number | undefined {
+  let most: number | undefined;
+  for (const s of op?.subtasks ?? []) {
+    const held = s.backPressuredTimeMsPerSecond;
+    if (held !== undefined && (most === undefined || held > most)) most = held;
+  }
+  return most;
+}
+
+export function liveMetrics(runId: string, plan: Plan, metrics: JobMetrics): RunMetricsEvent {
+  const byId = new Map(metrics.operators.map((op) => [op.id, op]));
   return {
     runId,
     elapsedMs: metrics.elapsedMs,
@@ -31,9 +38,17 @@ export function liveMetrics(
         }),
       };
     }),
-    edges: plan.operators.flatMap((op) =>
-      [...op.outputs.values()].flat().map((edge) => ({ id: edge.id, fill: edgeFill.get(edge.id) ?? 0 })),
-    ),
+    edges: plan.operators.flatMap((op) => {
+      // An edge is held back as much as the operator it leaves: that is whose output waits.
+      const held = heldBack(byId.get(op.id));
+      return [...op.outputs.values()].flat().map(
+        (edge): EdgeLive => ({
+          id: edge.id,
+          from: op.id,
+          ...(held === undefined ? {} : { backPressuredTimeMsPerSecond: held }),
+        }),
+      );
+    }),
   };
 }
 

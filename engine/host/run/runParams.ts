@@ -3,7 +3,8 @@
 // a refusal says which field is wrong and what it should be.
 import { isAbsolute } from 'node:path';
 import type { HostMethod, ParamsOf } from '../../protocol/protocol.js';
-import type { Breakpoint, RunStartParams } from '../../protocol/runProtocol.js';
+import type { Breakpoint, CompareSide, RunStartParams } from '../../protocol/runProtocol.js';
+import { encodeKey } from '../../state/stateKeys.js';
 
 type Raw = Readonly<Record<string, unknown>>;
 
@@ -12,6 +13,8 @@ export const MAX_PAGE_LIMIT = 1000;
 const MAX_PREFIX = 1000;
 /** A cursor is a key this host handed out: a key text, a state name and a tag, as JSON. */
 const MAX_CURSOR = 64 * 1024;
+/** A key as JSON: keys come from records, but one this long is no key a person looks up. */
+const MAX_KEY = 64 * 1024;
 const MAX_BREAKPOINTS = 1000;
 const MAX_EXPRESSION = 10_000;
 const MAX_ID = 200;
@@ -155,11 +158,100 @@ export function statePageParams(raw: Raw): ParamsOf<'state.page'> {
   };
 }
 
+/** The record of a step a trace is of: one it emitted, by index, or the one it took. */
+function emittedParam(value: unknown): number | 'received' {
+  if (value === 'received') return value;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    refuse('run.trace', 'emitted', 'must be "received" or an index from 0 (a record the step emitted)');
+  }
+  return value;
+}
+
 export function traceParams(raw: Raw): ParamsOf<'run.trace'> {
   const method = 'run.trace';
   return {
     runId: runId(method, raw),
     step: integer(method, raw, 'step', 1, Number.MAX_SAFE_INTEGER),
-    emitted: integer(method, raw, 'emitted', 0, Number.MAX_SAFE_INTEGER),
+    emitted: emittedParam(raw.emitted),
+  };
+}
+
+function optionalCheckpoint(method: HostMethod, raw: Raw): { checkpointId?: number } {
+  return raw.checkpointId === undefined
+    ? {}
+    : { checkpointId: integer(method, raw, 'checkpointId', 1, Number.MAX_SAFE_INTEGER) };
+}
+
+/** A key as `ctx.key` shows it: any JSON value but undefined. */
+function jsonKey(method: HostMethod, raw: Raw): unknown {
+  const key = raw.key;
+  let text: string | undefined;
+  try {
+    text = key === undefined ? undefined : encodeKey(key);
+  } catch {
+    text = undefined;
+  }
+  if (text === undefined) refuse(method, 'key', 'must be a key as ctx.key shows it (a JSON value)');
+  if (text.length > MAX_KEY) refuse(method, 'key', `must be at most ${MAX_KEY} characters as JSON`);
+  return key;
+}
+
+function stateType<T extends string>(method: HostMethod, raw: Raw, types: readonly T[]): T {
+  const type = raw.type;
+  if (!types.includes(type as T))
+    refuse(method, 'type', `must be ${types.map((t) => `"${t}"`).join(' or ')}`);
+  return type as T;
+}
+
+function side(method: HostMethod, raw: Raw, key: string): CompareSide {
+  if (raw[key] === 'live') return 'live';
+  const id = raw[key];
+  if (!Number.isSafeInteger(id) || (id as number) < 1) {
+    refuse(method, key, 'must be "live" or a checkpoint id (a positive integer)');
+  }
+  return id as number;
+}
+
+export function stateKeyParams(raw: Raw): ParamsOf<'state.key'> {
+  const method = 'state.key';
+  return {
+    runId: runId(method, raw),
+    operator: string(method, raw, 'operator', MAX_ID),
+    key: string(method, raw, 'key', MAX_PREFIX),
+    ...optionalCheckpoint(method, raw),
+  };
+}
+
+export function stateElementsParams(raw: Raw): ParamsOf<'state.elements'> {
+  const method = 'state.elements';
+  const after = optionalString(method, raw, 'after', MAX_CURSOR);
+  return {
+    runId: runId(method, raw),
+    operator: string(method, raw, 'operator', MAX_ID),
+    key: jsonKey(method, raw),
+    state: string(method, raw, 'state', MAX_ID),
+    type: stateType(method, raw, ['map', 'list'] as const),
+    limit: integer(method, raw, 'limit', 1, MAX_PAGE_LIMIT),
+    ...(after === undefined ? {} : { after }),
+    ...optionalCheckpoint(method, raw),
+  };
+}
+
+export function stateCompareParams(raw: Raw): ParamsOf<'state.compare'> {
+  const method = 'state.compare';
+  const state = optionalString(method, raw, 'state', MAX_ID);
+  const after = optionalString(method, raw, 'after', MAX_CURSOR);
+  if (after !== undefined && state === undefined) refuse(method, 'state', 'must be given with params.after');
+  return {
+    runId: runId(method, raw),
+    operator: string(method, raw, 'operator', MAX_ID),
+    key: jsonKey(method, raw),
+    from: side(method, raw, 'from'),
+    to: side(method, raw, 'to'),
+    limit: integer(method, raw, 'limit', 1, MAX_PAGE_LIMIT),
+    ...(state === undefined
+      ? {}
+      : { state, type: stateType(method, raw, ['value', 'map', 'list'] as const) }),
+    ...(after === undefined ? {} : { after }),
   };
 }

@@ -1,26 +1,20 @@
 // The run-and-debug rows of the host's method table: one run at a time per host, started from the
-// designer's text of a job and driven by id; its state browsed live or as a checkpoint holds it;
-// the job's completed checkpoints listed for a restart. The last run stays known after it ends,
+// designer's text of a job and driven by id; its state browsed live or as a checkpoint holds it
+// (stateMethods.ts); the job's completed checkpoints listed for a restart. The last run stays known after it ends,
 // so its state and checkpoints can still be read until the next run starts.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { findCheckpoint } from '../../checkpoint/findCheckpoint.js';
-import { hasKeyedState } from '../../deploy/jobRun.js';
 import { defaultRunDirs, type RunDirsOf } from '../../deploy/runDirs.js';
-import { keyGroupRange } from '../../graph/keyGroups.js';
-import { type Plan, type PlannedOperator, planJob } from '../../graph/plan.js';
+import { planJob } from '../../graph/plan.js';
 import type { Problem } from '../../graph/problem.js';
 import { parseJobText } from '../../graph/validation/jsonText.js';
 import { validateJobText } from '../../graph/validation/validateJob.js';
-import type { RunEvents, RunMethods, StatePage } from '../../protocol/runProtocol.js';
+import type { RunEvents, RunMethods } from '../../protocol/runProtocol.js';
 import type { CallMarker } from '../../runtime/callMarker.js';
-import { LevelKvStore } from '../../state/levelKvStore.js';
-import type { StoreBrowser } from '../../state/storeBrowser.js';
 import { CheckpointTimings, listCheckpoints } from '../checkpointHistory.js';
-import { CheckpointViews } from '../checkpointViews.js';
 import type { MethodSpec } from '../hostService.js';
-import { readStatePage } from '../stateBrowser.js';
 import { DebugRun } from './debugRun.js';
 import type { DrivenRun, RunEventSink } from './drivenRun.js';
 import { HostRun } from './hostRun.js';
@@ -30,9 +24,9 @@ import {
   runIdParams,
   runStartParams,
   setBreakpointsParams,
-  statePageParams,
   traceParams,
 } from './runParams.js';
+import { createStateMethods, type RunEntry } from './stateMethods.js';
 
 export type RunMethodTable = { readonly [M in keyof RunMethods]: MethodSpec<M> };
 
@@ -44,15 +38,7 @@ export interface RunService {
   close(): Promise<void>;
 }
 
-/** A stored state is read a page at a time: a small read cache is plenty. */
-const STORED_STATE_CACHE_BYTES = 4 * 1024 * 1024;
-/** How long a page read that failed waits to see whether the run was just closing its stores. */
-const CLOSING_GRACE_MS = 200;
-
-interface Current {
-  readonly run: DrivenRun;
-  readonly plan: Plan;
-}
+type Current = RunEntry;
 
 function problemList(problems: readonly Problem[]): string {
   const shown = problems.slice(0, 10).map((p) => `${p.message} (${p.path})`);
@@ -83,10 +69,7 @@ export function createRunService(
 ): RunService {
   let current: Current | undefined;
   let starting = false;
-  const views = new CheckpointViews();
   const timings = new CheckpointTimings();
-  /** LevelDB state a run left behind, opened for reading once the run has ended. */
-  const storedStates = new Map<string, Promise<LevelKvStore>>();
 
   /** A run's events go to every client; its checkpoints' timings are kept for the checkpoint list. */
   function eventsFor(checkpointDir: string): RunEventSink {
@@ -102,12 +85,6 @@ export function createRunService(
     };
   }
 
-  async function closeStoredStates(): Promise<void> {
-    const open = [...storedStates.values()];
-    storedStates.clear();
-    await Promise.allSettled(open.map(async (store) => (await store).close()));
-  }
-
   function runOf(method: string, runId: string): Current {
     if (current !== undefined && current.run.runId === runId) return current;
     const known =
@@ -117,74 +94,14 @@ export function createRunService(
     throw new Error(`${method}: there is no run ${runId}; ${known}`);
   }
 
+  const state = createStateMethods(runOf);
+
   function debugRunOf(method: string, runId: string): DebugRun {
     const { run } = runOf(method, runId);
     if (run instanceof DebugRun) return run;
     throw new Error(
       `${method}: run ${run.runId} runs in mode "${run.mode}"; start it in mode "debug" to step, set breakpoints or trace records`,
     );
-  }
-
-  function keyedOperator(entry: Current, operatorId: string, subtask: number): PlannedOperator {
-    const { plan, run } = entry;
-    const op = plan.byId.get(operatorId);
-    if (op === undefined)
-      throw new Error(`state.page: job "${run.job.name}" has no operator "${operatorId}"`);
-    if (!hasKeyedState(op)) {
-      throw new Error(
-        `state.page: operator "${op.id}" keeps no keyed state (only operators with code whose every input is hash-partitioned do)`,
-      );
-    }
-    if (subtask >= op.parallelism) {
-      throw new Error(
-        `state.page: operator "${op.id}" has ${op.parallelism} subtask${op.parallelism === 1 ? '' : 's'} (0 to ${op.parallelism - 1}); there is no subtask ${subtask}`,
-      );
-    }
-    return op;
-  }
-
-  /** The state an ended run left in its state folder (LevelDB only: the heap's went with the run). */
-  async function storedState(entry: Current, op: PlannedOperator, subtask: number): Promise<StoreBrowser> {
-    const { run } = entry;
-    if (run.job.settings.stateBackend !== 'level') {
-      throw new Error(
-        `state.page: run ${run.runId} has ended and its state was on the heap (stateBackend "memory"); only its checkpoints can still be read`,
-      );
-    }
-    const folder = join(run.dirs.stateDir, 'subtasks', `${op.id}-${subtask}`);
-    let store = storedStates.get(folder);
-    if (store === undefined) {
-      if (!existsSync(folder)) {
-        throw new Error(
-          `state.page: there is no state of operator "${op.id}" subtask ${subtask} in ${folder}`,
-        );
-      }
-      store = LevelKvStore.open(folder, STORED_STATE_CACHE_BYTES);
-      storedStates.set(folder, store);
-      store.catch(() => storedStates.delete(folder));
-    }
-    return (await store).browse();
-  }
-
-  async function livePage(entry: Current, params: RunMethods['state.page'][0]): Promise<StatePage> {
-    const op = keyedOperator(entry, params.operator, params.subtask);
-    const keyGroups = keyGroupRange(params.subtask, op.parallelism, entry.plan.maxParallelism);
-    const unavailable = entry.run.liveStateUnavailable();
-    if (unavailable !== undefined) throw new Error(`state.page: ${unavailable}`);
-    const store = entry.run.liveStore(op.id, params.subtask);
-    if (store !== undefined) {
-      try {
-        return await readStatePage(await store.browse(), keyGroups, params);
-      } catch (error) {
-        // The run may have closed its stores under the read as it ended: then read what it left.
-        await Promise.race([
-          entry.run.released,
-          new Promise((resolve) => setTimeout(resolve, CLOSING_GRACE_MS)),
-        ]);
-        if (entry.run.active) throw error;
-      }
-    }
-    return readStatePage(await storedState(entry, op, params.subtask), keyGroups, params);
   }
 
   const methods: RunMethodTable = {
@@ -231,7 +148,7 @@ export function createRunService(
           const previous = current?.run;
           current = undefined;
           await previous?.dispose();
-          await closeStoredStates();
+          await state.closeStoredStates();
           const plan = planJob(job);
           const common = {
             runId: randomUUID(),
@@ -295,20 +212,7 @@ export function createRunService(
       params: checkpointsParams,
       run: ({ path, text }) => listCheckpoints(runDirs(path, jobNameOf(text, path)).checkpointDir, timings),
     },
-    'state.page': {
-      params: statePageParams,
-      run: async (params) => {
-        const entry = runOf('state.page', params.runId);
-        if (params.checkpointId === undefined) return livePage(entry, params);
-        return views.read(
-          entry.run.dirs.checkpointDir,
-          params.checkpointId,
-          params.operator,
-          params.subtask,
-          (view) => readStatePage(view.browser, view.keyGroups, params),
-        );
-      },
-    },
+    ...state.methods,
   };
 
   return {
@@ -317,8 +221,7 @@ export function createRunService(
       const run = current?.run;
       if (run?.active) await run.stop().catch(() => {});
       await run?.dispose();
-      await closeStoredStates();
-      await views.close();
+      await state.close();
     },
   };
 }

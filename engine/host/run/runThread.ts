@@ -47,6 +47,10 @@ const RUN_METHOD_NAMES: { readonly [M in keyof RunMethods]: true } = {
   'run.checkpoints': true,
   'state.page': true,
   'run.trace': true,
+  'state.checkpoints': true,
+  'state.key': true,
+  'state.elements': true,
+  'state.compare': true,
 };
 
 /** A call the run thread will never answer: it was ended (a forced stop) or it died. */
