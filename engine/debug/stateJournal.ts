@@ -95,6 +95,10 @@ export class JournaledStore implements KvStore {
     return this.inner.codec;
   }
 
+  get onHeap(): boolean | undefined {
+    return this.inner.onHeap;
+  }
+
   space(space: string): KvSpace {
     const handle = this.inner.space(space);
     return {

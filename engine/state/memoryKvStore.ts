@@ -26,10 +26,17 @@ class MemorySpace implements KvSpace {
     this.lastValue = value;
     return previous;
   }
+
+  set(key: string, value: Stored | undefined): void {
+    if (value === undefined) this.entries.delete(key);
+    else this.entries.set(key, value);
+    if (key === this.lastKey) this.lastValue = value;
+  }
 }
 
 export class MemoryKvStore implements KvStore {
   readonly codec = heapCodec;
+  readonly onHeap = true;
   private readonly spaces = new Map<string, MemorySpace>();
 
   space(space: string): MemorySpace {
@@ -47,6 +54,10 @@ export class MemoryKvStore implements KvStore {
 
   put(space: string, key: string, value: Stored | undefined): Stored | undefined {
     return this.space(space).put(key, value);
+  }
+
+  set(space: string, key: string, value: Stored | undefined): void {
+    this.space(space).set(key, value);
   }
 
   async *entries(space: string): SpaceEntries {
