@@ -75,6 +75,13 @@ export interface TimerProgress {
   readonly count: number;
   readonly event: Float64Array;
   readonly processing: Float64Array;
+  /** Each key group's cache then (the cached timers are never changed, only replaced). */
+  readonly caches: Record<TimerDomain, readonly (GroupProgress | undefined)[]>;
+}
+
+interface GroupProgress {
+  readonly items: readonly CachedTimer[];
+  readonly complete: boolean;
 }
 
 interface CachedTimer {
@@ -118,7 +125,7 @@ function compare(timestamp: number, keyText: string, item: CachedTimer): number 
 export class TimerStore {
   /** Timers held, every key group and domain. */
   count = 0;
-  private readonly groups: Record<TimerDomain, (GroupTimers | undefined)[]> = {
+  private groups: Record<TimerDomain, (GroupTimers | undefined)[]> = {
     eventTime: [],
     processingTime: [],
   };
@@ -276,6 +283,8 @@ export class TimerStore {
         found.push({ timestamp, keyText, entry });
         if (found.length > this.capacity) break;
       }
+      // Time travel replaced the group meanwhile: this read is of the undone future.
+      if (this.groups[domain][keyGroup] !== group) return;
       // A write while the read was under way may or may not be in what it found: read again.
       if (group.storeWrites !== writes) continue;
       group.complete = found.length <= this.capacity;
@@ -309,32 +318,37 @@ export class TimerStore {
     if (timestamp < this.bounds[domain][keyGroup]!) this.setBound(domain, keyGroup, timestamp);
   }
 
-  /** Time travel in debug runs: the count and bounds now, valid for the store as it is now. */
+  /**
+   * Time travel in debug runs: the count, bounds and caches now, valid for the store as it is
+   * now. The caches are copied (references to their timers), so that going back to here finds
+   * them as they were: a step back then replays exactly what the run did, reading what it read.
+   */
   progress(): TimerProgress {
+    const caches = (domain: TimerDomain) =>
+      this.groups[domain].map((group) =>
+        group === undefined ? undefined : { items: group.items.slice(), complete: group.complete },
+      );
     return {
       count: this.count,
       event: this.bounds.eventTime.slice(),
       processing: this.bounds.processingTime.slice(),
+      caches: { eventTime: caches('eventTime'), processingTime: caches('processingTime') },
     };
   }
 
-  /**
-   * Puts count and bounds back, with the store rolled back to where progress() was taken. The
-   * caches are of the undone future: a group with timers then reads them from the store again.
-   */
+  /** Puts count, bounds and caches back, with the store rolled back to where progress() was taken. */
   restoreProgress(progress: TimerProgress): void {
     this.count = progress.count;
-    for (const [domain, bounds] of [
-      ['eventTime', progress.event],
-      ['processingTime', progress.processing],
-    ] as const) {
-      this.bounds[domain].set(bounds);
+    for (const domain of ['eventTime', 'processingTime'] as const) {
+      this.bounds[domain].set(domain === 'eventTime' ? progress.event : progress.processing);
       this.least[domain] = Number.NaN;
-      this.groups[domain].forEach((group, keyGroup) => {
-        if (group === undefined) return;
-        group.items = [];
-        group.complete = bounds[keyGroup] === Number.POSITIVE_INFINITY;
-        group.storeWrites++;
+      // New groups: a read of the store still under way belongs to the undone future.
+      this.groups[domain] = progress.caches[domain].map((saved) => {
+        if (saved === undefined) return undefined;
+        const group = new GroupTimers();
+        group.items = saved.items.slice();
+        group.complete = saved.complete;
+        return group;
       });
     }
   }
