@@ -121,8 +121,8 @@ export class JournaledStore implements KvStore {
     return old;
   }
 
-  entries(space: string): SpaceEntries {
-    return this.inner.entries(space);
+  entries(space: string, after?: string): SpaceEntries {
+    return this.inner.entries(space, after);
   }
 
   dropSpace(space: string): void {

@@ -56,8 +56,12 @@ export interface KvStore {
   set?(space: string, key: string, value: Stored | undefined): void;
   /** Entries live on the heap: caching them there again costs nothing to speak of (timers). */
   readonly onHeap?: boolean;
-  /** Entries in order of their key; sees every write made before the call. */
-  entries(space: string): SpaceEntries;
+  /**
+   * Entries in order of their key; sees every write made before the call. `after`: only the keys
+   * after it (a reader that knows nothing lies before it, so LevelDB need not step over the
+   * deleted entries there).
+   */
+  entries(space: string, after?: string): SpaceEntries;
   /** Forgets a whole space at once (a cleared map or list); it is never written again. */
   dropSpace(space: string): void;
   /**

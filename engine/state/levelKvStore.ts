@@ -134,10 +134,11 @@ export class LevelKvStore implements KvStore {
     if (full === this.lastKey) this.lastValue = next;
   }
 
-  async *entries(space: string): SpaceEntries {
+  async *entries(space: string, after?: string): SpaceEntries {
     // Everything written so far must be in LevelDB before an iterator (a snapshot) is taken.
     await trackStateRead(this.flush());
-    const iterator = this.db.iterator({ gte: space, lt: spaceEnd(space) });
+    const from = after === undefined ? { gte: space } : { gt: space + after };
+    const iterator = this.db.iterator({ ...from, lt: spaceEnd(space) });
     try {
       for (;;) {
         const chunk = await trackStateRead(iterator.nextv(SCAN_CHUNK));

@@ -60,12 +60,14 @@ export class MemoryKvStore implements KvStore {
     this.space(space).set(key, value);
   }
 
-  async *entries(space: string): SpaceEntries {
+  async *entries(space: string, after?: string): SpaceEntries {
     const handle = this.spaces.get(space);
     if (handle === undefined) return;
     // A snapshot, as a LevelDB iterator gives: writes during the scan do not show up in it. In
     // LevelDB's order, too: by UTF-8 bytes, which is not JavaScript's UTF-16 order.
-    const snapshot = [...handle.entries].sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    let snapshot = [...handle.entries];
+    if (after !== undefined) snapshot = snapshot.filter(([key]) => compareUtf8(key, after) > 0);
+    snapshot.sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
     yield* snapshot;
   }
 

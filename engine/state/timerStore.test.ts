@@ -111,6 +111,23 @@ describe.each(backends)('the timer cache on %s', (_name, open) => {
     else expect(reads.entries).toBe(0);
   });
 
+  it('a timer registered before the last one fired, while the cache is dry, still fires', async () => {
+    const timers = new TimerStore(await open(), 128);
+    const key = encodeKey('k');
+    for (let t = 0; t < 300; t++) timers.register('eventTime', 0, key, t);
+    // Fires all but the last of what LevelDB's cache holds, and deletes that one: the cache is
+    // dry, the store holds the rest.
+    expect((await fireUpTo(timers, 126)).length).toBe(127);
+    expect(timers.delete('eventTime', 0, key, 127)).toBe(true);
+    // Earlier than every timer the store holds, and than the last fired: a read must not start after that.
+    timers.register('eventTime', 0, key, 50);
+    expect((await fireUpTo(timers, 1000)).map(([t]) => t)).toEqual([
+      50,
+      ...Array.from({ length: 172 }, (_, t) => t + 128),
+    ]);
+    expect(timers.count).toBe(0);
+  });
+
   it('after a restore, timers are read back from the store when due', async () => {
     const store = await open();
     const before = new TimerStore(store, 128);

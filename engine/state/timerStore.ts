@@ -82,6 +82,7 @@ export interface TimerProgress {
 interface GroupProgress {
   readonly items: readonly CachedTimer[];
   readonly complete: boolean;
+  readonly after: CachedTimer | undefined;
 }
 
 interface CachedTimer {
@@ -98,6 +99,11 @@ class GroupTimers {
   complete = true;
   /** Writes that went to the store only: a read of the store that saw some of them is redone. */
   storeWrites = 0;
+  /**
+   * The last timer taken, while every timer of the group comes after it: a read of the store
+   * starts after it, so LevelDB does not step over the deletions of every timer fired before.
+   */
+  after: CachedTimer | undefined;
 
   /** The index of (timestamp, keyText), or −(where it would go) − 1. */
   find(timestamp: number, keyText: string): number {
@@ -175,6 +181,7 @@ export class TimerStore {
     const group = this.group(domain, keyGroup);
     const at = group.find(timestamp, keyText);
     if (at >= 0) return;
+    if (group.after !== undefined && compare(timestamp, keyText, group.after) <= 0) group.after = undefined;
     const entry = timerEntryKey(timestamp, keyText);
     const space = timerSpace(keyGroup, domain);
     const position = -at - 1;
@@ -278,7 +285,7 @@ export class TimerStore {
     for (;;) {
       const writes = group.storeWrites;
       const found: CachedTimer[] = [];
-      for await (const [entry] of this.store.entries(space)) {
+      for await (const [entry] of this.store.entries(space, group.after?.entry)) {
         const { timestamp, keyText } = parseTimerEntry(entry);
         found.push({ timestamp, keyText, entry });
         if (found.length > this.capacity) break;
@@ -299,6 +306,7 @@ export class TimerStore {
   takeFirst(domain: TimerDomain, keyGroup: number): StoredTimer {
     const group = this.groups[domain][keyGroup]!;
     const timer = group.items.shift()!;
+    group.after = timer;
     this.writeKnown(timerSpace(keyGroup, domain), timer.entry, undefined);
     this.count--;
     this.headChanged(domain, keyGroup, group, timer.timestamp);
@@ -315,6 +323,7 @@ export class TimerStore {
     const group = this.group(domain, keyGroup);
     group.items = [];
     group.complete = false;
+    group.after = undefined;
     if (timestamp < this.bounds[domain][keyGroup]!) this.setBound(domain, keyGroup, timestamp);
   }
 
@@ -326,7 +335,9 @@ export class TimerStore {
   progress(): TimerProgress {
     const caches = (domain: TimerDomain) =>
       this.groups[domain].map((group) =>
-        group === undefined ? undefined : { items: group.items.slice(), complete: group.complete },
+        group === undefined
+          ? undefined
+          : { items: group.items.slice(), complete: group.complete, after: group.after },
       );
     return {
       count: this.count,
@@ -348,6 +359,7 @@ export class TimerStore {
         const group = new GroupTimers();
         group.items = saved.items.slice();
         group.complete = saved.complete;
+        group.after = saved.after;
         return group;
       });
     }
