@@ -93,6 +93,11 @@ interface CachedTimer {
 
 /** One key group's timers of one domain, as far as the heap holds them. */
 class GroupTimers {
+  constructor(
+    /** Its space in the store, built once: a string made per timer is hashed per timer. */
+    readonly space: string,
+  ) {}
+
   /** The group's earliest timers, in the store's order: time, then key as UTF-8 (LevelDB's). */
   items: CachedTimer[] = [];
   /** Whether `items` is every timer the group has; if not, the store's others all come after them. */
@@ -164,7 +169,7 @@ export class TimerStore {
     const groups = this.groups[domain];
     let group = groups[keyGroup];
     if (group === undefined) {
-      group = new GroupTimers();
+      group = new GroupTimers(timerSpace(keyGroup, domain));
       groups[keyGroup] = group;
     }
     return group;
@@ -183,7 +188,7 @@ export class TimerStore {
     if (at >= 0) return;
     if (group.after !== undefined && compare(timestamp, keyText, group.after) <= 0) group.after = undefined;
     const entry = timerEntryKey(timestamp, keyText);
-    const space = timerSpace(keyGroup, domain);
+    const space = group.space;
     const position = -at - 1;
     const items = group.items;
     if (position < items.length || group.complete) {
@@ -211,14 +216,14 @@ export class TimerStore {
     const at = group.find(timestamp, keyText);
     if (at >= 0) {
       const [removed] = group.items.splice(at, 1);
-      this.writeKnown(timerSpace(keyGroup, domain), removed!.entry, undefined);
+      this.writeKnown(group.space, removed!.entry, undefined);
       this.count--;
       if (at === 0) this.headChanged(domain, keyGroup, group, timestamp);
       return true;
     }
     if (-at - 1 < group.items.length || group.complete) return false;
     group.storeWrites++;
-    const old = this.store.put(timerSpace(keyGroup, domain), timerEntryKey(timestamp, keyText), undefined);
+    const old = this.store.put(group.space, timerEntryKey(timestamp, keyText), undefined);
     if (old === undefined) return false;
     this.count--;
     return true;
@@ -281,7 +286,7 @@ export class TimerStore {
   /** Reads a group's earliest timers from the store into its cache (its cache ran dry). */
   async read(domain: TimerDomain, keyGroup: number): Promise<void> {
     const group = this.group(domain, keyGroup);
-    const space = timerSpace(keyGroup, domain);
+    const space = group.space;
     for (;;) {
       const writes = group.storeWrites;
       const found: CachedTimer[] = [];
@@ -307,7 +312,7 @@ export class TimerStore {
     const group = this.groups[domain][keyGroup]!;
     const timer = group.items.shift()!;
     group.after = timer;
-    this.writeKnown(timerSpace(keyGroup, domain), timer.entry, undefined);
+    this.writeKnown(group.space, timer.entry, undefined);
     this.count--;
     this.headChanged(domain, keyGroup, group, timer.timestamp);
     return { keyGroup, timestamp: timer.timestamp, key: decodeKey(timer.keyText), entry: timer.entry };
@@ -354,9 +359,9 @@ export class TimerStore {
       this.bounds[domain].set(domain === 'eventTime' ? progress.event : progress.processing);
       this.least[domain] = Number.NaN;
       // New groups: a read of the store still under way belongs to the undone future.
-      this.groups[domain] = progress.caches[domain].map((saved) => {
+      this.groups[domain] = progress.caches[domain].map((saved, keyGroup) => {
         if (saved === undefined) return undefined;
-        const group = new GroupTimers();
+        const group = new GroupTimers(timerSpace(keyGroup, domain));
         group.items = saved.items.slice();
         group.complete = saved.complete;
         group.after = saved.after;
