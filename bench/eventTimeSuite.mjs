@@ -9,10 +9,11 @@
 // writing to bench/.work/out. Events/s is the count set here over the run's wall time, spawn to
 // exit: the CLI's own "records from the sources" counts a record once per edge leaving a source.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { digestJsonl } from './data.mjs';
+import { createInterface } from 'node:readline';
+import { digestJsonl, MultisetDigest } from './data.mjs';
 import { clean, loadAverageLine, REPO_DIR, runEngine, scriptConfig, writeJob } from './engineRun.mjs';
 import { windowCanon, windowCountData } from './windowCountData.mjs';
 
@@ -70,10 +71,11 @@ export async function eventTimeSuite(size, opt, ctx) {
     `event time: NEXMark ${NEXMARK_QUERIES.join(', ')}, ${fmtInt(count)} events each ` +
       `(${fmtInt(eventsPerSec)} events a second of event time), parallelism 1 and 2`,
   );
-  const nexConfigs = NEXMARK_QUERIES.flatMap((q) =>
-    [1, 2].map((p) => nexmarkConfig(q, p, { count, eventsPerSec }, ctx)),
-  );
-  const nexRows = await ctx.measure(nexConfigs, measureOptions(opt));
+  // --no-nexmark: the window and timer rows alone, while developing.
+  const nexConfigs = opt.noNexmark
+    ? []
+    : NEXMARK_QUERIES.flatMap((q) => [1, 2].map((p) => nexmarkConfig(q, p, { count, eventsPerSec }, ctx)));
+  const nexRows = nexConfigs.length === 0 ? [] : await ctx.measure(nexConfigs, measureOptions(opt));
   for (const r of nexRows) {
     const flink = FLINK_PER_CORE[r.query];
     r.flinkPerCore = flink;
@@ -101,12 +103,30 @@ export async function eventTimeSuite(size, opt, ctx) {
     const base = r.vs ? winRows.find((x) => x.id === r.vs) : undefined;
     if (base?.rps && r.rps) r.ratio = r.rps / base.rps;
   }
+
+  const timerRef = await timerReference(d.path, TIMER_DELAY_MS);
+  log(
+    `event time: a timer per record at its time + ${TIMER_DELAY_MS} ms, ${fmtInt(d.records)} records, ` +
+      `${fmtInt(d.keys)} keys (${fmtInt(timerRef.outputs)} timers fire)`,
+  );
+  const timerRows = await ctx.measure(timerConfigs(d, timerRef, ctx), measureOptions(opt));
+  for (const r of timerRows) {
+    const base = r.vs ? timerRows.find((x) => x.id === r.vs) : undefined;
+    if (base?.rps && r.rps) r.ratio = r.rps / base.rps;
+  }
   return {
     nexmark: { count, eventsPerSec, spanS: EVENT_TIME_SPAN_S, rows: nexRows.map(stripDigests) },
     window: {
       data: pick(d, ['records', 'keys', 'sizeMs', 'jitterMs', 'bytes', 'windows', 'outputs']),
       boundMs: WINDOW_BOUND_MS,
       rows: winRows,
+    },
+    timers: {
+      delayMs: TIMER_DELAY_MS,
+      records: d.records,
+      keys: d.keys,
+      outputs: timerRef.outputs,
+      rows: timerRows,
     },
     loadAtStart,
     loadAtEnd: os.loadavg()[0],
@@ -253,6 +273,103 @@ function windowJob(name, d, backend) {
   };
 }
 
+/**
+ * The timer job: the window count's input, a `process` that registers an event-time timer for its
+ * key at the record's time + TIMER_DELAY_MS (the "key went quiet" pattern, without the state) and
+ * emits {k, t} when it fires. The delay keeps about a second of timers pending (~1,000 here).
+ */
+const TIMER_DELAY_MS = 1000;
+const timerCanon = (o) => `${o.k}\u0000${o.t}`;
+
+/** What the timer job must write: one {k, t} per distinct key and time + delay of the input. */
+async function timerReference(path, delay) {
+  const seen = new Set();
+  const digest = new MultisetDigest();
+  const rl = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
+  for await (const line of rl) {
+    if (line.length === 0) continue;
+    const r = JSON.parse(line);
+    const canon = timerCanon({ k: r.k, t: r.t + delay });
+    if (seen.has(canon)) continue;
+    seen.add(canon);
+    digest.add(canon);
+  }
+  return { outputs: digest.count, expectedDigest: digest.toString() };
+}
+
+function timerConfigs(d, ref, ctx) {
+  const verify = (out) => ctx.verifyOutput(out, timerCanon, ref.expectedDigest);
+  const configs = [
+    scriptConfig(ctx, {
+      id: 'timers-baseline-heap',
+      label: 'baseline: a heap of timers (script)',
+      script: 'timers-heap.mjs',
+      backend: 'memory',
+      records: d.records,
+      args: { in: d.path, delay: TIMER_DELAY_MS, field: 't', bound: WINDOW_BOUND_MS },
+      verify,
+    }),
+  ];
+  for (const backend of ['memory', 'level']) {
+    const name = `timers-${backend}-p1`;
+    const jobPath = writeJob(join(ctx.jobsDir, `${name}.job.json`), timerJob(name, d, backend));
+    const stateDir = join(ctx.stateDir, name);
+    const out = join(ctx.outDir, `${name}.jsonl`);
+    configs.push({
+      id: `engine-${name}`,
+      label: `engine: ${backend}, parallelism 1, 1 thread`,
+      records: d.records,
+      kind: 'engine',
+      backend,
+      vs: 'timers-baseline-heap',
+      stateDir,
+      prepare: () => clean(stateDir, out, join(ctx.jobsDir, '.pipewright')),
+      run: () =>
+        runEngine(jobPath, {
+          entry: ctx.engineEntry,
+          stateDir,
+          timeoutMs: 15 * 60_000,
+          extraArgs: ['--threads', '1'],
+        }),
+      verify: () => verify(out),
+    });
+  }
+  return configs;
+}
+
+export function timerJob(name, d, backend) {
+  const rel = (p) => `../data/${p.split('/').pop()}`;
+  return {
+    format: 'pipewright.job/1',
+    name,
+    settings: { maxParallelism: 128, stateBackend: backend, checkpointIntervalMs: 0 },
+    operators: [
+      {
+        id: 'src',
+        kind: 'source.jsonl',
+        parallelism: 1,
+        params: { path: rel(d.path), timestampField: 't', maxOutOfOrdernessMs: WINDOW_BOUND_MS },
+      },
+      {
+        id: 'quiet',
+        kind: 'process',
+        parallelism: 1,
+        params: {
+          code: [
+            `function process(r, ctx) { ctx.timers.eventTime(r.t + ${TIMER_DELAY_MS}); }`,
+            'function onTimer(ts, ctx) { ctx.emit({ k: ctx.key, t: ts }); }',
+          ].join('\n'),
+        },
+      },
+      { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: `../out/${name}.jsonl` } },
+    ],
+    edges: [
+      { id: 'e1', from: 'src', to: 'quiet', partition: 'hash', key: 'k' },
+      { id: 'e2', from: 'quiet', to: 'out', partition: 'forward' },
+    ],
+  };
+}
+
 function pick(o, keys) {
   return Object.fromEntries(keys.map((k) => [k, o[k]]));
 }
@@ -330,6 +447,33 @@ export function eventTimeReport(e) {
       'Every output is checked against counts made when the data was generated.',
   );
   L.push('');
+  const t = e.timers;
+  if (t) {
+    L.push(
+      `#### A timer per record: ${fmtInt(t.records)} records, ${fmtInt(t.keys)} keys, each registering an event-time ` +
+        `timer at its time + ${t.delayMs} ms (${fmtInt(t.outputs)} timers fire)`,
+    );
+    L.push('');
+    L.push(
+      '| implementation | records/s (best) | vs the heap script | best s | its CPU s | runs s | peak RSS | output |',
+    );
+    L.push('| --- | ---: | ---: | ---: | ---: | --- | ---: | --- |');
+    for (const r of t.rows) {
+      L.push(
+        `| ${r.label} | ${r.rps ? `**${fmtInt(r.rps)}**` : '—'} | ${r.ratio ? fmtX(r.ratio) : ''} | ` +
+          `${r.bestMs ? fmtS(r.bestMs) : '—'} | ${r.bestCpuMs ? fmtS(r.bestCpuMs) : '—'} | ` +
+          `${r.times.map(fmtS).join(' / ') || '—'} | ${r.peakRssKb ? fmtMiB(r.peakRssKb) : '—'} | ${failedCell(r)} |`,
+      );
+    }
+    L.push('');
+    L.push(
+      "The window count's input; `process` calls `ctx.timers.eventTime(r.t + " +
+        `${t.delayMs})\` and its \`onTimer\` emits \`{ k: ctx.key, t }\`, against bench/baselines/timers-heap.mjs ` +
+        '(a binary heap of timers and a Set dropping a duplicate key and time, fired by the same watermark). ' +
+        'Every output is checked against the distinct (key, time) pairs of the input.',
+    );
+    L.push('');
+  }
   L.push(loadAverageLine(e.loadAtStart, e.loadAtEnd));
   L.push('');
   return L;

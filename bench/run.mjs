@@ -11,6 +11,8 @@
 // --runs N  at least N runs of each measurement (default 2; 5 in all for those under 15 s)
 // --docs    write the results into docs/benchmarks.md even with --only or --quick
 // --no-docs never write the docs
+// --no-nexmark  of the eventtime suite, only the window and timer rows (a few minutes with --quick);
+//           never writes the docs
 // --checkpoint-throughput-only  of the checkpoints suite, only its throughput row (checkpoints off
 //           against every second, ~5 minutes); never writes the docs
 // The full run (no --only, no --quick) writes its results table into docs/benchmarks.md
@@ -137,6 +139,7 @@ function parseCli(argv) {
     else if (a === '--docs') o.docs = true;
     else if (a === '--no-docs') o.docs = false;
     else if (a === '--checkpoint-throughput-only') o.checkpointThroughputOnly = true;
+    else if (a === '--no-nexmark') o.noNexmark = true;
     else if (a === '--only') {
       o.only = (argv[++i] ?? '').split(',').filter(Boolean);
       const bad = o.only.filter((s) => !SUITES.includes(s));
@@ -155,13 +158,17 @@ function parseCli(argv) {
       usage('--checkpoint-throughput-only goes with --only checkpoints');
     o.docs = false;
   }
+  if (o.noNexmark) {
+    if (!o.onlyGiven || !o.only.includes('eventtime')) usage('--no-nexmark goes with --only eventtime');
+    o.docs = false;
+  }
   return o;
 }
 
 function usage(message) {
   if (message) process.stderr.write(`bench: ${message}\n`);
   process.stderr.write(
-    `usage: node bench/run.mjs [--only ${SUITES.join(',')}] [--quick] [--build] [--runs N] [--docs|--no-docs] [--checkpoint-throughput-only]\n`,
+    `usage: node bench/run.mjs [--only ${SUITES.join(',')}] [--quick] [--build] [--runs N] [--docs|--no-docs] [--checkpoint-throughput-only] [--no-nexmark]\n`,
   );
   process.exit(message ? 2 : 0);
 }

@@ -95,6 +95,10 @@ export class JournaledStore implements KvStore {
     return this.inner.codec;
   }
 
+  get onHeap(): boolean | undefined {
+    return this.inner.onHeap;
+  }
+
   space(space: string): KvSpace {
     const handle = this.inner.space(space);
     return {
@@ -117,8 +121,8 @@ export class JournaledStore implements KvStore {
     return old;
   }
 
-  entries(space: string): SpaceEntries {
-    return this.inner.entries(space);
+  entries(space: string, after?: string): SpaceEntries {
+    return this.inner.entries(space, after);
   }
 
   dropSpace(space: string): void {

@@ -129,10 +129,16 @@ export class InputProcessor {
         left--;
         if (this.stepping) this.taken = { channel, item };
         const pending = this.takeItem(channel, item);
-        // The item started a firing of timers: they fire before the next item is taken.
+        // The item started a firing of timers: they fire before the next item is taken, out of
+        // this slice's budget. One that is over at once (cached timers, synchronous logic) lets
+        // the slice go on: a watermark after every record must not end a slice each.
         if (pending === undefined && this.time.busy) {
           if (this.stepping) return undefined;
-          return this.fireTimers(left);
+          const firing = this.fireFrom(left);
+          if (firing !== undefined || this.time.busy) return firing;
+          left = this.left;
+          if (this.emitter.blocked && !this.emitter.canSend()) return undefined;
+          continue;
         }
         if (pending !== undefined) {
           // A snapshot's synchronous part ends the slice; an async function's record goes on
@@ -257,25 +263,54 @@ export class InputProcessor {
   /**
    * Fires up to `budget` timers of the firing under way, one at a time; once it is over, what
    * was to follow it (the watermark going on, the end of input) runs. A debug run fires one
-   * timer a step.
+   * timer a step. A promise only when a timer's read or call went asynchronous.
    */
-  async fireTimers(budget: number): Promise<void> {
+  fireTimers(budget: number): MaybePromise {
     this.firedTimer = undefined;
+    return this.fireFrom(budget);
+  }
+
+  /** What fireFrom left of its budget when it returned without a promise. */
+  private left = 0;
+
+  private fireFrom(budget: number): MaybePromise {
     for (let left = budget; left > 0; left--) {
-      const timer = await this.time.nextTimer();
-      if (timer === undefined) {
-        this.timerTap?.over();
-        await this.time.finish();
-        return;
+      const goOn = this.fireNext();
+      if (goOn instanceof Promise) {
+        return goOn.then((again) => (again && left > 1 ? this.fireFrom(left - 1) : undefined));
       }
-      this.timerTap?.firing(timer);
-      await this.fire(timer);
+      if (!goOn) {
+        this.left = left - 1;
+        return undefined;
+      }
+    }
+    this.left = 0;
+    return undefined;
+  }
+
+  /** Fires the firing's next timer, or finishes it: whether to go on with the next. */
+  private fireNext(): boolean | Promise<boolean> {
+    const next = this.time.nextTimer();
+    if (next instanceof Promise) return next.then((timer) => this.fireTaken(timer));
+    return this.fireTaken(next);
+  }
+
+  private fireTaken(timer: FiredTimer | undefined): boolean | Promise<boolean> {
+    if (timer === undefined) {
+      this.timerTap?.over();
+      const finished = this.time.finish();
+      return finished === undefined ? false : finished.then(() => false);
+    }
+    this.timerTap?.firing(timer);
+    const fired = this.fire(timer);
+    const goOn = (): boolean => {
       if (this.stepping) {
         this.firedTimer = timer;
-        return;
+        return false;
       }
-      if (this.emitter.blocked && !this.emitter.canSend()) return;
-    }
+      return !(this.emitter.blocked && !this.emitter.canSend());
+    };
+    return fired === undefined ? goOn() : fired.then(goOn);
   }
 
   private fire(timer: FiredTimer): MaybePromise {

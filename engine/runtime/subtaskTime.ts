@@ -6,7 +6,7 @@
 import type { KeyedState } from '../state/keyedState.js';
 import type { KvStore } from '../state/kvStore.js';
 import type { MaybePromise } from '../state/maybePromise.js';
-import { TimerStore } from '../state/timerStore.js';
+import { type StoredTimer, TimerStore } from '../state/timerStore.js';
 import type { Channel } from './channel.js';
 import type { Emitter } from './emitter.js';
 import type { Mailbox } from './mailbox.js';
@@ -29,6 +29,11 @@ export interface SubtaskTimeState {
 interface Firing {
   readonly firing: TimerFiring;
   readonly then: () => MaybePromise;
+}
+
+function firedOf(domain: TimeDomain, timer: StoredTimer | undefined): FiredTimer | undefined {
+  if (timer === undefined) return undefined;
+  return { domain, timestamp: timer.timestamp, keyGroup: timer.keyGroup, key: timer.key };
 }
 
 export class SubtaskTime {
@@ -181,12 +186,15 @@ export class SubtaskTime {
     return undefined;
   }
 
-  /** The next timer of the firing under way; undefined once it is over (then call finish()). */
-  async nextTimer(): Promise<FiredTimer | undefined> {
+  /**
+   * The next timer of the firing under way; undefined once it is over (then call finish()). A
+   * promise only when the timers of a key group had to be read from the store.
+   */
+  nextTimer(): FiredTimer | undefined | Promise<FiredTimer | undefined> {
     const firing = this.firing!.firing;
-    const timer = await firing.next();
-    if (timer === undefined) return undefined;
-    return { domain: firing.domain, timestamp: timer.timestamp, keyGroup: timer.keyGroup, key: timer.key };
+    const next = firing.next();
+    if (next instanceof Promise) return next.then((timer) => firedOf(firing.domain, timer));
+    return firedOf(firing.domain, next);
   }
 
   /** The firing is over: what was to follow it runs. */

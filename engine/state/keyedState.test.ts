@@ -415,6 +415,52 @@ describe.each(backends)('keyed state on the $name backend', (backend) => {
       expect(state.stateSize()).toEqual(kept);
     }));
 
+  it("a map element replaced by one of the same size writes the element only, not the map's meta", () =>
+    withState(backend, async (state, store) => {
+      state.setKey(5, 'k');
+      const windows = state.api.map('windows');
+      windows.set(1000, 7);
+      const writes: string[] = [];
+      // Every write, through the store or through a space's handle, by the tag of its space.
+      const counting = new Proxy(store, {
+        get(target, name, receiver) {
+          const value = Reflect.get(target, name, receiver);
+          if (name === 'put' || name === 'set') {
+            return (space: string, key: string, stored: unknown) => {
+              writes.push(space.charAt(4));
+              return value.call(target, space, key, stored);
+            };
+          }
+          if (name === 'space') {
+            return (space: string) => {
+              const handle = value.call(target, space);
+              return {
+                get: (key: string) => handle.get(key),
+                put: (key: string, stored: unknown) => {
+                  writes.push(space.charAt(4));
+                  return handle.put(key, stored);
+                },
+              };
+            };
+          }
+          return value;
+        },
+      });
+      const counted = new KeyedState(counting);
+      for (let i = 0; i < 3; i++) {
+        counted.setKey(5, 'k');
+        const map = counted.api.map('windows');
+        map.set(1000, ((map.get(1000) as number) + 1) % 10);
+      }
+      // One element write per record (m: a map element); a size change writes the meta too (M).
+      expect(writes).toEqual(['m', 'm', 'm']);
+      counted.setKey(5, 'k');
+      counted.api.map('windows').set(1000, 10);
+      expect(writes.slice(3)).toEqual(['m', 'M']);
+      state.setKey(5, 'k');
+      expect(await collect(state.api.map('windows').entries())).toEqual([[1000, 10]]);
+    }));
+
   it('rejects values that are not JSON with a clear TypeError', () =>
     withState(backend, async (state) => {
       state.setKey(0, 'k');

@@ -238,7 +238,28 @@ export class KeyedState {
       cachedEpoch = this.keyEpoch;
       return cached;
     };
-    const space = (m: ContainerMeta) => containerSpace(this.keyGroup, tag, name, this.keyText(), m.g);
+    // The current key's container, resolved once per record and generation (a window's record
+    // reads and writes its accumulator: one look-up of the space, not two).
+    let spaceEpoch = -1;
+    let spaceGeneration = -1;
+    let spaceText = '';
+    let spaceHandle: KvSpace | undefined;
+    const space = (m: ContainerMeta) => {
+      if (spaceEpoch !== this.keyEpoch || spaceGeneration !== m.g) {
+        spaceText = containerSpace(this.keyGroup, tag, name, this.keyText(), m.g);
+        spaceHandle = undefined;
+        spaceEpoch = this.keyEpoch;
+        spaceGeneration = m.g;
+      }
+      return spaceText;
+    };
+    /** The handle only where a space's handle is its entries themselves (the heap). */
+    const handle = (m: ContainerMeta): KvSpace | undefined => {
+      const text = space(m);
+      if (store.onHeap !== true) return undefined;
+      spaceHandle ??= store.space(text);
+      return spaceHandle;
+    };
     const saveMeta = (m: ContainerMeta) => {
       metaSpaces(this.keyGroup).handle.put(this.keyText(), codec.encode('state meta', m));
       cached = m;
@@ -247,17 +268,24 @@ export class KeyedState {
     return {
       meta,
       space,
-      get: (m: ContainerMeta, element: string) => (m.n === 0 ? undefined : this.store.get(space(m), element)),
+      get: (m: ContainerMeta, element: string) => {
+        if (m.n === 0) return undefined;
+        const h = handle(m);
+        return h === undefined ? this.store.get(space(m), element) : h.get(element);
+      },
       /** Writes an element; returns the value it replaced. */
       put: (m: ContainerMeta, element: string, stored: Stored | undefined) => {
+        const h = handle(m);
         const elementSpace = space(m);
         const before = this.size.bytes;
         const held = m.n > 0;
-        const old = this.write(elementSpace, undefined, element, stored);
+        const n = m.n;
+        const old = this.write(elementSpace, h, element, stored);
         m.n += (stored === undefined ? 0 : 1) - (old === undefined ? 0 : 1);
         this.size.keys += (m.n > 0 ? 1 : 0) - (held ? 1 : 0);
         m.b += this.size.bytes - before;
-        saveMeta(m);
+        // A value replaced by one of the same size (a window's count) leaves the meta as stored.
+        if (m.n !== n || this.size.bytes !== before || m.p !== undefined) saveMeta(m);
         return old;
       },
       clear: () => {

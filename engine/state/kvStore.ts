@@ -49,8 +49,19 @@ export interface KvStore {
   get(space: string, key: string): Stored | undefined;
   /** `undefined` deletes. Returns the value it replaces (state sizes are kept exact with it). */
   put(space: string, key: string, value: Stored | undefined): Stored | undefined;
-  /** Entries in order of their key; sees every write made before the call. */
-  entries(space: string): SpaceEntries;
+  /**
+   * As put, for a caller who knows what it replaces (timers, from their cache): on LevelDB that
+   * saves a read. Stores that need the old value (the debugger's journal) leave it out.
+   */
+  set?(space: string, key: string, value: Stored | undefined): void;
+  /** Entries live on the heap: caching them there again costs nothing to speak of (timers). */
+  readonly onHeap?: boolean;
+  /**
+   * Entries in order of their key; sees every write made before the call. `after`: only the keys
+   * after it (a reader that knows nothing lies before it, so LevelDB need not step over the
+   * deleted entries there).
+   */
+  entries(space: string, after?: string): SpaceEntries;
   /** Forgets a whole space at once (a cleared map or list); it is never written again. */
   dropSpace(space: string): void;
   /**

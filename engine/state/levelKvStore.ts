@@ -6,6 +6,7 @@ import { cannotWrite } from './fileFault.js';
 import type { FlushedBatch, ImmediateSnapshot, KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
 import type { MaybePromise } from './maybePromise.js';
 import { jsonTextCodec } from './stateCodecs.js';
+import { isTimerEntry } from './stateKeys.js';
 import { trackStateRead } from './stateReads.js';
 import type { KeyRange, StoreBrowser } from './storeBrowser.js';
 
@@ -125,10 +126,19 @@ export class LevelKvStore implements KvStore {
     return previous === null ? undefined : previous;
   }
 
-  async *entries(space: string): SpaceEntries {
+  set(space: string, key: string, value: Stored | undefined): void {
+    const full = space + key;
+    const next = (value as string | undefined) ?? null;
+    this.dirty.set(full, next);
+    this.dirtyChars += full.length + (next?.length ?? 0);
+    if (full === this.lastKey) this.lastValue = next;
+  }
+
+  async *entries(space: string, after?: string): SpaceEntries {
     // Everything written so far must be in LevelDB before an iterator (a snapshot) is taken.
     await trackStateRead(this.flush());
-    const iterator = this.db.iterator({ gte: space, lt: spaceEnd(space) });
+    const from = after === undefined ? { gte: space } : { gt: space + after };
+    const iterator = this.db.iterator({ ...from, lt: spaceEnd(space) });
     try {
       for (;;) {
         const chunk = await trackStateRead(iterator.nextv(SCAN_CHUNK));
@@ -189,8 +199,9 @@ export class LevelKvStore implements KvStore {
       }
       // A changelog that cannot be written fails its checkpoint, not the job.
       if (logged !== undefined) await logged.catch(() => {});
-      // What was just written is what is most likely read next.
-      for (const [key, value] of batch) this.remember(key, value);
+      // What was just written is what is most likely read next; not timers, which their own
+      // cache keeps (state/timerStore.ts), and which are mostly written once and deleted once.
+      for (const [key, value] of batch) if (!isTimerEntry(key)) this.remember(key, value);
       this.inFlight.shift();
       this.inFlightDrops.shift();
       if (this.flushing === done) this.flushing = undefined;

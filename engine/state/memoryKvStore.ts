@@ -26,10 +26,17 @@ class MemorySpace implements KvSpace {
     this.lastValue = value;
     return previous;
   }
+
+  set(key: string, value: Stored | undefined): void {
+    if (value === undefined) this.entries.delete(key);
+    else this.entries.set(key, value);
+    if (key === this.lastKey) this.lastValue = value;
+  }
 }
 
 export class MemoryKvStore implements KvStore {
   readonly codec = heapCodec;
+  readonly onHeap = true;
   private readonly spaces = new Map<string, MemorySpace>();
 
   space(space: string): MemorySpace {
@@ -49,12 +56,18 @@ export class MemoryKvStore implements KvStore {
     return this.space(space).put(key, value);
   }
 
-  async *entries(space: string): SpaceEntries {
+  set(space: string, key: string, value: Stored | undefined): void {
+    this.space(space).set(key, value);
+  }
+
+  async *entries(space: string, after?: string): SpaceEntries {
     const handle = this.spaces.get(space);
     if (handle === undefined) return;
     // A snapshot, as a LevelDB iterator gives: writes during the scan do not show up in it. In
     // LevelDB's order, too: by UTF-8 bytes, which is not JavaScript's UTF-16 order.
-    const snapshot = [...handle.entries].sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    let snapshot = [...handle.entries];
+    if (after !== undefined) snapshot = snapshot.filter(([key]) => compareUtf8(key, after) > 0);
+    snapshot.sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
     yield* snapshot;
   }
 

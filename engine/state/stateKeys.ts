@@ -49,6 +49,12 @@ export function keyGroupOfStoreKey(full: string): number {
   return Number.parseInt(full.slice(0, 4), 16);
 }
 
+/** Whether a full key is a timer's (either domain). */
+export function isTimerEntry(full: string): boolean {
+  const tag = full.charAt(4);
+  return tag === StateTag.EventTimers || tag === StateTag.ProcessingTimers;
+}
+
 /** Whether a full key holds user state (a value or an element) rather than a meta entry. */
 export function isUserEntry(full: string): boolean {
   const tag = full.charAt(4);

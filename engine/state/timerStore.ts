@@ -1,11 +1,23 @@
 // Timers as keyed state: one store entry per timer, in a space per key group and time domain,
 // its key the timer's time (14 hex digits, so entries sort by time) followed by the timer's key.
 // So a million timers cost no heap (on LevelDB), go into checkpoints with the key group's other
-// state and move with it on rescale. The heap holds only, per key group and domain, a bound
-// below which it has no timer: a watermark that passes no bound costs no read. A bound may be
-// low (a deleted timer); the read that finds nothing due raises it.
+// state and move with it on rescale.
+//
+// In front of the store, as Flink's RocksDBCachingPriorityQueueSet: each key group keeps its
+// earliest timers on the heap (at most CACHED_PER_GROUP of them on LevelDB; all of them on a heap
+// store, whose entries are on the heap anyway), in the store's order, and knows whether those are
+// all the group has. Every timer is written through to the store, but a timer at or before the
+// last cached one is known there or not without a read: a duplicate (key, time) is dropped, a new
+// one written without reading what it replaces, and firing takes the cached head without reading.
+// Only a group whose cache ran dry while the store holds more reads the store again (the next
+// CACHED_PER_GROUP). Per key group and domain a bound below which it has no timer (its head when
+// cached) makes a watermark that passes no timer cost no read and no scan of the groups.
 import type { KvStore } from './kvStore.js';
 import { decodeKey, StateTag, stateSpace } from './stateKeys.js';
+import { compareUtf8 } from './storeBrowser.js';
+
+/** A key group's timers held on the heap of a store that keeps its entries on disk. */
+const CACHED_PER_GROUP = 128;
 
 export type TimerDomain = 'eventTime' | 'processingTime';
 
@@ -63,13 +75,75 @@ export interface TimerProgress {
   readonly count: number;
   readonly event: Float64Array;
   readonly processing: Float64Array;
+  /** Each key group's cache then (the cached timers are never changed, only replaced). */
+  readonly caches: Record<TimerDomain, readonly (GroupProgress | undefined)[]>;
+}
+
+interface GroupProgress {
+  readonly items: readonly CachedTimer[];
+  readonly complete: boolean;
+  readonly after: CachedTimer | undefined;
+}
+
+interface CachedTimer {
+  readonly timestamp: number;
+  readonly keyText: string;
+  readonly entry: string;
+}
+
+/** One key group's timers of one domain, as far as the heap holds them. */
+class GroupTimers {
+  constructor(
+    /** Its space in the store, built once: a string made per timer is hashed per timer. */
+    readonly space: string,
+  ) {}
+
+  /** The group's earliest timers, in the store's order: time, then key as UTF-8 (LevelDB's). */
+  items: CachedTimer[] = [];
+  /** Whether `items` is every timer the group has; if not, the store's others all come after them. */
+  complete = true;
+  /** Writes that went to the store only: a read of the store that saw some of them is redone. */
+  storeWrites = 0;
+  /**
+   * The last timer taken, while every timer of the group comes after it: a read of the store
+   * starts after it, so LevelDB does not step over the deletions of every timer fired before.
+   */
+  after: CachedTimer | undefined;
+
+  /** The index of (timestamp, keyText), or −(where it would go) − 1. */
+  find(timestamp: number, keyText: string): number {
+    const items = this.items;
+    let high = items.length;
+    // Timers mostly come later than every one held: check the last first.
+    if (high === 0 || compare(timestamp, keyText, items[high - 1]!) > 0) return -high - 1;
+    let low = 0;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      const c = compare(timestamp, keyText, items[mid]!);
+      if (c === 0) return mid;
+      if (c < 0) high = mid;
+      else low = mid + 1;
+    }
+    return -low - 1;
+  }
+}
+
+function compare(timestamp: number, keyText: string, item: CachedTimer): number {
+  if (timestamp !== item.timestamp) return timestamp < item.timestamp ? -1 : 1;
+  return keyText === item.keyText ? 0 : compareUtf8(keyText, item.keyText);
 }
 
 export class TimerStore {
   /** Timers held, every key group and domain. */
   count = 0;
-  /** Timers deleted by their owners so far: a firing whose reads began after the last one need not look again. */
-  deletions = 0;
+  private groups: Record<TimerDomain, (GroupTimers | undefined)[]> = {
+    eventTime: [],
+    processingTime: [],
+  };
+  /**
+   * Per key group and domain, a time before which it has no timer: its first cached timer's, or
+   * +Infinity when it has none, or (its cache ran dry, the store holds more) a bound below them.
+   */
   private readonly bounds: Record<TimerDomain, Float64Array>;
   /**
    * The least bound per domain, kept as bounds change (NaN: to be found again): a watermark
@@ -77,6 +151,7 @@ export class TimerStore {
    */
   private readonly least: Record<TimerDomain, number> = { eventTime: Number.NaN, processingTime: Number.NaN };
   private readonly marker: unknown;
+  private readonly capacity: number;
 
   constructor(
     private readonly store: KvStore,
@@ -87,38 +162,93 @@ export class TimerStore {
       processingTime: new Float64Array(maxParallelism).fill(Number.POSITIVE_INFINITY),
     };
     this.marker = store.codec.encode('timer', 1);
+    this.capacity = store.onHeap === true ? Number.POSITIVE_INFINITY : CACHED_PER_GROUP;
   }
 
+  private group(domain: TimerDomain, keyGroup: number): GroupTimers {
+    const groups = this.groups[domain];
+    let group = groups[keyGroup];
+    if (group === undefined) {
+      group = new GroupTimers(timerSpace(keyGroup, domain));
+      groups[keyGroup] = group;
+    }
+    return group;
+  }
+
+  /** A write the cache says needs no read of what it replaces. */
+  private writeKnown(space: string, entry: string, value: unknown): void {
+    if (this.store.set === undefined) this.store.put(space, entry, value);
+    else this.store.set(space, entry, value);
+  }
+
+  /** Registers a timer; one of the same key and time is there already: nothing changes. */
   register(domain: TimerDomain, keyGroup: number, keyText: string, timestamp: number): void {
-    const old = this.store.put(timerSpace(keyGroup, domain), timerEntryKey(timestamp, keyText), this.marker);
-    if (old === undefined) this.count++;
-    this.lower(domain, keyGroup, timestamp);
-  }
-
-  private lower(domain: TimerDomain, keyGroup: number, timestamp: number): void {
-    const bounds = this.bounds[domain];
-    if (timestamp >= bounds[keyGroup]!) return;
-    bounds[keyGroup] = timestamp;
-    if (timestamp < this.least[domain]) this.least[domain] = timestamp;
+    const group = this.group(domain, keyGroup);
+    const at = group.find(timestamp, keyText);
+    if (at >= 0) return;
+    if (group.after !== undefined && compare(timestamp, keyText, group.after) <= 0) group.after = undefined;
+    const entry = timerEntryKey(timestamp, keyText);
+    const space = group.space;
+    const position = -at - 1;
+    const items = group.items;
+    if (position < items.length || group.complete) {
+      // At or before the last cached timer, or the cache is all there is: the store has no such timer.
+      this.writeKnown(space, entry, this.marker);
+      this.count++;
+      items.splice(position, 0, { timestamp, keyText, entry });
+      if (items.length > this.capacity) {
+        // The latest cached timer stays in the store only.
+        items.pop();
+        group.complete = false;
+      }
+      if (position === 0) this.headChanged(domain, keyGroup, group, timestamp);
+      return;
+    }
+    // After every cached timer, and the store holds more: only the store knows whether it is new.
+    group.storeWrites++;
+    if (this.store.put(space, entry, this.marker) === undefined) this.count++;
+    if (items.length === 0 && timestamp < this.bounds[domain][keyGroup]!)
+      this.setBound(domain, keyGroup, timestamp);
   }
 
   delete(domain: TimerDomain, keyGroup: number, keyText: string, timestamp: number): boolean {
-    const old = this.store.put(timerSpace(keyGroup, domain), timerEntryKey(timestamp, keyText), undefined);
+    const group = this.group(domain, keyGroup);
+    const at = group.find(timestamp, keyText);
+    if (at >= 0) {
+      const [removed] = group.items.splice(at, 1);
+      this.writeKnown(group.space, removed!.entry, undefined);
+      this.count--;
+      if (at === 0) this.headChanged(domain, keyGroup, group, timestamp);
+      return true;
+    }
+    if (-at - 1 < group.items.length || group.complete) return false;
+    group.storeWrites++;
+    const old = this.store.put(group.space, timerEntryKey(timestamp, keyText), undefined);
     if (old === undefined) return false;
     this.count--;
-    this.deletions++;
     return true;
   }
 
-  /** The key groups that may hold a timer at or before `upTo` (+Infinity: any timer). */
-  dueKeyGroups(domain: TimerDomain, upTo: number): number[] {
+  /** A group's first timer changed: its bound is that timer's time (`dry`: the bound once none is cached). */
+  private headChanged(domain: TimerDomain, keyGroup: number, group: GroupTimers, dry: number): void {
+    const items = group.items;
+    const bound =
+      items.length > 0
+        ? items[0]!.timestamp
+        : group.complete
+          ? Number.POSITIVE_INFINITY
+          : Math.min(dry, this.bounds[domain][keyGroup]!);
+    this.setBound(domain, keyGroup, bound);
+  }
+
+  private setBound(domain: TimerDomain, keyGroup: number, bound: number): void {
     const bounds = this.bounds[domain];
-    const due: number[] = [];
-    for (let g = 0; g < bounds.length; g++) {
-      const bound = bounds[g]!;
-      if (bound <= upTo && bound !== Number.POSITIVE_INFINITY) due.push(g);
-    }
-    return due;
+    const old = bounds[keyGroup]!;
+    if (bound === old) return;
+    bounds[keyGroup] = bound;
+    const least = this.least[domain];
+    if (bound < least) this.least[domain] = bound;
+    else if (old === least) this.least[domain] = Number.NaN;
   }
 
   /** Whether a timer at or before `upTo` may exist (no read needed when not). */
@@ -138,63 +268,105 @@ export class TimerStore {
   }
 
   /**
-   * A firing is about to read a key group's timers: its bound is forgotten, and set again from
-   * what the read finds beyond the watermark (lowerBound) and from what is registered meanwhile.
+   * The key group whose timer is next at or before `upTo`: least bound, then least key group;
+   * −1 when none may be due. Its first timer may still have to be read (mustRead).
    */
-  claim(domain: TimerDomain, keyGroup: number): void {
-    this.bounds[domain][keyGroup] = Number.POSITIVE_INFINITY;
-    this.least[domain] = Number.NaN;
+  nextDueGroup(domain: TimerDomain, upTo: number): number {
+    if (!this.mayHaveDue(domain, upTo)) return -1;
+    const least = this.least[domain];
+    return this.bounds[domain].indexOf(least);
   }
 
-  lowerBound(domain: TimerDomain, keyGroup: number, timestamp: number): void {
-    this.lower(domain, keyGroup, timestamp);
+  /** Whether the group's first timer is in the store only: read() it before takeFirst(). */
+  mustRead(domain: TimerDomain, keyGroup: number): boolean {
+    const group = this.groups[domain][keyGroup];
+    return group === undefined || (group.items.length === 0 && !group.complete);
   }
 
-  /** A key group's timers of a domain, in time order (a snapshot, as the store's scans are). */
-  async *timers(domain: TimerDomain, keyGroup: number): AsyncGenerator<StoredTimer> {
-    for await (const [entry] of this.store.entries(timerSpace(keyGroup, domain))) {
-      const { timestamp, keyText } = parseTimerEntry(entry);
-      yield { keyGroup, timestamp, key: decodeKey(keyText), entry };
+  /** Reads a group's earliest timers from the store into its cache (its cache ran dry). */
+  async read(domain: TimerDomain, keyGroup: number): Promise<void> {
+    const group = this.group(domain, keyGroup);
+    const space = group.space;
+    for (;;) {
+      const writes = group.storeWrites;
+      const found: CachedTimer[] = [];
+      for await (const [entry] of this.store.entries(space, group.after?.entry)) {
+        const { timestamp, keyText } = parseTimerEntry(entry);
+        found.push({ timestamp, keyText, entry });
+        if (found.length > this.capacity) break;
+      }
+      // Time travel replaced the group meanwhile: this read is of the undone future.
+      if (this.groups[domain][keyGroup] !== group) return;
+      // A write while the read was under way may or may not be in what it found: read again.
+      if (group.storeWrites !== writes) continue;
+      group.complete = found.length <= this.capacity;
+      if (!group.complete) found.pop();
+      group.items = found;
+      this.setBound(domain, keyGroup, found.length > 0 ? found[0]!.timestamp : Number.POSITIVE_INFINITY);
+      return;
     }
   }
 
-  /**
-   * Removes a timer that is about to fire; false when it was deleted meanwhile. `unchanged`: no
-   * timer was deleted since it was read, so it is certainly there (no look-up).
-   */
-  take(domain: TimerDomain, timer: StoredTimer, unchanged: boolean): boolean {
-    const space = timerSpace(timer.keyGroup, domain);
-    if (!unchanged && this.store.get(space, timer.entry) === undefined) return false;
-    this.store.put(space, timer.entry, undefined);
+  /** Takes the group's first timer, which is cached (mustRead is false), out of the cache and the store. */
+  takeFirst(domain: TimerDomain, keyGroup: number): StoredTimer {
+    const group = this.groups[domain][keyGroup]!;
+    const timer = group.items.shift()!;
+    group.after = timer;
+    this.writeKnown(group.space, timer.entry, undefined);
     this.count--;
-    return true;
+    this.headChanged(domain, keyGroup, group, timer.timestamp);
+    return { keyGroup, timestamp: timer.timestamp, key: decodeKey(timer.keyText), entry: timer.entry };
   }
 
-  /** Restore: a timer entry the store holds (its full key), counted and bounded. */
+  /** Restore: a timer entry the store holds (its full key), counted and bounded; read when due. */
   restored(fullKey: string): void {
     const domain = timerDomainOf(fullKey);
     if (domain === undefined) return;
     const keyGroup = Number.parseInt(fullKey.slice(0, 4), 16);
     const { timestamp } = parseTimerEntry(fullKey.slice(timerSpace(keyGroup, domain).length));
     this.count++;
-    this.lower(domain, keyGroup, timestamp);
+    const group = this.group(domain, keyGroup);
+    group.items = [];
+    group.complete = false;
+    group.after = undefined;
+    if (timestamp < this.bounds[domain][keyGroup]!) this.setBound(domain, keyGroup, timestamp);
   }
 
-  /** Time travel in debug runs: the count and bounds now, valid for the store as it is now. */
+  /**
+   * Time travel in debug runs: the count, bounds and caches now, valid for the store as it is
+   * now. The caches are copied (references to their timers), so that going back to here finds
+   * them as they were: a step back then replays exactly what the run did, reading what it read.
+   */
   progress(): TimerProgress {
+    const caches = (domain: TimerDomain) =>
+      this.groups[domain].map((group) =>
+        group === undefined
+          ? undefined
+          : { items: group.items.slice(), complete: group.complete, after: group.after },
+      );
     return {
       count: this.count,
       event: this.bounds.eventTime.slice(),
       processing: this.bounds.processingTime.slice(),
+      caches: { eventTime: caches('eventTime'), processingTime: caches('processingTime') },
     };
   }
 
-  /** Puts count and bounds back, with the store rolled back to where progress() was taken. */
+  /** Puts count, bounds and caches back, with the store rolled back to where progress() was taken. */
   restoreProgress(progress: TimerProgress): void {
     this.count = progress.count;
-    this.bounds.eventTime.set(progress.event);
-    this.bounds.processingTime.set(progress.processing);
-    this.least.eventTime = Number.NaN;
-    this.least.processingTime = Number.NaN;
+    for (const domain of ['eventTime', 'processingTime'] as const) {
+      this.bounds[domain].set(domain === 'eventTime' ? progress.event : progress.processing);
+      this.least[domain] = Number.NaN;
+      // New groups: a read of the store still under way belongs to the undone future.
+      this.groups[domain] = progress.caches[domain].map((saved, keyGroup) => {
+        if (saved === undefined) return undefined;
+        const group = new GroupTimers(timerSpace(keyGroup, domain));
+        group.items = saved.items.slice();
+        group.complete = saved.complete;
+        group.after = saved.after;
+        return group;
+      });
+    }
   }
 }
