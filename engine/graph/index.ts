@@ -7,6 +7,7 @@ export * from './jobFolderPath.js';
 export * from './jobReach.js';
 export * from './jsonSchema.js';
 export * from './keyGroups.js';
+export { keysOfText, keyText } from './keyText.js';
 export * from './kinds/builtinKinds.js';
 export { ENV_REFERENCE } from './kinds/connectorParams.js';
 export * from './kinds/fieldConditions.js';

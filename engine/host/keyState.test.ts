@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { keyGroupOf, keyGroupRange } from '../graph/keyGroups.js';
 import { KeyedState } from '../state/keyedState.js';
 import { MemoryKvStore } from '../state/memoryKvStore.js';
-import { keysOfText, locateKey, readElements, readKeyState } from './keyState.js';
+import { locateKey, readElements, readKeyState } from './keyState.js';
 import { compareKeyState, SCAN_BUDGET } from './keyStateCompare.js';
 
 const MAX_PARALLELISM = 128;
@@ -32,14 +32,6 @@ function subtasks() {
 }
 
 describe('finding a key by the key alone', () => {
-  it('reads what a typed key may stand for: a string, and a JSON value of another type', () => {
-    expect(keysOfText('k7')).toEqual(['k7']);
-    expect(keysOfText('7')).toEqual(['7', 7]);
-    expect(keysOfText('"7"')).toEqual(['7']);
-    expect(keysOfText('["a",1]')).toEqual(['["a",1]', ['a', 1]]);
-    expect(keysOfText('{')).toEqual(['{']);
-  });
-
   it('names the subtask that owns a key, as the key groups say, and finds its state there only', async () => {
     const { stores } = subtasks();
     for (const key of ['k0', 'k17', 'k150', 3]) {

@@ -9,22 +9,6 @@ import { compareUtf8, type KeyRange, type StoreBrowser } from '../state/storeBro
 import { readKeyTimers } from './keyTimers.js';
 import { type ContainerMeta, describeEntries, findSpaces, spaceEnd } from './stateSpaces.js';
 
-/**
- * The keys a typed text may stand for, as the state browser writes keys (a string as it is,
- * anything else as JSON): the text as a string; and when it is the JSON of another value (7,
- * true, ["a",1]), that value too. Quoted ("7"), it is that string only.
- */
-export function keysOfText(text: string): unknown[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return [text];
-  }
-  if (typeof parsed === 'string') return [parsed];
-  return [text, parsed];
-}
-
 /** Where a key lives among `parallelism` subtasks: its key group and the subtask that owns it. */
 export function locateKey(
   key: unknown,

@@ -5,6 +5,7 @@
 // bigger than memory is browsed without ever being loaded whole. The page shown is read again
 // as the run moves on (each metrics event or step), so it stays live.
 import { useEffect, useRef, useState } from 'react';
+import { keyText } from '../../engine/graph/index.js';
 import type { KeyTimersView, StatePage } from '../../engine/protocol/protocol.js';
 import { keyTimerLines } from '../run/eventTime';
 import { Field } from '../run/Field';
@@ -13,7 +14,6 @@ import { KeyFinder } from '../run/KeyFinder';
 import { useRun, useRunController } from '../run/runContext';
 import { isActive } from '../run/runControls';
 import { StateValue } from '../run/StateValue';
-import { keyText } from '../run/stateCompare';
 import { inlineValue } from '../run/stepFormat';
 import { formatBytes } from '../run/units';
 

@@ -4,6 +4,7 @@
 // disk are offered (the job keeps its last `checkpointsRetained`; the host lists them again as
 // checkpoints complete), and the key is found on whichever subtask owns it on each side.
 import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { keysOfText, keyText as textOf } from '../../engine/graph/index.js';
 import type {
   CompareSide,
   ElementChangeView,
@@ -13,7 +14,7 @@ import type {
 import { Field } from './Field';
 import { useRun, useRunController } from './runContext';
 import { ValueText } from './StateValue';
-import { defaultSides, keysOfText, sideName, keyText as textOf } from './stateCompare';
+import { defaultSides, sideName } from './stateCompare';
 import { formatCount } from './units';
 
 const LIVE = 'live';

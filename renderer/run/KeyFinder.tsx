@@ -3,13 +3,13 @@
 // to try each subtask in turn. A text that may be a string or another value ("7") is looked for
 // as both. The result is read again as the run moves on, like the page of the browser.
 import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { keyText as textOf } from '../../engine/graph/index.js';
 import type { KeyStateView } from '../../engine/protocol/protocol.js';
 import { keyTimerLines } from './eventTime';
 import { Field } from './Field';
 import { useRun, useRunController } from './runContext';
 import { isActive } from './runControls';
 import { StateValue } from './StateValue';
-import { keyText as textOf } from './stateCompare';
 import { formatBytes } from './units';
 
 function FoundKey({ operator, found }: { operator: string; found: KeyStateView }) {
