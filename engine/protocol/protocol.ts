@@ -5,7 +5,7 @@
 
 import type { InputFileRef } from '../graph/inputFiles.js';
 import type { Problem } from '../graph/problem.js';
-import type { RunEvents, RunMethods } from './runProtocol.js';
+import { RUN_METHOD_NAMES, type RunEvents, type RunMethods } from './runProtocol.js';
 
 export type * from './runProtocol.js';
 
@@ -183,20 +183,7 @@ const METHOD_NAMES: { readonly [M in HostMethod]: true } = {
   'connection.test': true,
   'trust.check': true,
   'trust.grant': true,
-  'run.start': true,
-  'run.pause': true,
-  'run.resume': true,
-  'run.stop': true,
-  'run.step': true,
-  'run.stepBack': true,
-  'run.setBreakpoints': true,
-  'run.checkpoints': true,
-  'state.page': true,
-  'run.trace': true,
-  'state.checkpoints': true,
-  'state.key': true,
-  'state.elements': true,
-  'state.compare': true,
+  ...RUN_METHOD_NAMES,
 };
 
 export const HOST_METHODS = Object.keys(METHOD_NAMES) as readonly HostMethod[];

@@ -376,3 +376,21 @@ export interface RunEvents {
     total: number;
   };
 }
+
+/** Every run method once; mapped over RunMethods, so one added there does not compile until it is here. */
+export const RUN_METHOD_NAMES: { readonly [M in keyof RunMethods]: true } = {
+  'run.start': true,
+  'run.pause': true,
+  'run.resume': true,
+  'run.stop': true,
+  'run.step': true,
+  'run.stepBack': true,
+  'run.setBreakpoints': true,
+  'run.checkpoints': true,
+  'state.page': true,
+  'run.trace': true,
+  'state.checkpoints': true,
+  'state.key': true,
+  'state.elements': true,
+  'state.compare': true,
+};

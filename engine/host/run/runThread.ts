@@ -22,7 +22,12 @@ import {
 import { workerScript } from '../../deploy/workerScript.js';
 import type { Job } from '../../graph/schema.js';
 import { validateJobText } from '../../graph/validation/validateJob.js';
-import type { RunInfo, RunMethods, RunStartParams } from '../../protocol/runProtocol.js';
+import {
+  RUN_METHOD_NAMES,
+  type RunInfo,
+  type RunMethods,
+  type RunStartParams,
+} from '../../protocol/runProtocol.js';
 import { CallMarkerView, createMarkerBuffer } from '../../runtime/callMarker.js';
 import type { MethodSpec } from '../hostService.js';
 import { isEnded } from './drivenRun.js';
@@ -34,24 +39,6 @@ import type { FromRunWorker, RunWorkerData, ToRunWorker } from './runWorkerProto
 const WATCH_EVERY_MS = 100;
 /** How long closing waits for the run thread to stop its run cleanly. */
 const CLOSE_WAIT_MS = 5000;
-
-// Mapped over RunMethods, so a run method added to the protocol does not compile until it is here.
-const RUN_METHOD_NAMES: { readonly [M in keyof RunMethods]: true } = {
-  'run.start': true,
-  'run.pause': true,
-  'run.resume': true,
-  'run.stop': true,
-  'run.step': true,
-  'run.stepBack': true,
-  'run.setBreakpoints': true,
-  'run.checkpoints': true,
-  'state.page': true,
-  'run.trace': true,
-  'state.checkpoints': true,
-  'state.key': true,
-  'state.elements': true,
-  'state.compare': true,
-};
 
 /** A call the run thread will never answer: it was ended (a forced stop) or it died. */
 class ThreadEnded extends Error {}
