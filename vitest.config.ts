@@ -14,7 +14,7 @@ const UNIT = [
   /^renderer\//,
 ];
 /** Beside pure code, yet it runs SES to compare with it, which freezes the worker it runs in. */
-const NEEDS_OWN_PROCESS = ['engine/graph/codeParse.test.ts'];
+const NEEDS_OWN_PROCESS = ['engine/graph/codeParse.test.ts', 'engine/operators/window/codeAggregate.test.ts'];
 
 const files = testFiles(['engine', 'test', 'renderer', 'e2e'], import.meta.dirname).filter(
   (f) => !f.endsWith('.soak.test.ts'),
@@ -33,7 +33,13 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: files.filter(isUnit), pool: 'threads', isolate: false },
+        test: {
+          name: 'unit',
+          include: files.filter(isUnit),
+          pool: 'threads',
+          isolate: false,
+          setupFiles: ['test/unitRealmGuard.ts'],
+        },
       },
       {
         extends: true,

@@ -13,6 +13,7 @@ import { CheckpointStorage } from '../engine/checkpoint/checkpointStorage.js';
 import { restoredSplits } from '../engine/checkpoint/restore.js';
 import { JobRun } from '../engine/deploy/jobRun.js';
 import { jobMetrics } from '../engine/deploy/runMetrics.js';
+import { countText } from '../engine/graph/countText.js';
 import { planJob } from '../engine/graph/plan.js';
 import type { Job } from '../engine/graph/schema.js';
 import { placeSubtasks } from '../engine/graph/threadPlacement.js';
@@ -56,7 +57,7 @@ async function cpuMsOf(work: () => unknown): Promise<number> {
 // records and a restore's splits: ~2 s each); linear work takes tens of milliseconds.
 const BIG = 19_000;
 
-describe(`a chain of ${BIG.toLocaleString('en-US')} operators`, () => {
+describe(`a chain of ${countText(BIG)} operators`, () => {
   const job = chain(BIG);
   const plan = planJob(job);
 

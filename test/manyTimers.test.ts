@@ -3,6 +3,7 @@
 // the end of input, each once, each key's in time order.
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { countText } from '../engine/graph/countText.js';
 import { describeRun, makeTempDir, readJsonl, removeTempDirs, runCli, writeJob } from './cliHarness.js';
 import { SOAK } from './tier.js';
 
@@ -55,7 +56,7 @@ const job = {
   ],
 };
 
-describe(`${TIMERS.toLocaleString('en')} timers`, () => {
+describe(`${countText(TIMERS)} timers`, () => {
   it('held at once under a 96 MB heap, all fire at the end of input, in time order per key', async () => {
     const dir = await makeTempDir();
     const file = path.join(dir, 'many-timers.job.json');

@@ -5,13 +5,10 @@
 // cannot be redrawn in place). Off a terminal the opening is said in a few lines and no table is
 // drawn. What the CLI says during a run goes through note(), above what is drawn, where no redraw
 // covers it.
+import { countText as count } from '../graph/countText.js';
 import type { JobMetrics, OperatorMetrics, SubtaskMetrics } from '../metrics/jobMetrics.js';
 
 const REDRAW_MS = 250;
-
-function count(n: number): string {
-  return n.toLocaleString('en-US');
-}
 
 function bytes(n: number): string {
   if (n < 1024) return `${n} B`;

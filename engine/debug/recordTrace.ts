@@ -3,6 +3,7 @@
 // at the root, the state keys it touched, the state cells it read and wrote) for the last
 // TRACE_STEPS steps; a trace walks those entries back from the output to the source, and names
 // for each hop the steps that last wrote the state it read.
+import { countText } from '../graph/countText.js';
 import type { StateSourceView, TraceInputView, TraceView } from '../protocol/runProtocol.js';
 import type { RecordSource } from '../runtime/recordSource.js';
 import { LineNumbers, recordPlace } from './recordPlace.js';
@@ -142,7 +143,7 @@ export class RecordTrace {
     const step = this.steps.get(seq);
     if (step === undefined) {
       throw new Error(
-        `step ${seq} is not kept for traces (the last ${TRACE_STEPS.toLocaleString('en')} steps are, from step ${this.steps.oldest})`,
+        `step ${seq} is not kept for traces (the last ${countText(TRACE_STEPS)} steps are, from step ${this.steps.oldest})`,
       );
     }
     if (emitted === 'received') {

@@ -1,6 +1,7 @@
 // The pure graph package: the job model, its validation and key groups. The designer imports
 // this in the browser, so nothing reachable from here may use a Node API.
 export * from './canonicalJson.js';
+export { countText } from './countText.js';
 export * from './cycles.js';
 export * from './inputFiles.js';
 export * from './jobFolderPath.js';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { countText } from '../countText.js';
 import { edge, job, mapOp, sink, source } from './jobFixtures.js';
 import { MAX_SUBTASKS } from './sizeRule.js';
 import { validateJob } from './validateJob.js';
@@ -12,7 +13,7 @@ const wide = (parallelism: number) =>
   );
 
 describe('how many subtasks a job may have', () => {
-  it(`is ${MAX_SUBTASKS.toLocaleString('en-US')}: its operators' parallelism added up`, () => {
+  it(`is ${countText(MAX_SUBTASKS)}: its operators' parallelism added up`, () => {
     expect(MAX_SUBTASKS).toBe(20_000);
     expect(validateJob(wide(MAX_SUBTASKS - 2)).problems).toEqual([]);
   });

@@ -4,12 +4,11 @@
 // ~0.8 GB; 50,000 took ~3 GB; 100,000 filled a 4 GB heap and ran the garbage collector for
 // minutes without finishing. So past this limit a job is refused before anything runs, in one
 // line, rather than left to grind (docs/job-file.md, "Size").
+import { countText as count } from '../countText.js';
 import type { GraphRule } from './graphRule.js';
 
 /** The subtasks (operators' parallelism added up) a job may have. */
 export const MAX_SUBTASKS = 20_000;
-
-const count = (n: number) => n.toLocaleString('en-US');
 
 export const tooManySubtasks: GraphRule = ({ operators }) => {
   const subtasks = operators.reduce((n, op) => n + (op.parallelism ?? 1), 0);
