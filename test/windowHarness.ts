@@ -34,11 +34,12 @@ export class WindowHarness {
   private watermark = NO_WATERMARK;
   private readonly logic: OperatorLogic;
 
-  static open(params: Record<string, unknown>): Promise<WindowHarness> {
-    return new WindowHarness(params).open();
+  /** `stepwise`: as in a debug run. */
+  static open(params: Record<string, unknown>, options: { stepwise?: boolean } = {}): Promise<WindowHarness> {
+    return new WindowHarness(params, options.stepwise === true).open();
   }
 
-  private constructor(params: Record<string, unknown>) {
+  private constructor(params: Record<string, unknown>, stepwise: boolean) {
     const job = jobSchema.parse({
       format: JOB_FORMAT,
       name: 'windows',
@@ -93,6 +94,7 @@ export class WindowHarness {
       },
       timers: timerService,
       checkpoints: undefined,
+      stepwise,
     };
     this.logic = (windowFactory as Extract<typeof windowFactory, { role: 'transform' }>).createLogic({
       planned,
@@ -127,18 +129,21 @@ export class WindowHarness {
 
   /** The watermark reaches `timestamp`: due timers fire in time order, then it is the subtask's. */
   advance(timestamp: number): void {
+    // The due timers in time order (registration order within a time), taken a batch at a time
+    // (a window registers timers only while taking records, not while firing).
     for (;;) {
-      let next: { key: unknown; time: number } | undefined;
+      const due: { key: unknown; time: number }[] = [];
       for (const { key, times } of this.timers.values()) {
-        for (const time of times) {
-          if (time <= timestamp && (next === undefined || time < next.time)) next = { key, time };
-        }
+        for (const time of times) if (time <= timestamp) due.push({ key, time });
       }
-      if (next === undefined) break;
-      this.timers.get(encodeKey(next.key))!.times.delete(next.time);
-      this.state.setKey(0, next.key);
-      this.watermark = Math.max(this.watermark, next.time);
-      this.logic.onTimer!({ domain: 'eventTime', timestamp: next.time, keyGroup: 0, key: next.key });
+      if (due.length === 0) break;
+      due.sort((a, b) => a.time - b.time);
+      for (const next of due) {
+        this.timers.get(encodeKey(next.key))!.times.delete(next.time);
+        this.state.setKey(0, next.key);
+        this.watermark = Math.max(this.watermark, next.time);
+        this.logic.onTimer!({ domain: 'eventTime', timestamp: next.time, keyGroup: 0, key: next.key });
+      }
     }
     this.watermark = Math.max(this.watermark, timestamp);
   }
@@ -146,6 +151,19 @@ export class WindowHarness {
   /** The input ended: every timer fires. */
   end(): void {
     this.advance(FINAL_WATERMARK);
+  }
+
+  /** A checkpoint's barrier came: the logic's snapshot is taken (keyed state is read after it). */
+  checkpoint(): void {
+    this.logic.snapshot(1);
+  }
+
+  /** The current key's accumulators as keyed state holds them: [window start, accumulator]. */
+  async storedWindows(key: unknown): Promise<[unknown, unknown][]> {
+    this.state.setKey(0, key);
+    const entries: [unknown, unknown][] = [];
+    for await (const entry of this.state.api.map('windows').entries()) entries.push(entry);
+    return entries;
   }
 
   /** The records emitted to `port`, taken (the next call sees only later ones). */

@@ -293,6 +293,7 @@ async function assembleSubtasks(
           inputs: inputs.list,
           maxParallelism: plan.maxParallelism,
           reportWait: waitReport.report,
+          stepwise: debug !== undefined,
         };
         const checkpointer =
           storage === undefined

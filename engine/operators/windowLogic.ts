@@ -5,11 +5,13 @@
 // event-time timer at end − 1), emitting { key, start, end, value } on "out"; with
 // allowedLatenessMs it keeps its state until end − 1 + allowedLatenessMs (a cleanup timer), and a
 // record arriving meanwhile fires it again at once with the updated value. A record too late for
-// every window it belongs to goes, unchanged, to port "late".
+// every window it belongs to goes, unchanged, to port "late". Tumbling and sliding windows with a
+// built-in aggregate keep their accumulators on the heap between checkpoints
+// (window/windowAccumulators.ts).
 import { paramsOf } from '../graph/kinds/kindDescriptor.js';
 import { windowKind } from '../graph/kinds/window.js';
 import type { Envelope } from '../runtime/envelope.js';
-import { BaseLogic, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
+import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { recordCopy } from '../runtime/recordCopy.js';
 import type { FiredTimer, TimerService } from '../runtime/timers.js';
 import type { KeyedState, MapStateApi, ValueStateApi } from '../state/keyedState.js';
@@ -18,6 +20,7 @@ import { builtinAggregate } from './window/builtinAggregates.js';
 import { compileCodeAggregate } from './window/codeAggregate.js';
 import { addSession } from './window/sessionMerge.js';
 import { maxTimestamp, type TimeWindow } from './window/timeWindow.js';
+import { WindowAccumulators } from './window/windowAccumulators.js';
 import type { WindowAggregate } from './window/windowAggregate.js';
 import { assignWindows, type WindowSpec } from './window/windowAssigner.js';
 
@@ -43,12 +46,21 @@ export class WindowLogic extends BaseLogic {
   private timers!: TimerService;
   private windows!: MapStateApi;
   private sessions!: ValueStateApi;
+  /** Tumbling and sliding windows' accumulators between checkpoints; undefined where not kept. */
+  private held: WindowAccumulators | undefined;
+  /** The latest window start keyed state may hold (WindowAccumulators): none in a new run. */
+  private storedUpTo = Number.NEGATIVE_INFINITY;
 
+  /**
+   * `builtin`: the aggregate is one of ours. A code aggregate's accumulators may be as large as
+   * the user makes them (a list of records), so they stay in the store, which may exceed memory.
+   */
   constructor(
     env: SubtaskEnvironment,
     private readonly spec: WindowSpec,
     private readonly aggregate: WindowAggregate,
     private readonly allowedLateness: number,
+    private readonly builtin = false,
   ) {
     super(env);
   }
@@ -64,6 +76,41 @@ export class WindowLogic extends BaseLogic {
     this.timers = timers;
     this.windows = state.api.map('windows');
     this.sessions = state.api.value('sessions');
+    if (this.builtin && this.spec.type !== 'session' && this.env.stepwise !== true) {
+      const held = new WindowAccumulators(state, this.windows, this.aggregate, this.storedUpTo);
+      this.held = held;
+      state.countHeldElsewhere(() => held.size());
+    }
+  }
+
+  /** A checkpoint reads keyed state next: the accumulators held on the heap go there first. */
+  override snapshot(): OperatorSnapshot {
+    const held = this.held;
+    if (held === undefined) return {};
+    held.writeBack(false);
+    // JSON has no infinities: null says none is stored; no operator state says it is not known.
+    const latest = held.latestStored;
+    if (latest === Number.POSITIVE_INFINITY) return {};
+    return { operatorState: { latestWindowStored: latest === Number.NEGATIVE_INFINITY ? null : latest } };
+  }
+
+  /**
+   * The latest window start any old subtask stored: their key groups may all come here. A
+   * checkpoint that does not say (written before this was kept, by a debug run, or with a code
+   * aggregate) leaves it unknown, and every window is looked up in the store.
+   */
+  restoreOperatorState(states: readonly unknown[]): void {
+    let latest = Number.NEGATIVE_INFINITY;
+    for (const state of states) {
+      const stored = (state as { latestWindowStored?: unknown } | undefined)?.latestWindowStored;
+      if (stored === null) continue;
+      if (typeof stored !== 'number') {
+        this.storedUpTo = Number.POSITIVE_INFINITY;
+        return;
+      }
+      latest = Math.max(latest, stored);
+    }
+    this.storedUpTo = latest;
   }
 
   /** When a window's state goes: the watermark is past the last record it will take. */
@@ -98,6 +145,11 @@ export class WindowLogic extends BaseLogic {
     for (const window of assignWindows(this.spec, time)) {
       if (this.isLate(window)) continue;
       taken = true;
+      if (this.held !== undefined) {
+        const { acc, created } = this.held.add(window.start, record);
+        this.settle(window, acc, created);
+        continue;
+      }
       const held = this.windows.get(window.start);
       const accumulator = this.aggregate.add(
         held === undefined ? this.aggregate.createAccumulator() : held,
@@ -178,9 +230,11 @@ export class WindowLogic extends BaseLogic {
   /** A timer at t is due for the window ending at t + 1 and the cleanup of the one whose lateness ends at t. */
   private windowTimer(at: number, size: number): void {
     const dueStart = at + 1 - size;
-    const held = this.windows.get(dueStart);
+    const cleanupStart = at + 1 - this.allowedLateness - size;
+    const windows = this.held ?? this.windows;
+    const held = windows.get(dueStart);
     if (held !== undefined) this.fire({ start: dueStart, end: dueStart + size }, held);
-    this.windows.delete(at + 1 - this.allowedLateness - size);
+    windows.delete(cleanupStart);
   }
 
   private sessionTimer(at: number): void {
@@ -236,6 +290,8 @@ export const windowFactory: KindFactory = {
         ? compileCodeAggregate({ code: params.code ?? '', operatorId: operator.id, windowType: params.type })
         : builtinAggregate(params.aggregate, params.field),
     );
-    return (env) => new WindowLogic(env, spec, aggregates[env.subtask]!, params.allowedLatenessMs ?? 0);
+    const builtin = params.aggregate !== 'code';
+    return (env) =>
+      new WindowLogic(env, spec, aggregates[env.subtask]!, params.allowedLatenessMs ?? 0, builtin);
   },
 };

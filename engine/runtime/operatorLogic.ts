@@ -37,6 +37,11 @@ export interface SubtaskEnvironment {
    * (NO_WATERMARK before any, FINAL_WATERMARK once every input ended).
    */
   readonly watermark: number;
+  /**
+   * A debug run: keyed state is looked at and rolled back between any two steps, so a logic
+   * keeps none of it on the heap (a window's accumulators go to the store with each record).
+   */
+  readonly stepwise?: boolean;
   /** Timers of the current key, when every input is hash-partitioned (as keyed state). */
   readonly timers: TimerService | undefined;
   /** Where checkpoint files go; undefined when checkpoints are off. */

@@ -80,6 +80,8 @@ export class KeyedState {
   private readonly values = new Map<string, ValueStateApi>();
   private readonly maps = new Map<string, MapStateApi>();
   private readonly lists = new Map<string, ListStateApi>();
+  /** State a logic holds on the heap for now and writes before a checkpoint (its size). */
+  private heldElsewhere: (() => StateSize) | undefined;
   /**
    * What user code sees as ctx.state, and every handle it gives out, hardened (frozen, functions
    * and prototypes included). Closures only, so hardening them does not freeze us.
@@ -157,7 +159,21 @@ export class KeyedState {
   }
 
   stateSize(): StateSize {
-    return { ...this.size };
+    const held = this.heldElsewhere?.();
+    if (held === undefined) return { ...this.size };
+    return {
+      entries: this.size.entries + held.entries,
+      bytes: this.size.bytes + held.bytes,
+      keys: this.size.keys + held.keys,
+    };
+  }
+
+  /**
+   * A logic that keeps some of its state on the heap between checkpoints (a window's
+   * accumulators) says how much: the state size counts it, so the run's panels show it.
+   */
+  countHeldElsewhere(size: () => StateSize): void {
+    this.heldElsewhere = size;
   }
 
   private keyText(): string {
