@@ -19,10 +19,10 @@ import type { KindFactory } from './kindFactory.js';
 import { builtinAggregate } from './window/builtinAggregates.js';
 import { compileCodeAggregate } from './window/codeAggregate.js';
 import { addSession } from './window/sessionMerge.js';
-import { maxTimestamp, type TimeWindow } from './window/timeWindow.js';
+import { maxTimestamp, type TimeWindow, windowStartWithOffset } from './window/timeWindow.js';
 import { WindowAccumulators } from './window/windowAccumulators.js';
 import type { WindowAggregate } from './window/windowAggregate.js';
-import { assignWindows, type WindowSpec } from './window/windowAssigner.js';
+import type { WindowSpec } from './window/windowAssigner.js';
 
 /** Timers are whole ms within ±2^52 (state/timerStore.ts); a cleanup beyond that never comes. */
 const LAST_TIMER = 2 ** 52 - 1;
@@ -139,25 +139,35 @@ export class WindowLogic extends BaseLogic {
     if (!taken) this.env.emitter.emit(envelope.value, 'late');
   }
 
-  /** Tumbling and sliding windows: the record goes into each of its windows that is not late. */
+  /**
+   * Tumbling and sliding windows: the record goes into each of its windows that is not late, in
+   * assignWindows' order (latest start first), walked here without making the windows' objects:
+   * this runs per record.
+   */
   private addToWindows(record: unknown, time: number): boolean {
+    const spec = this.spec as Exclude<WindowSpec, { type: 'session' }>;
+    const size = spec.size;
+    const slide = spec.type === 'sliding' ? spec.slide : size;
+    const late = this.env.watermark - this.allowedLateness;
+    const held = this.held;
     let taken = false;
-    for (const window of assignWindows(this.spec, time)) {
-      if (this.isLate(window)) continue;
+    for (let start = windowStartWithOffset(time, spec.offset, slide); start > time - size; start -= slide) {
+      // Too late to take anything more (Flink's isWindowLate): its cleanup time has passed.
+      if (start + size - 1 <= late) continue;
       taken = true;
-      if (this.held !== undefined) {
-        const { acc, created } = this.held.add(window.start, record);
-        this.settle(window, acc, created);
+      if (held !== undefined) {
+        const acc = held.add(start, record);
+        this.settle(start, start + size, acc, held.created);
         continue;
       }
-      const held = this.windows.get(window.start);
+      const stored = this.windows.get(start);
       const accumulator = this.aggregate.add(
-        held === undefined ? this.aggregate.createAccumulator() : held,
+        stored === undefined ? this.aggregate.createAccumulator() : stored,
         record,
       );
-      this.windows.set(window.start, accumulator);
+      this.windows.set(start, accumulator);
       // A window that holds state has its timers already.
-      this.settle(window, accumulator, held === undefined);
+      this.settle(start, start + size, accumulator, stored === undefined);
     }
     return taken;
   }
@@ -189,7 +199,7 @@ export class WindowLogic extends BaseLogic {
         if (!needed.has(at)) this.timers.delete('eventTime', at);
       }
     }
-    this.settle(window, accumulator, true);
+    this.settle(window.start, window.end, accumulator, true);
     return true;
   }
 
@@ -197,11 +207,11 @@ export class WindowLogic extends BaseLogic {
    * After a record went into a window: a window the watermark has passed already (a late record
    * within the allowed lateness) fires now with its new value; any other is due at its last ms.
    */
-  private settle(window: TimeWindow, accumulator: unknown, registerTimers: boolean): void {
-    const due = maxTimestamp(window);
-    if (due <= this.env.watermark) this.fire(window, accumulator);
+  private settle(start: number, end: number, accumulator: unknown, registerTimers: boolean): void {
+    const due = end - 1;
+    if (due <= this.env.watermark) this.fire({ start, end }, accumulator);
     else if (registerTimers) this.timers.register('eventTime', due);
-    const cleanup = this.cleanupTime(window);
+    const cleanup = due + this.allowedLateness;
     if (registerTimers && cleanup !== due && cleanup <= LAST_TIMER)
       this.timers.register('eventTime', cleanup);
   }

@@ -43,13 +43,6 @@ interface WindowKeys {
   unstored: number;
 }
 
-/** A window's accumulator of the current key, as its operator's records and timers use it. */
-export interface HeldAccumulator {
-  readonly acc: unknown;
-  /** Whether it was new: no window of this start held anything for the key before. */
-  readonly created: boolean;
-}
-
 export class WindowAccumulators {
   /** By window start, then key: a record looks up a few windows by number, then its key. */
   private readonly byStart = new Map<number, WindowKeys>();
@@ -57,6 +50,8 @@ export class WindowAccumulators {
   /** Accumulators not in the store and their estimated bytes. */
   private unstored = 0;
   private unstoredBytes = 0;
+  /** Whether the last add() made its window: none of that start held anything for the key before. */
+  created = false;
 
   /**
    * `storedUpTo`: the latest window start the store may hold (-Infinity: it holds none, as in a
@@ -74,15 +69,16 @@ export class WindowAccumulators {
     return this.storedUpTo;
   }
 
-  /** The current key's accumulator of the window at `start`, with `record` added. */
-  add(start: number, record: unknown): HeldAccumulator {
+  /** The current key's accumulator of the window at `start`, with `record` added (see `created`). */
+  add(start: number, record: unknown): unknown {
     const keyText = this.state.currentKeyEncoded();
     let window = this.byStart.get(start);
     const held = window?.byKey.get(keyText);
     if (held !== undefined) {
       held.acc = this.aggregate.add(held.acc, record);
       held.dirty = true;
-      return { acc: held.acc, created: false };
+      this.created = false;
+      return held.acc;
     }
     const fromStore = start <= this.storedUpTo ? this.windows.get(start) : undefined;
     const created = fromStore === undefined;
@@ -114,7 +110,8 @@ export class WindowAccumulators {
       this.unstoredBytes += entry.bytes;
       window.unstored++;
     }
-    return { acc, created };
+    this.created = created;
+    return acc;
   }
 
   /**
