@@ -206,9 +206,14 @@ export class JobRun {
     return this.executor.paused;
   }
 
-  /** The keyed state store of one subtask (open while the run is), for browsing it. */
+  /**
+   * The keyed state store of one subtask (open while the run is), for browsing it: what its
+   * logic holds on the heap is written there first (called between two slices).
+   */
   stateStore(operatorId: string, subtask: number): KvStore | undefined {
-    return this.subtasks.find((s) => s.operator.id === operatorId && s.subtask === subtask)?.store;
+    const found = this.subtasks.find((s) => s.operator.id === operatorId && s.subtask === subtask);
+    found?.logic.writeHeldState?.();
+    return found?.store;
   }
 
   /**

@@ -122,9 +122,12 @@ async function answerOf(request: PartRequest): Promise<unknown> {
       await committers.get(request.operatorId)!.commit(request.commit);
       return undefined;
     case 'browse': {
-      const store = subtasks.find(
+      const found = subtasks.find(
         (s) => s.operator.id === request.operatorId && s.subtask === request.subtask,
-      )?.store;
+      );
+      // What its logic holds on the heap (a window's accumulators) goes into the store first.
+      found?.logic.writeHeldState?.();
+      const store = found?.store;
       if (store === undefined) {
         throw new Error(
           `internal: operator "${request.operatorId}" subtask ${request.subtask} has no state on thread ${data.thread}`,

@@ -94,6 +94,11 @@ export class WindowLogic extends BaseLogic {
     return { operatorState: { latestWindowStored: latest === Number.NEGATIVE_INFINITY ? null : latest } };
   }
 
+  /** The state browser reads keyed state live next: it shows the windows held here too. */
+  writeHeldState(): void {
+    this.held?.writeBack(false);
+  }
+
   /**
    * The latest window start any old subtask stored: their key groups may all come here. A
    * checkpoint that does not say (written before this was kept, by a debug run, or with a code

@@ -92,6 +92,11 @@ export interface OperatorLogic {
   /** At a checkpoint's barrier, synchronously: between two records. */
   snapshot(checkpointId: number): OperatorSnapshot;
   /**
+   * The state browser is about to read keyed state live (between two records): a logic that
+   * keeps some of it on the heap between checkpoints (a window's accumulators) writes it first.
+   */
+  writeHeldState?(): void;
+  /**
    * Checkpoint `checkpointId` is complete, every subtask's part and the sinks' commits included
    * (a mail, taken between two records): e.g. a source tells its broker what it has read.
    */
