@@ -46,11 +46,31 @@ export function aggJob(input: string, { intervalMs, parallelism, threads }: AggS
   };
 }
 
+/** Record `seq` of an input over `keys` keys. */
+const aggRecord = (seq: number, keys: number) => ({
+  seq,
+  k: `k${(seq * 7919) % keys}`,
+  v: (seq * 31) % 1000,
+});
+
 /** `records` lines {seq, k, v} over `keys` keys. */
 export function writeAggInput(file: string, records: number, keys: number): void {
   const lines: string[] = [];
-  for (let seq = 0; seq < records; seq++) {
-    lines.push(JSON.stringify({ seq, k: `k${(seq * 7919) % keys}`, v: (seq * 31) % 1000 }));
-  }
+  for (let seq = 0; seq < records; seq++) lines.push(JSON.stringify(aggRecord(seq, keys)));
   writeFileSync(file, `${lines.join('\n')}\n`);
+}
+
+/** The lines the job writes for writeAggInput's input, in input order: what a clean run gives. */
+export function aggOutputLines(records: number, keys: number): string[] {
+  const totals = new Map<string, { n: number; sum: number }>();
+  const lines: string[] = [];
+  for (let seq = 0; seq < records; seq++) {
+    const { k, v } = aggRecord(seq, keys);
+    const t = totals.get(k) ?? { n: 0, sum: 0 };
+    t.n += 1;
+    t.sum += v;
+    totals.set(k, t);
+    lines.push(JSON.stringify({ k, seq, n: t.n, sum: t.sum }));
+  }
+  return lines;
 }
