@@ -129,6 +129,8 @@ export class WindowHarness {
 
   /** The watermark reaches `timestamp`: due timers fire in time order, then it is the subtask's. */
   advance(timestamp: number): void {
+    // As SubtaskTime: the logic's own firing first (windows held on the heap), then the timers.
+    this.logic.advanceTime?.(timestamp);
     // The due timers in time order (registration order within a time), taken a batch at a time
     // (a window registers timers only while taking records, not while firing).
     for (;;) {

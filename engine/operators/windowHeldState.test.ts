@@ -133,4 +133,62 @@ describe('window accumulators between checkpoints', () => {
     h.record({ k: 'a' }, 1);
     expect(await h.storedWindows('a')).toEqual([[0, ['a']]]);
   });
+  it('fire every key of a window, when event time reaches it, in the order timers fire (key, as UTF-8)', async () => {
+    const h = await tumbling();
+    for (const k of ['b', 'é', 'a', 'z']) h.record({ k }, 1);
+    h.advance(8);
+    expect(h.take()).toEqual([]);
+    h.advance(9);
+    expect((h.take() as { key: string }[]).map((r) => r.key)).toEqual(['a', 'b', 'z', 'é']);
+    expect(h.timerCount).toBe(0);
+  });
+
+  it('a checkpoint registers the timers of what it writes (a restore fires them); fired from the heap, it does not fire again when they come', async () => {
+    const h = await tumbling({ allowedLatenessMs: 5 });
+    h.record({ k: 'a' }, 1);
+    expect(h.timersOf('a')).toEqual([]);
+    h.checkpoint();
+    expect(h.timersOf('a')).toEqual([9, 14]);
+    h.advance(9);
+    expect(h.take()).toEqual([{ key: 'a', start: 0, end: 10, value: 1 }]);
+    expect(h.timersOf('a')).toEqual([14]);
+    h.advance(14);
+    expect(h.take()).toEqual([]);
+    expect(await h.storedWindows('a')).toEqual([]);
+    expect(h.state.stateSize()).toEqual({ entries: 0, bytes: 0, keys: 0 });
+  });
+
+  it('a sliding window whose cleanup timer is the next one’s due does not fire that one twice', async () => {
+    // Windows of 10 every 5, lateness 5: the cleanup of [0, 10) (at 14) is the due of [5, 15).
+    const h = await WindowHarness.open({
+      type: 'sliding',
+      sizeMs: 10,
+      slideMs: 5,
+      aggregate: 'count',
+      allowedLatenessMs: 5,
+    });
+    h.record({ k: 'a' }, 7);
+    h.checkpoint();
+    h.record({ k: 'a' }, 8);
+    h.end();
+    expect(h.take()).toEqual([
+      { key: 'a', start: 0, end: 10, value: 2 },
+      { key: 'a', start: 5, end: 15, value: 2 },
+    ]);
+  });
+
+  it('a window that fired and waits out its lateness registers only its cleanup at a checkpoint', async () => {
+    const h = await tumbling({ allowedLatenessMs: 5 });
+    h.record({ k: 'a' }, 1);
+    h.advance(9);
+    expect(h.take()).toHaveLength(1);
+    h.checkpoint();
+    expect(h.timersOf('a')).toEqual([14]);
+    h.record({ k: 'a' }, 2);
+    expect(h.take()).toEqual([{ key: 'a', start: 0, end: 10, value: 2 }]);
+    h.end();
+    expect(h.take()).toEqual([]);
+    expect(h.timerCount).toBe(0);
+    expect(await h.storedWindows('a')).toEqual([]);
+  });
 });

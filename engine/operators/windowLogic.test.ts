@@ -3,8 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { WindowHarness } from '../../test/windowHarness.js';
 
-const tumbling = (extra: Record<string, unknown> = {}) =>
-  WindowHarness.open({ type: 'tumbling', sizeMs: 10, aggregate: 'count', ...extra });
+/** `stepwise`: as in a debug run, whose windows are all in keyed state with timers per key. */
+const tumbling = (extra: Record<string, unknown> = {}, options: { stepwise?: boolean } = {}) =>
+  WindowHarness.open({ type: 'tumbling', sizeMs: 10, aggregate: 'count', ...extra }, options);
 
 describe('tumbling windows', () => {
   it('fire when the watermark reaches their last ms, one result per key and window', async () => {
@@ -115,24 +116,33 @@ describe('allowed lateness', () => {
     expect(h.timerCount).toBe(0);
   });
 
-  it('a window first seen within the lateness fires at once, and is cleaned up later', async () => {
-    const h = await tumbling({ allowedLatenessMs: 100 });
-    h.advance(50);
-    h.record({ k: 'a' }, 5);
-    expect(h.take()).toEqual([{ key: 'a', start: 0, end: 10, value: 1 }]);
-    expect(h.timersOf('a')).toEqual([109]);
-    h.advance(109);
-    expect(h.take()).toEqual([]);
-    expect(h.state.stateSize().entries).toBe(0);
-  });
+  for (const stepwise of [false, true]) {
+    const where = stepwise ? 'in keyed state with timers (debug runs)' : 'held on the heap';
+    it(`a window first seen within the lateness fires at once, and is cleaned up later (${where})`, async () => {
+      const h = await tumbling({ allowedLatenessMs: 100 }, { stepwise });
+      h.advance(50);
+      h.record({ k: 'a' }, 5);
+      expect(h.take()).toEqual([{ key: 'a', start: 0, end: 10, value: 1 }]);
+      // A held window has no timer: advance() fires and cleans it up.
+      expect(h.timersOf('a')).toEqual(stepwise ? [109] : []);
+      h.advance(108);
+      expect(h.state.stateSize().entries).toBe(1);
+      h.advance(109);
+      expect(h.take()).toEqual([]);
+      expect(h.state.stateSize().entries).toBe(0);
+    });
 
-  it('without it, the window fires once and its state goes with the same timer', async () => {
-    const h = await tumbling();
-    h.record({ k: 'a' }, 1);
-    expect(h.timersOf('a')).toEqual([9]);
-    h.advance(9);
-    expect(h.state.stateSize().entries).toBe(0);
-  });
+    it(`without it, the window fires once and its state goes with its firing (${where})`, async () => {
+      const h = await tumbling({}, { stepwise });
+      h.record({ k: 'a' }, 1);
+      expect(h.timersOf('a')).toEqual(stepwise ? [9] : []);
+      h.advance(9);
+      expect(h.take()).toEqual([{ key: 'a', start: 0, end: 10, value: 1 }]);
+      expect(h.state.stateSize().entries).toBe(0);
+      h.end();
+      expect(h.take()).toEqual([]);
+    });
+  }
 });
 
 describe('sliding windows', () => {

@@ -20,12 +20,9 @@ import { builtinAggregate } from './window/builtinAggregates.js';
 import { compileCodeAggregate } from './window/codeAggregate.js';
 import { addSession } from './window/sessionMerge.js';
 import { maxTimestamp, type TimeWindow, windowStartWithOffset } from './window/timeWindow.js';
-import { WindowAccumulators } from './window/windowAccumulators.js';
+import { LAST_TIMER, WindowAccumulators } from './window/windowAccumulators.js';
 import type { WindowAggregate } from './window/windowAggregate.js';
 import type { WindowSpec } from './window/windowAssigner.js';
-
-/** Timers are whole ms within ±2^52 (state/timerStore.ts); a cleanup beyond that never comes. */
-const LAST_TIMER = 2 ** 52 - 1;
 
 /** A key's session windows as value state holds them: [start, end] pairs, by start. */
 type StoredSessions = [number, number][];
@@ -77,7 +74,14 @@ export class WindowLogic extends BaseLogic {
     this.windows = state.api.map('windows');
     this.sessions = state.api.value('sessions');
     if (this.builtin && this.spec.type !== 'session' && this.env.stepwise !== true) {
-      const held = new WindowAccumulators(state, this.windows, this.aggregate, this.storedUpTo);
+      const spec = this.spec;
+      const held = new WindowAccumulators(state, this.windows, this.aggregate, this.storedUpTo, {
+        size: spec.size,
+        allowedLateness: this.allowedLateness,
+        timers,
+        watermark: () => this.env.watermark,
+        fire: (start, end, acc) => this.fire({ start, end }, acc),
+      });
       this.held = held;
       state.countHeldElsewhere(() => held.size());
     }
@@ -92,6 +96,22 @@ export class WindowLogic extends BaseLogic {
     const latest = held.latestStored;
     if (latest === Number.POSITIVE_INFINITY) return {};
     return { operatorState: { latestWindowStored: latest === Number.NEGATIVE_INFINITY ? null : latest } };
+  }
+
+  /**
+   * Event time reaches `watermark` (before the timers it makes due fire): the windows held on the
+   * heap that it reaches fire, with no source line (as a timer's output has none).
+   */
+  advanceTime(watermark: number): void {
+    const held = this.held;
+    if (held === undefined) return;
+    const lineage = this.env.emitter.lineage;
+    const { source, position } = lineage;
+    lineage.source = undefined;
+    lineage.position = 0;
+    held.advance(watermark);
+    lineage.source = source;
+    lineage.position = position;
   }
 
   /** The state browser reads keyed state live next: it shows the windows held here too. */
@@ -161,8 +181,9 @@ export class WindowLogic extends BaseLogic {
       if (start + size - 1 <= late) continue;
       taken = true;
       if (held !== undefined) {
+        // Held windows have no timers: advanceTime fires them (and writeBack registers them).
         const acc = held.add(start, record);
-        this.settle(start, start + size, acc, held.created);
+        if (start + size - 1 <= this.env.watermark) this.fire({ start, end: start + size }, acc);
         continue;
       }
       const stored = this.windows.get(start);
@@ -246,10 +267,10 @@ export class WindowLogic extends BaseLogic {
   private windowTimer(at: number, size: number): void {
     const dueStart = at + 1 - size;
     const cleanupStart = at + 1 - this.allowedLateness - size;
-    const windows = this.held ?? this.windows;
-    const held = windows.get(dueStart);
-    if (held !== undefined) this.fire({ start: dueStart, end: dueStart + size }, held);
-    windows.delete(cleanupStart);
+    const held = this.held;
+    const acc = held === undefined ? this.windows.get(dueStart) : held.storedOnly(dueStart);
+    if (acc !== undefined) this.fire({ start: dueStart, end: dueStart + size }, acc);
+    (held ?? this.windows).delete(cleanupStart);
   }
 
   private sessionTimer(at: number): void {

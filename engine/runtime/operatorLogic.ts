@@ -108,6 +108,11 @@ export interface OperatorLogic {
    */
   onTimer?(timer: FiredTimer): void | Promise<void>;
   /**
+   * Event time reaches `watermark`, before the event-time timers it makes due fire: a logic that
+   * keeps work keyed by event time on the heap (a window's held accumulators) does it now.
+   */
+  advanceTime?(watermark: number): void;
+  /**
    * A regular input channel's watermark came, or (Infinity) it ended: a logic whose order of
    * records waits on every channel (transactions) may go on.
    */

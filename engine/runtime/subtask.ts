@@ -107,6 +107,16 @@ export class Subtask {
       emitter.afterRecord = (timestamp) => watermarks.after(timestamp);
     }
     if (logic.heldTime !== undefined) this.time.hold = () => logic.heldTime!();
+    if (logic.advanceTime !== undefined) {
+      const calls = this.calls;
+      this.time.beforeTimers = (watermark) => {
+        try {
+          logic.advanceTime!(watermark);
+        } catch (error) {
+          throw calls.failure(error);
+        }
+      };
+    }
     this.checkpoints = new SubtaskCheckpointCoordinator(this, checkpointer);
     this.input = new InputProcessor(
       this,

@@ -55,6 +55,11 @@ export class SubtaskTime {
    * emits later is not late there.
    */
   hold: (() => number) | undefined;
+  /**
+   * Called as event time advances, before the timers it makes due fire (the logic's
+   * advanceTime: a window firing what it holds on the heap).
+   */
+  beforeTimers: ((watermark: number) => void) | undefined;
   /** The last watermark sent downstream, where a logic holds records back. */
   private forwarded = NO_WATERMARK;
 
@@ -122,6 +127,7 @@ export class SubtaskTime {
 
   /** Event time moved to `watermark`: due timers fire, then it goes on downstream. */
   private advance(watermark: number, then: (() => MaybePromise) | undefined): MaybePromise {
+    this.beforeTimers?.(watermark);
     return this.start('eventTime', watermark, () => {
       this.forward(watermark);
       return then?.();
@@ -158,6 +164,7 @@ export class SubtaskTime {
   /** Every regular input ended: the processing-time timers left fire too, then `then`. */
   finalFiring(then: () => MaybePromise): MaybePromise {
     this.stopWake();
+    this.beforeTimers?.(FINAL_WATERMARK);
     // Event-time timers set at or after the final watermark (a loop's records set them after the
     // regular input ended) fire here too; elsewhere the final watermark has fired them all.
     return this.start('eventTime', FINAL_WATERMARK, () =>
