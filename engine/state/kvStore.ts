@@ -52,8 +52,10 @@ export interface KvStore {
   /**
    * As put, for a caller who knows what it replaces (timers, from their cache): on LevelDB that
    * saves a read. Stores that need the old value (the debugger's journal) leave it out.
+   * `absent`: the store holds no entry at the key now, so one written and deleted before the
+   * store writes it out need never be written (a timer that fires soon after it is set).
    */
-  set?(space: string, key: string, value: Stored | undefined): void;
+  set?(space: string, key: string, value: Stored | undefined, absent?: boolean): void;
   /** Entries live on the heap: caching them there again costs nothing to speak of (timers). */
   readonly onHeap?: boolean;
   /**

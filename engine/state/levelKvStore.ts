@@ -1,6 +1,9 @@
 // LevelDB under a write-back cache. Reads are synchronous (`getSync`): a promise per record
 // costs ~25x. Writes gather in `dirty` and go to LevelDB as one batch; while that batch is in
 // flight it stays readable in `inFlight`, because LevelDB does not see it until it completes.
+// Each batch knows which spaces it writes, and the greatest key it writes in each: a range read
+// that no pending batch writes in (a key group's timers, read after the last one fired) takes
+// LevelDB's iterator at once instead of waiting for the batches to be written.
 import { ClassicLevel } from 'classic-level';
 import { cannotWrite } from './fileFault.js';
 import type { FlushedBatch, ImmediateSnapshot, KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
@@ -8,7 +11,7 @@ import type { MaybePromise } from './maybePromise.js';
 import { jsonTextCodec } from './stateCodecs.js';
 import { isTimerEntry } from './stateKeys.js';
 import { trackStateRead } from './stateReads.js';
-import type { KeyRange, StoreBrowser } from './storeBrowser.js';
+import { compareUtf8, type KeyRange, type StoreBrowser } from './storeBrowser.js';
 
 /** Pending writes that trigger a batch. */
 const FLUSH_ENTRIES = 4096;
@@ -24,6 +27,30 @@ const SNAPSHOT_CHUNK_BYTES = 1 << 20;
 
 type Pending = Map<string, string | null>;
 
+/** Any key of the space (a handle's writes, which are never read as a range). */
+const ANY_KEY = true;
+
+/** Where a batch writes: per space, the greatest key it writes there (UTF-8 order) or ANY_KEY. */
+class Written {
+  readonly spaces = new Map<string, string | typeof ANY_KEY>();
+  /** Entries written by their full key (a restore): a range read must wait for the batch. */
+  unsplit = false;
+
+  note(space: string, key: string): void {
+    const greatest = this.spaces.get(space);
+    if (greatest === undefined || (greatest !== ANY_KEY && compareUtf8(key, greatest) > 0))
+      this.spaces.set(space, key);
+  }
+
+  /** Whether a key of `space` after `after` (any key when undefined) is written. */
+  touches(space: string, after: string | undefined): boolean {
+    if (this.unsplit) return true;
+    const greatest = this.spaces.get(space);
+    if (greatest === undefined) return false;
+    return greatest === ANY_KEY || after === undefined || compareUtf8(greatest, after) > 0;
+  }
+}
+
 /** Spaces end in "\0", so every key of a space sorts below the space with "\x01" instead. */
 function spaceEnd(space: string): string {
   return `${space.slice(0, -1)}\x01`;
@@ -33,8 +60,18 @@ export class LevelKvStore implements KvStore {
   readonly codec = jsonTextCodec;
   private dirty: Pending = new Map();
   private dirtyChars = 0;
+  private dirtyWritten = new Written();
+  /**
+   * Keys of `dirty` that no earlier batch left in LevelDB (timers, new when written): deleted
+   * within the batch, they leave it, instead of costing LevelDB a put and a delete.
+   */
+  private fresh = new Set<string>();
+  /** Counts batches started: a handle notes its space once per batch. */
+  private batchNumber = 0;
   /** Batches written to LevelDB but maybe not yet visible there, oldest first. */
   private inFlight: Pending[] = [];
+  /** Where each batch in flight writes, in the same order. */
+  private inFlightWritten: Written[] = [];
   /** The ranges each batch in flight drops after its writes, in the same order. */
   private inFlightDrops: (readonly [string, string])[][] = [];
   /** The last batch write; each waits for the one before, so they apply in order. */
@@ -76,9 +113,16 @@ export class LevelKvStore implements KvStore {
   }
 
   space(space: string): KvSpace {
+    let noted = -1;
     return {
       get: (key) => this.read(space + key),
-      put: (key, value) => this.write(space + key, value as string | undefined),
+      put: (key, value) => {
+        if (noted !== this.batchNumber) {
+          this.dirtyWritten.spaces.set(space, ANY_KEY);
+          noted = this.batchNumber;
+        }
+        return this.write(space + key, value as string | undefined);
+      },
     };
   }
 
@@ -112,6 +156,7 @@ export class LevelKvStore implements KvStore {
   }
 
   put(space: string, key: string, value: Stored | undefined): string | undefined {
+    this.dirtyWritten.note(space, key);
     return this.write(space + key, value as string | undefined);
   }
 
@@ -126,17 +171,27 @@ export class LevelKvStore implements KvStore {
     return previous === null ? undefined : previous;
   }
 
-  set(space: string, key: string, value: Stored | undefined): void {
+  set(space: string, key: string, value: Stored | undefined, absent = false): void {
     const full = space + key;
-    const next = (value as string | undefined) ?? null;
+    const next = value === undefined ? null : (value as string);
+    if (full === this.lastKey) this.lastValue = next;
+    if (next === null) {
+      if (this.fresh.delete(full)) {
+        this.dirty.delete(full);
+        return;
+      }
+    } else if (absent && !this.dirty.has(full)) {
+      // Not if this batch deletes the key: LevelDB may still hold it, so the deletion must stay.
+      this.fresh.add(full);
+    }
     this.dirty.set(full, next);
     this.dirtyChars += full.length + (next?.length ?? 0);
-    if (full === this.lastKey) this.lastValue = next;
+    this.dirtyWritten.note(space, key);
   }
 
   async *entries(space: string, after?: string): SpaceEntries {
-    // Everything written so far must be in LevelDB before an iterator (a snapshot) is taken.
-    await trackStateRead(this.flush());
+    // Every write in the range must be in LevelDB before an iterator (a snapshot) is taken.
+    if (this.pendingIn(space, after)) await trackStateRead(this.flush());
     const from = after === undefined ? { gte: space } : { gt: space + after };
     const iterator = this.db.iterator({ ...from, lt: spaceEnd(space) });
     try {
@@ -148,6 +203,16 @@ export class LevelKvStore implements KvStore {
     } finally {
       await trackStateRead(iterator.close());
     }
+  }
+
+  /** Whether a pending batch writes a key of `space` after `after`, or drops part of the space. */
+  private pendingIn(space: string, after: string | undefined): boolean {
+    if (this.dirtyWritten.touches(space, after)) return true;
+    for (const written of this.inFlightWritten) if (written.touches(space, after)) return true;
+    const end = spaceEnd(space);
+    const overlaps = ([gte, lt]: readonly [string, string]) =>
+      compareUtf8(gte, end) < 0 && compareUtf8(space, lt) < 0;
+    return this.droppedRanges.some(overlaps) || this.inFlightDrops.some((ranges) => ranges.some(overlaps));
   }
 
   dropSpace(space: string): void {
@@ -177,6 +242,10 @@ export class LevelKvStore implements KvStore {
     this.dirty = new Map();
     this.dirtyChars = 0;
     this.droppedRanges = [];
+    this.inFlightWritten.push(this.dirtyWritten);
+    this.dirtyWritten = new Written();
+    this.fresh = new Set();
+    this.batchNumber++;
     const logged = this.onFlush?.({ batch, dropped: ranges });
     this.inFlight.push(batch);
     this.inFlightDrops.push(ranges);
@@ -204,6 +273,7 @@ export class LevelKvStore implements KvStore {
       for (const [key, value] of batch) if (!isTimerEntry(key)) this.remember(key, value);
       this.inFlight.shift();
       this.inFlightDrops.shift();
+      this.inFlightWritten.shift();
       if (this.flushing === done) this.flushing = undefined;
     })();
     // A failure is reported where `flushing` is awaited (the next batch, flush, close); this only marks it handled.
@@ -256,6 +326,7 @@ export class LevelKvStore implements KvStore {
   }
 
   restoreEntry(key: string, value: string | undefined): void {
+    this.dirtyWritten.unsplit = true;
     this.dirty.set(key, value ?? null);
     this.dirtyChars += key.length + (value?.length ?? 0);
   }

@@ -175,10 +175,10 @@ export class TimerStore {
     return group;
   }
 
-  /** A write the cache says needs no read of what it replaces. */
-  private writeKnown(space: string, entry: string, value: unknown): void {
+  /** A write the cache says needs no read of what it replaces (`absent`: nothing). */
+  private writeKnown(space: string, entry: string, value: unknown, absent = false): void {
     if (this.store.set === undefined) this.store.put(space, entry, value);
-    else this.store.set(space, entry, value);
+    else this.store.set(space, entry, value, absent);
   }
 
   /** Registers a timer; one of the same key and time is there already: nothing changes. */
@@ -193,7 +193,7 @@ export class TimerStore {
     const items = group.items;
     if (position < items.length || group.complete) {
       // At or before the last cached timer, or the cache is all there is: the store has no such timer.
-      this.writeKnown(space, entry, this.marker);
+      this.writeKnown(space, entry, this.marker, true);
       this.count++;
       items.splice(position, 0, { timestamp, keyText, entry });
       if (items.length > this.capacity) {
