@@ -142,3 +142,27 @@ describe('a timer written and deleted within one batch', () => {
     expect(store.get(timers, 'a')).toBeUndefined();
   });
 });
+
+describe('a space handle', () => {
+  it('reads what was written to its entries by any way, and returns what a write replaces', async () => {
+    const { store } = await open();
+    const space = '0003vlast\0';
+    const handle = store.space(space);
+    expect(store.space(space)).toBe(handle);
+    expect(handle.get('k')).toBeUndefined();
+    expect(handle.put('k', '1')).toBeUndefined();
+    expect(handle.get('k')).toBe('1');
+    expect(handle.put('k', '2')).toBe('1');
+    store.put(space, 'k', '3');
+    expect(handle.get('k')).toBe('3');
+    store.set(space, 'k', '4');
+    expect(handle.put('k', '5')).toBe('4');
+    store.restoreEntry(`${space}k`, '6');
+    expect(handle.get('k')).toBe('6');
+    await store.restoreDrop(space, `${space.slice(0, -1)}\x01`);
+    expect(handle.get('k')).toBeUndefined();
+    await store.flush();
+    expect(handle.put('k', '7')).toBeUndefined();
+    expect(store.get(space, 'k')).toBe('7');
+  });
+});

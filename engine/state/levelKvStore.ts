@@ -1,7 +1,9 @@
 // LevelDB under a write-back cache. Reads are synchronous (`getSync`): a promise per record
 // costs ~25x. Writes gather in `dirty` and go to LevelDB as one batch; while that batch is in
 // flight it stays readable in `inFlight`, because LevelDB does not see it until it completes.
-// Each batch knows which spaces it writes, and the greatest key it writes in each: a range read
+// The read cache holds what was read and what was written (not timers, which their own cache
+// keeps), so a read of a recent entry is one look-up, before the pending batches. Each batch
+// knows which spaces it writes, and the greatest key it writes in each: a range read
 // that no pending batch writes in (a key group's timers, read after the last one fired) takes
 // LevelDB's iterator at once instead of waiting for the batches to be written.
 import { ClassicLevel } from 'classic-level';
@@ -77,11 +79,20 @@ export class LevelKvStore implements KvStore {
   /** The last batch write; each waits for the one before, so they apply in order. */
   private flushing: MaybePromise;
   onFlush: KvStore['onFlush'];
+  /**
+   * The read cache, in two generations (see the constructor): the latest value of every key it
+   * holds, pending or not, so it is read first. Timers are never in it (their own cache keeps
+   * them, and `set`, theirs, does not update it).
+   */
   private young = new Map<string, string | null>();
   private youngChars = 0;
   private old = new Map<string, string | null>();
   /** Ranges of dropped containers still to delete from LevelDB, as [gte, lt]. */
   private droppedRanges: [string, string][] = [];
+  /** One handle per space, so that what a handle knows of its entries no other handle changes. */
+  private readonly handles = new Map<string, KvSpace>();
+  /** Writes that did not go through a handle: each makes what the handles know stale. */
+  private otherWrites = 0;
   /** The last key read: a read-modify-write then costs one look-up, not two. */
   private lastKey: string | undefined;
   private lastValue: string | null = null;
@@ -113,17 +124,41 @@ export class LevelKvStore implements KvStore {
   }
 
   space(space: string): KvSpace {
+    let handle = this.handles.get(space);
+    if (handle !== undefined) return handle;
     let noted = -1;
-    return {
-      get: (key) => this.read(space + key),
+    // The entry last read or written through this handle, while no write came another way: a
+    // user function reads a value and writes it back, under the same key text (one string).
+    let known: string | undefined;
+    let knownValue: string | null = null;
+    let knownAt = -1;
+    handle = {
+      get: (key) => {
+        if (knownAt === this.otherWrites && key === known) return knownValue ?? undefined;
+        const value = this.read(space + key);
+        known = key;
+        knownValue = value ?? null;
+        knownAt = this.otherWrites;
+        return value;
+      },
       put: (key, value) => {
         if (noted !== this.batchNumber) {
           this.dirtyWritten.spaces.set(space, ANY_KEY);
           noted = this.batchNumber;
         }
-        return this.write(space + key, value as string | undefined);
+        const full = space + key;
+        const previous =
+          knownAt === this.otherWrites && key === known ? knownValue : (this.read(full) ?? null);
+        const next = (value as string | undefined) ?? null;
+        this.store(full, next);
+        known = key;
+        knownValue = next;
+        knownAt = this.otherWrites;
+        return previous ?? undefined;
       },
     };
+    this.handles.set(space, handle);
+    return handle;
   }
 
   get(space: string, key: string): string | undefined {
@@ -131,50 +166,68 @@ export class LevelKvStore implements KvStore {
   }
 
   private read(key: string): string | undefined {
-    let value = this.dirty.get(key);
-    for (let i = this.inFlight.length - 1; value === undefined && i >= 0; i--)
-      value = this.inFlight[i]!.get(key);
-    if (value === undefined) value = this.young.get(key);
+    // The key is a new string each time, so compare contents: still cheaper than a look-up.
+    if (key === this.lastKey) return this.lastValue ?? undefined;
+    let value = this.young.get(key);
     if (value === undefined) {
       value = this.old.get(key);
-      if (value === undefined) value = this.db.getSync(key) ?? null;
-      this.remember(key, value);
+      if (value === undefined) {
+        value = this.dirty.get(key);
+        for (let i = this.inFlight.length - 1; value === undefined && i >= 0; i--)
+          value = this.inFlight[i]!.get(key);
+        if (value === undefined) value = this.db.getSync(key) ?? null;
+      }
+      if (!isTimerEntry(key)) this.remember(key, value);
     }
     this.lastKey = key;
     this.lastValue = value;
     return value === null ? undefined : value;
   }
 
+  /** Caches a key's latest value. */
   private remember(key: string, value: string | null): void {
+    const young = this.young;
+    const size = young.size;
+    young.set(key, value);
+    // A key cached again (a write after its read) is counted once.
+    if (young.size === size) return;
+    this.youngChars += key.length + (value?.length ?? 0) + CACHE_ENTRY_OVERHEAD;
     if (this.youngChars >= this.cacheBytes / 2) {
-      this.old = this.young;
+      this.old = young;
       this.young = new Map();
       this.youngChars = 0;
     }
-    this.young.set(key, value);
-    this.youngChars += key.length + (value?.length ?? 0) + CACHE_ENTRY_OVERHEAD;
   }
 
   put(space: string, key: string, value: Stored | undefined): string | undefined {
+    this.otherWrites++;
     this.dirtyWritten.note(space, key);
     return this.write(space + key, value as string | undefined);
   }
 
   private write(key: string, value: string | undefined): string | undefined {
-    // The key is a new string each time, so compare contents: still cheaper than a look-up.
-    const previous = key === this.lastKey ? this.lastValue : (this.read(key) ?? null);
-    const next = value ?? null;
+    const previous = this.read(key) ?? null;
+    this.store(key, value ?? null);
+    return previous === null ? undefined : previous;
+  }
+
+  /** A write whose previous value is known. */
+  private store(key: string, next: string | null): void {
     this.dirty.set(key, next);
-    this.dirtyChars += key.length + (value?.length ?? 0);
+    this.dirtyChars += key.length + (next?.length ?? 0);
+    if (!isTimerEntry(key)) this.remember(key, next);
     this.lastKey = key;
     this.lastValue = next;
-    return previous === null ? undefined : previous;
   }
 
   set(space: string, key: string, value: Stored | undefined, absent = false): void {
     const full = space + key;
     const next = value === undefined ? null : (value as string);
-    if (full === this.lastKey) this.lastValue = next;
+    this.otherWrites++;
+    // Cheaper than comparing the key with the last one read, which is seldom a timer's.
+    this.lastKey = undefined;
+    // Any other caller's entry may be cached: keep the cache the latest.
+    if (!isTimerEntry(full)) this.remember(full, next);
     if (next === null) {
       if (this.fresh.delete(full)) {
         this.dirty.delete(full);
@@ -216,6 +269,7 @@ export class LevelKvStore implements KvStore {
   }
 
   dropSpace(space: string): void {
+    this.otherWrites++;
     this.droppedRanges.push([space, spaceEnd(space)]);
   }
 
@@ -268,9 +322,6 @@ export class LevelKvStore implements KvStore {
       }
       // A changelog that cannot be written fails its checkpoint, not the job.
       if (logged !== undefined) await logged.catch(() => {});
-      // What was just written is what is most likely read next; not timers, which their own
-      // cache keeps (state/timerStore.ts), and which are mostly written once and deleted once.
-      for (const [key, value] of batch) if (!isTimerEntry(key)) this.remember(key, value);
       this.inFlight.shift();
       this.inFlightDrops.shift();
       this.inFlightWritten.shift();
@@ -326,7 +377,11 @@ export class LevelKvStore implements KvStore {
   }
 
   restoreEntry(key: string, value: string | undefined): void {
+    this.otherWrites++;
     this.dirtyWritten.unsplit = true;
+    this.young.delete(key);
+    this.old.delete(key);
+    if (key === this.lastKey) this.lastKey = undefined;
     this.dirty.set(key, value ?? null);
     this.dirtyChars += key.length + (value?.length ?? 0);
   }
@@ -334,6 +389,7 @@ export class LevelKvStore implements KvStore {
   async restoreDrop(gte: string, lt: string): Promise<void> {
     await this.flush();
     await this.db.clear({ gte, lt });
+    this.otherWrites++;
     this.young.clear();
     this.old.clear();
     this.lastKey = undefined;
