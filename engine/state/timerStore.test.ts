@@ -10,7 +10,7 @@ import type { KvStore } from './kvStore.js';
 import { LevelKvStore } from './levelKvStore.js';
 import { MemoryKvStore } from './memoryKvStore.js';
 import { encodeKey } from './stateKeys.js';
-import { TimerStore } from './timerStore.js';
+import { checkTimerTime, parseTimerEntry, TimerStore, timerEntryKey } from './timerStore.js';
 
 const dirs: string[] = [];
 const stores: KvStore[] = [];
@@ -56,6 +56,29 @@ async function fireUpTo(timers: TimerStore, upTo: number): Promise<[number, unkn
     fired.push([t.timestamp, t.key, t.keyGroup]);
   return fired;
 }
+
+describe('a timer entry key', () => {
+  it('is the time in 14 hex digits, sorting as the time does, and reads back', () => {
+    const limit = 2 ** 52 - 1;
+    const times = [
+      -limit,
+      -(2 ** 28) - 1,
+      -(2 ** 28),
+      -1,
+      0,
+      1,
+      2 ** 28 - 1,
+      2 ** 28,
+      1_704_067_200_000,
+      limit,
+    ];
+    const keys = times.map((t) => timerEntryKey(checkTimerTime('t', t), 'k'));
+    expect(keys.map((k) => k.length)).toEqual(times.map(() => 15));
+    expect([...keys].sort()).toEqual(keys);
+    expect(keys.map(parseTimerEntry)).toEqual(times.map((timestamp) => ({ timestamp, keyText: 'k' })));
+    expect(timerEntryKey(0, 'k')).toBe(`${(2 ** 52).toString(16).padStart(14, '0')}k`);
+  });
+});
 
 describe.each(backends)('the timer cache on %s', (_name, open) => {
   it('a timer per record, fired by the watermark after it: no store read at all', async () => {

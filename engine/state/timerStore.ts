@@ -34,15 +34,25 @@ export function checkTimerTime(what: string, timestamp: unknown): number {
   return timestamp;
 }
 
+/** The time is written as two halves of 7 hex digits (28 bits): each a small integer, whose hex V8 writes 3x faster than a double's. */
+const HALF = 2 ** 28;
+const HALF_DIGITS = 7;
+const ZEROS = ['', '0', '00', '000', '0000', '00000', '000000', '0000000'];
+
 export function timerEntryKey(timestamp: number, keyText: string): string {
-  return (timestamp + OFFSET).toString(16).padStart(TIME_DIGITS, '0') + keyText;
+  const offset = timestamp + OFFSET;
+  const high = Math.floor(offset / HALF);
+  const highHex = high.toString(16);
+  const lowHex = (offset - high * HALF).toString(16);
+  return (
+    ZEROS[HALF_DIGITS - highHex.length]! + highHex + ZEROS[HALF_DIGITS - lowHex.length]! + lowHex + keyText
+  );
 }
 
 export function parseTimerEntry(entry: string): { timestamp: number; keyText: string } {
-  return {
-    timestamp: Number.parseInt(entry.slice(0, TIME_DIGITS), 16) - OFFSET,
-    keyText: entry.slice(TIME_DIGITS),
-  };
+  const high = Number.parseInt(entry.slice(0, HALF_DIGITS), 16);
+  const low = Number.parseInt(entry.slice(HALF_DIGITS, TIME_DIGITS), 16);
+  return { timestamp: high * HALF + low - OFFSET, keyText: entry.slice(TIME_DIGITS) };
 }
 
 export function timerTag(domain: TimerDomain): StateTag {
