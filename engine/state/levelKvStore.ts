@@ -20,8 +20,9 @@ const FLUSH_ENTRIES = 4096;
 const FLUSH_CHARS = 4 * 1024 * 1024;
 /** Estimated heap bytes of a cached entry beyond its key and value characters. */
 const CACHE_ENTRY_OVERHEAD = 100;
-/** Elements read from LevelDB per step of a container scan. */
+/** Elements read from LevelDB per step of a container scan, unless the reader expects more. */
 const SCAN_CHUNK = 256;
+const MAX_SCAN_CHUNK = 8192;
 /** Entries read per step of a whole-state snapshot: each step costs a turn of the event loop. */
 const SNAPSHOT_CHUNK = 8192;
 /** classic-level stops a step at 16 KiB by default, a few hundred small entries: 1 MiB lets it fill the chunk. */
@@ -242,14 +243,20 @@ export class LevelKvStore implements KvStore {
     this.dirtyWritten.note(space, key);
   }
 
-  async *entries(space: string, after?: string): SpaceEntries {
+  async *entries(space: string, after?: string, expected = SCAN_CHUNK): SpaceEntries {
     // Every write in the range must be in LevelDB before an iterator (a snapshot) is taken.
     if (this.pendingIn(space, after)) await trackStateRead(this.flush());
     const from = after === undefined ? { gte: space } : { gt: space + after };
-    const iterator = this.db.iterator({ ...from, lt: spaceEnd(space) });
+    // classic-level ends a step at 16 KiB unless told otherwise: a few hundred entries.
+    const highWaterMarkBytes = expected > SCAN_CHUNK ? SNAPSHOT_CHUNK_BYTES : undefined;
+    const iterator = this.db.iterator({
+      ...from,
+      lt: spaceEnd(space),
+      ...(highWaterMarkBytes && { highWaterMarkBytes }),
+    });
     try {
       for (;;) {
-        const chunk = await trackStateRead(iterator.nextv(SCAN_CHUNK));
+        const chunk = await trackStateRead(iterator.nextv(Math.min(expected, MAX_SCAN_CHUNK)));
         if (chunk.length === 0) return;
         for (const [key, value] of chunk) yield [key.slice(space.length), value];
       }
