@@ -101,6 +101,12 @@ describe('a range read on LevelDB', () => {
     // A restored entry names no space: any read waits for it.
     store.restoreEntry(`${timers}g`, '1');
     expect(await keys(store, timers, 'f')).toEqual(['g']);
+    // Another kind of space (a map's elements): any pending write outside timers is waited for.
+    const elements = '0001mm\0k\x000\0';
+    store.put(elements, 'a', '1');
+    store.put('0002vcount\0', 'k', '1');
+    expect(await keys(store, elements, 'a')).toEqual([]);
+    expect(await keys(store, elements)).toEqual(['a']);
     // UTF-8 order, as LevelDB's: an astral key lies after U+FFFF.
     await store.flush();
     store.set(timers, '😀', '1');

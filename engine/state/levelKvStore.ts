@@ -3,9 +3,9 @@
 // flight it stays readable in `inFlight`, because LevelDB does not see it until it completes.
 // The read cache holds what was read and what was written (not timers, which their own cache
 // keeps), so a read of a recent entry is one look-up, before the pending batches. Each batch
-// knows which spaces it writes, and the greatest key it writes in each: a range read
-// that no pending batch writes in (a key group's timers, read after the last one fired) takes
-// LevelDB's iterator at once instead of waiting for the batches to be written.
+// knows the greatest key it writes in each timer space: a key group's timer refill, read after
+// the last timer it fired, takes LevelDB's iterator at once when no pending batch writes in
+// its range, instead of waiting for the batches to be written.
 import { ClassicLevel } from 'classic-level';
 import { cannotWrite } from './fileFault.js';
 import type { FlushedBatch, ImmediateSnapshot, KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
@@ -30,27 +30,35 @@ const SNAPSHOT_CHUNK_BYTES = 1 << 20;
 
 type Pending = Map<string, string | null>;
 
-/** Any key of the space (a handle's writes, which are never read as a range). */
-const ANY_KEY = true;
-
-/** Where a batch writes: per space, the greatest key it writes there (UTF-8 order) or ANY_KEY. */
+/**
+ * Where a batch writes: per timer space, the greatest key it writes there (UTF-8 order); of the
+ * other spaces only whether it writes any. A timer refill's range read is the one that must
+ * not wait (a map's iteration waits for a batch with any write, as before): noting each
+ * container's space per write cost a window 5% of its time.
+ */
 class Written {
-  readonly spaces = new Map<string, string | typeof ANY_KEY>();
-  /** Entries written by their full key (a restore): a range read must wait for the batch. */
+  readonly timers = new Map<string, string>();
+  /** Whether the batch writes an entry that is not a timer. */
+  others = false;
+  /** Entries written by their full key (a restore): every range read must wait for the batch. */
   unsplit = false;
 
   note(space: string, key: string): void {
-    const greatest = this.spaces.get(space);
-    if (greatest === undefined || (greatest !== ANY_KEY && compareUtf8(key, greatest) > 0))
-      this.spaces.set(space, key);
+    if (!isTimerEntry(space)) {
+      this.others = true;
+      return;
+    }
+    const greatest = this.timers.get(space);
+    if (greatest === undefined || compareUtf8(key, greatest) > 0) this.timers.set(space, key);
   }
 
   /** Whether a key of `space` after `after` (any key when undefined) is written. */
   touches(space: string, after: string | undefined): boolean {
     if (this.unsplit) return true;
-    const greatest = this.spaces.get(space);
+    if (!isTimerEntry(space)) return this.others;
+    const greatest = this.timers.get(space);
     if (greatest === undefined) return false;
-    return greatest === ANY_KEY || after === undefined || compareUtf8(greatest, after) > 0;
+    return after === undefined || compareUtf8(greatest, after) > 0;
   }
 }
 
@@ -69,8 +77,6 @@ export class LevelKvStore implements KvStore {
    * within the batch, they leave it, instead of costing LevelDB a put and a delete.
    */
   private fresh = new Set<string>();
-  /** Counts batches started: a handle notes its space once per batch. */
-  private batchNumber = 0;
   /** Batches written to LevelDB but maybe not yet visible there, oldest first. */
   private inFlight: Pending[] = [];
   /** Where each batch in flight writes, in the same order. */
@@ -127,7 +133,7 @@ export class LevelKvStore implements KvStore {
   space(space: string): KvSpace {
     let handle = this.handles.get(space);
     if (handle !== undefined) return handle;
-    let noted = -1;
+    const timers = isTimerEntry(space);
     // The entry last read or written through this handle, while no write came another way: a
     // user function reads a value and writes it back, under the same key text (one string).
     let known: string | undefined;
@@ -143,10 +149,8 @@ export class LevelKvStore implements KvStore {
         return value;
       },
       put: (key, value) => {
-        if (noted !== this.batchNumber) {
-          this.dirtyWritten.spaces.set(space, ANY_KEY);
-          noted = this.batchNumber;
-        }
+        if (timers) this.dirtyWritten.note(space, key);
+        else this.dirtyWritten.others = true;
         const full = space + key;
         const previous =
           knownAt === this.otherWrites && key === known ? knownValue : (this.read(full) ?? null);
@@ -306,7 +310,6 @@ export class LevelKvStore implements KvStore {
     this.inFlightWritten.push(this.dirtyWritten);
     this.dirtyWritten = new Written();
     this.fresh = new Set();
-    this.batchNumber++;
     const logged = this.onFlush?.({ batch, dropped: ranges });
     this.inFlight.push(batch);
     this.inFlightDrops.push(ranges);
