@@ -52,16 +52,19 @@ export interface KvStore {
   /**
    * As put, for a caller who knows what it replaces (timers, from their cache): on LevelDB that
    * saves a read. Stores that need the old value (the debugger's journal) leave it out.
+   * `absent`: the store holds no entry at the key now, so one written and deleted before the
+   * store writes it out need never be written (a timer that fires soon after it is set).
    */
-  set?(space: string, key: string, value: Stored | undefined): void;
+  set?(space: string, key: string, value: Stored | undefined, absent?: boolean): void;
   /** Entries live on the heap: caching them there again costs nothing to speak of (timers). */
   readonly onHeap?: boolean;
   /**
    * Entries in order of their key; sees every write made before the call. `after`: only the keys
    * after it (a reader that knows nothing lies before it, so LevelDB need not step over the
-   * deleted entries there).
+   * deleted entries there). `expected`: how many entries the reader means to take, so that LevelDB
+   * reads them in one step (a timer cache's refill).
    */
-  entries(space: string, after?: string): SpaceEntries;
+  entries(space: string, after?: string, expected?: number): SpaceEntries;
   /** Forgets a whole space at once (a cleared map or list); it is never written again. */
   dropSpace(space: string): void;
   /**

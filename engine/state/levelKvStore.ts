@@ -1,6 +1,11 @@
 // LevelDB under a write-back cache. Reads are synchronous (`getSync`): a promise per record
 // costs ~25x. Writes gather in `dirty` and go to LevelDB as one batch; while that batch is in
 // flight it stays readable in `inFlight`, because LevelDB does not see it until it completes.
+// The read cache holds what was read and what was written (not timers, which their own cache
+// keeps), so a read of a recent entry is one look-up, before the pending batches. Each batch
+// knows the greatest key it writes in each timer space: a key group's timer refill, read after
+// the last timer it fired, takes LevelDB's iterator at once when no pending batch writes in
+// its range, instead of waiting for the batches to be written.
 import { ClassicLevel } from 'classic-level';
 import { cannotWrite } from './fileFault.js';
 import type { FlushedBatch, ImmediateSnapshot, KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
@@ -8,21 +13,54 @@ import type { MaybePromise } from './maybePromise.js';
 import { jsonTextCodec } from './stateCodecs.js';
 import { isTimerEntry } from './stateKeys.js';
 import { trackStateRead } from './stateReads.js';
-import type { KeyRange, StoreBrowser } from './storeBrowser.js';
+import { compareUtf8, type KeyRange, type StoreBrowser } from './storeBrowser.js';
 
 /** Pending writes that trigger a batch. */
 const FLUSH_ENTRIES = 4096;
 const FLUSH_CHARS = 4 * 1024 * 1024;
 /** Estimated heap bytes of a cached entry beyond its key and value characters. */
 const CACHE_ENTRY_OVERHEAD = 100;
-/** Elements read from LevelDB per step of a container scan. */
+/** Elements read from LevelDB per step of a container scan, unless the reader expects more. */
 const SCAN_CHUNK = 256;
+const MAX_SCAN_CHUNK = 8192;
 /** Entries read per step of a whole-state snapshot: each step costs a turn of the event loop. */
 const SNAPSHOT_CHUNK = 8192;
 /** classic-level stops a step at 16 KiB by default, a few hundred small entries: 1 MiB lets it fill the chunk. */
 const SNAPSHOT_CHUNK_BYTES = 1 << 20;
 
 type Pending = Map<string, string | null>;
+
+/**
+ * Where a batch writes: per timer space, the greatest key it writes there (UTF-8 order); of the
+ * other spaces only whether it writes any. A timer refill's range read is the one that must
+ * not wait (a map's iteration waits for a batch with any write, as before): noting each
+ * container's space per write cost a window 5% of its time.
+ */
+class Written {
+  readonly timers = new Map<string, string>();
+  /** Whether the batch writes an entry that is not a timer. */
+  others = false;
+  /** Entries written by their full key (a restore): every range read must wait for the batch. */
+  unsplit = false;
+
+  note(space: string, key: string): void {
+    if (!isTimerEntry(space)) {
+      this.others = true;
+      return;
+    }
+    const greatest = this.timers.get(space);
+    if (greatest === undefined || compareUtf8(key, greatest) > 0) this.timers.set(space, key);
+  }
+
+  /** Whether a key of `space` after `after` (any key when undefined) is written. */
+  touches(space: string, after: string | undefined): boolean {
+    if (this.unsplit) return true;
+    if (!isTimerEntry(space)) return this.others;
+    const greatest = this.timers.get(space);
+    if (greatest === undefined) return false;
+    return after === undefined || compareUtf8(greatest, after) > 0;
+  }
+}
 
 /** Spaces end in "\0", so every key of a space sorts below the space with "\x01" instead. */
 function spaceEnd(space: string): string {
@@ -33,18 +71,35 @@ export class LevelKvStore implements KvStore {
   readonly codec = jsonTextCodec;
   private dirty: Pending = new Map();
   private dirtyChars = 0;
+  private dirtyWritten = new Written();
+  /**
+   * Keys of `dirty` that no earlier batch left in LevelDB (timers, new when written): deleted
+   * within the batch, they leave it, instead of costing LevelDB a put and a delete.
+   */
+  private fresh = new Set<string>();
   /** Batches written to LevelDB but maybe not yet visible there, oldest first. */
   private inFlight: Pending[] = [];
+  /** Where each batch in flight writes, in the same order. */
+  private inFlightWritten: Written[] = [];
   /** The ranges each batch in flight drops after its writes, in the same order. */
   private inFlightDrops: (readonly [string, string])[][] = [];
   /** The last batch write; each waits for the one before, so they apply in order. */
   private flushing: MaybePromise;
   onFlush: KvStore['onFlush'];
+  /**
+   * The read cache, in two generations (see the constructor): the latest value of every key it
+   * holds, pending or not, so it is read first. Timers are never in it (their own cache keeps
+   * them, and `set`, theirs, does not update it).
+   */
   private young = new Map<string, string | null>();
   private youngChars = 0;
   private old = new Map<string, string | null>();
   /** Ranges of dropped containers still to delete from LevelDB, as [gte, lt]. */
   private droppedRanges: [string, string][] = [];
+  /** One handle per space, so that what a handle knows of its entries no other handle changes. */
+  private readonly handles = new Map<string, KvSpace>();
+  /** Writes that did not go through a handle: each makes what the handles know stale. */
+  private otherWrites = 0;
   /** The last key read: a read-modify-write then costs one look-up, not two. */
   private lastKey: string | undefined;
   private lastValue: string | null = null;
@@ -76,10 +131,39 @@ export class LevelKvStore implements KvStore {
   }
 
   space(space: string): KvSpace {
-    return {
-      get: (key) => this.read(space + key),
-      put: (key, value) => this.write(space + key, value as string | undefined),
+    let handle = this.handles.get(space);
+    if (handle !== undefined) return handle;
+    const timers = isTimerEntry(space);
+    // The entry last read or written through this handle, while no write came another way: a
+    // user function reads a value and writes it back, under the same key text (one string).
+    let known: string | undefined;
+    let knownValue: string | null = null;
+    let knownAt = -1;
+    handle = {
+      get: (key) => {
+        if (knownAt === this.otherWrites && key === known) return knownValue ?? undefined;
+        const value = this.read(space + key);
+        known = key;
+        knownValue = value ?? null;
+        knownAt = this.otherWrites;
+        return value;
+      },
+      put: (key, value) => {
+        if (timers) this.dirtyWritten.note(space, key);
+        else this.dirtyWritten.others = true;
+        const full = space + key;
+        const previous =
+          knownAt === this.otherWrites && key === known ? knownValue : (this.read(full) ?? null);
+        const next = (value as string | undefined) ?? null;
+        this.store(full, next);
+        known = key;
+        knownValue = next;
+        knownAt = this.otherWrites;
+        return previous ?? undefined;
+      },
     };
+    this.handles.set(space, handle);
+    return handle;
   }
 
   get(space: string, key: string): string | undefined {
@@ -87,61 +171,96 @@ export class LevelKvStore implements KvStore {
   }
 
   private read(key: string): string | undefined {
-    let value = this.dirty.get(key);
-    for (let i = this.inFlight.length - 1; value === undefined && i >= 0; i--)
-      value = this.inFlight[i]!.get(key);
-    if (value === undefined) value = this.young.get(key);
+    // The key is a new string each time, so compare contents: still cheaper than a look-up.
+    if (key === this.lastKey) return this.lastValue ?? undefined;
+    let value = this.young.get(key);
     if (value === undefined) {
       value = this.old.get(key);
-      if (value === undefined) value = this.db.getSync(key) ?? null;
-      this.remember(key, value);
+      if (value === undefined) {
+        value = this.dirty.get(key);
+        for (let i = this.inFlight.length - 1; value === undefined && i >= 0; i--)
+          value = this.inFlight[i]!.get(key);
+        if (value === undefined) value = this.db.getSync(key) ?? null;
+      }
+      if (!isTimerEntry(key)) this.remember(key, value);
     }
     this.lastKey = key;
     this.lastValue = value;
     return value === null ? undefined : value;
   }
 
+  /** Caches a key's latest value. */
   private remember(key: string, value: string | null): void {
+    const young = this.young;
+    const size = young.size;
+    young.set(key, value);
+    // A key cached again (a write after its read) is counted once.
+    if (young.size === size) return;
+    this.youngChars += key.length + (value?.length ?? 0) + CACHE_ENTRY_OVERHEAD;
     if (this.youngChars >= this.cacheBytes / 2) {
-      this.old = this.young;
+      this.old = young;
       this.young = new Map();
       this.youngChars = 0;
     }
-    this.young.set(key, value);
-    this.youngChars += key.length + (value?.length ?? 0) + CACHE_ENTRY_OVERHEAD;
   }
 
   put(space: string, key: string, value: Stored | undefined): string | undefined {
+    this.otherWrites++;
+    this.dirtyWritten.note(space, key);
     return this.write(space + key, value as string | undefined);
   }
 
   private write(key: string, value: string | undefined): string | undefined {
-    // The key is a new string each time, so compare contents: still cheaper than a look-up.
-    const previous = key === this.lastKey ? this.lastValue : (this.read(key) ?? null);
-    const next = value ?? null;
-    this.dirty.set(key, next);
-    this.dirtyChars += key.length + (value?.length ?? 0);
-    this.lastKey = key;
-    this.lastValue = next;
+    const previous = this.read(key) ?? null;
+    this.store(key, value ?? null);
     return previous === null ? undefined : previous;
   }
 
-  set(space: string, key: string, value: Stored | undefined): void {
-    const full = space + key;
-    const next = (value as string | undefined) ?? null;
-    this.dirty.set(full, next);
-    this.dirtyChars += full.length + (next?.length ?? 0);
-    if (full === this.lastKey) this.lastValue = next;
+  /** A write whose previous value is known. */
+  private store(key: string, next: string | null): void {
+    this.dirty.set(key, next);
+    this.dirtyChars += key.length + (next?.length ?? 0);
+    if (!isTimerEntry(key)) this.remember(key, next);
+    this.lastKey = key;
+    this.lastValue = next;
   }
 
-  async *entries(space: string, after?: string): SpaceEntries {
-    // Everything written so far must be in LevelDB before an iterator (a snapshot) is taken.
-    await trackStateRead(this.flush());
+  set(space: string, key: string, value: Stored | undefined, absent = false): void {
+    const full = space + key;
+    const next = value === undefined ? null : (value as string);
+    this.otherWrites++;
+    // Cheaper than comparing the key with the last one read, which is seldom a timer's.
+    this.lastKey = undefined;
+    // Any other caller's entry may be cached: keep the cache the latest.
+    if (!isTimerEntry(full)) this.remember(full, next);
+    if (next === null) {
+      if (this.fresh.delete(full)) {
+        this.dirty.delete(full);
+        return;
+      }
+    } else if (absent && !this.dirty.has(full)) {
+      // Not if this batch deletes the key: LevelDB may still hold it, so the deletion must stay.
+      this.fresh.add(full);
+    }
+    this.dirty.set(full, next);
+    this.dirtyChars += full.length + (next?.length ?? 0);
+    this.dirtyWritten.note(space, key);
+  }
+
+  async *entries(space: string, after?: string, expected = SCAN_CHUNK): SpaceEntries {
+    // Every write in the range must be in LevelDB before an iterator (a snapshot) is taken.
+    if (this.pendingIn(space, after)) await trackStateRead(this.flush());
     const from = after === undefined ? { gte: space } : { gt: space + after };
-    const iterator = this.db.iterator({ ...from, lt: spaceEnd(space) });
+    // classic-level ends a step at 16 KiB unless told otherwise: a few hundred entries.
+    const highWaterMarkBytes = expected > SCAN_CHUNK ? SNAPSHOT_CHUNK_BYTES : undefined;
+    const iterator = this.db.iterator({
+      ...from,
+      lt: spaceEnd(space),
+      ...(highWaterMarkBytes && { highWaterMarkBytes }),
+    });
     try {
       for (;;) {
-        const chunk = await trackStateRead(iterator.nextv(SCAN_CHUNK));
+        const chunk = await trackStateRead(iterator.nextv(Math.min(expected, MAX_SCAN_CHUNK)));
         if (chunk.length === 0) return;
         for (const [key, value] of chunk) yield [key.slice(space.length), value];
       }
@@ -150,7 +269,18 @@ export class LevelKvStore implements KvStore {
     }
   }
 
+  /** Whether a pending batch writes a key of `space` after `after`, or drops part of the space. */
+  private pendingIn(space: string, after: string | undefined): boolean {
+    if (this.dirtyWritten.touches(space, after)) return true;
+    for (const written of this.inFlightWritten) if (written.touches(space, after)) return true;
+    const end = spaceEnd(space);
+    const overlaps = ([gte, lt]: readonly [string, string]) =>
+      compareUtf8(gte, end) < 0 && compareUtf8(space, lt) < 0;
+    return this.droppedRanges.some(overlaps) || this.inFlightDrops.some((ranges) => ranges.some(overlaps));
+  }
+
   dropSpace(space: string): void {
+    this.otherWrites++;
     this.droppedRanges.push([space, spaceEnd(space)]);
   }
 
@@ -177,6 +307,9 @@ export class LevelKvStore implements KvStore {
     this.dirty = new Map();
     this.dirtyChars = 0;
     this.droppedRanges = [];
+    this.inFlightWritten.push(this.dirtyWritten);
+    this.dirtyWritten = new Written();
+    this.fresh = new Set();
     const logged = this.onFlush?.({ batch, dropped: ranges });
     this.inFlight.push(batch);
     this.inFlightDrops.push(ranges);
@@ -199,11 +332,9 @@ export class LevelKvStore implements KvStore {
       }
       // A changelog that cannot be written fails its checkpoint, not the job.
       if (logged !== undefined) await logged.catch(() => {});
-      // What was just written is what is most likely read next; not timers, which their own
-      // cache keeps (state/timerStore.ts), and which are mostly written once and deleted once.
-      for (const [key, value] of batch) if (!isTimerEntry(key)) this.remember(key, value);
       this.inFlight.shift();
       this.inFlightDrops.shift();
+      this.inFlightWritten.shift();
       if (this.flushing === done) this.flushing = undefined;
     })();
     // A failure is reported where `flushing` is awaited (the next batch, flush, close); this only marks it handled.
@@ -256,6 +387,11 @@ export class LevelKvStore implements KvStore {
   }
 
   restoreEntry(key: string, value: string | undefined): void {
+    this.otherWrites++;
+    this.dirtyWritten.unsplit = true;
+    this.young.delete(key);
+    this.old.delete(key);
+    if (key === this.lastKey) this.lastKey = undefined;
     this.dirty.set(key, value ?? null);
     this.dirtyChars += key.length + (value?.length ?? 0);
   }
@@ -263,6 +399,7 @@ export class LevelKvStore implements KvStore {
   async restoreDrop(gte: string, lt: string): Promise<void> {
     await this.flush();
     await this.db.clear({ gte, lt });
+    this.otherWrites++;
     this.young.clear();
     this.old.clear();
     this.lastKey = undefined;
