@@ -35,6 +35,9 @@ export const LAST_TIMER = 2 ** 52 - 1;
 interface Held {
   readonly keyGroup: number;
   readonly key: unknown;
+  /** The key as keyed state encodes it, and whether `<` orders it as UTF-8 does (no unit ≥ U+D800). */
+  readonly keyText: string;
+  readonly plain: boolean;
   acc: unknown;
   /** Keyed state holds this (key, window) too: it was read from there or written back. */
   stored: boolean;
@@ -134,6 +137,8 @@ export class WindowAccumulators {
     const entry: Held = {
       keyGroup: state.currentKeyGroup,
       key: state.currentKey,
+      keyText,
+      plain: !BEYOND_PLAIN.test(keyText),
       acc,
       stored: !created,
       timers: !created,
@@ -143,8 +148,10 @@ export class WindowAccumulators {
     window.byKey.set(keyText, entry);
     this.held++;
     if (created) {
-      // Once per (key, window): its state entry's key and value, about as the store counts them.
-      entry.bytes = 2 * keyText.length + 40 + (JSON.stringify(acc)?.length ?? 0);
+      // Once per (key, window): its state entry's key and value, about as the store counts them
+      // (a number's JSON is not made: most accumulators are counts and sums).
+      entry.bytes =
+        2 * keyText.length + 40 + (typeof acc === 'number' ? 8 : (JSON.stringify(acc)?.length ?? 0));
       this.unstored++;
       this.unstoredBytes += entry.bytes;
       window.unstored++;
@@ -192,12 +199,12 @@ export class WindowAccumulators {
       const due = start + size - 1;
       if (!window.fired && due <= watermark) {
         window.fired = true;
-        for (const [keyText, held] of inTimerOrder(window.byKey)) {
+        for (const held of inTimerOrder(window.byKey)) {
           this.state.setKey(held.keyGroup, held.key);
           this.shape.fire(start, start + size, held.acc);
           // Without lateness the window goes with its firing.
           if (allowedLateness === 0) {
-            window.byKey.delete(keyText);
+            window.byKey.delete(held.keyText);
             this.drop(window, start, held);
           }
         }
@@ -279,7 +286,16 @@ export class WindowAccumulators {
   }
 }
 
+/** A code unit where JavaScript's `<` and UTF-8's byte order may disagree (surrogates and above). */
+const BEYOND_PLAIN = /[\ud800-\uffff]/;
+
 /** A window's keys in the order their timers would fire: key group, then key as UTF-8 (LevelDB's). */
-function inTimerOrder(byKey: Map<string, Held>): [string, Held][] {
-  return [...byKey].sort(([a, x], [b, y]) => x.keyGroup - y.keyGroup || (a === b ? 0 : compareUtf8(a, b)));
+function inTimerOrder(byKey: Map<string, Held>): Held[] {
+  return [...byKey.values()].sort((x, y) => {
+    if (x.keyGroup !== y.keyGroup) return x.keyGroup - y.keyGroup;
+    const a = x.keyText;
+    const b = y.keyText;
+    if (x.plain && y.plain) return a < b ? -1 : a > b ? 1 : 0;
+    return compareUtf8(a, b);
+  });
 }
