@@ -155,12 +155,17 @@ await describeWithServer('postgres', 'source.postgres', () => {
       await table.create(300);
       await writeJob(jobPath, cdcJob(table.name, prefix));
       const first = startCli(['run', jobPath], dir);
-      await waitUntil(() => inspectCheckpointDir(checkpointDir).completed.length > 0, {
+      const checkpointed = await waitUntil(() => inspectCheckpointDir(checkpointDir).completed.length > 0, {
         run: first,
         timeoutMs: 60_000,
       });
       await killHard(first);
-      await finish(first, 10_000, 'the first run');
+      const firstRun = await finish(first, 10_000, 'the first run');
+      // Once (npm test, 2026-12-06) the restore found no checkpoint: say what the first run did.
+      const checkpoints = inspectCheckpointDir(checkpointDir).completed;
+      const context = `the first run: exit ${firstRun.code}, checkpoints ${checkpoints.join(', ') || 'none'}\n${firstRun.stderr}`;
+      expect(checkpointed, context).toBe(true);
+      expect(checkpoints.length, context).toBeGreaterThan(0);
       // While it is away: changes the restore must read from the slot, all at once as it starts.
       await withClient(async (client) => {
         for (let k = 1; k <= 20; k++)
@@ -169,7 +174,9 @@ await describeWithServer('postgres', 'source.postgres', () => {
       await writeJob(jobPath, cdcJob(table.name, prefix, { stopAt: 'current' }));
       const restored = await runCli(['run', jobPath, '--restore', 'latest'], { cwd: dir, timeoutMs: 60_000 });
       expect(restored.code, restored.stderr).toBe(0);
-      expect(restored.stderr).toMatch(/restoring checkpoint \d+/);
+      expect(restored.stderr, `${context}\nthe restore:\n${restored.stderr}`).toMatch(
+        /restoring checkpoint \d+/,
+      );
       expect(await outputLines(path.join(dir, 'out.jsonl'))).toEqual(table.lines());
     } finally {
       await dropAll(table.name, prefix);
