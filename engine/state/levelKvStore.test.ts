@@ -171,4 +171,20 @@ describe('a space handle', () => {
     expect(handle.put('k', '7')).toBeUndefined();
     expect(store.get(space, 'k')).toBe('7');
   });
+
+  it('keeps its read cache within its budget when a value read as missing is then written large', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'level-store-'));
+    dirs.push(dir);
+    const budget = 64 * 1024;
+    const store = await LevelKvStore.open(dir, budget);
+    stores.push(store);
+    const space = store.space('0001vitems\0');
+    const payload = 'x'.repeat(1000);
+    for (let i = 0; i < 1000; i++) {
+      const key = `k${i}`;
+      expect(space.get(key)).toBeUndefined();
+      space.put(key, payload);
+    }
+    expect(store.cachedChars()).toBeLessThanOrEqual(budget);
+  });
 });

@@ -192,11 +192,15 @@ export class LevelKvStore implements KvStore {
   /** Caches a key's latest value. */
   private remember(key: string, value: string | null): void {
     const young = this.young;
-    const size = young.size;
+    const before = young.get(key);
     young.set(key, value);
-    // A key cached again (a write after its read) is counted once.
-    if (young.size === size) return;
-    this.youngChars += key.length + (value?.length ?? 0) + CACHE_ENTRY_OVERHEAD;
+    // A key cached again (a write after its read) counts the change of its value's length only:
+    // a miss cached as null and then written 1,000 chars must count them (a large state's store
+    // outgrew a 96 MB heap when it did not).
+    this.youngChars +=
+      before === undefined
+        ? key.length + (value?.length ?? 0) + CACHE_ENTRY_OVERHEAD
+        : (value?.length ?? 0) - (before?.length ?? 0);
     if (this.youngChars >= this.cacheBytes / 2) {
       this.old = young;
       this.young = new Map();
@@ -208,6 +212,14 @@ export class LevelKvStore implements KvStore {
     this.otherWrites++;
     this.dirtyWritten.note(space, key);
     return this.write(space + key, value as string | undefined);
+  }
+
+  /** The chars of the keys and values the read cache holds, both generations (tests check its budget). */
+  cachedChars(): number {
+    let chars = 0;
+    for (const generation of [this.young, this.old])
+      for (const [key, value] of generation) chars += key.length + (value?.length ?? 0);
+    return chars;
   }
 
   private write(key: string, value: string | undefined): string | undefined {
