@@ -2,7 +2,7 @@
 // reader, with a stand-in emitter): event n is the same at any parallelism, each subtask's
 // records come in event-time order with their time on the lineage, and a restore at another
 // parallelism makes exactly the events a checkpoint left.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { PlannedOperator } from '../graph/plan.js';
 import type { ConnectorState } from '../runtime/connectorState.js';
 import type { Emitter } from '../runtime/emitter.js';
@@ -12,7 +12,7 @@ import type { Source } from '../runtime/source.js';
 import { nexmarkConfig } from './nexmark/nexmarkConfig.js';
 import { nexmarkEvent } from './nexmark/nexmarkEvent.js';
 import type { NexmarkRecord } from './nexmark/nexmarkRecords.js';
-import { prepareOperator } from './registry.js';
+import { loadFactories, prepareOperator } from './registry.js';
 import { sourceNexmarkFactory } from './sourceNexmark.js';
 
 interface Made {
@@ -90,6 +90,9 @@ async function run(params: object, parallelism: number): Promise<Made[][]> {
 }
 
 const byPosition = (made: Made[]) => [...made].sort((a, b) => a.position - b.position);
+
+// Its factory loads on demand, as a run loads it (kindFactories.ts).
+beforeAll(() => loadFactories(['source.nexmark']));
 
 describe('source.nexmark', () => {
   const params = { count: 2000, seed: 3, eventsPerSec: 500 };
