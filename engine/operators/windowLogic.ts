@@ -253,7 +253,12 @@ export class WindowLogic extends BaseLogic {
     const time = lineage.timestamp;
     // Flink's window output carries the window's last ms as its time.
     lineage.timestamp = maxTimestamp(window);
-    this.env.emitter.emit(recordCopy(output, () => `the result of window [${window.start}, ${window.end})`));
+    // A result of plain data made here needs no copy: a primitive key (no record shares it) and a
+    // number JSON holds (a built-in aggregate's); anything else is copied, or refused, as emitted.
+    const plain = isPrimitive(output.key) && (output.value === null || Number.isFinite(output.value));
+    this.env.emitter.emit(
+      plain ? output : recordCopy(output, () => `the result of window [${window.start}, ${window.end})`),
+    );
     lineage.timestamp = time;
   }
 
@@ -331,3 +336,8 @@ export const windowFactory: KindFactory = {
       new WindowLogic(env, spec, aggregates[env.subtask]!, params.allowedLatenessMs ?? 0, builtin);
   },
 };
+
+/** A string, a finite number or a boolean: a key no other record holds a reference to. */
+function isPrimitive(value: unknown): boolean {
+  return typeof value === 'string' || typeof value === 'boolean' || Number.isFinite(value);
+}

@@ -289,13 +289,29 @@ export class WindowAccumulators {
 /** A code unit where JavaScript's `<` and UTF-8's byte order may disagree (surrogates and above). */
 const BEYOND_PLAIN = /[\ud800-\uffff]/;
 
-/** A window's keys in the order their timers would fire: key group, then key as UTF-8 (LevelDB's). */
+/**
+ * A window's keys in the order their timers would fire: key group, then key as UTF-8 (LevelDB's).
+ * Dealt into key groups first, then each group sorted: a window of 10,000 keys over 128 groups
+ * takes half the comparisons of one sort over all, and a group of keys `<` orders as UTF-8 does
+ * (most keys) compares without a branch per pair.
+ */
 function inTimerOrder(byKey: Map<string, Held>): Held[] {
-  return [...byKey.values()].sort((x, y) => {
-    if (x.keyGroup !== y.keyGroup) return x.keyGroup - y.keyGroup;
-    const a = x.keyText;
-    const b = y.keyText;
-    if (x.plain && y.plain) return a < b ? -1 : a > b ? 1 : 0;
-    return compareUtf8(a, b);
-  });
+  const groups: (Held[] | undefined)[] = [];
+  for (const held of byKey.values()) {
+    const group = groups[held.keyGroup];
+    if (group === undefined) groups[held.keyGroup] = [held];
+    else group.push(held);
+  }
+  const ordered: Held[] = [];
+  for (let g = 0; g < groups.length; g++) {
+    const group = groups[g];
+    if (group === undefined) continue;
+    if (group.length > 1) group.sort(group.every(isPlain) ? byPlainKey : byUtf8Key);
+    for (const held of group) ordered.push(held);
+  }
+  return ordered;
 }
+
+const isPlain = (held: Held): boolean => held.plain;
+const byPlainKey = (x: Held, y: Held): number => (x.keyText < y.keyText ? -1 : x.keyText > y.keyText ? 1 : 0);
+const byUtf8Key = (x: Held, y: Held): number => compareUtf8(x.keyText, y.keyText);
