@@ -6,7 +6,7 @@
 import type { KeyTimersView } from '../protocol/runProtocol.js';
 import { decodeKey } from '../state/stateKeys.js';
 import type { StoreBrowser } from '../state/storeBrowser.js';
-import { parseTimerEntry, type TimerDomain, timerSpace } from '../state/timerStore.js';
+import { parseTimerEntry, type TimerDomain, timerSpace } from '../state/timerKeys.js';
 
 /** Timers shown with a key; `count` says how many there are. */
 export const TIMERS_SHOWN = 10;

@@ -8,7 +8,7 @@ import { describeRecordSource } from '../runtime/recordSource.js';
 import type { TimeDomain } from '../runtime/timers.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
 import { findUserFrame } from '../sandbox/userCodeError.js';
-import { checkTimerTime } from '../state/timerStore.js';
+import { checkTimerTime } from '../state/timerKeys.js';
 
 /** ctx.timers: the current key's timers (Flink's TimerService), and the two clocks. */
 function userTimers(env: SubtaskEnvironment) {

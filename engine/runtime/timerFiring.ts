@@ -5,7 +5,8 @@
 // store holds more is read, its next timers at a time, so a million due timers are never all
 // held at once. A timer the firing itself registers, if due, fires in the same firing, in its
 // turn; one deleted before its turn does not.
-import type { StoredTimer, TimerDomain, TimerStore } from '../state/timerStore.js';
+import type { TimerDomain } from '../state/timerKeys.js';
+import type { StoredTimer, TimerStore } from '../state/timerStore.js';
 
 export class TimerFiring {
   constructor(

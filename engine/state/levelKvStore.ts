@@ -7,6 +7,7 @@
 // the last timer it fired, takes LevelDB's iterator at once when no pending batch writes in
 // its range, instead of waiting for the batches to be written.
 import { ClassicLevel } from 'classic-level';
+import { Written } from './batchWritten.js';
 import { cannotWrite } from './fileFault.js';
 import type { FlushedBatch, ImmediateSnapshot, KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
 import type { MaybePromise } from './maybePromise.js';
@@ -29,38 +30,6 @@ const SNAPSHOT_CHUNK = 8192;
 const SNAPSHOT_CHUNK_BYTES = 1 << 20;
 
 type Pending = Map<string, string | null>;
-
-/**
- * Where a batch writes: per timer space, the greatest key it writes there (UTF-8 order); of the
- * other spaces only whether it writes any. A timer refill's range read is the one that must
- * not wait (a map's iteration waits for a batch with any write, as before): noting each
- * container's space per write cost a window 5% of its time.
- */
-class Written {
-  readonly timers = new Map<string, string>();
-  /** Whether the batch writes an entry that is not a timer. */
-  others = false;
-  /** Entries written by their full key (a restore): every range read must wait for the batch. */
-  unsplit = false;
-
-  note(space: string, key: string): void {
-    if (!isTimerEntry(space)) {
-      this.others = true;
-      return;
-    }
-    const greatest = this.timers.get(space);
-    if (greatest === undefined || compareUtf8(key, greatest) > 0) this.timers.set(space, key);
-  }
-
-  /** Whether a key of `space` after `after` (any key when undefined) is written. */
-  touches(space: string, after: string | undefined): boolean {
-    if (this.unsplit) return true;
-    if (!isTimerEntry(space)) return this.others;
-    const greatest = this.timers.get(space);
-    if (greatest === undefined) return false;
-    return after === undefined || compareUtf8(greatest, after) > 0;
-  }
-}
 
 /** Spaces end in "\0", so every key of a space sorts below the space with "\x01" instead. */
 function spaceEnd(space: string): string {

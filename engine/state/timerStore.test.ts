@@ -10,7 +10,8 @@ import type { KvStore } from './kvStore.js';
 import { LevelKvStore } from './levelKvStore.js';
 import { MemoryKvStore } from './memoryKvStore.js';
 import { encodeKey } from './stateKeys.js';
-import { checkTimerTime, parseTimerEntry, TimerStore, timerEntryKey } from './timerStore.js';
+import { checkTimerTime, parseTimerEntry, timerEntryKey } from './timerKeys.js';
+import { TimerStore } from './timerStore.js';
 
 const dirs: string[] = [];
 const stores: KvStore[] = [];
