@@ -152,8 +152,10 @@ describe.each(EXECUTORS)('event time (%s)', (executor) => {
     expect(error).toBeUndefined();
     const rows = out as { ts: number; watermark: string }[];
     expect(rows).toHaveLength(100);
-    // About a second of input: once the idle subtask is left out, most timers fire while it runs.
-    expect(rows.filter((r) => r.watermark !== 'Infinity').length).toBeGreaterThan(50);
+    // Without idleness no timer could fire before the end of input (the idle subtask sends no
+    // watermark). How many fire while it runs depends on how the ~1 s of paced input was spread
+    // over the run: on a loaded machine 7 of the 100 once, most of them on an idle one.
+    expect(rows.filter((r) => r.watermark !== 'Infinity').length).toBeGreaterThan(0);
   });
 
   it('fires processing-time timers while the job runs, and every timer left at its end', async () => {
