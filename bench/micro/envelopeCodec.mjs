@@ -2,7 +2,9 @@
 // Micro-benchmark: the cross-thread codec of engine/runtime/batchCodec.ts (from dist/: run
 // `npm run build` first) against the one it replaced, each side alone on this thread, in ns per
 // record. Two kinds of batch, as the keyed bench job sends them: records a source.jsonl read (a
-// key, and the line's text kept: Envelope.text) and records user code emitted (no key, no text).
+// key, and the line's text kept: Envelope.text) and records user code emitted (no key, no text),
+// the latter also into a sink.jsonl on the other side (sent as the text the sink writes; before,
+// the sink's JSON.stringify is counted in "decode before").
 //   before   every envelope an array [value, keyGroup, timestamp, source, position, key?], the
 //            batch one JSON.stringify / JSON.parse
 //   now      the envelopes' numbers in a Float64Array, values and keys one JSON array, the lines'
@@ -66,9 +68,10 @@ function nsPerRecord(run) {
 }
 
 const rows = [];
-for (const [kind, pool] of [
-  ['read by source.jsonl, keyed', read],
-  ['emitted by user code', emitted],
+for (const [kind, pool, asText] of [
+  ['read by source.jsonl, keyed', read, false],
+  ['emitted by user code', emitted, false],
+  ['emitted by user code, into sink.jsonl', emitted, true],
 ]) {
   const batches = [];
   for (let b = 0; b + BATCH <= pool.length; b += BATCH) batches.push(pool.slice(b, b + BATCH));
@@ -76,13 +79,19 @@ for (const [kind, pool] of [
   const encoder = new BatchEncoder();
   const decoder = new BatchDecoder();
   const oldText = batches.map((b) => before.encode(b));
-  const newBatches = batches.map((b) => encoder.encode([[0, b]]));
-  const sink = (_, items) => items.length;
+  const newBatches = batches.map((b) => encoder.encode([[0, b, asText]]));
+  // What a sink.jsonl does with each record it takes: JSON.stringify, or the text it came as.
+  const sink = asText
+    ? (_, items) => {
+        for (const e of items) if (e.text.length === 0) throw new Error('no text');
+      }
+    : (_, items) => items.length;
+  const writeBefore = asText ? (items) => items.map((e) => JSON.stringify(e.value)) : (items) => items;
   rows.push({
     kind,
     encodeBefore: nsPerRecord((d) => before.encode(batches[pick(d)])),
-    encodeNow: nsPerRecord((d) => new BatchEncoder().encode([[0, batches[pick(d)]]])),
-    decodeBefore: nsPerRecord((d) => before.decode(oldText[pick(d)])),
+    encodeNow: nsPerRecord((d) => new BatchEncoder().encode([[0, batches[pick(d)], asText]])),
+    decodeBefore: nsPerRecord((d) => writeBefore(before.decode(oldText[pick(d)]))),
     decodeNow: nsPerRecord((d) =>
       decoder.decode({ ...newBatches[pick(d)], sources: d === 0 ? [source] : undefined }, sink),
     ),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BatchDecoder, BatchEncoder } from './batchCodec.js';
 import { barrier, type ChannelItem, END_OF_STREAM, envelope, IDLE, watermark } from './envelope.js';
+import { JsonTextEnvelope } from './jsonTextEnvelope.js';
 import type { RecordSource } from './recordSource.js';
 
 const file: RecordSource = { kind: 'file', operatorId: 'src', file: '/data/in.jsonl' };
@@ -85,5 +86,30 @@ describe('batchCodec', () => {
       [{ k: 'b', v: 2 }, 'b', 3, undefined],
       [{ k: 'c', v: 3 }, undefined, -1, 5],
     ]);
+  });
+
+  it('sends the values for a sink that writes JSON text as that text, which it gets back unparsed', () => {
+    const line = '{"k": "a",   "v": 1e2}';
+    const items: ChannelItem[] = [
+      envelope({ k: 'a', v: 100 }, undefined, -1, undefined, file, 0, line),
+      envelope({ n: 1, s: 'é"\\' }, 'x', 9, 7, gen, 3),
+      barrier(2),
+    ];
+    const encoder = new BatchEncoder();
+    const encoded = encoder.encode([[5, items, true]]);
+    // Not the line as it was read: what the sink writes is JSON.stringify of the value.
+    expect(encoded.texts).toBe('{"k":"a","v":100}{"n":1,"s":"é\\"\\\\"}');
+    expect(encoded.lines).toBeUndefined();
+    const out: ChannelItem[] = [];
+    new BatchDecoder().decode(encoder.encode([[5, items, true]]), (_, got) => out.push(...got));
+    expect(out[0]).toBeInstanceOf(JsonTextEnvelope);
+    expect(
+      out.map((e) => (e.type === 'record' ? [e.text, e.key, e.keyGroup, e.timestamp, e.position] : e)),
+    ).toEqual([
+      ['{"k":"a","v":100}', undefined, -1, undefined, 0],
+      ['{"n":1,"s":"é\\"\\\\"}', 'x', 9, 7, 3],
+      barrier(2),
+    ]);
+    expect(out[1]!.type === 'record' && out[1]!.value).toEqual({ n: 1, s: 'é"\\' });
   });
 });

@@ -5,18 +5,22 @@
 // they are not encoded again. Both texts are copied by postMessage as flat bytes and parsed with
 // one JSON.parse each, so no array per record is made and taken apart. Per record that cost
 // about 40% of encoding and decoding the envelopes as one JSON text of arrays
-// (bench/micro/envelopeCodec.mjs). Records are JSON values already (records leaving user code
-// are copied as JSON), so the encoding loses nothing. Where a record came from repeats from
+// (bench/micro/envelopeCodec.mjs). A channel into a sink that writes records as JSON text sends
+// each value as its own text, which the consumer writes without decoding it (JsonTextEnvelope).
+// Records are JSON values already (records leaving user code are copied as JSON), so the
+// encoding loses nothing. Where a record came from repeats from
 // record to record: each source is sent once per direction of a link and named by its index after.
 import type { ChannelItem, Envelope } from './envelope.js';
 import { barrier, END_OF_STREAM, envelope, IDLE, watermark } from './envelope.js';
+import { JsonTextEnvelope } from './jsonTextEnvelope.js';
 import { type RecordSource, recordSourceKey } from './recordSource.js';
 
 /**
  * One batch on the wire. `numbers`, per channel: its id, its item count, then per item a tag and
  * the item's numbers: a record [tag, keyGroup, timestamp (NaN: none), source index (-1: none),
  * position], a barrier [tag, checkpoint id], a watermark [tag, time], an idle mark or an end of
- * stream [tag]. A record's tag says whether it has a key and whether its value is in `lines`.
+ * stream [tag]. A record's tag says whether it has a key and where its value is: in `values`,
+ * in `lines`, or in `texts`, followed then by its text's length.
  */
 export interface EncodedBatch {
   readonly numbers: Float64Array<ArrayBuffer>;
@@ -24,18 +28,21 @@ export interface EncodedBatch {
   readonly values: string;
   /** JSON: an array of the values sent as the text they were read from; undefined if none. */
   readonly lines: string | undefined;
+  /** The JSON texts of the values for consumers that write JSON text, one after another. */
+  readonly texts: string;
   /** The sources first seen in this batch, in the order of their indexes. */
   readonly sources: RecordSource[] | undefined;
 }
 
-/** A record's tag: bit 0, it has a key; bit 1, its value is in `lines`. */
+/** A record's tag: bit 0, it has a key; bit 1, its value is in `lines`; bit 2, in `texts`. */
 const RECORD = 0;
 const KEYED = 1;
 const LINE = 2;
-const BARRIER = 4;
-const WATERMARK = 5;
-const IDLE_MARK = 6;
-const END = 7;
+const TEXT = 4;
+const BARRIER = 8;
+const WATERMARK = 9;
+const IDLE_MARK = 10;
+const END = 11;
 
 /** One direction of a link: remembers which sources the other side already knows. */
 export class BatchEncoder {
@@ -46,22 +53,27 @@ export class BatchEncoder {
   /** Reused from batch to batch; each batch sends a copy of the part it filled. */
   private numbers: Float64Array<ArrayBuffer> = new Float64Array(4096);
   private at = 0;
+  private texts = '';
 
-  /** `batches`: per channel id, its items in order. */
-  encode(batches: readonly (readonly [number, readonly ChannelItem[]])[]): EncodedBatch {
+  /**
+   * `batches`: per channel id, its items in order, and whether its consumer writes JSON text
+   * (false when not given).
+   */
+  encode(batches: readonly (readonly [number, readonly ChannelItem[], boolean?])[]): EncodedBatch {
     this.at = 0;
     const values: unknown[] = [];
     const lines: string[] = [];
-    for (const [channel, items] of batches) {
-      // Per item at most 5 numbers.
-      this.room(2 + items.length * 5);
+    this.texts = '';
+    for (const [channel, items, asText] of batches) {
+      // Per item at most 6 numbers.
+      this.room(2 + items.length * 6);
       const numbers = this.numbers;
       numbers[this.at++] = channel;
       numbers[this.at++] = items.length;
       for (const item of items) {
         switch (item.type) {
           case 'record':
-            this.record(item, values, lines);
+            this.record(item, values, lines, asText === true);
             break;
           case 'barrier':
             numbers[this.at++] = BARRIER;
@@ -87,6 +99,7 @@ export class BatchEncoder {
       values: JSON.stringify(values),
       // Each line is one whole JSON value (its source parsed it): joined, they are an array's.
       lines: lines.length > 0 ? `[${lines.join(',')}]` : undefined,
+      texts: this.texts,
       sources,
     };
   }
@@ -98,9 +111,15 @@ export class BatchEncoder {
     this.numbers = bigger;
   }
 
-  private record(e: Envelope, values: unknown[], lines: string[]): void {
+  private record(e: Envelope, values: unknown[], lines: string[], asText: boolean): void {
     let tag = RECORD;
-    if (e.text !== undefined) {
+    let text: string | undefined;
+    if (asText) {
+      // What the consumer would write: not a line's text, whose spacing may differ.
+      text = JSON.stringify(e.value) ?? 'null';
+      this.texts += text;
+      tag |= TEXT;
+    } else if (e.text !== undefined) {
       lines.push(e.text);
       tag |= LINE;
     } else values.push(e.value);
@@ -115,6 +134,7 @@ export class BatchEncoder {
     numbers[at++] = e.timestamp ?? Number.NaN;
     numbers[at++] = e.source === undefined ? -1 : this.sourceIndex(e.source);
     numbers[at++] = e.position;
+    if (text !== undefined) numbers[at++] = text.length;
     this.at = at;
   }
 
@@ -144,8 +164,10 @@ export class BatchDecoder {
     const numbers = batch.numbers;
     const values = JSON.parse(batch.values) as unknown[];
     const lines = batch.lines === undefined ? undefined : (JSON.parse(batch.lines) as unknown[]);
+    const texts = batch.texts;
     let nextValue = 0;
     let nextLine = 0;
+    let textAt = 0;
     let count = 0;
     for (let at = 0; at < numbers.length; ) {
       const channel = numbers[at++]!;
@@ -154,17 +176,27 @@ export class BatchDecoder {
       for (let i = 0; i < length; i++) {
         const tag = numbers[at++]!;
         if (tag < BARRIER) {
-          const value = (tag & LINE) === 0 ? values[nextValue++] : lines![nextLine++];
+          const inText = (tag & TEXT) !== 0;
+          const value = inText ? undefined : (tag & LINE) === 0 ? values[nextValue++] : lines![nextLine++];
           const key = (tag & KEYED) === 0 ? undefined : values[nextValue++];
           const keyGroup = numbers[at++]!;
-          const timestamp = numbers[at++]!;
+          const timestamp = Number.isNaN(numbers[at]) ? undefined : numbers[at];
+          at++;
           const source = numbers[at++]!;
           const position = numbers[at++]!;
+          if (inText) {
+            const end = textAt + numbers[at++]!;
+            const text = texts.slice(textAt, end);
+            textAt = end;
+            const from = source < 0 ? undefined : this.sources[source];
+            items[i] = new JsonTextEnvelope(text, key, keyGroup, timestamp, from, position);
+            continue;
+          }
           items[i] = envelope(
             value,
             key,
             keyGroup,
-            Number.isNaN(timestamp) ? undefined : timestamp,
+            timestamp,
             source < 0 ? undefined : this.sources[source],
             position,
           );

@@ -101,9 +101,11 @@ export class ThreadLink implements LinkOut {
     const message: { batch?: EncodedBatch; credit?: number[] } = {};
     if (credit !== undefined) message.credit = credit;
     if (sendBatch) {
-      const batches: [number, ReturnType<OutboundChannel['takePending']>][] = [];
+      const batches: [number, ReturnType<OutboundChannel['takePending']>, boolean][] = [];
       for (const channel of this.outbound) {
-        if (channel.pending.length > 0) batches.push([channel.id, channel.takePending()]);
+        if (channel.pending.length > 0) {
+          batches.push([channel.id, channel.takePending(), channel.sendsJsonText]);
+        }
       }
       message.batch = this.encoder.encode(batches);
       this.pendingItems = 0;
