@@ -35,7 +35,15 @@ export interface ThreadPart {
   readonly link: (thread: number) => ThreadLink;
 }
 
-export function wire(plan: Plan, part?: ThreadPart): Wiring {
+/**
+ * `writesJsonText`: whether an operator's subtasks write records as JSON text, so that records
+ * crossing threads to them may come as that text (OutboundChannel's `sendsJsonText`).
+ */
+export function wire(
+  plan: Plan,
+  part?: ThreadPart,
+  writesJsonText: (operatorId: string) => boolean = () => false,
+): Wiring {
   const counters = new Map<string, InputCounter>();
   const inputs = new Map<string, Channel[]>();
   const outputs = new Map<string, Channel[]>();
@@ -72,7 +80,15 @@ export function wire(plan: Plan, part?: ThreadPart): Wiring {
         const id = crossing++;
         if (producer === here) {
           const link = part!.link(consumer);
-          const channel = new OutboundChannel(id, edge, f, t, THREAD_CHANNEL_CAPACITY, link);
+          const channel = new OutboundChannel(
+            id,
+            edge,
+            f,
+            t,
+            THREAD_CHANNEL_CAPACITY,
+            link,
+            writesJsonText(to.id),
+          );
           link.addOutbound(channel);
           byTarget[t] = channel;
         } else if (consumer === here) {

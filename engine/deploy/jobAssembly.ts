@@ -232,7 +232,7 @@ async function assembleSubtasks(
     const stateRoot = join(options.stateDir, 'subtasks');
     // On several threads the main thread has emptied the folder before any part opens.
     if (job.settings.stateBackend === 'level' && part === undefined) await emptyStateFolder(options.stateDir);
-    const channels = wire(plan, part);
+    const channels = wire(plan, part, (id) => prepared.get(id)!.writesJsonText === true);
     // The cache budget is the heap's, and each thread has a heap of its own.
     const keyedSubtasks = plan.operators
       .filter(hasKeyedState)

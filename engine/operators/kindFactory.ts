@@ -50,7 +50,15 @@ interface FactoryBase {
 
 export type KindFactory =
   | (FactoryBase & { readonly role: 'source'; createSource(context: OperatorContext): Source<unknown> })
-  | (FactoryBase & { readonly role: 'sink'; createSink(context: OperatorContext): SinkParts })
+  | (FactoryBase & {
+      readonly role: 'sink';
+      createSink(context: OperatorContext): SinkParts;
+      /**
+       * Its writers write each record as JSON.stringify of its value: a record from another
+       * thread may come as that text (JsonTextEnvelope), not decoded to be encoded again.
+       */
+      readonly writesJsonText?: boolean;
+    })
   /** Transforms: the logic of each subtask, as it is (user functions). */
   | (FactoryBase & { readonly role: 'transform'; createLogic(context: OperatorContext): LogicFactory });
 

@@ -29,6 +29,8 @@ export interface PreparedOperator {
   readonly create: LogicFactory;
   /** Sinks: the committer their subtasks' output goes through. */
   readonly committer?: SinkCommitter;
+  /** Sinks whose writers write JSON text: see KindFactory's `writesJsonText`. */
+  readonly writesJsonText?: boolean;
 }
 
 /**
@@ -67,6 +69,7 @@ export function prepareOperator(
         planned: resolved,
         create: (env) => new SinkWriterLogic(env, sink.createWriter(env), end),
         committer: sink.committer,
+        writesJsonText: factory.writesJsonText === true,
       };
     }
     case 'transform':

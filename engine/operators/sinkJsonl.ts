@@ -13,6 +13,7 @@ import type { ParamsOf } from '../graph/schema.js';
 import type { FileRef } from '../runtime/checkpointFiles.js';
 import type { ConnectorState } from '../runtime/connectorState.js';
 import type { Envelope } from '../runtime/envelope.js';
+import { JsonTextEnvelope } from '../runtime/jsonTextEnvelope.js';
 import type { SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import type { Committable, SinkCommitter, SinkWriter } from '../runtime/sink.js';
 import { checkWritable, isFileFault } from '../state/fileFault.js';
@@ -24,6 +25,7 @@ const KIND = 'sink.jsonl';
 
 export const sinkJsonlFactory: KindFactory = {
   role: 'sink',
+  writesJsonText: true,
   createSink: ({ planned, jobDir, checkpoints }) => {
     const operator = planned.operator;
     const target = new SinkTarget(
@@ -151,7 +153,8 @@ export class JsonlSinkWriter implements SinkWriter {
   }
 
   write(envelope: Envelope): void | Promise<void> {
-    const line = JSON.stringify(envelope.value);
+    // From another thread it may come as the very text this would make (see JsonTextEnvelope).
+    const line = envelope instanceof JsonTextEnvelope ? envelope.text : JSON.stringify(envelope.value);
     if (line === undefined) throw new TypeError(`the record is not a JSON value (${typeof envelope.value})`);
     this.pending += `${line}\n`;
     if (this.pending.length >= WRITE_AT) return this.flush();

@@ -7,11 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobError } from '../graph/jobError.js';
-import type { PlannedOperator } from '../graph/plan.js';
+import type { PlannedEdge, PlannedOperator } from '../graph/plan.js';
+import { BatchDecoder, BatchEncoder } from '../runtime/batchCodec.js';
+import { type Channel, LocalChannel } from '../runtime/channel.js';
 import type { ConnectorState } from '../runtime/connectorState.js';
-import type { Emitter } from '../runtime/emitter.js';
+import { Emitter } from '../runtime/emitter.js';
+import type { ChannelItem } from '../runtime/envelope.js';
 import type { OperatorLogic, SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { describeRecordSource, type RecordSource } from '../runtime/recordSource.js';
+import { OutboundChannel } from '../runtime/threadChannel.js';
 import { prepareOperator } from './registry.js';
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
@@ -50,6 +54,7 @@ function sourceLogic(
   subtask = 0,
   parallelism = 1,
   restoredSplits?: readonly ConnectorState[],
+  realEmitter?: Emitter,
 ): { logic: OperatorLogic; emitter: CollectingEmitter } {
   const emitter = new CollectingEmitter();
   const operator = {
@@ -62,7 +67,7 @@ function sourceLogic(
     subtask,
     parallelism,
     jobDir: dir,
-    emitter: emitter as unknown as Emitter,
+    emitter: realEmitter ?? (emitter as unknown as Emitter),
     state: undefined,
     current: undefined,
     input: undefined,
@@ -199,5 +204,57 @@ describe('bytes that are not UTF-8', () => {
     expect((await failure('cut.jsonl')).message).toBe(
       'cut.jsonl:2 is not valid UTF-8 (save the file as UTF-8)',
     );
+  });
+});
+
+describe('a line on its way to another thread', () => {
+  const edge: PlannedEdge = {
+    id: 'e1',
+    from: 'src',
+    fromPort: 'out',
+    to: 'acc',
+    partition: 'forward',
+    keyPaths: [],
+    compositeKey: false,
+    feedback: false,
+  };
+  const text = ['{"k": "a",  "v": 1}', '{"k":"b","v":[2, 3]}'];
+
+  /** Reads the file through a real emitter whose one channel is `channel`. */
+  async function readInto(file: string, channel: Channel): Promise<void> {
+    const emitter = new Emitter(0, 128, new Map([['out', [edge]]]), () => [channel]);
+    const { logic } = sourceLogic(file, 0, 1, undefined, emitter);
+    await logic.open();
+    await drain(logic);
+    await logic.endInput();
+  }
+
+  it('goes as the text that was read, and the other side reads the same records', async () => {
+    await writeFile(join(dir, 'text.jsonl'), `${text.join('\n')}\n`);
+    const channel = new OutboundChannel(0, edge, 0, 0, 64, { urgent: () => {} });
+    await readInto('text.jsonl', channel);
+    const sent = channel.takePending().filter((item) => item.type === 'record');
+    expect(sent.map((e) => e.text)).toEqual(text);
+    const encoded = new BatchEncoder().encode([[0, sent]]);
+    // Not encoded again: the texts go with their spaces, and no value is in the values' JSON.
+    expect(encoded.lines).toBe(`[${text.join(',')}]`);
+    expect(encoded.values).toBe('[]');
+    const received: ChannelItem[] = [];
+    new BatchDecoder().decode(encoded, (_, items) => received.push(...items));
+    expect(received.map((e) => (e.type === 'record' ? [e.value, e.position] : e))).toEqual([
+      [{ k: 'a', v: 1 }, 0],
+      [{ k: 'b', v: [2, 3] }, 20],
+    ]);
+  });
+
+  it('stays on this thread without its text', async () => {
+    await writeFile(join(dir, 'local.jsonl'), `${text.join('\n')}\n`);
+    const channel = new LocalChannel(edge, 0, 0, 64, { queued: 0 });
+    await readInto('local.jsonl', channel);
+    const kept: ChannelItem[] = channel.contents();
+    expect(kept.filter((e) => e.type === 'record').map((e) => [e.value, e.text])).toEqual([
+      [{ k: 'a', v: 1 }, undefined],
+      [{ k: 'b', v: [2, 3] }, undefined],
+    ]);
   });
 });

@@ -299,7 +299,8 @@ export class JsonlReader implements SourceReader<JsonlSplit> {
         }
         lineage.timestamp = timestamp;
       }
-      emitter.emit(record);
+      // On its way to another thread the line goes as it was read (see Envelope.text).
+      emitter.emit(record, undefined, emitter.crossesThreads ? text : undefined);
       emitted++;
       if (emitter.blocked) break;
     }

@@ -11,6 +11,7 @@ import {
   watermark,
 } from './envelope.js';
 import { type KeyExtractor, keyExtractor } from './keyExtractor.js';
+import { OutboundChannel } from './threadChannel.js';
 
 interface Route {
   readonly edge: PlannedEdge;
@@ -61,6 +62,11 @@ export class Emitter {
   tap: EmitTap | undefined;
   /** Sources with event time: told each record's time after it is sent (sourceWatermarks.ts). */
   afterRecord: ((timestamp: number | undefined) => void) | undefined;
+  /**
+   * Some channel leads to another thread: a source that parsed a record from JSON text hands the
+   * text on with it (emit's `text`), so the transport need not encode the value again.
+   */
+  readonly crossesThreads: boolean;
 
   constructor(
     private readonly subtask: number,
@@ -84,9 +90,11 @@ export class Emitter {
       this.routes.set(port, routes);
     }
     this.outRoutes = this.routes.get('out');
+    this.crossesThreads = this.allChannels.some((channel) => channel instanceof OutboundChannel);
   }
 
-  emit(value: unknown, port?: string): void {
+  /** `text`: the JSON text `value` was parsed from, given only when `crossesThreads`. */
+  emit(value: unknown, port?: string, text?: string): void {
     this.tap?.emitting(port ?? 'out', value);
     const routes = port === undefined || port === 'out' ? this.outRoutes : this.routes.get(port);
     if (routes === undefined) {
@@ -98,24 +106,30 @@ export class Emitter {
       const channels = route.channels;
       switch (route.edge.partition) {
         case 'forward':
-          this.send(channels[this.subtask]!, copies++ === 0 ? value : structuredClone(value), undefined, -1);
+          this.send(
+            channels[this.subtask]!,
+            copies++ === 0 ? value : structuredClone(value),
+            undefined,
+            -1,
+            text,
+          );
           break;
         case 'rebalance': {
           const target = route.next % channels.length;
           route.next = target + 1;
-          this.send(channels[target]!, copies++ === 0 ? value : structuredClone(value), undefined, -1);
+          this.send(channels[target]!, copies++ === 0 ? value : structuredClone(value), undefined, -1, text);
           break;
         }
         case 'hash': {
           const key = route.key!(value);
           const keyGroup = keyGroupOf(key, this.maxParallelism);
           const target = subtaskOfKeyGroup(keyGroup, channels.length, this.maxParallelism);
-          this.send(channels[target]!, copies++ === 0 ? value : structuredClone(value), key, keyGroup);
+          this.send(channels[target]!, copies++ === 0 ? value : structuredClone(value), key, keyGroup, text);
           break;
         }
         case 'broadcast':
           for (const channel of channels) {
-            this.send(channel, copies++ === 0 ? value : structuredClone(value), undefined, -1);
+            this.send(channel, copies++ === 0 ? value : structuredClone(value), undefined, -1, text);
           }
           break;
       }
@@ -157,9 +171,23 @@ export class Emitter {
     for (const channel of this.allChannels) if (!channel.edge.feedback) channel.push(item);
   }
 
-  private send(channel: Channel, value: unknown, key: unknown, keyGroup: number): void {
+  private send(
+    channel: Channel,
+    value: unknown,
+    key: unknown,
+    keyGroup: number,
+    text: string | undefined,
+  ): void {
     const lineage = this.lineage;
-    const envelope = makeEnvelope(value, key, keyGroup, lineage.timestamp, lineage.source, lineage.position);
+    const envelope = makeEnvelope(
+      value,
+      key,
+      keyGroup,
+      lineage.timestamp,
+      lineage.source,
+      lineage.position,
+      text,
+    );
     channel.push(envelope);
     if (channel.full) this.blocked = true;
     this.tap?.sent(channel, envelope);

@@ -17,6 +17,12 @@ export interface Envelope {
   readonly source: RecordSource | undefined;
   /** A byte offset or index within `source`. */
   readonly position: number;
+  /**
+   * The JSON text `value` was just parsed from, when the record is still exactly what it says (a
+   * source.jsonl line no user code has touched), kept only on the way to another thread: the
+   * transport sends it as it is instead of encoding the value again. Undefined otherwise.
+   */
+  readonly text: string | undefined;
 }
 
 /** Checkpoint `checkpointId` separates the records before it from those after it. */
@@ -58,8 +64,9 @@ export function envelope(
   timestamp: number | undefined,
   source: RecordSource | undefined,
   position: number,
+  text?: string,
 ): Envelope {
-  return { type: 'record', value, key, keyGroup, timestamp, source, position };
+  return { type: 'record', value, key, keyGroup, timestamp, source, position, text };
 }
 
 export function barrier(checkpointId: number): Barrier {

@@ -30,6 +30,8 @@ export class OutboundChannel implements Channel {
     readonly toSubtask: number,
     readonly capacity: number,
     private readonly link: LinkOut,
+    /** Its consumer writes records as JSON text: they go as that text (JsonTextEnvelope). */
+    readonly sendsJsonText = false,
   ) {}
 
   get size(): number {

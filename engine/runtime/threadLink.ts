@@ -6,7 +6,7 @@
 // (receiveMessageOnPort), so a busy thread never waits for its event loop to get them; a
 // 'message' listener wakes a thread that is idle.
 import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
-import { BatchDecoder, BatchEncoder } from './batchCodec.js';
+import { BatchDecoder, BatchEncoder, type EncodedBatch } from './batchCodec.js';
 import type { InboundChannel, LinkOut, OutboundChannel } from './threadChannel.js';
 
 /** Items that make a batch worth sending on their own. */
@@ -16,7 +16,7 @@ const MAX_DELAY_MS = 5;
 
 /** A message on a link: encoded batches (see batchCodec.ts), and credit as [channel, items] pairs. */
 interface LinkMessage {
-  readonly batch?: string;
+  readonly batch?: EncodedBatch;
   readonly credit?: number[];
 }
 
@@ -98,19 +98,23 @@ export class ThreadLink implements LinkOut {
       }
     }
     if (!sendBatch && credit === undefined) return;
-    const message: { batch?: string; credit?: number[] } = {};
+    const message: { batch?: EncodedBatch; credit?: number[] } = {};
     if (credit !== undefined) message.credit = credit;
     if (sendBatch) {
-      const batches: [number, ReturnType<OutboundChannel['takePending']>][] = [];
+      const batches: [number, ReturnType<OutboundChannel['takePending']>, boolean][] = [];
       for (const channel of this.outbound) {
-        if (channel.pending.length > 0) batches.push([channel.id, channel.takePending()]);
+        if (channel.pending.length > 0) {
+          batches.push([channel.id, channel.takePending(), channel.sendsJsonText]);
+        }
       }
       message.batch = this.encoder.encode(batches);
       this.pendingItems = 0;
       this.hasUrgent = false;
     }
     this.sent++;
-    this.port.postMessage(message);
+    // The numbers' buffer is the batch's own: it moves to the other thread instead of a copy.
+    if (message.batch !== undefined) this.port.postMessage(message, [message.batch.numbers.buffer]);
+    else this.port.postMessage(message);
   }
 
   /** Nothing queued to send (credit aside: it is sent whenever the thread goes idle). */

@@ -55,6 +55,7 @@ const record = (value: unknown, position = 0): Envelope => ({
   timestamp: undefined,
   source: undefined,
   position,
+  text: undefined,
 });
 
 async function writeAll(writer: SinkWriter, values: readonly unknown[]): Promise<void> {

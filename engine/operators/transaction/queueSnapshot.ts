@@ -1,7 +1,7 @@
 // What a transaction operator's checkpoint keeps beyond its rows: the records taken and not yet
 // run, and each input channel's clock, as JSON (the checkpoint's `operatorState`). At a cut
 // every subtask holds the same of both, so a restore at any parallelism takes the first one's.
-import type { Envelope } from '../../runtime/envelope.js';
+import { type Envelope, envelope } from '../../runtime/envelope.js';
 import type { ChannelClockState, OrderKey, QueuedRecord } from './txOrder.js';
 
 /** A queued record: [time, channel, position, value, timestamp, source, sourcePosition]. */
@@ -50,16 +50,15 @@ export function restoredQueue(
   if (saved === undefined) return undefined;
   const records = saved.queued.map(([time, channel, position, value, timestamp, source, sourcePosition]) => {
     const key: OrderKey = { time, channel, position };
-    const envelope: Envelope = {
-      type: 'record',
+    const restored = envelope(
       value,
-      key: undefined,
-      keyGroup: -1,
-      timestamp: timestamp ?? undefined,
-      source: (source ?? undefined) as Envelope['source'],
-      position: sourcePosition,
-    };
-    return { key, envelope };
+      undefined,
+      -1,
+      timestamp ?? undefined,
+      (source ?? undefined) as Envelope['source'],
+      sourcePosition,
+    );
+    return { key, envelope: restored };
   });
   const clocks = saved.clocks.map(
     (c): ChannelClockState => ({
