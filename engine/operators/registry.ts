@@ -7,6 +7,7 @@ import { JobError } from '../graph/jobError.js';
 import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import type { ConnectorState } from '../runtime/connectorState.js';
+import type { EdgeRouter } from '../runtime/edgeRouter.js';
 import type { SinkCommitter } from '../runtime/sink.js';
 import type { Source } from '../runtime/source.js';
 import { checkConfined, checkNoEnvironment } from './confinement.js';
@@ -29,6 +30,8 @@ export interface PreparedOperator {
   readonly create: LogicFactory;
   /** Sinks: the committer their subtasks' output goes through. */
   readonly committer?: SinkCommitter;
+  /** An operator that places its records itself (a transaction): a router for each producer. */
+  readonly router?: (maxParallelism: number) => EdgeRouter;
 }
 
 /**
@@ -69,8 +72,11 @@ export function prepareOperator(
         committer: sink.committer,
       };
     }
-    case 'transform':
-      return { planned: resolved, create: factory.createLogic(context) };
+    case 'transform': {
+      const create = factory.createLogic(context);
+      const router = factory.createRouter?.(context);
+      return router === undefined ? { planned: resolved, create } : { planned: resolved, create, router };
+    }
   }
 }
 

@@ -1,6 +1,8 @@
 // transaction: each record is one serializable multi-key transaction (Calvin, Thomson et al.
-// 2012; Streaming Ledger). The order comes first: every subtask takes every record and merges
-// its input channels into one serial order (transaction/txOrder.ts). Then each subtask runs, in
+// 2012; Streaming Ledger). The order comes first: each producer sends a record to the subtasks
+// that own one of its rows and tells the others how many it skipped (transaction/txRouter.ts,
+// runtime/edgeRouter.ts; debug runs broadcast instead), and every subtask merges its input
+// channels into the one serial order (transaction/txOrder.ts). Then each subtask runs, in
 // that order, the transactions that touch a row it owns: it reads its rows, sends them to the
 // other subtasks the transaction touches over the operator's own feedback edge, and once it has
 // theirs runs transact(record, tx) itself and writes its own rows. Every participant computes
@@ -13,11 +15,12 @@
 //
 // Checkpoints: when the barriers are aligned a subtask first runs every transaction the
 // records before them made runnable (the same set on every subtask), then snapshots its rows
-// and the records still waiting for their turn (the same on every subtask). So no read is in
-// flight at a cut, and a restore at any parallelism starts from one serial point.
+// and the records still waiting for their turn (those of its rows; the union over the subtasks
+// is every record past one serial point). So no read is in flight at a cut, and a restore at
+// any parallelism starts from that point: each subtask takes the union's records of its rows.
 import { ROWS_PORT } from '../graph/plan.js';
 import type { Channel } from '../runtime/channel.js';
-import type { Envelope } from '../runtime/envelope.js';
+import type { Envelope, SkipCount } from '../runtime/envelope.js';
 import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { RecordFailure } from '../runtime/recordFailure.js';
 import { compileUserCode } from '../sandbox/userCode.js';
@@ -36,6 +39,7 @@ import { RowLocks } from './transaction/rowLocks.js';
 import { copied, type TxOutcome, txHandle } from './transaction/txContext.js';
 import { OrderedInput, orderText, type QueuedRecord } from './transaction/txOrder.js';
 import { transactionReport } from './transaction/txReport.js';
+import { txRouter } from './transaction/txRouter.js';
 import { rowId, type TxRows, txRows } from './transaction/txRows.js';
 import { readOwnRows, runTransaction, writeOwnRows } from './transaction/txRun.js';
 
@@ -99,6 +103,8 @@ class TransactionLogic extends BaseLogic {
     const channel = from === undefined ? undefined : this.channels.get(from);
     if (channel === undefined) this.rowsCame(envelope.value as RowsMessage);
     else {
+      // A routed edge: the records skipped just before this one, told with it.
+      if (envelope.key !== undefined) this.input.skip(channel, envelope.key as SkipCount);
       this.input.add(channel, envelope);
       if (envelope.timestamp !== undefined) this.held.add(envelope.timestamp);
     }
@@ -129,6 +135,12 @@ class TransactionLogic extends BaseLogic {
   channelProgress(channel: Channel, watermark: number): void | Promise<void> {
     const index = this.channels.get(channel);
     if (index !== undefined) this.input.clocks[index]?.progress(watermark);
+    return this.drain();
+  }
+
+  channelSkipped(channel: Channel, skipped: SkipCount): void | Promise<void> {
+    const index = this.channels.get(channel);
+    if (index !== undefined) this.input.skip(index, skipped);
     return this.drain();
   }
 
@@ -311,7 +323,23 @@ class TransactionLogic extends BaseLogic {
   restoreOperatorState(states: readonly unknown[]): void {
     const restored = restoredQueue(states);
     if (restored === undefined) return;
-    this.input.restore(restored.records, restored.clocks);
+    // The old subtasks' records of this one's rows (as the parallelism is now): another's wait
+    // there. One keys() fails on stays, to fail at its turn as it would have.
+    const me = this.env.subtask;
+    const mine = restored.records.filter((record) => {
+      try {
+        const rows = txRows(
+          this.keysOf(record.envelope.value),
+          this.tables,
+          this.env.parallelism,
+          this.maxParallelism,
+        );
+        return rows.participants.includes(me);
+      } catch {
+        return true;
+      }
+    });
+    this.input.restore(mine, restored.clocks);
     this.holdAgain();
   }
 
@@ -378,6 +406,22 @@ export const transactionFactory: KindFactory = {
     return (env) => {
       const fns = compiled[env.subtask]!;
       return new TransactionLogic(env, fns.keys, fns.transact, maxParallelismOf(env));
+    };
+  },
+  createRouter: ({ planned }) => {
+    const operator = planned.operator;
+    const params = operator.params as { code: string; tables: string[] };
+    const tables = new Set(params.tables);
+    // Compiled per producer subtask and edge, each in a Compartment of its own, when its
+    // emitter is made: keys() runs there too now (it reads only the record).
+    return (maxParallelism) => {
+      const { keys } = compileUserCode({
+        code: params.code,
+        operatorId: operator.id,
+        functionNames: ['keys', 'transact'],
+        required: ['keys', 'transact'],
+      });
+      return txRouter(keys!, tables, planned.parallelism, maxParallelism);
     };
   },
 };

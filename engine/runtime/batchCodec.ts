@@ -6,13 +6,14 @@
 // copied as JSON), so the encoding loses nothing. A watermark is [time] (a one-element array: a
 // record has five or six), its time null for +Infinity; an idle mark is the string "idle". Where a record came from repeats from record
 // to record: each source is sent once per direction of a link and named by its index after.
-import type { ChannelItem, Envelope } from './envelope.js';
+import type { ChannelItem, Envelope, SkipCount } from './envelope.js';
 import { END_OF_STREAM, envelope, IDLE, watermark } from './envelope.js';
 import { type RecordSource, recordSourceKey } from './recordSource.js';
 
 /** [value, keyGroup, timestamp or null, source index or -1, position, key?] */
 type EncodedRecord = [unknown, number, number | null, number, number, unknown?];
-type EncodedItem = EncodedRecord | [number | null] | number | 'end' | 'idle';
+/** A progress mark of a routed edge is the one object: `{ s: SkipCount }`. */
+type EncodedItem = EncodedRecord | [number | null] | number | 'end' | 'idle' | { s: SkipCount };
 /** The sources first seen in this batch, then every channel's items: [channel, ...items]. */
 type EncodedBatch = [RecordSource[], ...[number, ...EncodedItem[]][]];
 
@@ -48,6 +49,8 @@ export class BatchEncoder {
         return 'idle';
       case 'end':
         return 'end';
+      case 'skipped':
+        return { s: item.skipped };
     }
   }
 
@@ -99,6 +102,7 @@ export class BatchDecoder {
     if (item === 'end') return END_OF_STREAM;
     if (item === 'idle') return IDLE;
     if (typeof item === 'number') return { type: 'barrier', checkpointId: item };
+    if (!Array.isArray(item)) return { type: 'skipped', skipped: item.s };
     if (item.length === 1) return watermark(item[0] ?? Number.POSITIVE_INFINITY);
     const record = item as EncodedRecord;
     const source = record[3];
