@@ -37,7 +37,7 @@ import {
 import { queueSnapshot, restoredQueue } from './transaction/queueSnapshot.js';
 import { RowLocks } from './transaction/rowLocks.js';
 import { copied, type TxOutcome, txHandle } from './transaction/txContext.js';
-import { OrderedInput, orderText, type QueuedRecord } from './transaction/txOrder.js';
+import { OrderedInput, orderId, type QueuedRecord } from './transaction/txOrder.js';
 import { transactionReport } from './transaction/txReport.js';
 import { txRouter } from './transaction/txRouter.js';
 import { rowId, type TxRows, txRows } from './transaction/txRows.js';
@@ -66,14 +66,14 @@ class TransactionLogic extends BaseLogic {
   /** Transactions between their turn and their emit, in the serial order. */
   private window: Pending[] = [];
   /** Those not run yet, by order, for the rows other participants send. */
-  private readonly waiting = new Map<string, Pending>();
+  private readonly waiting = new Map<number, Pending>();
   private readonly locks = new RowLocks<Pending>();
   /** Event times of the records taken and not yet emitted or passed over. */
   private readonly held = new HeldTimes();
   /** Transactions that have every row they need, to run in turn. */
   private runnable: Pending[] = [];
   /** Rows other participants sent for transactions this subtask has not reached yet. */
-  private early = new Map<string, RowsMessage[]>();
+  private early = new Map<number, RowsMessage[]>();
   /**
    * transact called as a plain function, never as a method of this logic: user code would see the
    * logic (and env: resolved params, checkpoint files) as its `this`.
@@ -210,7 +210,7 @@ class TransactionLogic extends BaseLogic {
     const pending: Pending = {
       record,
       rows,
-      order: orderText(record.key),
+      order: orderId(record.key),
       values: [],
       lockIds: undefined,
       missing: rows.participants.length - 1,
@@ -229,8 +229,11 @@ class TransactionLogic extends BaseLogic {
     for (const row of rows.rows) if (row.owner === me) lockIds.push(rowId(row.table, row.key));
     pending.lockIds = lockIds;
     this.waiting.set(pending.order, pending);
-    for (const came of this.early.get(pending.order) ?? []) this.absorb(pending, came);
-    this.early.delete(pending.order);
+    const early = this.early.get(pending.order);
+    if (early !== undefined) {
+      for (const came of early) this.absorb(pending, came);
+      this.early.delete(pending.order);
+    }
     for (const id of lockIds) if (!this.locks.request(id, pending)) pending.blocked++;
     if (pending.blocked === 0) this.readOwn(pending);
   }
@@ -249,7 +252,7 @@ class TransactionLogic extends BaseLogic {
     const shared = pending.rows.participants.length > 1;
     const mine = readOwnRows(env.state!, pending, me, shared);
     pending.read = true;
-    if (shared) {
+    if (mine !== undefined) {
       this.setLineage(pending);
       const message: RowsMessage = { order: pending.order, rows: mine };
       for (const other of pending.rows.participants)
