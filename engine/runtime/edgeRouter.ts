@@ -6,7 +6,10 @@
 import type { SkipCount } from './envelope.js';
 
 export interface EdgeRouter {
-  /** The consumer subtasks that take `value`, ascending, or undefined for every one. */
+  /**
+   * The consumer subtasks that take `value`, ascending, or undefined for every one. The array
+   * may be the router's own, valid until its next call.
+   */
   targets(value: unknown): readonly number[] | undefined;
 }
 
