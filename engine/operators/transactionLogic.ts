@@ -42,6 +42,7 @@ import { transactionReport } from './transaction/txReport.js';
 import { txRouter } from './transaction/txRouter.js';
 import { rowId, type TxRows, txRows } from './transaction/txRows.js';
 import { readOwnRows, runTransaction, writeOwnRows } from './transaction/txRun.js';
+import { TxWindow } from './transaction/txWindow.js';
 
 // biome-ignore lint/complexity/noBannedTypes: user code is any function
 type UserFunction = Function;
@@ -64,7 +65,7 @@ class TransactionLogic extends BaseLogic {
   private readonly handle = txHandle();
   private readonly tables: ReadonlySet<string>;
   /** Transactions between their turn and their emit, in the serial order. */
-  private window: Pending[] = [];
+  private readonly window = new TxWindow();
   /** Those not run yet, by order, for the rows other participants send. */
   private readonly waiting = new Map<number, Pending>();
   private readonly locks = new RowLocks<Pending>();
@@ -126,7 +127,7 @@ class TransactionLogic extends BaseLogic {
     this.held.clear();
     for (const record of this.input.queued())
       if (record.envelope.timestamp !== undefined) this.held.add(record.envelope.timestamp);
-    for (const pending of this.window) {
+    for (const pending of this.window.all()) {
       const timestamp = pending.record.envelope.timestamp;
       if (timestamp !== undefined) this.held.add(timestamp);
     }
@@ -146,7 +147,7 @@ class TransactionLogic extends BaseLogic {
 
   /** At a cut nothing is under way: every transaction the records before it made runnable has run. */
   readyForSnapshot(): boolean {
-    return this.window.length === 0 && this.input.peek() === undefined;
+    return this.window.size === 0 && this.input.peek() === undefined;
   }
 
   private rowsCame(message: RowsMessage): void {
@@ -178,7 +179,7 @@ class TransactionLogic extends BaseLogic {
         continue;
       }
       this.flush();
-      if (this.window.length >= WINDOW) return;
+      if (this.window.size >= WINDOW) return;
       const record = this.input.peek();
       if (record === undefined) return;
       this.input.take(record);
@@ -290,13 +291,11 @@ class TransactionLogic extends BaseLogic {
   /** Emits, in the serial order, what the transactions this subtask leads have run. */
   private flush(): void {
     const window = this.window;
-    let done = 0;
-    while (done < window.length && window[done]!.outcome !== undefined) {
-      const pending = window[done++]!;
+    for (let pending = window.first(); pending?.outcome !== undefined; pending = window.first()) {
+      window.shift();
       this.emitOutcome(pending);
       this.letGo(pending.record);
     }
-    if (done > 0) window.splice(0, done);
   }
 
   private emitOutcome(pending: Pending): void {
@@ -348,7 +347,7 @@ class TransactionLogic extends BaseLogic {
 
   override endInput(): void {
     // Every channel has ended: nothing may be left waiting for its turn or for rows.
-    const left = this.window.length + this.input.size;
+    const left = this.window.size + this.input.size;
     if (left > 0) throw new Error(`internal: ${left} transaction(s) were left unrun when the input ended`);
   }
 
@@ -356,7 +355,7 @@ class TransactionLogic extends BaseLogic {
     return {
       queued: this.input.queued(),
       clocks: this.input.clocks.map((c) => c.state()),
-      window: this.window.map(savedPending),
+      window: this.window.all().map(savedPending),
       early: [...this.early].map(([order, list]) => [order, [...list]]),
     };
   }
@@ -365,7 +364,7 @@ class TransactionLogic extends BaseLogic {
     const saved = progress as SavedProgress;
     this.input.restore(saved.queued, saved.clocks);
     this.early = new Map(saved.early.map(([order, list]) => [order, [...list]]));
-    this.window = [];
+    this.window.clear();
     this.waiting.clear();
     this.locks.clear();
     this.runnable = [];
