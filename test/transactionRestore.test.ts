@@ -127,29 +127,44 @@ describe('a failure at a fixed step, then a restore from the latest checkpoint (
   // Checkpoints every few steps, failures at steps of a seeded PRNG (test/stepFailures.ts), the
   // same on every run: inside checkpoints too, with records queued for their turn.
   it.each([
-    { label: 'at parallelism 3', parallelismOf: [3, 3, 3, 3] },
-    { label: 'restored at parallelism 1, 4 and 2', parallelismOf: [3, 1, 4, 2] },
-  ])('$label, ends with exactly the output of the serial program', async ({ label, parallelismOf }) => {
-    const job = (attempt: number) =>
-      transfersJob(stepInput.inputs, {
-        intervalMs: CHECKPOINT_MS,
-        parallelism: parallelismOf[attempt] ?? 2,
-        threads: 1,
+    { label: 'at parallelism 3', parallelismOf: [3, 3, 3, 3], throughMaps: false },
+    { label: 'restored at parallelism 1, 4 and 2', parallelismOf: [3, 1, 4, 2], throughMaps: false },
+    {
+      label: 'behind maps that cut mid-slice, at parallelism 3',
+      parallelismOf: [3, 3, 3, 3],
+      throughMaps: true,
+    },
+  ])(
+    '$label, ends with exactly the output of the serial program',
+    async ({ label, parallelismOf, throughMaps }) => {
+      const job = (attempt: number) =>
+        transfersJob(stepInput.inputs, {
+          intervalMs: CHECKPOINT_MS,
+          parallelism: parallelismOf[attempt] ?? 2,
+          threads: 1,
+          throughMaps,
+        });
+      // The first checkpoint completes late: its barrier waits at the ledger for the source that is
+      // not read yet (the other runs first, until its channel is full). No attempt fails before it.
+      const whole = await wholeRun(await makeTempDir('pipewright-txrestore-steps-'), job(0), EVERY_STEPS);
+      const dir = await makeTempDir('pipewright-txrestore-steps-');
+      const failures = parallelismOf.length - 1;
+      const attempts = await failAndRestore({
+        jobDir: dir,
+        job,
+        checkpointEverySteps: EVERY_STEPS,
+        failAtSteps: failurePoints(
+          randomFor(label),
+          failures,
+          whole.steps,
+          EVERY_STEPS,
+          whole.completedAt[0],
+        ),
       });
-    // The first checkpoint completes late: its barrier waits at the ledger for the source that is
-    // not read yet (the other runs first, until its channel is full). No attempt fails before it.
-    const whole = await wholeRun(await makeTempDir('pipewright-txrestore-steps-'), job(0), EVERY_STEPS);
-    const dir = await makeTempDir('pipewright-txrestore-steps-');
-    const failures = parallelismOf.length - 1;
-    const attempts = await failAndRestore({
-      jobDir: dir,
-      job,
-      checkpointEverySteps: EVERY_STEPS,
-      failAtSteps: failurePoints(randomFor(label), failures, whole.steps, EVERY_STEPS, whole.completedAt[0]),
-    });
-    expectFailedAndRestored(attempts, failures);
-    const context = describeStepAttempts(attempts);
-    for (const [file, lines] of stepInput.reference)
-      expect(describeDifference((await outputsIn(dir)).get(file)!, lines), `${context}\n${file}`).toBe('');
-  });
+      expectFailedAndRestored(attempts, failures);
+      const context = describeStepAttempts(attempts);
+      for (const [file, lines] of stepInput.reference)
+        expect(describeDifference((await outputsIn(dir)).get(file)!, lines), `${context}\n${file}`).toBe('');
+    },
+  );
 });

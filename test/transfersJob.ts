@@ -152,6 +152,12 @@ export interface TransfersShape {
   /** The transaction operator's parallelism. */
   readonly parallelism: number;
   readonly threads: number;
+  /**
+   * Each source's records pass a `map` (p1, forward) before the ledger: a producer into the
+   * transaction that takes barriers between records, in the middle of a slice, so the records it
+   * sent other subtasks just before must be told before the barrier (runtime/edgeRouter.ts).
+   */
+  readonly throughMaps?: boolean;
 }
 
 /**
@@ -160,8 +166,15 @@ export interface TransfersShape {
  */
 export function transfersJob(
   inputs: readonly [string, string],
-  { intervalMs, parallelism, threads }: TransfersShape,
+  { intervalMs, parallelism, threads, throughMaps = false }: TransfersShape,
 ): JobDocument {
+  const maps = throughMaps
+    ? [
+        { id: 'evensMap', kind: 'map', parallelism: 1, params: { code: 'function map(r) { return r; }' } },
+        { id: 'oddsMap', kind: 'map', parallelism: 1, params: { code: 'function map(r) { return r; }' } },
+      ]
+    : [];
+  const into = (source: string) => (throughMaps ? `${source}Map` : source);
   return {
     format: 'pipewright.job/1',
     name: 'transfers',
@@ -175,6 +188,7 @@ export function transfersJob(
     operators: [
       { id: 'evens', kind: 'source.jsonl', parallelism: 1, params: { path: inputs[0] } },
       { id: 'odds', kind: 'source.jsonl', parallelism: 1, params: { path: inputs[1] } },
+      ...maps,
       {
         id: 'ledger',
         kind: 'transaction',
@@ -185,8 +199,14 @@ export function transfersJob(
       { id: 'aborted', kind: 'sink.jsonl', parallelism: 1, params: { path: TRANSFERS_ABORTED } },
     ],
     edges: [
-      { id: 'evens-ledger', from: 'evens', to: 'ledger', partition: 'rebalance' },
-      { id: 'odds-ledger', from: 'odds', to: 'ledger', partition: 'hash', key: 'to' },
+      ...(throughMaps
+        ? [
+            { id: 'evens-map', from: 'evens', to: 'evensMap', partition: 'forward' },
+            { id: 'odds-map', from: 'odds', to: 'oddsMap', partition: 'forward' },
+          ]
+        : []),
+      { id: 'evens-ledger', from: into('evens'), to: 'ledger', partition: 'rebalance' },
+      { id: 'odds-ledger', from: into('odds'), to: 'ledger', partition: 'hash', key: 'to' },
       { id: 'ledger-out', from: 'ledger', to: 'out', partition: 'rebalance' },
       { id: 'ledger-aborted', from: 'ledger', fromPort: 'aborted', to: 'aborted', partition: 'rebalance' },
     ],

@@ -331,6 +331,9 @@ export class StepRecorder implements StateAccessSink {
           case 'end':
             step.kind = 'end';
             break;
+          case 'skipped':
+            // Debug runs broadcast into a transaction (jobAssembly.ts): no edge is routed there.
+            throw new Error('internal: a progress mark reached a debug run');
         }
         break;
       }

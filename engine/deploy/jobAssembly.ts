@@ -21,7 +21,7 @@ import { restoreState, StateSnapshots } from '../checkpoint/stateSnapshots.js';
 import { type CheckpointAcker, FileSubtaskCheckpointer } from '../checkpoint/subtaskCheckpointer.js';
 import { keyGroupRange } from '../graph/keyGroups.js';
 import { findKind } from '../graph/kinds/kindRegistry.js';
-import type { Plan, PlannedOperator } from '../graph/plan.js';
+import type { Plan, PlannedEdge, PlannedOperator } from '../graph/plan.js';
 import { planJob } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
 import { loadFactories, type PreparedOperator, prepareOperator } from '../operators/registry.js';
@@ -238,14 +238,27 @@ async function assembleSubtasks(
       .filter(hasKeyedState)
       .reduce((n, op) => n + [...Array(op.parallelism).keys()].filter((i) => here(op, i)).length, 0);
     const cacheBytes = stateCacheBudget() / Math.max(1, keyedSubtasks);
+    // Into a transaction of several subtasks each record goes to the owners of its rows only
+    // (runtime/edgeRouter.ts). Debug runs broadcast, as before: every subtask takes every
+    // record, so Step shows each one where it is walked through the serial order; the order is
+    // the same either way (transaction/txOrder.ts).
+    const routerOf = (edge: PlannedEdge) => {
+      const to = plan.byId.get(edge.to)!;
+      if (debug !== undefined || edge.feedback || !to.transactional || to.parallelism < 2) return undefined;
+      return prepared.get(to.id)!.router?.(plan.maxParallelism);
+    };
     let ordinal = 0;
     for (const op of plan.operators) {
       const userCode = runsUserCode(op);
       for (let index = 0; index < op.parallelism; index++, ordinal++) {
         if (!here(op, index)) continue;
         const inputs = channels.inputsOf(op.id, index);
-        const emitter = new Emitter(index, plan.maxParallelism, op.outputs, (edge) =>
-          channels.outputsOf(edge, index),
+        const emitter = new Emitter(
+          index,
+          plan.maxParallelism,
+          op.outputs,
+          (edge) => channels.outputsOf(edge, index),
+          (edge) => routerOf(edge),
         );
         let store: KvStore | undefined;
         if (hasKeyedState(op)) {

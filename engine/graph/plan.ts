@@ -30,9 +30,11 @@ export interface PlannedOperator {
   /** True when a feedback edge arrives here: the operator heads a loop. */
   readonly loopHead: boolean;
   /**
-   * A transaction operator: it routes its records itself. Every subtask sees every record (its
-   * input edges are planned as broadcast, whatever the job file says), and the subtasks send
-   * each other the rows they read over the internal feedback edge `rowsEdgeId(id)`.
+   * A transaction operator: it routes its records itself. Its input edges are planned as
+   * broadcast, whatever the job file says; in a run the engine routes each record to the
+   * subtasks that own its rows and progress marks to the others (runtime/edgeRouter.ts), in a
+   * debug run it broadcasts. The subtasks send each other the rows they read over the internal
+   * feedback edge `rowsEdgeId(id)`.
    */
   readonly transactional: boolean;
 }
@@ -78,7 +80,8 @@ export function planJob(job: Job): Plan {
     });
   }
   for (const edge of edges) {
-    // Into a transaction every subtask takes every record, in one order (see operators/transaction).
+    // Into a transaction each subtask takes the records of its rows, in one order (see
+    // operators/transaction): a broadcast edge the engine routes (runtime/edgeRouter.ts).
     const routed = transactional.has(edge.to) && !edge.feedback;
     const planned: PlannedEdge = {
       id: edge.id,

@@ -4,6 +4,7 @@
 import type { KindDescriptor } from '../graph/kinds/kindDescriptor.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import type { CheckpointFiles } from '../runtime/checkpointFiles.js';
+import type { EdgeRouter } from '../runtime/edgeRouter.js';
 import type { OperatorLogic, SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import type { SinkCommitter, SinkWriter } from '../runtime/sink.js';
 import type { Source } from '../runtime/source.js';
@@ -59,8 +60,15 @@ export type KindFactory =
        */
       readonly writesJsonText?: boolean;
     })
-  /** Transforms: the logic of each subtask, as it is (user functions). */
-  | (FactoryBase & { readonly role: 'transform'; createLogic(context: OperatorContext): LogicFactory });
+  /**
+   * Transforms: the logic of each subtask, as it is (user functions); an operator that places its
+   * records itself (a transaction) also makes the router each producer into it uses.
+   */
+  | (FactoryBase & {
+      readonly role: 'transform';
+      createLogic(context: OperatorContext): LogicFactory;
+      createRouter?(context: OperatorContext): (maxParallelism: number) => EdgeRouter;
+    });
 
 /** What a kind module exports (as `kind`): the kind, whole. */
 export interface KindModule {

@@ -7,6 +7,7 @@ import { JobError } from '../graph/jobError.js';
 import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { PlannedOperator } from '../graph/plan.js';
 import type { ConnectorState } from '../runtime/connectorState.js';
+import type { EdgeRouter } from '../runtime/edgeRouter.js';
 import type { SinkCommitter } from '../runtime/sink.js';
 import type { Source } from '../runtime/source.js';
 import { checkConfined, checkNoEnvironment } from './confinement.js';
@@ -31,6 +32,8 @@ export interface PreparedOperator {
   readonly committer?: SinkCommitter;
   /** Sinks whose writers write JSON text: see KindFactory's `writesJsonText`. */
   readonly writesJsonText?: boolean;
+  /** An operator that places its records itself (a transaction): a router for each producer. */
+  readonly router?: (maxParallelism: number) => EdgeRouter;
 }
 
 /**
@@ -72,8 +75,11 @@ export function prepareOperator(
         writesJsonText: factory.writesJsonText === true,
       };
     }
-    case 'transform':
-      return { planned: resolved, create: factory.createLogic(context) };
+    case 'transform': {
+      const create = factory.createLogic(context);
+      const router = factory.createRouter?.(context);
+      return router === undefined ? { planned: resolved, create } : { planned: resolved, create, router };
+    }
   }
 }
 

@@ -1,6 +1,8 @@
 // transaction: each record is one serializable multi-key transaction (Calvin, Thomson et al.
-// 2012; Streaming Ledger). The order comes first: every subtask takes every record and merges
-// its input channels into one serial order (transaction/txOrder.ts). Then each subtask runs, in
+// 2012; Streaming Ledger). The order comes first: each producer sends a record to the subtasks
+// that own one of its rows and tells the others how many it skipped (transaction/txRouter.ts,
+// runtime/edgeRouter.ts; debug runs broadcast instead), and every subtask merges its input
+// channels into the one serial order (transaction/txOrder.ts). Then each subtask runs, in
 // that order, the transactions that touch a row it owns: it reads its rows, sends them to the
 // other subtasks the transaction touches over the operator's own feedback edge, and once it has
 // theirs runs transact(record, tx) itself and writes its own rows. Every participant computes
@@ -13,11 +15,12 @@
 //
 // Checkpoints: when the barriers are aligned a subtask first runs every transaction the
 // records before them made runnable (the same set on every subtask), then snapshots its rows
-// and the records still waiting for their turn (the same on every subtask). So no read is in
-// flight at a cut, and a restore at any parallelism starts from one serial point.
+// and the records still waiting for their turn (those of its rows; the union over the subtasks
+// is every record past one serial point). So no read is in flight at a cut, and a restore at
+// any parallelism starts from that point: each subtask takes the union's records of its rows.
 import { ROWS_PORT } from '../graph/plan.js';
 import type { Channel } from '../runtime/channel.js';
-import type { Envelope } from '../runtime/envelope.js';
+import type { Envelope, SkipCount } from '../runtime/envelope.js';
 import { BaseLogic, type OperatorSnapshot, type SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { RecordFailure } from '../runtime/recordFailure.js';
 import { compileUserCode } from '../sandbox/userCode.js';
@@ -34,10 +37,12 @@ import {
 import { queueSnapshot, restoredQueue } from './transaction/queueSnapshot.js';
 import { RowLocks } from './transaction/rowLocks.js';
 import { copied, type TxOutcome, txHandle } from './transaction/txContext.js';
-import { OrderedInput, orderText, type QueuedRecord } from './transaction/txOrder.js';
+import { OrderedInput, orderId, type QueuedRecord } from './transaction/txOrder.js';
 import { transactionReport } from './transaction/txReport.js';
+import { txRouter } from './transaction/txRouter.js';
 import { rowId, type TxRows, txRows } from './transaction/txRows.js';
 import { readOwnRows, runTransaction, writeOwnRows } from './transaction/txRun.js';
+import { TxWindow } from './transaction/txWindow.js';
 
 // biome-ignore lint/complexity/noBannedTypes: user code is any function
 type UserFunction = Function;
@@ -60,16 +65,16 @@ class TransactionLogic extends BaseLogic {
   private readonly handle = txHandle();
   private readonly tables: ReadonlySet<string>;
   /** Transactions between their turn and their emit, in the serial order. */
-  private window: Pending[] = [];
+  private readonly window = new TxWindow();
   /** Those not run yet, by order, for the rows other participants send. */
-  private readonly waiting = new Map<string, Pending>();
+  private readonly waiting = new Map<number, Pending>();
   private readonly locks = new RowLocks<Pending>();
   /** Event times of the records taken and not yet emitted or passed over. */
   private readonly held = new HeldTimes();
   /** Transactions that have every row they need, to run in turn. */
   private runnable: Pending[] = [];
   /** Rows other participants sent for transactions this subtask has not reached yet. */
-  private early = new Map<string, RowsMessage[]>();
+  private early = new Map<number, RowsMessage[]>();
   /**
    * transact called as a plain function, never as a method of this logic: user code would see the
    * logic (and env: resolved params, checkpoint files) as its `this`.
@@ -99,6 +104,8 @@ class TransactionLogic extends BaseLogic {
     const channel = from === undefined ? undefined : this.channels.get(from);
     if (channel === undefined) this.rowsCame(envelope.value as RowsMessage);
     else {
+      // A routed edge: the records skipped just before this one, told with it.
+      if (envelope.key !== undefined) this.input.skip(channel, envelope.key as SkipCount);
       this.input.add(channel, envelope);
       if (envelope.timestamp !== undefined) this.held.add(envelope.timestamp);
     }
@@ -120,7 +127,7 @@ class TransactionLogic extends BaseLogic {
     this.held.clear();
     for (const record of this.input.queued())
       if (record.envelope.timestamp !== undefined) this.held.add(record.envelope.timestamp);
-    for (const pending of this.window) {
+    for (const pending of this.window.all()) {
       const timestamp = pending.record.envelope.timestamp;
       if (timestamp !== undefined) this.held.add(timestamp);
     }
@@ -132,9 +139,15 @@ class TransactionLogic extends BaseLogic {
     return this.drain();
   }
 
+  channelSkipped(channel: Channel, skipped: SkipCount): void | Promise<void> {
+    const index = this.channels.get(channel);
+    if (index !== undefined) this.input.skip(index, skipped);
+    return this.drain();
+  }
+
   /** At a cut nothing is under way: every transaction the records before it made runnable has run. */
   readyForSnapshot(): boolean {
-    return this.window.length === 0 && this.input.peek() === undefined;
+    return this.window.size === 0 && this.input.peek() === undefined;
   }
 
   private rowsCame(message: RowsMessage): void {
@@ -166,7 +179,7 @@ class TransactionLogic extends BaseLogic {
         continue;
       }
       this.flush();
-      if (this.window.length >= WINDOW) return;
+      if (this.window.size >= WINDOW) return;
       const record = this.input.peek();
       if (record === undefined) return;
       this.input.take(record);
@@ -198,7 +211,7 @@ class TransactionLogic extends BaseLogic {
     const pending: Pending = {
       record,
       rows,
-      order: orderText(record.key),
+      order: orderId(record.key),
       values: [],
       lockIds: undefined,
       missing: rows.participants.length - 1,
@@ -217,8 +230,11 @@ class TransactionLogic extends BaseLogic {
     for (const row of rows.rows) if (row.owner === me) lockIds.push(rowId(row.table, row.key));
     pending.lockIds = lockIds;
     this.waiting.set(pending.order, pending);
-    for (const came of this.early.get(pending.order) ?? []) this.absorb(pending, came);
-    this.early.delete(pending.order);
+    const early = this.early.get(pending.order);
+    if (early !== undefined) {
+      for (const came of early) this.absorb(pending, came);
+      this.early.delete(pending.order);
+    }
     for (const id of lockIds) if (!this.locks.request(id, pending)) pending.blocked++;
     if (pending.blocked === 0) this.readOwn(pending);
   }
@@ -237,7 +253,7 @@ class TransactionLogic extends BaseLogic {
     const shared = pending.rows.participants.length > 1;
     const mine = readOwnRows(env.state!, pending, me, shared);
     pending.read = true;
-    if (shared) {
+    if (mine !== undefined) {
       this.setLineage(pending);
       const message: RowsMessage = { order: pending.order, rows: mine };
       for (const other of pending.rows.participants)
@@ -275,13 +291,11 @@ class TransactionLogic extends BaseLogic {
   /** Emits, in the serial order, what the transactions this subtask leads have run. */
   private flush(): void {
     const window = this.window;
-    let done = 0;
-    while (done < window.length && window[done]!.outcome !== undefined) {
-      const pending = window[done++]!;
+    for (let pending = window.first(); pending?.outcome !== undefined; pending = window.first()) {
+      window.shift();
       this.emitOutcome(pending);
       this.letGo(pending.record);
     }
-    if (done > 0) window.splice(0, done);
   }
 
   private emitOutcome(pending: Pending): void {
@@ -311,13 +325,29 @@ class TransactionLogic extends BaseLogic {
   restoreOperatorState(states: readonly unknown[]): void {
     const restored = restoredQueue(states);
     if (restored === undefined) return;
-    this.input.restore(restored.records, restored.clocks);
+    // The old subtasks' records of this one's rows (as the parallelism is now): another's wait
+    // there. One keys() fails on stays, to fail at its turn as it would have.
+    const me = this.env.subtask;
+    const mine = restored.records.filter((record) => {
+      try {
+        const rows = txRows(
+          this.keysOf(record.envelope.value),
+          this.tables,
+          this.env.parallelism,
+          this.maxParallelism,
+        );
+        return rows.participants.includes(me);
+      } catch {
+        return true;
+      }
+    });
+    this.input.restore(mine, restored.clocks);
     this.holdAgain();
   }
 
   override endInput(): void {
     // Every channel has ended: nothing may be left waiting for its turn or for rows.
-    const left = this.window.length + this.input.size;
+    const left = this.window.size + this.input.size;
     if (left > 0) throw new Error(`internal: ${left} transaction(s) were left unrun when the input ended`);
   }
 
@@ -325,7 +355,7 @@ class TransactionLogic extends BaseLogic {
     return {
       queued: this.input.queued(),
       clocks: this.input.clocks.map((c) => c.state()),
-      window: this.window.map(savedPending),
+      window: this.window.all().map(savedPending),
       early: [...this.early].map(([order, list]) => [order, [...list]]),
     };
   }
@@ -334,7 +364,7 @@ class TransactionLogic extends BaseLogic {
     const saved = progress as SavedProgress;
     this.input.restore(saved.queued, saved.clocks);
     this.early = new Map(saved.early.map(([order, list]) => [order, [...list]]));
-    this.window = [];
+    this.window.clear();
     this.waiting.clear();
     this.locks.clear();
     this.runnable = [];
@@ -378,6 +408,22 @@ export const transactionFactory: KindFactory = {
     return (env) => {
       const fns = compiled[env.subtask]!;
       return new TransactionLogic(env, fns.keys, fns.transact, maxParallelismOf(env));
+    };
+  },
+  createRouter: ({ planned }) => {
+    const operator = planned.operator;
+    const params = operator.params as { code: string; tables: string[] };
+    const tables = new Set(params.tables);
+    // Compiled per producer subtask and edge, each in a Compartment of its own, when its
+    // emitter is made: keys() runs there too now (it reads only the record).
+    return (maxParallelism) => {
+      const { keys } = compileUserCode({
+        code: params.code,
+        operatorId: operator.id,
+        functionNames: ['keys', 'transact'],
+        required: ['keys', 'transact'],
+      });
+      return txRouter(keys!, tables, planned.parallelism, maxParallelism);
     };
   },
 };

@@ -39,6 +39,18 @@ describe('batchCodec', () => {
     expect(out[0]![1][8]).toBe(END_OF_STREAM);
   });
 
+  it("gives back a routed edge's progress marks and a record's skipped count as they were", () => {
+    const items: ChannelItem[] = [
+      { type: 'skipped', skipped: [3] },
+      envelope({ id: 1 }, [2, 0, 1_700_000_000_000], -1, 1_700_000_000_001, file, 5),
+      { type: 'skipped', skipped: [4, 1, 17] },
+      envelope({ id: 2 }, undefined, -1, undefined, file, 6),
+    ];
+    const { out, count } = roundTrip(new BatchEncoder(), new BatchDecoder(), [[1, items]]);
+    expect(count).toBe(4);
+    expect(out).toEqual([[1, items]]);
+  });
+
   it('sends a source once per direction, and its records still name it after', () => {
     const encoder = new BatchEncoder();
     const decoder = new BatchDecoder();

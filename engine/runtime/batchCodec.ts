@@ -10,7 +10,8 @@
 // Records are JSON values already (records leaving user code are copied as JSON), so the
 // encoding loses nothing. Where a record came from repeats from
 // record to record: each source is sent once per direction of a link and named by its index after.
-import type { ChannelItem, Envelope } from './envelope.js';
+// A routed edge's progress mark (into a transaction) sends its skip count among the values.
+import type { ChannelItem, Envelope, SkipCount } from './envelope.js';
 import { barrier, END_OF_STREAM, envelope, IDLE, watermark } from './envelope.js';
 import { JsonTextEnvelope } from './jsonTextEnvelope.js';
 import { type RecordSource, recordSourceKey } from './recordSource.js';
@@ -18,8 +19,8 @@ import { type RecordSource, recordSourceKey } from './recordSource.js';
 /**
  * One batch on the wire. `numbers`, per channel: its id, its item count, then per item a tag and
  * the item's numbers: a record [tag, keyGroup, timestamp (NaN: none), source index (-1: none),
- * position], a barrier [tag, checkpoint id], a watermark [tag, time], an idle mark or an end of
- * stream [tag]. A record's tag says whether it has a key and where its value is: in `values`,
+ * position], a barrier [tag, checkpoint id], a watermark [tag, time], an idle mark, an end of
+ * stream or a progress mark [tag] (the mark's skip count in `values`). A record's tag says whether it has a key and where its value is: in `values`,
  * in `lines`, or in `texts`, followed then by its text's length.
  */
 export interface EncodedBatch {
@@ -43,6 +44,7 @@ const BARRIER = 8;
 const WATERMARK = 9;
 const IDLE_MARK = 10;
 const END = 11;
+const SKIPPED = 12;
 
 /** One direction of a link: remembers which sources the other side already knows. */
 export class BatchEncoder {
@@ -88,6 +90,10 @@ export class BatchEncoder {
             break;
           case 'end':
             numbers[this.at++] = END;
+            break;
+          case 'skipped':
+            numbers[this.at++] = SKIPPED;
+            values.push(item.skipped);
             break;
         }
       }
@@ -203,6 +209,7 @@ export class BatchDecoder {
         } else if (tag === BARRIER) items[i] = barrier(numbers[at++]!);
         else if (tag === WATERMARK) items[i] = watermark(numbers[at++]!);
         else if (tag === IDLE_MARK) items[i] = IDLE;
+        else if (tag === SKIPPED) items[i] = { type: 'skipped', skipped: values[nextValue++] as SkipCount };
         else items[i] = END_OF_STREAM;
       }
       count += length;

@@ -2,12 +2,14 @@
 import { keyGroupOf, subtaskOfKeyGroup } from '../graph/keyGroups.js';
 import type { PlannedEdge } from '../graph/plan.js';
 import type { Channel } from './channel.js';
+import { type EdgeRouter, SkipTally } from './edgeRouter.js';
 import {
   type ChannelItem,
   type Envelope,
   IDLE,
   envelope as makeEnvelope,
   type RecordSource,
+  type Skipped,
   watermark,
 } from './envelope.js';
 import { type KeyExtractor, keyExtractor } from './keyExtractor.js';
@@ -20,6 +22,9 @@ interface Route {
   readonly key: KeyExtractor | undefined;
   /** Next target of a rebalance edge. */
   next: number;
+  /** A routed edge (planned as broadcast): who takes each record, and what the others skipped. */
+  readonly router: EdgeRouter | undefined;
+  readonly skips: SkipTally | undefined;
 }
 
 /**
@@ -58,6 +63,10 @@ export class Emitter {
   readonly lineage: Lineage = { timestamp: undefined, source: undefined, position: 0 };
   private readonly routes = new Map<string, Route[]>();
   private readonly outRoutes: Route[] | undefined;
+  /** The highest watermark sent since this emitter was made (routed edges count it in). */
+  private watermarkSent = Number.NEGATIVE_INFINITY;
+  /** Routes of routed edges, whose skipped records are told at the end of each slice. */
+  private readonly routed: Route[] = [];
   readonly allChannels: Channel[] = [];
   tap: EmitTap | undefined;
   /** Sources with event time: told each record's time after it is sent (sourceWatermarks.ts). */
@@ -73,10 +82,14 @@ export class Emitter {
     private readonly maxParallelism: number,
     outputs: ReadonlyMap<string, readonly PlannedEdge[]>,
     channelsOf: (edge: PlannedEdge) => Channel[],
+    /** The router of each edge whose consumer places records itself (a transaction), if any. */
+    routerOf?: (edge: PlannedEdge) => EdgeRouter | undefined,
   ) {
     for (const [port, edges] of outputs) {
-      const routes = edges.map((edge) => {
+      const routes = edges.map((edge): Route => {
         const channels = channelsOf(edge);
+        const router = edge.partition === 'broadcast' ? routerOf?.(edge) : undefined;
+
         // Forward edges leave holes: only the channel to the same subtask index exists.
         for (const channel of channels) if (channel !== undefined) this.allChannels.push(channel);
         return {
@@ -85,9 +98,12 @@ export class Emitter {
           key: edge.partition === 'hash' ? keyExtractor(edge) : undefined,
           // Round robin starts at the subtask's own index, as a deterministic spread.
           next: subtask,
+          router,
+          skips: router === undefined ? undefined : new SkipTally(channels.length),
         };
       });
       this.routes.set(port, routes);
+      for (const route of routes) if (route.skips !== undefined) this.routed.push(route);
     }
     this.outRoutes = this.routes.get('out');
     this.crossesThreads = this.allChannels.some((channel) => channel instanceof OutboundChannel);
@@ -128,6 +144,10 @@ export class Emitter {
           break;
         }
         case 'broadcast':
+          if (route.router !== undefined) {
+            copies = this.sendRouted(route, value, copies, text);
+            break;
+          }
           for (const channel of channels) {
             this.send(channel, copies++ === 0 ? value : structuredClone(value), undefined, -1, text);
           }
@@ -138,6 +158,48 @@ export class Emitter {
     // a transaction, every one) does not multiply what the source read.
     this.recordsOut += routes.length;
     this.afterRecord?.(this.lineage.timestamp);
+  }
+
+  /**
+   * A routed edge: the record to the subtasks its router names, each with what it skipped just
+   * before (in the envelope's key); the others count it as skipped. Returns the copies made.
+   */
+  private sendRouted(route: Route, value: unknown, copies: number, text: string | undefined): number {
+    const channels = route.channels;
+    const skips = route.skips!;
+    const targets = route.router!.targets(value);
+    const timestamp = this.lineage.timestamp;
+    let t = 0;
+    for (let i = 0; i < channels.length; i++) {
+      if (targets !== undefined && targets[t] !== i) {
+        skips.skip(i, timestamp, this.watermarkSent);
+        continue;
+      }
+      t++;
+      this.send(channels[i]!, copies++ === 0 ? value : structuredClone(value), skips.take(i), -1, text);
+    }
+    return copies;
+  }
+
+  /**
+   * Tells each channel of a routed edge the records it skipped since its last item (a progress
+   * mark), so its consumer knows nothing before them is still coming: at the end of every slice
+   * (before the producer waits), and before a barrier or the end (so every consumer's numbering
+   * of the channel is the same at a cut, and a restore starts each at zero skipped).
+   */
+  tellSkipped(): void {
+    for (const route of this.routed) {
+      const skips = route.skips!;
+      if (!skips.pending) continue;
+      skips.pending = false;
+      const channels = route.channels;
+      for (let i = 0; i < channels.length; i++) {
+        const skipped = skips.take(i);
+        if (skipped === undefined) continue;
+        const mark: Skipped = { type: 'skipped', skipped };
+        channels[i]!.push(mark);
+      }
+    }
   }
 
   /**
@@ -158,6 +220,8 @@ export class Emitter {
 
   /** Event time reached `timestamp` here: every channel but the feedback ones is told. */
   emitWatermark(timestamp: number): void {
+    if (timestamp > this.watermarkSent && timestamp !== Number.POSITIVE_INFINITY)
+      this.watermarkSent = timestamp;
     this.pushControl(watermark(timestamp));
   }
 

@@ -8,7 +8,10 @@ export type { RecordSource } from './recordSource.js';
 export interface Envelope {
   readonly type: 'record';
   readonly value: unknown;
-  /** The key of a hash edge (an array for a composite key); undefined on other edges. */
+  /**
+   * The key of a hash edge (an array for a composite key); on a routed edge the records skipped
+   * just before this one (a `SkipCount`), if any; undefined on other edges.
+   */
   readonly key: unknown;
   readonly keyGroup: number;
   /** Event time in ms, when the source assigns one. */
@@ -54,7 +57,24 @@ export interface EndOfStream {
   readonly type: 'end';
 }
 
-export type ChannelItem = Envelope | Barrier | Watermark | Idle | EndOfStream;
+/**
+ * Records of a routed edge (into a transaction) that went to other subtasks since the last item
+ * on this channel: how many, and, if any had an event time, the index among them of the first
+ * that had and the highest such time (each as the higher of it and the watermark it came after). That is all a consumer needs to number the channel's records as
+ * every subtask does (operators/transaction/txOrder.ts). A record of a routed edge carries the
+ * same, in its envelope's `key`, for the records skipped just before it.
+ */
+export type SkipCount =
+  | readonly [count: number]
+  | readonly [count: number, firstTimed: number, maxTime: number];
+
+/** A progress mark (Calvin's sequencer): nothing before it is still coming on this channel. */
+export interface Skipped {
+  readonly type: 'skipped';
+  readonly skipped: SkipCount;
+}
+
+export type ChannelItem = Envelope | Barrier | Watermark | Idle | EndOfStream | Skipped;
 
 /** Every envelope is made here, so all have one shape (V8 keeps the code that reads them fast). */
 export function envelope(

@@ -9,7 +9,7 @@ import type { KeyedState } from '../state/keyedState.js';
 import { after, type MaybePromise } from '../state/maybePromise.js';
 import type { Channel } from './channel.js';
 import type { Emitter } from './emitter.js';
-import type { ChannelItem, Envelope } from './envelope.js';
+import type { ChannelItem, Envelope, SkipCount } from './envelope.js';
 import type { InputGate } from './inputGate.js';
 import type { LogicCalls } from './logicCalls.js';
 import type { Subtask } from './subtask.js';
@@ -192,6 +192,8 @@ export class InputProcessor {
       }
       case 'end':
         return this.channelEnded(channel);
+      case 'skipped':
+        return this.channelSkipped(channel, item.skipped);
     }
   }
 
@@ -254,6 +256,19 @@ export class InputProcessor {
     let pending: MaybePromise;
     try {
       pending = logic.channelProgress(channel, watermark) ?? undefined;
+    } catch (error) {
+      throw this.calls.failure(error);
+    }
+    return after(pending, this.releaseHeld);
+  }
+
+  /** A routed channel's progress mark: records that went to other subtasks (transactions). */
+  private channelSkipped(channel: Channel, skipped: SkipCount): MaybePromise {
+    const logic = this.task.logic;
+    if (logic.channelSkipped === undefined) return undefined;
+    let pending: MaybePromise;
+    try {
+      pending = logic.channelSkipped(channel, skipped) ?? undefined;
     } catch (error) {
       throw this.calls.failure(error);
     }

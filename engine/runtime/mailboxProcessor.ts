@@ -14,8 +14,14 @@ import type { Suspension } from './suspension.js';
 export class MailboxProcessor {
   private readonly time: SubtaskTime;
   private readonly store: KvStore | undefined;
-  /** Bound once, as it ends every slice. */
-  private readonly flushStore = (): MaybePromise => this.store?.maybeFlush();
+  /**
+   * Bound once, as it ends every slice: routed edges tell what they skipped (their consumers
+   * may be waiting on it), and state writes go to the store.
+   */
+  private readonly sliceOver = (): MaybePromise => {
+    this.task.emitter.tellSkipped();
+    return this.store?.maybeFlush();
+  };
 
   constructor(
     private readonly task: Subtask,
@@ -102,7 +108,7 @@ export class MailboxProcessor {
 
   /** A slice's state writes go to the store once it is over. */
   private endSlice(pending: MaybePromise): MaybePromise {
-    return after(pending, this.flushStore);
+    return after(pending, this.sliceOver);
   }
 
   /**

@@ -6,7 +6,7 @@ import type { Channel } from './channel.js';
 import type { CheckpointFiles } from './checkpointFiles.js';
 import type { ConnectorState } from './connectorState.js';
 import type { Emitter } from './emitter.js';
-import type { Envelope } from './envelope.js';
+import type { Envelope, SkipCount } from './envelope.js';
 import type { SourceEventTime } from './source.js';
 import type { FiredTimer, TimerService } from './timers.js';
 import type { TransactionTap } from './transactionReport.js';
@@ -117,6 +117,11 @@ export interface OperatorLogic {
    * records waits on every channel (transactions) may go on.
    */
   channelProgress?(channel: Channel, watermark: number): void | Promise<void>;
+  /**
+   * A routed input channel (runtime/edgeRouter.ts) sent `skipped` records to other subtasks:
+   * nothing before them is still coming on it.
+   */
+  channelSkipped?(channel: Channel, skipped: SkipCount): void | Promise<void>;
   /**
    * A logic that emits records later than it takes them: the least event time of the records it
    * holds (Infinity when none). The subtask's watermark goes on downstream only up to it.

@@ -260,6 +260,7 @@ export class Subtask {
   closeOutputs(): void {
     this.phase = 'finished';
     this.time.stopWake();
+    this.emitter.tellSkipped();
     for (const channel of this.emitter.allChannels) channel.push(END_OF_STREAM);
   }
 

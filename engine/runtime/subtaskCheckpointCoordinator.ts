@@ -123,6 +123,7 @@ export class SubtaskCheckpointCoordinator {
       sourceTime: task.sourceWatermarks?.state(),
     });
     if (task.phase !== 'finished') {
+      task.emitter.tellSkipped();
       for (const channel of task.emitter.allChannels) channel.push(barrier(checkpointId));
     }
     return taken;

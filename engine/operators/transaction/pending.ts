@@ -1,12 +1,13 @@
 // A transaction a subtask takes part in, between its turn and its emit, and the messages its
 // participants exchange; and the same as plain data, for the debugger's time travel.
 import type { RowValue, TxOutcome } from './txContext.js';
-import { type ChannelClockState, orderText, type QueuedRecord } from './txOrder.js';
+import { type ChannelClockState, orderId, type QueuedRecord } from './txOrder.js';
 import type { TxRows } from './txRows.js';
 
 /** The rows one participant read for a transaction (by their index in keys()), sent to the others. */
 export interface RowsMessage {
-  readonly order: string;
+  /** The transaction's orderId. */
+  readonly order: number;
   readonly rows: ReadonlyArray<readonly [index: number, exists: boolean, value: unknown]>;
 }
 
@@ -14,7 +15,8 @@ export interface RowsMessage {
 export interface Pending {
   readonly record: QueuedRecord;
   readonly rows: TxRows;
-  readonly order: string;
+  /** Its orderId (txOrder.ts). */
+  readonly order: number;
   /** Rows as they stood before it, by index: its own once read, the others' as they come. */
   readonly values: (RowValue | undefined)[];
   /** Its own rows' lock names, once it queued for them (one that ran at once never did). */
@@ -49,7 +51,7 @@ export interface SavedProgress {
   readonly queued: QueuedRecord[];
   readonly clocks: ChannelClockState[];
   readonly window: SavedPending[];
-  readonly early: [string, RowsMessage[]][];
+  readonly early: [number, RowsMessage[]][];
 }
 
 export function savedPending(p: Pending): SavedPending {
@@ -72,7 +74,7 @@ export function restoredPending(p: SavedPending, rows: TxRows): Pending {
   return {
     record: p.record,
     rows,
-    order: orderText(p.record.key),
+    order: orderId(p.record.key),
     values: [...p.values],
     lockIds: undefined,
     missing: p.missing,

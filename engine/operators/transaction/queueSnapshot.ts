@@ -1,6 +1,8 @@
 // What a transaction operator's checkpoint keeps beyond its rows: the records taken and not yet
 // run, and each input channel's clock, as JSON (the checkpoint's `operatorState`). At a cut
-// every subtask holds the same of both, so a restore at any parallelism takes the first one's.
+// every subtask's clocks count the same records (a routed edge tells what it skipped before a
+// barrier), and each holds the waiting records of its rows (before routing, all of them): a
+// restore at any parallelism takes the first one's clocks and the union of the records.
 import { type Envelope, envelope } from '../../runtime/envelope.js';
 import type { ChannelClockState, OrderKey, QueuedRecord } from './txOrder.js';
 
@@ -42,13 +44,27 @@ export function queueSnapshot(
   };
 }
 
-/** The records and clocks a checkpoint's old subtasks held (the first that held any), if any. */
+/**
+ * The records a checkpoint's old subtasks held (each once: a record of several subtasks' rows
+ * waited on each) and the clocks of the first that held any, if any.
+ */
 export function restoredQueue(
   states: readonly unknown[],
 ): { records: QueuedRecord[]; clocks: ChannelClockState[] } | undefined {
-  const saved = states.find((s) => s !== undefined) as QueueSnapshot | undefined;
+  const all = states.filter((s) => s !== undefined) as QueueSnapshot[];
+  const saved = all[0];
   if (saved === undefined) return undefined;
-  const records = saved.queued.map(([time, channel, position, value, timestamp, source, sourcePosition]) => {
+  const seen = new Set<string>();
+  const queued: SavedRecord[] = [];
+  for (const state of all) {
+    for (const record of state.queued) {
+      const id = `${record[1]}:${record[2]}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      queued.push(record);
+    }
+  }
+  const records = queued.map(([time, channel, position, value, timestamp, source, sourcePosition]) => {
     const key: OrderKey = { time, channel, position };
     const restored = envelope(
       value,

@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { SkipTally } from '../../runtime/edgeRouter.js';
 import { envelope } from '../../runtime/envelope.js';
-import { OrderedInput } from './txOrder.js';
+import { ChannelClock, OrderedInput } from './txOrder.js';
 
 const rec = (value: unknown, timestamp?: number) => envelope(value, undefined, -1, timestamp, undefined, 0);
 
@@ -78,5 +80,89 @@ describe('OrderedInput', () => {
     other.restore(queued, clocks);
     other.add(2, rec('c0'));
     expect(drain(other)).toEqual(['a2']);
+  });
+});
+
+// A routed edge (runtime/edgeRouter.ts) sends a subtask only the records of its rows and counts
+// the others (SkipTally); the subtask's clock must then give its records the keys, and the
+// channel the bounds, that a clock taking every record gives: that is the serial order.
+type Event =
+  | { readonly kind: 'record'; readonly timestamp: number | undefined; readonly mine: boolean }
+  | { readonly kind: 'watermark'; readonly timestamp: number }
+  | { readonly kind: 'mark' }
+  | { readonly kind: 'restore' };
+
+const eventArb: fc.Arbitrary<Event> = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('record' as const),
+      timestamp: fc.option(fc.integer({ min: 0, max: 60 }), { nil: undefined }),
+      mine: fc.boolean(),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('watermark' as const),
+      timestamp: fc.integer({ min: 0, max: 60 }),
+    }),
+  },
+  { weight: 2, arbitrary: fc.constant({ kind: 'mark' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'restore' as const }) },
+);
+
+describe('ChannelClock told of skipped records', () => {
+  it('numbers its records, and bounds the channel, as a clock that took every record', () => {
+    fc.assert(
+      fc.property(fc.array(eventArb, { maxLength: 60 }), (events) => {
+        let all = new ChannelClock(0);
+        let mine = new ChannelClock(0);
+        let tally = new SkipTally(1);
+        // What the producer's emitter has sent since it opened: a restore opens a new one.
+        let watermark = Number.NEGATIVE_INFINITY;
+        const told = () => {
+          const skipped = tally.take(0);
+          if (skipped !== undefined) mine.skip(skipped);
+        };
+        for (const event of events) {
+          switch (event.kind) {
+            case 'record': {
+              const key = all.stamp(event.timestamp);
+              if (!event.mine) {
+                tally.skip(0, event.timestamp, watermark);
+                break;
+              }
+              told();
+              expect(mine.stamp(event.timestamp)).toEqual(key);
+              break;
+            }
+            case 'watermark':
+              watermark = Math.max(watermark, event.timestamp);
+              all.progress(event.timestamp);
+              mine.progress(event.timestamp);
+              break;
+            case 'mark':
+              told();
+              expect(mine.bound()).toEqual(all.bound());
+              break;
+            case 'restore': {
+              // A barrier: the producer tells what it skipped first, then both clocks are
+              // checkpointed and come back; the producer starts afresh.
+              told();
+              const saved = [all.state(), mine.state()] as const;
+              all = new ChannelClock(0);
+              all.restore(saved[0]);
+              mine = new ChannelClock(0);
+              mine.restore(saved[1]);
+              tally = new SkipTally(1);
+              watermark = Number.NEGATIVE_INFINITY;
+              break;
+            }
+          }
+        }
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -1,13 +1,16 @@
-// The serial order of a transaction operator's records, the same on every subtask. Every
-// subtask takes every record (its input edges are broadcast), so each sees the same sequence
-// on each input channel; merging the channels by a key computed from that sequence alone
-// gives every subtask, every run and every restore the same order:
+// The serial order of a transaction operator's records, the same on every subtask: this file is
+// where the order docs/job-file.md documents ("Serial order") is kept. Each subtask numbers
+// each input channel's records alike, whether it takes them all (debug runs broadcast) or only
+// those of its rows (routed edges, runtime/edgeRouter.ts: the others reach it as counts of
+// skipped records, `skip`, which advance its clock exactly as taking them would); merging the
+// channels by a key computed from that numbering alone gives every subtask, every run and every
+// restore the same order:
 //   (time, channel, position)
 // position counts the channel's records; time is the position itself while the channel has
 // carried no event time, and otherwise the highest timestamp (or watermark) the channel has
 // carried so far. So one upstream subtask keeps its order, and several merge by event time
 // when there is one, round robin by position when there is none.
-import type { Envelope } from '../../runtime/envelope.js';
+import type { Envelope, SkipCount } from '../../runtime/envelope.js';
 
 export interface OrderKey {
   readonly time: number;
@@ -21,9 +24,18 @@ export function compareOrder(a: OrderKey, b: OrderKey): number {
   return a.position - b.position;
 }
 
-/** The order as text that sorts the same way for the times seen in practice (reports, messages). */
+/** The order as text that sorts the same way for the times seen in practice (the debugger's reports). */
 export function orderText(key: OrderKey): string {
   return `${key.channel}:${key.position}@${key.time}`;
+}
+
+/**
+ * A number naming one record among those in flight (the participants' rows messages, the
+ * waiting transactions): its channel and position, which no two records share. A number, not
+ * orderText: no string built and hashed per record.
+ */
+export function orderId(key: OrderKey): number {
+  return key.position * 65_536 + key.channel;
 }
 
 export interface ChannelClockState {
@@ -59,6 +71,35 @@ export class ChannelClock {
     return { time: this.time, channel: this.channel, position };
   }
 
+  /**
+   * The watermark the channel had when this clock was restored: the producer counts only those
+   * it has sent since (it starts afresh with every run), the clock adds this one to them.
+   */
+  private restoredWatermark = Number.NEGATIVE_INFINITY;
+
+  /**
+   * Records of the channel that went to other subtasks: the clock moves exactly as `stamp` would
+   * have moved it for each of them. Their times come as the index of the first timed one and the
+   * highest time, each time already the higher of it and the watermark it came after (but one
+   * from before a restore). Not this clock's watermark now: an untimed record's key takes `time`
+   * as it stands, and that watermark may have come after the skipped records.
+   */
+  skip(skipped: SkipCount): void {
+    const first = this.next;
+    this.next += skipped[0];
+    if (skipped.length === 1) {
+      if (!this.timed) this.time = this.next - 1;
+      return;
+    }
+    // Indexes, not an array pattern: after lockdown that goes through the tamed iterator.
+    const firstTimed = skipped[1];
+    const maxTime = skipped[2];
+    this.time = this.timed
+      ? Math.max(this.time, maxTime, this.restoredWatermark)
+      : Math.max(maxTime, first + firstTimed, this.restoredWatermark);
+    this.timed = true;
+  }
+
   /** A watermark (Infinity: the end) on this channel: later records are at least that late in the order. */
   progress(watermark: number): void {
     if (watermark === Number.POSITIVE_INFINITY) this.ended = true;
@@ -87,6 +128,7 @@ export class ChannelClock {
     this.time = state.time;
     this.timed = state.timed;
     this.watermark = state.watermark;
+    this.restoredWatermark = state.watermark;
     this.ended = state.ended;
   }
 }
@@ -118,6 +160,13 @@ export class OrderedInput {
     const clock = this.clocks[channel];
     if (clock === undefined) throw new Error(`internal: no input channel ${channel}`);
     this.queues[channel]!.push({ key: clock.stamp(envelope.timestamp), envelope });
+  }
+
+  /** Records of `channel` that went to other subtasks (a routed edge). */
+  skip(channel: number, skipped: SkipCount): void {
+    const clock = this.clocks[channel];
+    if (clock === undefined) throw new Error(`internal: no input channel ${channel}`);
+    clock.skip(skipped);
   }
 
   get size(): number {

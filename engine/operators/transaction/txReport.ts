@@ -3,14 +3,13 @@
 import type { SubtaskEnvironment } from '../../runtime/operatorLogic.js';
 import type { TransactionReport } from '../../runtime/transactionReport.js';
 import { copied, type RowValue, type TxOutcome } from './txContext.js';
-import type { OrderKey } from './txOrder.js';
+import { type OrderKey, orderText } from './txOrder.js';
 import type { TxRows } from './txRows.js';
 
 /** A transaction as its leader ran it. */
 export interface RanTransaction {
   readonly record: { readonly key: OrderKey; readonly envelope: { readonly value: unknown } };
   readonly rows: TxRows;
-  readonly order: string;
   /** The rows as they stood before it, by index. */
   readonly values: readonly (RowValue | undefined)[];
 }
@@ -24,7 +23,7 @@ export function transactionReport(
   return {
     operator: env.operator.id,
     subtask: env.subtask,
-    order: ran.order,
+    order: orderText(ran.record.key),
     record: copied(ran.record.envelope.value),
     rows: ran.rows.rows.map((row, i) => {
       const before = ran.values[i];

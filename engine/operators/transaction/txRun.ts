@@ -26,8 +26,8 @@ export function readOwnRows(
   pending: Pending,
   me: number,
   shared: boolean,
-): [number, boolean, unknown][] {
-  const mine: [number, boolean, unknown][] = [];
+): [number, boolean, unknown][] | undefined {
+  const mine: [number, boolean, unknown][] | undefined = shared ? [] : undefined;
   const rows = pending.rows.rows;
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
@@ -35,7 +35,7 @@ export function readOwnRows(
     state.setKey(row.keyGroup, row.key);
     const value = state.api.value(row.table).get();
     pending.values[i] = { exists: value !== undefined, value };
-    if (shared) mine.push([i, value !== undefined, value]);
+    if (mine !== undefined) mine.push([i, value !== undefined, value]);
   }
   return mine;
 }
