@@ -217,6 +217,23 @@ export function inspectCheckpointDir(dir: string): CheckpointDirState {
  * only after about 1 MiB or 16384 records of changes, which the jobs of these tests never reach
  * between two checkpoints.)
  */
+/**
+ * Holds the run still (SIGSTOP) while a checkpoint of its own is being written, so that the kill
+ * which follows lands inside the write: a write of a few ms could otherwise end between seeing
+ * it and the kill. A write that ended before the run stopped lets it go on to the next one.
+ * Gives up (the run going on) when none is seen within the run's next 10 s of CPU.
+ */
+async function stopWhileWriting(run: RunningCli, checkpointDir: string): Promise<void> {
+  const writing = () =>
+    checkpointsBeingWritten(inspectCheckpointDir(checkpointDir), run.startedAt).length > 0;
+  for (;;) {
+    if (!(await waitUntil(writing, { run, timeoutMs: 10_000, everyMs: 1 })) || run.exited()) return;
+    run.child.kill('SIGSTOP');
+    if (writing()) return;
+    run.child.kill('SIGCONT');
+  }
+}
+
 export function checkpointsBeingWritten(state: CheckpointDirState, since: number): number[] {
   const ids = new Set<number>();
   for (const file of state.orphans) if (file.mtimeMs >= since) ids.add(file.id);
@@ -461,13 +478,7 @@ export async function crashAndRestore(options: CrashOptions): Promise<Attempt[]>
         from = Date.now();
       }
       await waitUntil(() => Date.now() >= from + plan.delayMs, { run, timeoutMs, everyMs: 2 });
-      if (plan.duringCheckpoint) {
-        await waitUntil(
-          () =>
-            checkpointsBeingWritten(inspectCheckpointDir(options.checkpointDir), run.startedAt).length > 0,
-          { run, timeoutMs: 10_000, everyMs: 1 },
-        );
-      }
+      if (plan.duringCheckpoint) await stopWhileWriting(run, options.checkpointDir);
       if (!run.exited()) {
         await killHard(run);
         killed = true;
