@@ -253,22 +253,24 @@ export class InputProcessor {
   private channelProgress(channel: Channel, watermark: number): MaybePromise {
     const logic = this.task.logic;
     if (logic.channelProgress === undefined) return undefined;
-    let pending: MaybePromise;
-    try {
-      pending = logic.channelProgress(channel, watermark) ?? undefined;
-    } catch (error) {
-      throw this.calls.failure(error);
-    }
-    return after(pending, this.releaseHeld);
+    return this.orderingCall(() => logic.channelProgress!(channel, watermark));
   }
 
   /** A routed channel's progress mark: records that went to other subtasks (transactions). */
   private channelSkipped(channel: Channel, skipped: SkipCount): MaybePromise {
     const logic = this.task.logic;
     if (logic.channelSkipped === undefined) return undefined;
+    return this.orderingCall(() => logic.channelSkipped!(channel, skipped));
+  }
+
+  /**
+   * A call that may let an ordering logic go on: what it throws names the operator, and what it
+   * emitted may release a watermark held back.
+   */
+  private orderingCall(call: () => void | Promise<void>): MaybePromise {
     let pending: MaybePromise;
     try {
-      pending = logic.channelSkipped(channel, skipped) ?? undefined;
+      pending = call() ?? undefined;
     } catch (error) {
       throw this.calls.failure(error);
     }
