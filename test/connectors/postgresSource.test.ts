@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { validateJob } from '../../engine/graph/validation/validateJob.js';
+import { parseLsn } from '../../engine/operators/postgres/source/lsn.js';
 import { sourcePostgresFactory } from '../../engine/operators/postgres/source/postgresSource.js';
-import { walLevelProblem } from '../../engine/operators/postgres/source/tableSetup.js';
+import { currentLsn, walLevelProblem } from '../../engine/operators/postgres/source/tableSetup.js';
 import {
   finish,
   inspectCheckpointDir,
@@ -56,6 +57,29 @@ describe('wal_level', () => {
 });
 
 await describeWithServer('postgres', 'source.postgres', () => {
+  it("puts a bounded read's end past every transaction committed before it, with synchronous_commit off", async () => {
+    // A commit that does not wait for its record to be written: the log's write position can
+    // still lie short of it when the read opens (a kill -9 soak lost a restore's last changes).
+    const prefix = uniqueName('pwsrc');
+    const table = new ModelTable(`${prefix}_t`);
+    try {
+      await table.create(1);
+      await withClient(async (writer) => {
+        await writer.query('SET synchronous_commit = off');
+        for (let k = 1; k <= 20; k++) {
+          await table.transaction(writer, { insert: [100 + k] });
+          const { rows } = await writer.query<{ lsn: string }>(
+            'SELECT pg_current_wal_insert_lsn()::text AS lsn',
+          );
+          const end = await withClient(currentLsn);
+          expect(parseLsn(end) >= parseLsn(rows[0]!.lsn), `${end} short of ${rows[0]!.lsn}`).toBe(true);
+        }
+      });
+    } finally {
+      await dropAll(table.name, prefix);
+    }
+  });
+
   it.concurrent('reads the snapshot, then the inserts, updates and deletes made during the run, in order and typed (a second subtask reads nothing)', async () => {
     const prefix = uniqueName('pwsrc');
     const table = new ModelTable(`${prefix}_t`);
