@@ -9,14 +9,13 @@ import { CallMarker } from '../runtime/callMarker.js';
 import { catchEscapedRejections } from '../runtime/escapedRejections.js';
 import { ensureLockdown } from '../sandbox/userCode.js';
 import { JobRun } from './jobRun.js';
-import type { FromJobWorker, JobWorkerData, ToJobWorker } from './jobWorkerProtocol.js';
+import { type FromJobWorker, type JobWorkerData, type ToJobWorker, WARM } from './jobWorkerProtocol.js';
 import { OPENING_REPORT_EVERY } from './runOptions.js';
 
 /** How often the progress display and the metrics file get a fresh sample. */
 const METRICS_EVERY_MS = 200;
 
 const port = parentPort!;
-const data = workerData as JobWorkerData;
 const post = (message: FromJobWorker) => port.postMessage(message);
 
 function messageOf(error: unknown): string {
@@ -25,8 +24,15 @@ function messageOf(error: unknown): string {
     : `internal error: ${(error as Error)?.stack ?? String(error)}`;
 }
 
-const marker = new CallMarker(data.marker, (update) => post({ type: 'marker', update }));
 ensureLockdown();
+/** A thread started warm (warmJobWorker.ts) is loaded and locked down: now it waits for its job. */
+const data =
+  workerData === WARM
+    ? await new Promise<JobWorkerData>((resolve) =>
+        port.once('message', (message: Extract<ToJobWorker, { type: 'start' }>) => resolve(message.data)),
+      )
+    : (workerData as JobWorkerData);
+const marker = new CallMarker(data.marker, (update) => post({ type: 'marker', update }));
 catchEscapedRejections(marker);
 
 let jobRun: JobRun | undefined;

@@ -27,10 +27,18 @@ export interface JobWorkerData {
   readonly marker: SharedArrayBuffer;
 }
 
-/** To the worker, which opens the job and runs it as soon as it starts. */
+/**
+ * The workerData of a thread started before its job is known (warmJobWorker.ts): it loads, then
+ * waits for a `start` message with its JobWorkerData.
+ */
+export const WARM = 'warm';
+
+/** To the worker, which opens the job and runs it as soon as it starts (or is given it). */
 export type ToJobWorker =
   /** A clean stop (JobRun.stop). */
-  { readonly type: 'stop' };
+  | { readonly type: 'stop' }
+  /** The job of a thread started WARM: its first message, and only then. */
+  | { readonly type: 'start'; readonly data: JobWorkerData };
 
 /** From the worker. */
 export type FromJobWorker =

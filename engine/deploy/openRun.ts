@@ -5,7 +5,8 @@
 // `settings.threads`, else the cores) on the parallel executor (parallelJobRun.ts), unless they
 // make one group there (threadsFor: a job at parallelism 1, or one thread asked for). Then it is on
 // the deterministic executor too: on this thread (JobRun), or on a worker thread of its own
-// (threadedJobRun.ts) where this thread must stay free to take signals and draw progress (the CLI).
+// (threadedJobRun.ts) where this thread must stay free to take signals and draw progress (the CLI),
+// which may have started that thread already (warmJobWorker.ts).
 import { availableParallelism } from 'node:os';
 import { planJob } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
@@ -15,6 +16,7 @@ import { JobRun } from './jobRun.js';
 import { ParallelJobRun } from './parallelJobRun.js';
 import type { DebugHooks, RunOptions } from './runOptions.js';
 import { ThreadedJobRun, type ThreadedRunOptions } from './threadedJobRun.js';
+import { dropWarmJobWorker } from './warmJobWorker.js';
 
 /** A debug run: on this thread, driven step by step. */
 export type DebugRunOptions = RunOptions & { readonly debug: DebugHooks };
@@ -59,9 +61,9 @@ export async function openRun(
   const threads = threadsFor(planJob(job), options.threads ?? job.settings.threads ?? availableParallelism());
   if (options.oneThread === 'ownThread') {
     const { threads: _, oneThread: __, ...rest } = options;
-    return threads > 1
-      ? ParallelJobRun.start({ ...rest, job, threads })
-      : ThreadedJobRun.start({ ...rest, job });
+    if (threads === 1) return ThreadedJobRun.start({ ...rest, job });
+    void dropWarmJobWorker();
+    return ParallelJobRun.start({ ...rest, job, threads });
   }
   // The parallel executor's workers mark their own calls: this thread's marker is for a run on it.
   const { threads: _, oneThread: __, callMarker, ...rest } = options;

@@ -16,6 +16,7 @@ import type { FromJobWorker, JobWorkerData, ToJobWorker } from './jobWorkerProto
 import { releaseRunLocks } from './runLock.js';
 import { runLockTargets } from './runLockTargets.js';
 import { neverSettledMessage, threadDiedMessage } from './stuckCall.js';
+import { takeWarmJobWorker } from './warmJobWorker.js';
 import { workerScript } from './workerScript.js';
 
 /** How often a stop looks whether the call in progress has moved on. */
@@ -62,7 +63,9 @@ export class ThreadedJobRun {
       this.fail(message),
     );
     const data: JobWorkerData = { ...rest, marker };
-    this.worker = new Worker(workerScript(import.meta.url, './jobWorker.js'), { workerData: data });
+    this.worker =
+      takeWarmJobWorker(data) ??
+      new Worker(workerScript(import.meta.url, './jobWorker.js'), { workerData: data });
     this.ended = new Promise<RunSummary>((resolve, reject) => {
       this.settle = { resolve, reject };
     });
