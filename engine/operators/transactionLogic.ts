@@ -37,7 +37,7 @@ import {
 import { queueSnapshot, restoredQueue } from './transaction/queueSnapshot.js';
 import { RowLocks } from './transaction/rowLocks.js';
 import { copied, type TxOutcome, txHandle } from './transaction/txContext.js';
-import { OrderedInput, orderId, type QueuedRecord } from './transaction/txOrder.js';
+import { OrderedInput, type QueuedRecord, recordId } from './transaction/txOrder.js';
 import { transactionReport } from './transaction/txReport.js';
 import { txRouter } from './transaction/txRouter.js';
 import { rowId, type TxRows, txRows } from './transaction/txRows.js';
@@ -211,7 +211,7 @@ class TransactionLogic extends BaseLogic {
     const pending: Pending = {
       record,
       rows,
-      order: orderId(record.key),
+      order: recordId(record),
       values: [],
       lockIds: undefined,
       missing: rows.participants.length - 1,
@@ -323,7 +323,7 @@ class TransactionLogic extends BaseLogic {
   }
 
   restoreOperatorState(states: readonly unknown[]): void {
-    const restored = restoredQueue(states);
+    const restored = restoredQueue(states, this.input.clocks.length);
     if (restored === undefined) return;
     // The old subtasks' records of this one's rows (as the parallelism is now): another's wait
     // there. One keys() fails on stays, to fail at its turn as it would have.

@@ -1,7 +1,7 @@
 // A transaction a subtask takes part in, between its turn and its emit, and the messages its
 // participants exchange; and the same as plain data, for the debugger's time travel.
 import type { RowValue, TxOutcome } from './txContext.js';
-import { type ChannelClockState, orderId, type QueuedRecord } from './txOrder.js';
+import { type ChannelClockState, type QueuedRecord, recordId } from './txOrder.js';
 import type { TxRows } from './txRows.js';
 
 /** The rows one participant read for a transaction (by their index in keys()), sent to the others. */
@@ -74,7 +74,7 @@ export function restoredPending(p: SavedPending, rows: TxRows): Pending {
   return {
     record: p.record,
     rows,
-    order: orderId(p.record.key),
+    order: recordId(p.record),
     values: [...p.values],
     lockIds: undefined,
     missing: p.missing,

@@ -76,8 +76,12 @@ describe('OrderedInput', () => {
     same.add(1, rec('b1'));
     expect(drain(same)).toEqual(['b1', 'a2']);
 
+    // Into another layout every record comes carried (as restoredQueue marks them).
     const other = new OrderedInput(3);
-    other.restore(queued, clocks);
+    other.restore(
+      queued.map((r, i) => ({ ...r, carried: i })),
+      clocks,
+    );
     other.add(2, rec('c0'));
     expect(drain(other)).toEqual(['a2']);
   });

@@ -137,6 +137,18 @@ export class ChannelClock {
 export interface QueuedRecord {
   readonly key: OrderKey;
   readonly envelope: Envelope;
+  /**
+   * Carried over by a restore from another layout of the input channels (an upstream rescaled):
+   * its place among those records, the same on every subtask. Its key is the old layout's, and
+   * the new channels count their positions from 0 again, so the key no longer names it alone.
+   */
+  readonly carried?: number;
+}
+
+/** The number naming a record in flight: orderId of its key, or for one carried over, its place. */
+export function recordId(record: QueuedRecord): number {
+  // Negative: no key's orderId is.
+  return record.carried === undefined ? orderId(record.key) : -1 - record.carried;
 }
 
 /**
@@ -217,22 +229,22 @@ export class OrderedInput {
 
   /**
    * Puts queued records and clocks back. With the same channels, each record returns to its
-   * channel's queue; with another layout (an upstream rescaled) they all run first, in order.
+   * channel's queue; with another layout (an upstream rescaled) restoredQueue marked them all
+   * carried. Carried records run first, in their order.
    */
   restore(records: readonly QueuedRecord[], clocks: readonly ChannelClockState[]): void {
     for (let i = 0; i < this.queues.length; i++) {
       this.queues[i] = [];
       this.heads[i] = 0;
     }
-    this.carried = [];
     const sameLayout = clocks.length === this.clocks.length;
     if (sameLayout) {
       for (let i = 0; i < clocks.length; i++) this.clocks[i]!.restore(clocks[i]!);
     }
-    const ordered = [...records].sort((a, b) => compareOrder(a.key, b.key));
-    if (!sameLayout) {
-      this.carried = ordered;
-      return;
+    this.carried = records.filter((r) => r.carried !== undefined).sort((a, b) => a.carried! - b.carried!);
+    const ordered = records.filter((r) => r.carried === undefined).sort((a, b) => compareOrder(a.key, b.key));
+    if (!sameLayout && ordered.length > 0) {
+      throw new Error('internal: records of another layout of the input channels are not carried');
     }
     for (const record of ordered) this.queues[record.key.channel]!.push(record);
   }
