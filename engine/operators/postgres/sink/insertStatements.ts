@@ -32,15 +32,23 @@ export function insertStatements(
   keyColumns: readonly string[] | undefined,
 ): InsertStatement[] {
   const groups = new Map<string, { columns: string[]; rows: SinkRow[] }>();
+  // Rows made from records of one shape list their fields in one order: a row whose fields are
+  // the previous row's, in the same order, joins its group without a sorted signature made for it.
+  let lastFields: string[] = [];
+  let lastGroup: { columns: string[]; rows: SinkRow[] } | undefined;
   for (const row of rows) {
-    const columns = Object.keys(row).sort();
-    const signature = columns.join('\u0000');
-    let group = groups.get(signature);
-    if (group === undefined) {
-      group = { columns, rows: [] };
-      groups.set(signature, group);
+    const fields = Object.keys(row);
+    if (lastGroup === undefined || !sameFields(fields, lastFields)) {
+      const columns = [...fields].sort();
+      const signature = columns.join('\u0000');
+      lastGroup = groups.get(signature);
+      if (lastGroup === undefined) {
+        lastGroup = { columns, rows: [] };
+        groups.set(signature, lastGroup);
+      }
+      lastFields = fields;
     }
-    group.rows.push(row);
+    lastGroup.rows.push(row);
   }
   const statements: InsertStatement[] = [];
   for (const { columns, rows: groupRows } of groups.values()) {
@@ -53,6 +61,12 @@ export function insertStatements(
     }
   }
   return statements;
+}
+
+function sameFields(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function statement(

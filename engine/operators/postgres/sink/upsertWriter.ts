@@ -14,7 +14,7 @@ import { openSinkTable, type SinkPostgresParams } from './openSinkTable.js';
 import { PgSession } from './pgSession.js';
 import type { PgTable } from './pgTable.js';
 import { isDataError, rejectedValue } from './rejectedValue.js';
-import { keyOf, type SinkRow, toRow } from './sinkRow.js';
+import { keyOf, type PgValue, type SinkRow, toRow } from './sinkRow.js';
 import { WriteQueue } from './writeQueue.js';
 
 export class PostgresUpsertWriter implements SinkWriter {
@@ -24,7 +24,7 @@ export class PostgresUpsertWriter implements SinkWriter {
   private readonly operatorId: string;
   private readonly keyColumns: readonly string[];
   private table: PgTable | undefined;
-  private batch = new Map<string, SinkRow>();
+  private batch = new Map<PgValue, SinkRow>();
 
   constructor(
     env: SubtaskEnvironment,
