@@ -37,8 +37,8 @@ export function insertStatements(
   let lastFields: string[] = [];
   let lastGroup: { columns: string[]; rows: SinkRow[] } | undefined;
   for (const row of rows) {
-    const fields = Object.keys(row);
-    if (lastGroup === undefined || !sameFields(fields, lastFields)) {
+    if (lastGroup === undefined || !sameFields(row, lastFields)) {
+      const fields = Object.keys(row);
       const columns = [...fields].sort();
       const signature = columns.join('\u0000');
       lastGroup = groups.get(signature);
@@ -63,10 +63,11 @@ export function insertStatements(
   return statements;
 }
 
-function sameFields(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+/** Whether `row`'s fields are `fields`, in that order (for...in: no array made per row). */
+function sameFields(row: SinkRow, fields: readonly string[]): boolean {
+  let i = 0;
+  for (const field in row) if (field !== fields[i++]) return false;
+  return i === fields.length;
 }
 
 function statement(
