@@ -32,10 +32,16 @@ export async function postgresProblem() {
   }
 }
 
-/** The source table `bench_conn_src_<run>` (id, k, v) holding the input's records in order. */
+/**
+ * The source table `bench_conn_src_<run>` (id, k, v) holding the input's records in order, and
+ * `bench_conn_one_<run>` holding its first row.
+ */
 export async function postgresSetup(d, log) {
   const run = randomBytes(3).toString('hex');
   const source = `bench_conn_src_${run}`;
+  // Its first row alone: the same job on it costs what a run costs whatever its size (start-up,
+  // connections, slot, shutdown), the fixed part of each CPU figure.
+  const oneRow = `bench_conn_one_${run}`;
   log(`connectors: inserting ${d.records} rows into ${source}`);
   await withClient(async (c) => {
     await c.query(`CREATE TABLE ${source} (id integer PRIMARY KEY, k text NOT NULL, v integer NOT NULL)`);
@@ -65,11 +71,14 @@ export async function postgresSetup(d, log) {
     }
     await flush();
     await c.query(`ANALYZE ${source}`);
+    await c.query(`CREATE TABLE ${oneRow} AS SELECT * FROM ${source} WHERE id = 1`);
+    await c.query(`ALTER TABLE ${oneRow} ADD PRIMARY KEY (id)`);
   });
   return {
     run,
     source,
-    drop: () => withClient((c) => c.query(`DROP TABLE IF EXISTS ${source}`)),
+    oneRow,
+    drop: () => withClient((c) => c.query(`DROP TABLE IF EXISTS ${source}, ${oneRow}`)),
   };
 }
 
@@ -102,7 +111,10 @@ async function checkTarget(target, expected) {
   return undefined;
 }
 
-/** The script and the engine job (snapshot, stopAt "current", upsert), each run on a fresh target. */
+/**
+ * The script and the engine job (snapshot, stopAt "current", upsert), each run on a fresh target:
+ * on the whole table, and (`fixed`) on its first row alone.
+ */
 export function postgresConfigs({ d, expected, setup, ctx, code, checkpointMs }) {
   let round = 0;
   let target;
@@ -114,7 +126,38 @@ export function postgresConfigs({ d, expected, setup, ctx, code, checkpointMs })
       await dropRun(target, slot);
     }
   };
+  const verifyOne = async () => {
+    try {
+      const { rows } = await withClient((c) => c.query(`SELECT n FROM ${target}`));
+      return rows.length === 1 && Number(rows[0].n) === 1 ? undefined : `${target} does not hold the one row`;
+    } finally {
+      await dropRun(target, slot);
+    }
+  };
   const stateDir = join(ctx.stateDir, 'connectors-pg');
+  const script = (source) => async () => {
+    target = `bench_conn_dst_${setup.run}_${round++}`;
+    slot = undefined;
+    await makeTarget(target);
+    return runBaseline(
+      'postgres-keyed-upsert.mjs',
+      { url: PG_URL, source, target },
+      { timeoutMs: 20 * 60_000 },
+    );
+  };
+  const engine = (source) => async () => {
+    target = `bench_conn_dst_${setup.run}_${round++}`;
+    slot = `bench_conn_slot_${setup.run}_${round}`;
+    await makeTarget(target);
+    const job = postgresJob('connectors-pg', source, target, slot, code, checkpointMs);
+    const jobPath = writeJob(join(ctx.jobsDir, 'connectors-pg.job.json'), job);
+    return runEngine(jobPath, {
+      entry: ctx.engineEntry,
+      stateDir,
+      timeoutMs: 20 * 60_000,
+      extraArgs: ['--threads', '1'],
+    });
+  };
   return [
     {
       id: 'pg-script',
@@ -122,16 +165,7 @@ export function postgresConfigs({ d, expected, setup, ctx, code, checkpointMs })
       records: d.records,
       kind: 'baseline',
       prepare: () => {},
-      run: async () => {
-        target = `bench_conn_dst_${setup.run}_${round++}`;
-        slot = undefined;
-        await makeTarget(target);
-        return runBaseline(
-          'postgres-keyed-upsert.mjs',
-          { url: PG_URL, source: setup.source, target },
-          { timeoutMs: 20 * 60_000 },
-        );
-      },
+      run: script(setup.source),
       verify,
     },
     {
@@ -141,20 +175,29 @@ export function postgresConfigs({ d, expected, setup, ctx, code, checkpointMs })
       kind: 'engine',
       stateDir,
       prepare: () => clean(stateDir),
-      run: async () => {
-        target = `bench_conn_dst_${setup.run}_${round++}`;
-        slot = `bench_conn_slot_${setup.run}_${round}`;
-        await makeTarget(target);
-        const job = postgresJob('connectors-pg', setup.source, target, slot, code, checkpointMs);
-        const jobPath = writeJob(join(ctx.jobsDir, 'connectors-pg.job.json'), job);
-        return runEngine(jobPath, {
-          entry: ctx.engineEntry,
-          stateDir,
-          timeoutMs: 20 * 60_000,
-          extraArgs: ['--threads', '1'],
-        });
-      },
+      run: engine(setup.source),
       verify,
+    },
+    {
+      id: 'pg-script-fixed',
+      label: 'baseline on the first row alone',
+      records: 1,
+      kind: 'baseline',
+      fixed: true,
+      prepare: () => {},
+      run: script(setup.oneRow),
+      verify: verifyOne,
+    },
+    {
+      id: 'pg-engine-fixed',
+      label: 'engine on the first row alone',
+      records: 1,
+      kind: 'engine',
+      fixed: true,
+      stateDir,
+      prepare: () => clean(stateDir),
+      run: engine(setup.oneRow),
+      verify: verifyOne,
     },
   ];
 }

@@ -32,15 +32,23 @@ export function insertStatements(
   keyColumns: readonly string[] | undefined,
 ): InsertStatement[] {
   const groups = new Map<string, { columns: string[]; rows: SinkRow[] }>();
+  // Rows made from records of one shape list their fields in one order: a row whose fields are
+  // the previous row's, in the same order, joins its group without a sorted signature made for it.
+  let lastFields: string[] = [];
+  let lastGroup: { columns: string[]; rows: SinkRow[] } | undefined;
   for (const row of rows) {
-    const columns = Object.keys(row).sort();
-    const signature = columns.join('\u0000');
-    let group = groups.get(signature);
-    if (group === undefined) {
-      group = { columns, rows: [] };
-      groups.set(signature, group);
+    if (lastGroup === undefined || !sameFields(row, lastFields)) {
+      const fields = Object.keys(row);
+      const columns = [...fields].sort();
+      const signature = columns.join('\u0000');
+      lastGroup = groups.get(signature);
+      if (lastGroup === undefined) {
+        lastGroup = { columns, rows: [] };
+        groups.set(signature, lastGroup);
+      }
+      lastFields = fields;
     }
-    group.rows.push(row);
+    lastGroup.rows.push(row);
   }
   const statements: InsertStatement[] = [];
   for (const { columns, rows: groupRows } of groups.values()) {
@@ -53,6 +61,13 @@ export function insertStatements(
     }
   }
   return statements;
+}
+
+/** Whether `row`'s fields are `fields`, in that order (for...in: no array made per row). */
+function sameFields(row: SinkRow, fields: readonly string[]): boolean {
+  let i = 0;
+  for (const field in row) if (field !== fields[i++]) return false;
+  return i === fields.length;
 }
 
 function statement(

@@ -14,7 +14,7 @@ import { openSinkTable, type SinkPostgresParams } from './openSinkTable.js';
 import { PgSession } from './pgSession.js';
 import type { PgTable } from './pgTable.js';
 import { isDataError, rejectedValue } from './rejectedValue.js';
-import { keyOf, type SinkRow, toRow } from './sinkRow.js';
+import { keyOf, type PgValue, type SinkRow, toRow } from './sinkRow.js';
 import { WriteQueue } from './writeQueue.js';
 
 export class PostgresUpsertWriter implements SinkWriter {
@@ -24,7 +24,9 @@ export class PostgresUpsertWriter implements SinkWriter {
   private readonly operatorId: string;
   private readonly keyColumns: readonly string[];
   private table: PgTable | undefined;
-  private batch = new Map<string, SinkRow>();
+  /** The batch: its rows in order, and where each key's row is in it. */
+  private rows: SinkRow[] = [];
+  private readonly slots = new Map<PgValue, number>();
 
   constructor(
     env: SubtaskEnvironment,
@@ -55,15 +57,20 @@ export class PostgresUpsertWriter implements SinkWriter {
     this.queue.check();
     const row = toRow(envelope.value, this.table!, this.params.table, this.operatorId);
     const key = keyOf(row, this.keyColumns, this.params.table, this.operatorId);
-    const earlier = this.batch.get(key);
-    if (earlier !== undefined) Object.assign(earlier, row);
-    else this.batch.set(key, row);
-    if (this.batch.size >= ROWS_PER_STATEMENT) return this.flush();
+    const slot = this.slots.get(key);
+    if (slot !== undefined) Object.assign(this.rows[slot]!, row);
+    else {
+      this.slots.set(key, this.rows.length);
+      this.rows.push(row);
+    }
+    if (this.rows.length >= ROWS_PER_STATEMENT) return this.flush();
   }
 
   private flush(): Promise<void> {
-    const rows = [...this.batch.values()];
-    this.batch = new Map();
+    // An array kept beside the keys: no iteration over the map to list the batch's rows.
+    const rows = this.rows;
+    this.rows = [];
+    this.slots.clear();
     return this.queue.push(() => this.send(rows));
   }
 
@@ -95,17 +102,18 @@ export class PostgresUpsertWriter implements SinkWriter {
         .then(() => this.session.close())
         .then(() => undefined);
     // The checkpoint completes only once the rows before its barrier are in the table.
-    if (this.batch.size > 0) this.flush().catch(() => {});
+    if (this.rows.length > 0) this.flush().catch(() => {});
     return this.queue.drain().then(() => undefined);
   }
 
   async endInput(): Promise<void> {
-    if (this.batch.size > 0) this.flush().catch(() => {});
+    if (this.rows.length > 0) this.flush().catch(() => {});
     await this.queue.drain();
   }
 
   async abort(): Promise<void> {
-    this.batch.clear();
+    this.rows = [];
+    this.slots.clear();
     await this.session.close();
     await this.queue.settled();
   }

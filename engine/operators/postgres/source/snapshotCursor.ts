@@ -4,11 +4,14 @@
 // cursor reads the table in it, a batch at a time. The snapshot lives as long as this one
 // connection: if it breaks, the rows cannot be read on from where they stopped.
 import pg from 'pg';
-import { SESSION_OPTIONS, type ValueParser, valueParser } from './pgValues.js';
+import { SESSION_OPTIONS, valueParser } from './pgValues.js';
 import { quoteIdent } from './tableSetup.js';
 
-/** pg's parsers bypassed: every value comes as the server's text, turned into a field by pgValues. */
-const RAW_TEXT = { getTypeParser: () => (text: string) => text };
+/**
+ * pgValues' parsers in place of pg's own, so that the row pg builds is the record: a second object
+ * made from pg's row per row took a third of the snapshot's decoding and its garbage.
+ */
+const FIELD_PARSERS = { getTypeParser: valueParser };
 
 /** A walsender connection ("replication=database": replication commands and plain SQL). */
 export function replicationClient(connection: string): pg.Client {
@@ -33,7 +36,6 @@ export async function createSlot(connection: string, slot: string): Promise<stri
 }
 
 export class SnapshotCursor {
-  private parsers: { name: string; parse: ValueParser }[] | undefined;
   /** The batch after the one last handed out, being read while the job takes that one. */
   private ahead: Promise<Record<string, unknown>[]> | undefined;
   /** Set when the connection broke (the snapshot is gone with it). */
@@ -88,21 +90,9 @@ export class SnapshotCursor {
   private async fetch(count: number): Promise<Record<string, unknown>[]> {
     const result = await this.client.query({
       text: `FETCH ${count} FROM pipewright_snapshot`,
-      types: RAW_TEXT,
+      types: FIELD_PARSERS,
     });
-    this.parsers ??= result.fields.map((field) => ({
-      name: field.name,
-      parse: valueParser(field.dataTypeID),
-    }));
-    const parsers = this.parsers;
-    return (result.rows as Record<string, string | null>[]).map((row) => {
-      const record: Record<string, unknown> = {};
-      for (const { name, parse } of parsers) {
-        const text = row[name];
-        record[name] = text === null || text === undefined ? null : parse(text);
-      }
-      return record;
-    });
+    return result.rows as Record<string, unknown>[];
   }
 
   async close(): Promise<void> {
