@@ -11,9 +11,8 @@ import { availableParallelism } from 'node:os';
 import { planJob } from '../graph/plan.js';
 import type { Job } from '../graph/schema.js';
 import { threadsFor } from '../graph/threadPlacement.js';
-import { ensureLockdown } from '../sandbox/userCode.js';
-import { JobRun } from './jobRun.js';
-import { ParallelJobRun } from './parallelJobRun.js';
+import type { JobRun } from './jobRun.js';
+import type { ParallelJobRun } from './parallelJobRun.js';
 import type { DebugHooks, RunOptions } from './runOptions.js';
 import { ThreadedJobRun, type ThreadedRunOptions } from './threadedJobRun.js';
 import { dropWarmJobWorker } from './warmJobWorker.js';
@@ -54,7 +53,13 @@ export async function openRun(
   job: Job,
   options: DebugRunOptions | ThisThreadRunOptions | BackgroundRunOptions,
 ): Promise<JobRun | BackgroundRun> {
+  // Loaded when a run needs them: the CLI's run at parallelism 1 runs on a worker thread, and
+  // its main thread need not load the executors, the state stores and SES (61 modules).
   if ('debug' in options) {
+    const [{ JobRun }, { ensureLockdown }] = await Promise.all([
+      import('./jobRun.js'),
+      import('../sandbox/userCode.js'),
+    ]);
     ensureLockdown();
     return JobRun.open(job, options);
   }
@@ -63,12 +68,20 @@ export async function openRun(
     const { threads: _, oneThread: __, ...rest } = options;
     if (threads === 1) return ThreadedJobRun.start({ ...rest, job });
     void dropWarmJobWorker();
+    const { ParallelJobRun } = await import('./parallelJobRun.js');
     return ParallelJobRun.start({ ...rest, job, threads });
   }
   // The parallel executor's workers mark their own calls: this thread's marker is for a run on it.
   const { threads: _, oneThread: __, callMarker, ...rest } = options;
-  if (threads > 1) return ParallelJobRun.start({ ...rest, job, threads });
+  if (threads > 1) {
+    const { ParallelJobRun } = await import('./parallelJobRun.js');
+    return ParallelJobRun.start({ ...rest, job, threads });
+  }
   // User code runs on this thread: the process is locked down before the job opens (lockdown.ts).
+  const [{ JobRun }, { ensureLockdown }] = await Promise.all([
+    import('./jobRun.js'),
+    import('../sandbox/userCode.js'),
+  ]);
   ensureLockdown();
   return JobRun.open(job, { ...rest, callMarker });
 }
