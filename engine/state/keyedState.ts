@@ -228,7 +228,14 @@ export class KeyedState {
         const stored = spaces(this.keyGroup).handle.get(this.keyText());
         return stored === undefined ? undefined : codec.decode(stored);
       },
-      set: (value) => write(value === undefined ? undefined : codec.encode(what, value)),
+      set: (value) => {
+        const stored = value === undefined ? undefined : codec.encode(what, value);
+        // Over the value it replaces, in place, where the store can (the heap, the same shape).
+        const grown =
+          stored === undefined ? undefined : spaces(this.keyGroup).handle.overwrite?.(this.keyText(), stored);
+        if (grown === undefined) write(stored);
+        else this.size.bytes += grown;
+      },
       clear: () => write(undefined),
     };
     hardenForUser(api);

@@ -1,7 +1,7 @@
 // The heap backend: a Map per space. Spaces are read in key order, as LevelDB reads them, so
 // both backends give the same results.
 import type { KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
-import { heapCodec } from './stateCodecs.js';
+import { heapCodec, overwriteHeld } from './stateCodecs.js';
 import { splitStoreKey } from './stateKeys.js';
 import { compareUtf8, inKeyRange, type KeyRange, type StoreBrowser } from './storeBrowser.js';
 
@@ -25,6 +25,11 @@ class MemorySpace implements KvSpace {
     this.lastKey = key;
     this.lastValue = value;
     return previous;
+  }
+
+  overwrite(key: string, stored: Stored): number | undefined {
+    const held = key === this.lastKey ? this.lastValue : this.entries.get(key);
+    return held === undefined ? undefined : overwriteHeld(held, stored);
   }
 
   set(key: string, value: Stored | undefined): void {

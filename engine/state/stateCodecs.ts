@@ -15,6 +15,11 @@ export interface StateCodec {
   toJson(stored: unknown): string;
   /** The stored form of JSON text, for restores. */
   fromJson(json: string): unknown;
+  /**
+   * Writes `fresh` (just encoded) over `stored` in place, where the codec can (see heapCodec's):
+   * the change in length, or undefined with nothing changed where it cannot (then `fresh` is put).
+   */
+  overwrite?(stored: unknown, fresh: unknown): number | undefined;
 }
 
 function notJson(what: string, reason: string): TypeError {
@@ -38,11 +43,11 @@ export const jsonTextCodec: StateCodec = {
   fromJson: (json) => json,
 };
 
-/** A value on the heap with the length of its JSON text. */
+/** A value on the heap with the length of its JSON text (overwriteFlat changes both in place). */
 class Held {
   constructor(
     readonly value: unknown,
-    readonly length: number,
+    public length: number,
     /** No object or array inside: a copy is one spread. */
     readonly flat: boolean,
   ) {}
@@ -198,19 +203,68 @@ function copyStored(value: unknown): unknown {
   return object;
 }
 
+/**
+ * A flat object's fields copied over a stored flat object with the same fields in the same order:
+ * a read-modify-write's value (`{ n, sum }`) then keeps no new object, and nothing is left to
+ * survive into the old generation until the key comes round again (that promotion was most of a
+ * keyed job's GC). `fresh` is encode's copy, so no user code runs here. False for anything else.
+ */
+function overwriteFlat(held: Held, fresh: Held): boolean {
+  const target = held.value;
+  const source = fresh.value;
+  if (!held.flat || !fresh.flat || !isPlainObject(target) || !isPlainObject(source)) return false;
+  // Both are plain objects the codec made: for-in gives their own fields, in Object.keys order.
+  // The same fields in the same order, or the stored object would show the old order.
+  const order = sourceOrder;
+  order.length = 0;
+  for (const key in source) order.push(key);
+  let i = 0;
+  for (const key in target) if (key !== order[i++]) return false;
+  if (i !== order.length) return false;
+  for (const key of order) target[key] = source[key];
+  held.length = fresh.length;
+  return true;
+}
+
+/** overwriteFlat's scratch: no array per call. */
+const sourceOrder: string[] = [];
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** heapCodec.overwrite, which the heap store calls without a check. */
+export function overwriteHeld(stored: unknown, fresh: unknown): number | undefined {
+  const held = stored as Held;
+  const before = held.length;
+  return overwriteFlat(held, fresh as Held) ? held.length - before : undefined;
+}
+
 export const heapCodec: StateCodec = {
   encode(what, value) {
+    // A getter in the value may set state itself: its encode must not reset the count of ours.
+    const outer = measured;
+    const outerDepth = depth;
+    const outerDeepest = deepest;
     measured = 0;
     depth = 0;
     deepest = 0;
     let copy: unknown;
+    let length: number;
+    let flat: boolean;
     try {
       copy = copyMeasured(value);
+      length = measured;
+      flat = deepest <= 1;
     } catch (error) {
       throw notJson(what, (error as Error).message);
+    } finally {
+      measured = outer;
+      depth = outerDepth;
+      deepest = outerDeepest;
     }
     if (copy === OMIT) throw notJson(what, `got ${typeof value}`);
-    return new Held(copy, measured, deepest <= 1);
+    return new Held(copy, length, flat);
   },
   decode(stored) {
     const { value, flat } = stored as Held;
@@ -221,4 +275,5 @@ export const heapCodec: StateCodec = {
   length: (stored) => (stored as Held).length,
   toJson: (stored) => JSON.stringify((stored as Held).value),
   fromJson: (json) => new Held(JSON.parse(json), json.length, false),
+  overwrite: overwriteHeld,
 };
