@@ -31,6 +31,8 @@ const samples: unknown[] = [
   { nested: { deeper: { deepest: ['x', { y: 'z' }] } } },
   new Map([[1, 2]]),
   { toJSON: () => ({ replaced: true }) },
+  // An own field named __proto__ (JSON.parse makes one): a field, not the copy's prototype.
+  JSON.parse('{"__proto__":{"x":1},"a":2}'),
 ];
 
 describe('heapCodec', () => {

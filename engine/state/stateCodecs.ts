@@ -166,12 +166,12 @@ function copyMeasured(value: unknown): unknown {
       } else {
         const result: Record<string, unknown> = {};
         let fields = 0;
-        for (const key of Object.keys(object)) {
-          const field = copyMeasured(object[key]);
-          if (field === OMIT) continue;
-          measured += keyLength(key) + 1;
-          result[key] = field;
-          fields++;
+        // for-in where no prototype adds fields (a plain object): Object.keys makes an array each time.
+        const proto = Object.getPrototypeOf(object);
+        if (proto === Object.prototype || proto === null) {
+          for (const key in object) fields += copyField(object, key, result);
+        } else {
+          for (const key of Object.keys(object)) fields += copyField(object, key, result);
         }
         measured += fields === 0 ? 2 : fields + 1;
         copy = result;
@@ -182,6 +182,23 @@ function copyMeasured(value: unknown): unknown {
     default:
       return OMIT;
   }
+}
+
+/** One field of copyMeasured's object: 1 when copied, 0 when JSON leaves it out. */
+function copyField(object: Record<string, unknown>, key: string, result: Record<string, unknown>): number {
+  const field = copyMeasured(object[key]);
+  if (field === OMIT) return 0;
+  measured += keyLength(key) + 1;
+  // Assigning '__proto__' would set the copy's prototype instead of adding the field.
+  if (key === '__proto__') {
+    Object.defineProperty(result, key, {
+      value: field,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  } else result[key] = field;
+  return 1;
 }
 
 /** Copies a value that is JSON-shaped already (what the heap holds); spreads keep V8's fast path. */
@@ -216,17 +233,20 @@ function overwriteFlat(held: Held, fresh: Held): boolean {
   // Both are plain objects the codec made: for-in gives their own fields, in Object.keys order.
   // The same fields in the same order, or the stored object would show the old order.
   const order = sourceOrder;
-  order.length = 0;
-  for (const key in source) order.push(key);
+  let count = 0;
+  for (const key in source) order[count++] = key;
   let i = 0;
-  for (const key in target) if (key !== order[i++]) return false;
-  if (i !== order.length) return false;
-  for (const key of order) target[key] = source[key];
+  for (const key in target) if (i >= count || key !== order[i++]) return false;
+  if (i !== count) return false;
+  for (i = 0; i < count; i++) {
+    const key = order[i]!;
+    target[key] = source[key];
+  }
   held.length = fresh.length;
   return true;
 }
 
-/** overwriteFlat's scratch: no array per call. */
+/** overwriteFlat's scratch: no array per call (setting its length to 0 would give up its storage). */
 const sourceOrder: string[] = [];
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
