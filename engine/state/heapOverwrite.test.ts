@@ -74,6 +74,22 @@ describe('value state on the heap', () => {
     expect(value.get()).toEqual({ n: 100, sum: 5_050_000 });
   });
 
+  it('gives out plain objects with only their own fields, however the heap holds them', async () => {
+    const { store, value } = fresh();
+    value.set({ n: 1, sum: 2 });
+    value.set({ n: 3, sum: 4 });
+    const read = value.get() as object;
+    expect(Object.getPrototypeOf(read)).toBe(Object.prototype);
+    expect(Reflect.ownKeys(read)).toEqual(['n', 'sum']);
+    const keys: string[] = [];
+    for (const key in read) keys.push(key);
+    expect(keys).toEqual(['n', 'sum']);
+    const json = (await store.snapshotEntries()) as [string, string][][];
+    expect(json.flat().map(([, text]) => text)).toEqual(['{"n":3,"sum":4}']);
+    value.set({ nested: { n: 1 } });
+    expect(Object.getPrototypeOf(value.get())).toBe(Object.prototype);
+  });
+
   it('keeps value semantics: the object set and the object read are copies', () => {
     const { value } = fresh();
     value.set({ n: 1, s: 'a' });
