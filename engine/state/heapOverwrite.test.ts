@@ -145,6 +145,14 @@ describe('value state on the heap', () => {
     }
   });
 
+  it('writes a field named __proto__ (as JSON.parse makes one) over the one it holds', () => {
+    const { value } = fresh();
+    for (const n of [1, 2, 3]) {
+      value.set(JSON.parse(`{"__proto__": ${n}, "n": ${n}}`));
+      expect(JSON.stringify(value.get())).toBe(`{"__proto__":${n},"n":${n}}`);
+    }
+  });
+
   it('refuses a value that is not JSON without changing what it holds', () => {
     const { value } = fresh();
     value.set({ n: 1, big: 2 });
