@@ -5,14 +5,17 @@
 // keeps), so a read of a recent entry is one look-up, before the pending batches. Each batch
 // knows the greatest key it writes in each timer space: a key group's timer refill, read after
 // the last timer it fired, takes LevelDB's iterator at once when no pending batch writes in
-// its range, instead of waiting for the batches to be written.
+// its range, instead of waiting for the batches to be written. A space with a handle (value
+// state, meta entries) keeps its cached and pending entries apart, by the key inside the space
+// (levelSpaceCache.ts): the full key is built only for LevelDB.
 import { ClassicLevel } from 'classic-level';
 import { Written } from './batchWritten.js';
 import { cannotWrite } from './fileFault.js';
 import type { FlushedBatch, ImmediateSnapshot, KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
+import { SpaceCache } from './levelSpaceCache.js';
 import type { MaybePromise } from './maybePromise.js';
 import { jsonTextCodec } from './stateCodecs.js';
-import { isTimerEntry } from './stateKeys.js';
+import { isTimerEntry, splitStoreKey } from './stateKeys.js';
 import { trackStateRead } from './stateReads.js';
 import { compareUtf8, type KeyRange, type StoreBrowser } from './storeBrowser.js';
 
@@ -38,7 +41,11 @@ function spaceEnd(space: string): string {
 
 export class LevelKvStore implements KvStore {
   readonly codec = jsonTextCodec;
+  /** Pending writes by full key; those to a space with a handle are in its SpaceCache instead. */
   private dirty: Pending = new Map();
+  /** Spaces with a handle that hold pending writes, and how many entries they hold in all. */
+  private dirtySpaces: SpaceCache[] = [];
+  private dirtySpaceEntries = 0;
   private dirtyChars = 0;
   private dirtyWritten = new Written();
   /**
@@ -67,6 +74,8 @@ export class LevelKvStore implements KvStore {
   private droppedRanges: [string, string][] = [];
   /** One handle per space, so that what a handle knows of its entries no other handle changes. */
   private readonly handles = new Map<string, KvSpace>();
+  /** The entries of each space with a handle (not timers'), which every way of reading or writing uses. */
+  private readonly spaceCaches = new Map<string, SpaceCache>();
   /** Writes that did not go through a handle: each makes what the handles know stale. */
   private otherWrites = 0;
   /** The last key read: a read-modify-write then costs one look-up, not two. */
@@ -102,7 +111,9 @@ export class LevelKvStore implements KvStore {
   space(space: string): KvSpace {
     let handle = this.handles.get(space);
     if (handle !== undefined) return handle;
-    const timers = isTimerEntry(space);
+    // Timers keep their own cache: a handle on theirs (none is taken now) reads by full key.
+    const cache = isTimerEntry(space) ? undefined : new SpaceCache(space);
+    if (cache !== undefined) this.spaceCaches.set(space, cache);
     // The entry last read or written through this handle, while no write came another way: a
     // user function reads a value and writes it back, under the same key text (one string).
     let known: string | undefined;
@@ -111,20 +122,26 @@ export class LevelKvStore implements KvStore {
     handle = {
       get: (key) => {
         if (knownAt === this.otherWrites && key === known) return knownValue ?? undefined;
-        const value = this.read(space + key);
+        const value = cache === undefined ? this.read(space + key) : this.readIn(cache, key);
         known = key;
         knownValue = value ?? null;
         knownAt = this.otherWrites;
         return value;
       },
       put: (key, value) => {
-        if (timers) this.dirtyWritten.note(space, key);
-        else this.dirtyWritten.others = true;
-        const full = space + key;
-        const previous =
-          knownAt === this.otherWrites && key === known ? knownValue : (this.read(full) ?? null);
         const next = (value as string | undefined) ?? null;
-        this.store(full, next);
+        let previous: string | null;
+        if (cache === undefined) {
+          this.dirtyWritten.note(space, key);
+          const full = space + key;
+          previous = knownAt === this.otherWrites && key === known ? knownValue : (this.read(full) ?? null);
+          this.store(full, next);
+        } else {
+          this.dirtyWritten.others = true;
+          previous =
+            knownAt === this.otherWrites && key === known ? knownValue : (this.readIn(cache, key) ?? null);
+          this.storeIn(cache, key, next);
+        }
         known = key;
         knownValue = next;
         knownAt = this.otherWrites;
@@ -136,7 +153,29 @@ export class LevelKvStore implements KvStore {
   }
 
   get(space: string, key: string): string | undefined {
-    return this.read(space + key);
+    const cache = this.spaceCaches.get(space);
+    return cache === undefined ? this.read(space + key) : this.readIn(cache, key);
+  }
+
+  /** A read in a space with a handle: its own maps first, by the key inside the space. */
+  private readIn(cache: SpaceCache, key: string): string | undefined {
+    let value = cache.young.get(key);
+    if (value === undefined) {
+      value = cache.old.get(key);
+      if (value === undefined) {
+        value = cache.dirty.get(key);
+        if (value === undefined) {
+          // Written by full key before the space had a handle, in a batch in flight, or in LevelDB.
+          const full = cache.space + key;
+          value = this.dirty.get(full);
+          for (let i = this.inFlight.length - 1; value === undefined && i >= 0; i--)
+            value = this.inFlight[i]!.get(full);
+          if (value === undefined) value = this.db.getSync(full) ?? null;
+        }
+      }
+      this.rememberIn(cache, key, value);
+    }
+    return value === null ? undefined : value;
   }
 
   private read(key: string): string | undefined {
@@ -170,17 +209,37 @@ export class LevelKvStore implements KvStore {
       before === undefined
         ? key.length + (value?.length ?? 0) + CACHE_ENTRY_OVERHEAD
         : (value?.length ?? 0) - (before?.length ?? 0);
-    if (this.youngChars >= this.cacheBytes / 2) {
-      this.old = young;
-      this.young = new Map();
-      this.youngChars = 0;
-    }
+    if (this.youngChars >= this.cacheBytes / 2) this.age();
+  }
+
+  /** As remember, in a space with a handle: its entries count their full keys, as the others do. */
+  private rememberIn(cache: SpaceCache, key: string, value: string | null): void {
+    const young = cache.young;
+    const before = young.get(key);
+    young.set(key, value);
+    this.youngChars +=
+      before === undefined
+        ? cache.space.length + key.length + (value?.length ?? 0) + CACHE_ENTRY_OVERHEAD
+        : (value?.length ?? 0) - (before?.length ?? 0);
+    if (this.youngChars >= this.cacheBytes / 2) this.age();
+  }
+
+  /** The read cache's next generation, in every space at once. */
+  private age(): void {
+    this.old = this.young;
+    this.young = new Map();
+    this.youngChars = 0;
+    for (const cache of this.spaceCaches.values()) cache.age();
   }
 
   put(space: string, key: string, value: Stored | undefined): string | undefined {
     this.otherWrites++;
     this.dirtyWritten.note(space, key);
-    return this.write(space + key, value as string | undefined);
+    const cache = this.spaceCaches.get(space);
+    if (cache === undefined) return this.write(space + key, value as string | undefined);
+    const previous = this.readIn(cache, key);
+    this.storeIn(cache, key, (value as string | undefined) ?? null);
+    return previous;
   }
 
   /** The chars of the keys and values the read cache holds, both generations (tests check its budget). */
@@ -188,6 +247,10 @@ export class LevelKvStore implements KvStore {
     let chars = 0;
     for (const generation of [this.young, this.old])
       for (const [key, value] of generation) chars += key.length + (value?.length ?? 0);
+    for (const cache of this.spaceCaches.values())
+      for (const generation of [cache.young, cache.old])
+        for (const [key, value] of generation)
+          chars += cache.space.length + key.length + (value?.length ?? 0);
     return chars;
   }
 
@@ -206,10 +269,29 @@ export class LevelKvStore implements KvStore {
     this.lastValue = next;
   }
 
+  /** A write whose previous value is known, in a space with a handle. */
+  private storeIn(cache: SpaceCache, key: string, next: string | null): void {
+    const dirty = cache.dirty;
+    const before = dirty.size;
+    if (before === 0) this.dirtySpaces.push(cache);
+    dirty.set(key, next);
+    this.dirtySpaceEntries += dirty.size - before;
+    this.dirtyChars += cache.space.length + key.length + (next?.length ?? 0);
+    this.rememberIn(cache, key, next);
+  }
+
   set(space: string, key: string, value: Stored | undefined, absent = false): void {
-    const full = space + key;
     const next = value === undefined ? null : (value as string);
     this.otherWrites++;
+    if (!isTimerEntry(space)) {
+      const cache = this.spaceCaches.get(space);
+      if (cache !== undefined) {
+        this.dirtyWritten.others = true;
+        this.storeIn(cache, key, next);
+        return;
+      }
+    }
+    const full = space + key;
     // Cheaper than comparing the key with the last one read, which is seldom a timer's.
     this.lastKey = undefined;
     // Any other caller's entry may be cached: keep the cache the latest.
@@ -266,7 +348,8 @@ export class LevelKvStore implements KvStore {
   }
 
   maybeFlush(): MaybePromise {
-    if (this.dirty.size < FLUSH_ENTRIES && this.dirtyChars < FLUSH_CHARS) return undefined;
+    if (this.dirty.size + this.dirtySpaceEntries < FLUSH_ENTRIES && this.dirtyChars < FLUSH_CHARS)
+      return undefined;
     // At most two batches in flight: waiting for the older one is the state's backpressure.
     const previous = this.flushing;
     this.startFlush();
@@ -274,7 +357,8 @@ export class LevelKvStore implements KvStore {
   }
 
   flushNow(): void {
-    if (this.dirty.size > 0 || this.droppedRanges.length > 0) this.startFlush();
+    if (this.dirty.size > 0 || this.dirtySpaces.length > 0 || this.droppedRanges.length > 0)
+      this.startFlush();
   }
 
   async flush(): Promise<void> {
@@ -284,6 +368,15 @@ export class LevelKvStore implements KvStore {
 
   private startFlush(): void {
     const batch = this.dirty;
+    // A space's writes come after those by full key: any of its entries written by full key was
+    // written before the space had a handle.
+    for (const cache of this.dirtySpaces) {
+      const space = cache.space;
+      for (const [key, value] of cache.dirty) batch.set(space + key, value);
+      cache.dirty = new Map();
+    }
+    this.dirtySpaces = [];
+    this.dirtySpaceEntries = 0;
     const ranges = this.droppedRanges;
     this.dirty = new Map();
     this.dirtyChars = 0;
@@ -370,6 +463,20 @@ export class LevelKvStore implements KvStore {
   restoreEntry(key: string, value: string | undefined): void {
     this.otherWrites++;
     this.dirtyWritten.unsplit = true;
+    if (this.spaceCaches.size > 0 && !isTimerEntry(key)) {
+      const [space, inSpace] = splitStoreKey(key);
+      const cache = this.spaceCaches.get(space);
+      if (cache !== undefined) {
+        cache.forget(inSpace);
+        const dirty = cache.dirty;
+        const before = dirty.size;
+        if (before === 0) this.dirtySpaces.push(cache);
+        dirty.set(inSpace, value ?? null);
+        this.dirtySpaceEntries += dirty.size - before;
+        this.dirtyChars += key.length + (value?.length ?? 0);
+        return;
+      }
+    }
     this.young.delete(key);
     this.old.delete(key);
     if (key === this.lastKey) this.lastKey = undefined;
@@ -383,6 +490,7 @@ export class LevelKvStore implements KvStore {
     this.otherWrites++;
     this.young.clear();
     this.old.clear();
+    for (const cache of this.spaceCaches.values()) cache.forget();
     this.lastKey = undefined;
   }
 
