@@ -7,23 +7,30 @@
 // the last timer it fired, takes LevelDB's iterator at once when no pending batch writes in
 // its range, instead of waiting for the batches to be written. A space with a handle (value
 // state, meta entries) keeps its cached and pending entries apart, by the key inside the space
-// (levelSpaceCache.ts): the full key is built only for LevelDB.
+// (levelReadCache.ts): the full key is built only for LevelDB.
 import { ClassicLevel } from 'classic-level';
 import { Written } from './batchWritten.js';
 import { cannotWrite } from './fileFault.js';
-import type { FlushedBatch, ImmediateSnapshot, KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
-import { SpaceCache } from './levelSpaceCache.js';
+import {
+  type FlushedBatch,
+  type ImmediateSnapshot,
+  type KvSpace,
+  type KvStore,
+  type SpaceEntries,
+  type Stored,
+  UNREAD,
+} from './kvStore.js';
+import { ReadCache, SpaceCache } from './levelReadCache.js';
 import type { MaybePromise } from './maybePromise.js';
 import { jsonTextCodec } from './stateCodecs.js';
 import { isTimerEntry, splitStoreKey } from './stateKeys.js';
 import { trackStateRead } from './stateReads.js';
 import { compareUtf8, type KeyRange, type StoreBrowser } from './storeBrowser.js';
+import { UnreadWrites } from './unreadWrites.js';
 
 /** Pending writes that trigger a batch. */
 const FLUSH_ENTRIES = 4096;
 const FLUSH_CHARS = 4 * 1024 * 1024;
-/** Estimated heap bytes of a cached entry beyond its key and value characters. */
-const CACHE_ENTRY_OVERHEAD = 100;
 /** Elements read from LevelDB per step of a container scan, unless the reader expects more. */
 const SCAN_CHUNK = 256;
 const MAX_SCAN_CHUNK = 8192;
@@ -63,36 +70,36 @@ export class LevelKvStore implements KvStore {
   private flushing: MaybePromise;
   onFlush: KvStore['onFlush'];
   /**
-   * The read cache, in two generations (see the constructor): the latest value of every key it
-   * holds, pending or not, so it is read first. Timers are never in it (their own cache keeps
-   * them, and `set`, theirs, does not update it).
+   * The read cache (levelReadCache.ts): the latest value of every key it holds, pending or not,
+   * so it is read first. Timers are never in it (their own cache keeps them, and `set`, theirs,
+   * does not update it).
    */
-  private young = new Map<string, string | null>();
-  private youngChars = 0;
-  private old = new Map<string, string | null>();
+  private readonly cache: ReadCache;
   /** Ranges of dropped containers still to delete from LevelDB, as [gte, lt]. */
   private droppedRanges: [string, string][] = [];
   /** One handle per space, so that what a handle knows of its entries no other handle changes. */
   private readonly handles = new Map<string, KvSpace>();
   /** The entries of each space with a handle (not timers'), which every way of reading or writing uses. */
-  private readonly spaceCaches = new Map<string, SpaceCache>();
+  private readonly spaceCaches: Map<string, SpaceCache>;
   /** Writes that did not go through a handle: each makes what the handles know stale. */
   private otherWrites = 0;
   /** The last key read: a read-modify-write then costs one look-up, not two. */
   private lastKey: string | undefined;
   private lastValue: string | null = null;
+  /** Writes whose replaced value is told later (putUnread). */
+  private readonly unread: UnreadWrites;
 
-  /**
-   * @param cacheBytes budget of the read cache. It keeps two generations: when the young one
-   * fills half the budget it becomes the old one and the previous old one is dropped, so
-   * recently used entries survive at the cost of one Map look-up more.
-   */
+  /** @param cacheBytes budget of the read cache (see ReadCache). */
   private constructor(
     private readonly db: ClassicLevel<string, string>,
-    private readonly cacheBytes: number,
+    cacheBytes: number,
     /** The database's folder, which a failure names. */
     private readonly location: string,
-  ) {}
+  ) {
+    this.cache = new ReadCache(cacheBytes);
+    this.spaceCaches = this.cache.spaces;
+    this.unread = new UnreadWrites(db);
+  }
 
   static async open(location: string, cacheBytes: number): Promise<LevelKvStore> {
     const db = new ClassicLevel<string, string>(location, {
@@ -173,7 +180,7 @@ export class LevelKvStore implements KvStore {
           if (value === undefined) value = this.db.getSync(full) ?? null;
         }
       }
-      this.rememberIn(cache, key, value);
+      this.cache.rememberIn(cache, key, value);
     }
     return value === null ? undefined : value;
   }
@@ -181,55 +188,20 @@ export class LevelKvStore implements KvStore {
   private read(key: string): string | undefined {
     // The key is a new string each time, so compare contents: still cheaper than a look-up.
     if (key === this.lastKey) return this.lastValue ?? undefined;
-    let value = this.young.get(key);
+    let value = this.cache.young.get(key);
     if (value === undefined) {
-      value = this.old.get(key);
+      value = this.cache.old.get(key);
       if (value === undefined) {
         value = this.dirty.get(key);
         for (let i = this.inFlight.length - 1; value === undefined && i >= 0; i--)
           value = this.inFlight[i]!.get(key);
         if (value === undefined) value = this.db.getSync(key) ?? null;
       }
-      if (!isTimerEntry(key)) this.remember(key, value);
+      if (!isTimerEntry(key)) this.cache.remember(key, value);
     }
     this.lastKey = key;
     this.lastValue = value;
     return value === null ? undefined : value;
-  }
-
-  /** Caches a key's latest value. */
-  private remember(key: string, value: string | null): void {
-    const young = this.young;
-    const before = young.get(key);
-    young.set(key, value);
-    // A key cached again (a write after its read) counts the change of its value's length only:
-    // a miss cached as null and then written 1,000 chars must count them (a large state's store
-    // outgrew a 96 MB heap when it did not).
-    this.youngChars +=
-      before === undefined
-        ? key.length + (value?.length ?? 0) + CACHE_ENTRY_OVERHEAD
-        : (value?.length ?? 0) - (before?.length ?? 0);
-    if (this.youngChars >= this.cacheBytes / 2) this.age();
-  }
-
-  /** As remember, in a space with a handle: its entries count their full keys, as the others do. */
-  private rememberIn(cache: SpaceCache, key: string, value: string | null): void {
-    const young = cache.young;
-    const before = young.get(key);
-    young.set(key, value);
-    this.youngChars +=
-      before === undefined
-        ? cache.space.length + key.length + (value?.length ?? 0) + CACHE_ENTRY_OVERHEAD
-        : (value?.length ?? 0) - (before?.length ?? 0);
-    if (this.youngChars >= this.cacheBytes / 2) this.age();
-  }
-
-  /** The read cache's next generation, in every space at once. */
-  private age(): void {
-    this.old = this.young;
-    this.young = new Map();
-    this.youngChars = 0;
-    for (const cache of this.spaceCaches.values()) cache.age();
   }
 
   put(space: string, key: string, value: Stored | undefined): string | undefined {
@@ -244,14 +216,7 @@ export class LevelKvStore implements KvStore {
 
   /** The chars of the keys and values the read cache holds, both generations (tests check its budget). */
   cachedChars(): number {
-    let chars = 0;
-    for (const generation of [this.young, this.old])
-      for (const [key, value] of generation) chars += key.length + (value?.length ?? 0);
-    for (const cache of this.spaceCaches.values())
-      for (const generation of [cache.young, cache.old])
-        for (const [key, value] of generation)
-          chars += cache.space.length + key.length + (value?.length ?? 0);
-    return chars;
+    return this.cache.cachedChars();
   }
 
   private write(key: string, value: string | undefined): string | undefined {
@@ -264,9 +229,38 @@ export class LevelKvStore implements KvStore {
   private store(key: string, next: string | null): void {
     this.dirty.set(key, next);
     this.dirtyChars += key.length + (next?.length ?? 0);
-    if (!isTimerEntry(key)) this.remember(key, next);
+    if (!isTimerEntry(key)) this.cache.remember(key, next);
     this.lastKey = key;
     this.lastValue = next;
+  }
+
+  putUnread(
+    space: string,
+    key: string,
+    value: Stored,
+    replaced: (old: string | undefined) => void,
+  ): string | undefined | typeof UNREAD {
+    if (this.spaceCaches.has(space)) return this.put(space, key, value);
+    this.otherWrites++;
+    this.dirtyWritten.note(space, key);
+    const full = space + key;
+    // What the heap knows, it tells at once; LevelDB is read later.
+    let previous = full === this.lastKey ? this.lastValue : this.cache.young.get(full);
+    if (previous === undefined) previous = this.cache.old.get(full);
+    if (previous === undefined) previous = this.dirty.get(full);
+    for (let i = this.inFlight.length - 1; previous === undefined && i >= 0; i--)
+      previous = this.inFlight[i]!.get(full);
+    if (previous !== undefined) {
+      this.store(full, value as string);
+      return previous ?? undefined;
+    }
+    this.store(full, value as string);
+    this.unread.add(full, replaced);
+    return UNREAD;
+  }
+
+  settle(): void {
+    this.unread.settle();
   }
 
   /** A write whose previous value is known, in a space with a handle. */
@@ -277,7 +271,7 @@ export class LevelKvStore implements KvStore {
     dirty.set(key, next);
     this.dirtySpaceEntries += dirty.size - before;
     this.dirtyChars += cache.space.length + key.length + (next?.length ?? 0);
-    this.rememberIn(cache, key, next);
+    this.cache.rememberIn(cache, key, next);
   }
 
   set(space: string, key: string, value: Stored | undefined, absent = false): void {
@@ -295,7 +289,7 @@ export class LevelKvStore implements KvStore {
     // Cheaper than comparing the key with the last one read, which is seldom a timer's.
     this.lastKey = undefined;
     // Any other caller's entry may be cached: keep the cache the latest.
-    if (!isTimerEntry(full)) this.remember(full, next);
+    if (!isTimerEntry(full)) this.cache.remember(full, next);
     if (next === null) {
       if (this.fresh.delete(full)) {
         this.dirty.delete(full);
@@ -357,6 +351,8 @@ export class LevelKvStore implements KvStore {
   }
 
   flushNow(): void {
+    // A batch cut for a checkpoint holds exact state sizes: what its writes replaced is known.
+    this.settle();
     if (this.dirty.size > 0 || this.dirtySpaces.length > 0 || this.droppedRanges.length > 0)
       this.startFlush();
   }
@@ -387,6 +383,7 @@ export class LevelKvStore implements KvStore {
     const logged = this.onFlush?.({ batch, dropped: ranges });
     this.inFlight.push(batch);
     this.inFlightDrops.push(ranges);
+    const unread = this.unread.cut();
     const operations = this.db.batch();
     for (const [key, value] of batch) {
       if (value === null) operations.del(key);
@@ -399,6 +396,7 @@ export class LevelKvStore implements KvStore {
       try {
         // Dropped containers are never written again (a clear starts a new generation), but this
         // batch may hold elements written before the drop: delete the ranges after it.
+        if (unread.writes.length > 0) await this.unread.told(unread);
         await operations.write();
         for (const [gte, lt] of ranges) await this.db.clear({ gte, lt });
       } catch (error) {
@@ -407,6 +405,7 @@ export class LevelKvStore implements KvStore {
       // A changelog that cannot be written fails its checkpoint, not the job.
       if (logged !== undefined) await logged.catch(() => {});
       this.inFlight.shift();
+      this.unread.written();
       this.inFlightDrops.shift();
       this.inFlightWritten.shift();
       if (this.flushing === done) this.flushing = undefined;
@@ -477,8 +476,7 @@ export class LevelKvStore implements KvStore {
         return;
       }
     }
-    this.young.delete(key);
-    this.old.delete(key);
+    this.cache.forget(key);
     if (key === this.lastKey) this.lastKey = undefined;
     this.dirty.set(key, value ?? null);
     this.dirtyChars += key.length + (value?.length ?? 0);
@@ -488,9 +486,7 @@ export class LevelKvStore implements KvStore {
     await this.flush();
     await this.db.clear({ gte, lt });
     this.otherWrites++;
-    this.young.clear();
-    this.old.clear();
-    for (const cache of this.spaceCaches.values()) cache.forget();
+    this.cache.clear();
     this.lastKey = undefined;
   }
 
