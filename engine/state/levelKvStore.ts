@@ -254,7 +254,10 @@ export class LevelKvStore implements KvStore {
       this.store(full, value as string);
       return previous ?? undefined;
     }
-    this.store(full, value as string);
+    // Not cached (it is not now): an element nobody has read is seldom read soon, and a large
+    // state's 1,000-char elements kept there cost GC (3% of its CPU, 40 MB of its RSS).
+    this.dirty.set(full, value as string);
+    this.dirtyChars += full.length + (value as string).length;
     this.unread.add(full, replaced);
     return UNREAD;
   }
