@@ -21,30 +21,18 @@ import {
   UNREAD,
 } from './kvStore.js';
 import { ReadCache, SpaceCache } from './levelReadCache.js';
+import { allEntries, browseDb, SCAN_CHUNK, spaceEnd, spaceEntries } from './levelReads.js';
 import type { MaybePromise } from './maybePromise.js';
 import { jsonTextCodec } from './stateCodecs.js';
 import { isTimerEntry, splitStoreKey } from './stateKeys.js';
 import { trackStateRead } from './stateReads.js';
-import { compareUtf8, type KeyRange, type StoreBrowser } from './storeBrowser.js';
+import { compareUtf8, type StoreBrowser } from './storeBrowser.js';
 import { UnreadWrites } from './unreadWrites.js';
 
 /** Pending writes that trigger a batch. */
 const FLUSH_ENTRIES = 4096;
 const FLUSH_CHARS = 4 * 1024 * 1024;
-/** Elements read from LevelDB per step of a container scan, unless the reader expects more. */
-const SCAN_CHUNK = 256;
-const MAX_SCAN_CHUNK = 8192;
-/** Entries read per step of a whole-state snapshot: each step costs a turn of the event loop. */
-const SNAPSHOT_CHUNK = 8192;
-/** classic-level stops a step at 16 KiB by default, a few hundred small entries: 1 MiB lets it fill the chunk. */
-const SNAPSHOT_CHUNK_BYTES = 1 << 20;
-
 type Pending = Map<string, string | null>;
-
-/** Spaces end in "\0", so every key of a space sorts below the space with "\x01" instead. */
-function spaceEnd(space: string): string {
-  return `${space.slice(0, -1)}\x01`;
-}
 
 export class LevelKvStore implements KvStore {
   readonly codec = jsonTextCodec;
@@ -310,23 +298,7 @@ export class LevelKvStore implements KvStore {
   async *entries(space: string, after?: string, expected = SCAN_CHUNK): SpaceEntries {
     // Every write in the range must be in LevelDB before an iterator (a snapshot) is taken.
     if (this.pendingIn(space, after)) await trackStateRead(this.flush());
-    const from = after === undefined ? { gte: space } : { gt: space + after };
-    // classic-level ends a step at 16 KiB unless told otherwise: a few hundred entries.
-    const highWaterMarkBytes = expected > SCAN_CHUNK ? SNAPSHOT_CHUNK_BYTES : undefined;
-    const iterator = this.db.iterator({
-      ...from,
-      lt: spaceEnd(space),
-      ...(highWaterMarkBytes && { highWaterMarkBytes }),
-    });
-    try {
-      for (;;) {
-        const chunk = await trackStateRead(iterator.nextv(Math.min(expected, MAX_SCAN_CHUNK)));
-        if (chunk.length === 0) return;
-        for (const [key, value] of chunk) yield [key.slice(space.length), value];
-      }
-    } finally {
-      await trackStateRead(iterator.close());
-    }
+    yield* spaceEntries(this.db, space, after, expected);
   }
 
   /** Whether a pending batch writes a key of `space` after `after`, or drops part of the space. */
@@ -420,7 +392,7 @@ export class LevelKvStore implements KvStore {
 
   async snapshotEntries(): Promise<AsyncIterable<[string, string][]>> {
     await this.flush();
-    return this.scan();
+    return allEntries(this.db);
   }
 
   snapshotNow(): ImmediateSnapshot {
@@ -429,37 +401,12 @@ export class LevelKvStore implements KvStore {
       batch,
       dropped: this.inFlightDrops[i]!,
     }));
-    return { entries: this.scan(), pending };
-  }
-
-  /** Every entry in LevelDB now, in chunks. */
-  private scan(): AsyncIterable<[string, string][]> {
-    // classic-level takes the iterator's snapshot synchronously, here, before any later write. A
-    // whole-state scan would push the blocks the records are reading out of LevelDB's cache.
-    const iterator = this.db.iterator({ fillCache: false, highWaterMarkBytes: SNAPSHOT_CHUNK_BYTES });
-    return (async function* () {
-      try {
-        for (;;) {
-          const chunk = await iterator.nextv(SNAPSHOT_CHUNK);
-          if (chunk.length === 0) return;
-          yield chunk;
-        }
-      } finally {
-        await iterator.close();
-      }
-    })();
+    return { entries: allEntries(this.db), pending };
   }
 
   async browse(): Promise<StoreBrowser> {
     await this.flush();
-    const db = this.db;
-    // A person paging through state must not push the blocks the records are reading out of the cache.
-    const options = (range: KeyRange, limit: number) => ({ ...range, limit, fillCache: false });
-    return {
-      keys: (range, limit) => db.keys(options(range, limit)).all(),
-      entries: (range, limit) => db.iterator(options(range, limit)).all(),
-      values: (keys) => db.getMany([...keys], { fillCache: false }),
-    };
+    return browseDb(this.db);
   }
 
   restoreEntry(key: string, value: string | undefined): void {
