@@ -333,11 +333,20 @@ export class KeyedState {
        * are corrected when it is told, before the batch holding them goes to disk.
        */
       set: (m: ContainerMeta, element: string, stored: Stored) => {
-        if (store.putUnread === undefined || m.n === 0) return void put(m, element, stored);
+        if (store.putUnread === undefined || (m.n === 0 && store.set === undefined))
+          return void put(m, element, stored);
         const elementSpace = space(m);
         const keyLength = elementSpace.length + element.length;
-        const later = replacedLater(this.keyGroup, this.keyText(), m.g, keyLength);
-        const old = store.putUnread(elementSpace, element, stored, later);
+        let old: Stored | undefined | typeof UNREAD;
+        // An empty map holds no element to read, now or later.
+        if (m.n === 0) store.set!(elementSpace, element, stored);
+        else
+          old = store.putUnread(
+            elementSpace,
+            element,
+            stored,
+            replacedLater(this.keyGroup, this.keyText(), m.g, keyLength),
+          );
         const held = m.n > 0;
         const n = m.n;
         const before = this.size.bytes;
