@@ -425,10 +425,10 @@ describe.each(backends)('keyed state on the $name backend', (backend) => {
       const counting = new Proxy(store, {
         get(target, name, receiver) {
           const value = Reflect.get(target, name, receiver);
-          if (name === 'put' || name === 'set') {
-            return (space: string, key: string, stored: unknown) => {
+          if ((name === 'put' || name === 'set' || name === 'putUnread') && typeof value === 'function') {
+            return (space: string, ...rest: unknown[]) => {
               writes.push(space.charAt(4));
-              return value.call(target, space, key, stored);
+              return value.call(target, space, ...rest);
             };
           }
           if (name === 'space') {

@@ -3,7 +3,7 @@
 // keeps a small meta entry (generation, element count, bytes) so that clear() is O(1) and the
 // state size (entries, bytes and keys) is known exactly while running.
 import { hardenForUser } from '../sandbox/lockdown.js';
-import type { KvSpace, KvStore, Stored } from './kvStore.js';
+import { type KvSpace, type KvStore, type Stored, UNREAD } from './kvStore.js';
 import {
   checkStateName,
   containerSpace,
@@ -159,6 +159,8 @@ export class KeyedState {
   }
 
   stateSize(): StateSize {
+    // Map elements set unread count as new until the store tells what they replaced: exact now.
+    this.store.settle?.();
     const held = this.heldElsewhere?.();
     if (held === undefined) return { ...this.size };
     return {
@@ -288,6 +290,41 @@ export class KeyedState {
       cached = m;
       cachedEpoch = this.keyEpoch;
     };
+    /** Writes an element; returns the value it replaced. */
+    const put = (m: ContainerMeta, element: string, stored: Stored | undefined) => {
+      const h = handle(m);
+      const elementSpace = space(m);
+      const before = this.size.bytes;
+      const held = m.n > 0;
+      const n = m.n;
+      const old = this.write(elementSpace, h, element, stored);
+      m.n += (stored === undefined ? 0 : 1) - (old === undefined ? 0 : 1);
+      this.size.keys += (m.n > 0 ? 1 : 0) - (held ? 1 : 0);
+      m.b += this.size.bytes - before;
+      // A value replaced by one of the same size (a window's count) leaves the meta as stored.
+      if (m.n !== n || this.size.bytes !== before || m.p !== undefined) saveMeta(m);
+      return old;
+    };
+    /** What an element set unread replaced, once told: the meta and sizes counted it as new. */
+    const replacedLater =
+      (keyGroup: number, keyText: string, generation: number, keyLength: number) =>
+      (old: Stored | undefined) => {
+        if (old === undefined) return;
+        const metaHandle = metaSpaces(keyGroup).handle;
+        const stored = metaHandle.get(keyText);
+        if (stored === undefined) return;
+        const m = codec.decode(stored) as ContainerMeta;
+        // Cleared since: the clear took the element off with the others, as they were counted.
+        if (m.g !== generation) return;
+        const bytes = keyLength + codec.length(old);
+        this.size.entries -= 1;
+        this.size.bytes -= bytes;
+        m.n -= 1;
+        m.b -= bytes;
+        if (m.n === 0) this.size.keys -= 1;
+        metaHandle.put(keyText, codec.encode('state meta', m));
+        cachedEpoch = -1;
+      };
     return {
       meta,
       space,
@@ -296,20 +333,40 @@ export class KeyedState {
         const h = handle(m);
         return h === undefined ? this.store.get(space(m), element) : h.get(element);
       },
-      /** Writes an element; returns the value it replaced. */
-      put: (m: ContainerMeta, element: string, stored: Stored | undefined) => {
-        const h = handle(m);
+      put,
+      /**
+       * A map's set. Where the store tells what an element replaced only later (LevelDB, when
+       * it is not on the heap), the element counts as new until then; the meta and the sizes
+       * are corrected when it is told, before the batch holding them goes to disk.
+       */
+      set: (m: ContainerMeta, element: string, stored: Stored) => {
+        if (store.putUnread === undefined || (m.n === 0 && store.set === undefined))
+          return void put(m, element, stored);
         const elementSpace = space(m);
-        const before = this.size.bytes;
+        const keyLength = elementSpace.length + element.length;
+        let old: Stored | undefined | typeof UNREAD;
+        // An empty map holds no element to read, now or later.
+        if (m.n === 0) store.set!(elementSpace, element, stored);
+        else
+          old = store.putUnread(
+            elementSpace,
+            element,
+            stored,
+            replacedLater(this.keyGroup, this.keyText(), m.g, keyLength),
+          );
         const held = m.n > 0;
         const n = m.n;
-        const old = this.write(elementSpace, h, element, stored);
-        m.n += (stored === undefined ? 0 : 1) - (old === undefined ? 0 : 1);
+        const before = this.size.bytes;
+        if (old !== undefined && old !== UNREAD) {
+          this.size.entries -= 1;
+          this.size.bytes -= keyLength + codec.length(old);
+        }
+        this.size.entries += 1;
+        this.size.bytes += keyLength + codec.length(stored);
+        m.n += old === undefined || old === UNREAD ? 1 : 0;
         this.size.keys += (m.n > 0 ? 1 : 0) - (held ? 1 : 0);
         m.b += this.size.bytes - before;
-        // A value replaced by one of the same size (a window's count) leaves the meta as stored.
-        if (m.n !== n || this.size.bytes !== before || m.p !== undefined) saveMeta(m);
-        return old;
+        if (m.n !== n || this.size.bytes !== before) saveMeta(m);
       },
       clear: () => {
         const m = meta();
@@ -343,7 +400,7 @@ export class KeyedState {
       },
       set: (mapKey, value) => {
         if (value === undefined) throw new TypeError(`${what}: set(key, undefined); use delete(key)`);
-        c.put(c.meta(), encodeKey(mapKey), codec.encode(what, value));
+        c.set(c.meta(), encodeKey(mapKey), codec.encode(what, value));
       },
       has: (mapKey) => c.get(c.meta(), encodeKey(mapKey)) !== undefined,
       delete: (mapKey) => {

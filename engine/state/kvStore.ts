@@ -35,6 +35,9 @@ export interface ImmediateSnapshot {
   readonly pending: readonly FlushedBatch[];
 }
 
+/** What `putUnread` returns when it tells what the write replaced later. */
+export const UNREAD: unique symbol = Symbol('unread');
+
 /** One space, resolved once: the hot path of value state costs no look-up of the space. */
 export interface KvSpace {
   get(key: string): Stored | undefined;
@@ -62,6 +65,21 @@ export interface KvStore {
    * store writes it out need never be written (a timer that fires soon after it is set).
    */
   set?(space: string, key: string, value: Stored | undefined, absent?: boolean): void;
+  /**
+   * As put, where what the write replaces may be told later: when the store does not hold it on
+   * the heap it returns UNREAD and calls `replaced` with it before the write goes to disk, read
+   * with the rest of its batch on another thread (a read per new map element was a sixth of a
+   * large state's time), or at the latest on `settle`. Stores that need the old value at once
+   * (the debugger's journal) leave it out.
+   */
+  putUnread?(
+    space: string,
+    key: string,
+    value: Stored,
+    replaced: (old: Stored | undefined) => void,
+  ): Stored | undefined | typeof UNREAD;
+  /** Calls every `replaced` still due, now: before a state size is shown or a batch is cut for a checkpoint. */
+  settle?(): void;
   /** Entries live on the heap: caching them there again costs nothing to speak of (timers). */
   readonly onHeap?: boolean;
   /**

@@ -172,6 +172,67 @@ describe('a space handle', () => {
     expect(store.get(space, 'k')).toBe('7');
   });
 
+  it('sees what was written by full key before it was taken, and its writes reach LevelDB and the changelog by full key', async () => {
+    const { store, batches } = await open();
+    const space = '0004vcount\0';
+    store.put(space, 'a', '1');
+    store.restoreEntry(`${space}b`, '2');
+    await store.flush();
+    store.put(space, 'c', '3');
+    let release!: () => void;
+    store.onFlush = (flushed) => {
+      batches.push(flushed);
+      return new Promise<void>((resolve) => (release = resolve));
+    };
+    store.put(space, 'd', '4');
+    store.flushNow();
+    // Pending by full key and in flight: the handle, taken now, reads both.
+    const handle = store.space(space);
+    expect([handle.get('a'), handle.get('b'), handle.get('c'), handle.get('d')]).toEqual([
+      '1',
+      '2',
+      '3',
+      '4',
+    ]);
+    expect(handle.put('c', '5')).toBe('3');
+    expect(store.put(space, 'e', '6')).toBeUndefined();
+    store.set(space, 'a', undefined);
+    release();
+    store.onFlush = (flushed) => {
+      batches.push(flushed);
+      return undefined;
+    };
+    await store.flush();
+    expect([...batches.at(-1)!.batch]).toEqual([
+      [`${space}c`, '5'],
+      [`${space}e`, '6'],
+      [`${space}a`, null],
+    ]);
+    expect(await onDisk(store)).toEqual([
+      [`${space}b`, '2'],
+      [`${space}c`, '5'],
+      [`${space}d`, '4'],
+      [`${space}e`, '6'],
+    ]);
+    expect(await keys(store, space)).toEqual(['b', 'c', 'd', 'e']);
+  });
+
+  it('keeps its read cache within its budget across spaces with and without handles', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'level-store-'));
+    dirs.push(dir);
+    const budget = 64 * 1024;
+    const store = await LevelKvStore.open(dir, budget);
+    stores.push(store);
+    const payload = 'x'.repeat(100);
+    for (let i = 0; i < 2000; i++) {
+      const keyGroup = (i % 8).toString(16).padStart(4, '0');
+      store.space(`${keyGroup}vitems\0`).put(`k${i}`, payload);
+      store.put(`${keyGroup}mitems\0k${i}\0${0}\0`, 'e', payload);
+    }
+    expect(store.cachedChars()).toBeLessThanOrEqual(budget);
+    expect(store.space('0003vitems\0').get('k1995')).toBe(payload);
+  });
+
   it('keeps its read cache within its budget when a value read as missing is then written large', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'level-store-'));
     dirs.push(dir);

@@ -5,40 +5,42 @@
 // keeps), so a read of a recent entry is one look-up, before the pending batches. Each batch
 // knows the greatest key it writes in each timer space: a key group's timer refill, read after
 // the last timer it fired, takes LevelDB's iterator at once when no pending batch writes in
-// its range, instead of waiting for the batches to be written.
+// its range, instead of waiting for the batches to be written. A space with a handle (value
+// state, meta entries) keeps its cached and pending entries apart, by the key inside the space
+// (levelReadCache.ts): the full key is built only for LevelDB.
 import { ClassicLevel } from 'classic-level';
 import { Written } from './batchWritten.js';
 import { cannotWrite } from './fileFault.js';
-import type { FlushedBatch, ImmediateSnapshot, KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
+import {
+  type FlushedBatch,
+  type ImmediateSnapshot,
+  type KvSpace,
+  type KvStore,
+  type SpaceEntries,
+  type Stored,
+  UNREAD,
+} from './kvStore.js';
+import { ReadCache, SpaceCache } from './levelReadCache.js';
+import { allEntries, browseDb, SCAN_CHUNK, spaceEnd, spaceEntries } from './levelReads.js';
 import type { MaybePromise } from './maybePromise.js';
 import { jsonTextCodec } from './stateCodecs.js';
-import { isTimerEntry } from './stateKeys.js';
+import { isTimerEntry, splitStoreKey } from './stateKeys.js';
 import { trackStateRead } from './stateReads.js';
-import { compareUtf8, type KeyRange, type StoreBrowser } from './storeBrowser.js';
+import { compareUtf8, type StoreBrowser } from './storeBrowser.js';
+import { UnreadWrites } from './unreadWrites.js';
 
 /** Pending writes that trigger a batch. */
 const FLUSH_ENTRIES = 4096;
 const FLUSH_CHARS = 4 * 1024 * 1024;
-/** Estimated heap bytes of a cached entry beyond its key and value characters. */
-const CACHE_ENTRY_OVERHEAD = 100;
-/** Elements read from LevelDB per step of a container scan, unless the reader expects more. */
-const SCAN_CHUNK = 256;
-const MAX_SCAN_CHUNK = 8192;
-/** Entries read per step of a whole-state snapshot: each step costs a turn of the event loop. */
-const SNAPSHOT_CHUNK = 8192;
-/** classic-level stops a step at 16 KiB by default, a few hundred small entries: 1 MiB lets it fill the chunk. */
-const SNAPSHOT_CHUNK_BYTES = 1 << 20;
-
 type Pending = Map<string, string | null>;
-
-/** Spaces end in "\0", so every key of a space sorts below the space with "\x01" instead. */
-function spaceEnd(space: string): string {
-  return `${space.slice(0, -1)}\x01`;
-}
 
 export class LevelKvStore implements KvStore {
   readonly codec = jsonTextCodec;
+  /** Pending writes by full key; those to a space with a handle are in its SpaceCache instead. */
   private dirty: Pending = new Map();
+  /** Spaces with a handle that hold pending writes, and how many entries they hold in all. */
+  private dirtySpaces: SpaceCache[] = [];
+  private dirtySpaceEntries = 0;
   private dirtyChars = 0;
   private dirtyWritten = new Written();
   /**
@@ -56,34 +58,36 @@ export class LevelKvStore implements KvStore {
   private flushing: MaybePromise;
   onFlush: KvStore['onFlush'];
   /**
-   * The read cache, in two generations (see the constructor): the latest value of every key it
-   * holds, pending or not, so it is read first. Timers are never in it (their own cache keeps
-   * them, and `set`, theirs, does not update it).
+   * The read cache (levelReadCache.ts): the latest value of every key it holds, pending or not,
+   * so it is read first. Timers are never in it (their own cache keeps them, and `set`, theirs,
+   * does not update it).
    */
-  private young = new Map<string, string | null>();
-  private youngChars = 0;
-  private old = new Map<string, string | null>();
+  private readonly cache: ReadCache;
   /** Ranges of dropped containers still to delete from LevelDB, as [gte, lt]. */
   private droppedRanges: [string, string][] = [];
   /** One handle per space, so that what a handle knows of its entries no other handle changes. */
   private readonly handles = new Map<string, KvSpace>();
+  /** The entries of each space with a handle (not timers'), which every way of reading or writing uses. */
+  private readonly spaceCaches: Map<string, SpaceCache>;
   /** Writes that did not go through a handle: each makes what the handles know stale. */
   private otherWrites = 0;
   /** The last key read: a read-modify-write then costs one look-up, not two. */
   private lastKey: string | undefined;
   private lastValue: string | null = null;
+  /** Writes whose replaced value is told later (putUnread). */
+  private readonly unread: UnreadWrites;
 
-  /**
-   * @param cacheBytes budget of the read cache. It keeps two generations: when the young one
-   * fills half the budget it becomes the old one and the previous old one is dropped, so
-   * recently used entries survive at the cost of one Map look-up more.
-   */
+  /** @param cacheBytes budget of the read cache (see ReadCache). */
   private constructor(
     private readonly db: ClassicLevel<string, string>,
-    private readonly cacheBytes: number,
+    cacheBytes: number,
     /** The database's folder, which a failure names. */
     private readonly location: string,
-  ) {}
+  ) {
+    this.cache = new ReadCache(cacheBytes);
+    this.spaceCaches = this.cache.spaces;
+    this.unread = new UnreadWrites(db);
+  }
 
   static async open(location: string, cacheBytes: number): Promise<LevelKvStore> {
     const db = new ClassicLevel<string, string>(location, {
@@ -102,7 +106,9 @@ export class LevelKvStore implements KvStore {
   space(space: string): KvSpace {
     let handle = this.handles.get(space);
     if (handle !== undefined) return handle;
-    const timers = isTimerEntry(space);
+    // Timers keep their own cache: a handle on theirs (none is taken now) reads by full key.
+    const cache = isTimerEntry(space) ? undefined : new SpaceCache(space);
+    if (cache !== undefined) this.spaceCaches.set(space, cache);
     // The entry last read or written through this handle, while no write came another way: a
     // user function reads a value and writes it back, under the same key text (one string).
     let known: string | undefined;
@@ -111,20 +117,26 @@ export class LevelKvStore implements KvStore {
     handle = {
       get: (key) => {
         if (knownAt === this.otherWrites && key === known) return knownValue ?? undefined;
-        const value = this.read(space + key);
+        const value = cache === undefined ? this.read(space + key) : this.readIn(cache, key);
         known = key;
         knownValue = value ?? null;
         knownAt = this.otherWrites;
         return value;
       },
       put: (key, value) => {
-        if (timers) this.dirtyWritten.note(space, key);
-        else this.dirtyWritten.others = true;
-        const full = space + key;
-        const previous =
-          knownAt === this.otherWrites && key === known ? knownValue : (this.read(full) ?? null);
         const next = (value as string | undefined) ?? null;
-        this.store(full, next);
+        let previous: string | null;
+        if (cache === undefined) {
+          this.dirtyWritten.note(space, key);
+          const full = space + key;
+          previous = knownAt === this.otherWrites && key === known ? knownValue : (this.read(full) ?? null);
+          this.store(full, next);
+        } else {
+          this.dirtyWritten.others = true;
+          previous =
+            knownAt === this.otherWrites && key === known ? knownValue : (this.readIn(cache, key) ?? null);
+          this.storeIn(cache, key, next);
+        }
         known = key;
         knownValue = next;
         knownAt = this.otherWrites;
@@ -136,59 +148,63 @@ export class LevelKvStore implements KvStore {
   }
 
   get(space: string, key: string): string | undefined {
-    return this.read(space + key);
+    const cache = this.spaceCaches.get(space);
+    return cache === undefined ? this.read(space + key) : this.readIn(cache, key);
+  }
+
+  /** A read in a space with a handle: its own maps first, by the key inside the space. */
+  private readIn(cache: SpaceCache, key: string): string | undefined {
+    let value = cache.young.get(key);
+    if (value === undefined) {
+      value = cache.old.get(key);
+      if (value === undefined) {
+        value = cache.dirty.get(key);
+        if (value === undefined) {
+          // Written by full key before the space had a handle, in a batch in flight, or in LevelDB.
+          const full = cache.space + key;
+          value = this.dirty.get(full);
+          for (let i = this.inFlight.length - 1; value === undefined && i >= 0; i--)
+            value = this.inFlight[i]!.get(full);
+          if (value === undefined) value = this.db.getSync(full) ?? null;
+        }
+      }
+      this.cache.rememberIn(cache, key, value);
+    }
+    return value === null ? undefined : value;
   }
 
   private read(key: string): string | undefined {
     // The key is a new string each time, so compare contents: still cheaper than a look-up.
     if (key === this.lastKey) return this.lastValue ?? undefined;
-    let value = this.young.get(key);
+    let value = this.cache.young.get(key);
     if (value === undefined) {
-      value = this.old.get(key);
+      value = this.cache.old.get(key);
       if (value === undefined) {
         value = this.dirty.get(key);
         for (let i = this.inFlight.length - 1; value === undefined && i >= 0; i--)
           value = this.inFlight[i]!.get(key);
         if (value === undefined) value = this.db.getSync(key) ?? null;
       }
-      if (!isTimerEntry(key)) this.remember(key, value);
+      if (!isTimerEntry(key)) this.cache.remember(key, value);
     }
     this.lastKey = key;
     this.lastValue = value;
     return value === null ? undefined : value;
   }
 
-  /** Caches a key's latest value. */
-  private remember(key: string, value: string | null): void {
-    const young = this.young;
-    const before = young.get(key);
-    young.set(key, value);
-    // A key cached again (a write after its read) counts the change of its value's length only:
-    // a miss cached as null and then written 1,000 chars must count them (a large state's store
-    // outgrew a 96 MB heap when it did not).
-    this.youngChars +=
-      before === undefined
-        ? key.length + (value?.length ?? 0) + CACHE_ENTRY_OVERHEAD
-        : (value?.length ?? 0) - (before?.length ?? 0);
-    if (this.youngChars >= this.cacheBytes / 2) {
-      this.old = young;
-      this.young = new Map();
-      this.youngChars = 0;
-    }
-  }
-
   put(space: string, key: string, value: Stored | undefined): string | undefined {
     this.otherWrites++;
     this.dirtyWritten.note(space, key);
-    return this.write(space + key, value as string | undefined);
+    const cache = this.spaceCaches.get(space);
+    if (cache === undefined) return this.write(space + key, value as string | undefined);
+    const previous = this.readIn(cache, key);
+    this.storeIn(cache, key, (value as string | undefined) ?? null);
+    return previous;
   }
 
   /** The chars of the keys and values the read cache holds, both generations (tests check its budget). */
   cachedChars(): number {
-    let chars = 0;
-    for (const generation of [this.young, this.old])
-      for (const [key, value] of generation) chars += key.length + (value?.length ?? 0);
-    return chars;
+    return this.cache.cachedChars();
   }
 
   private write(key: string, value: string | undefined): string | undefined {
@@ -201,19 +217,70 @@ export class LevelKvStore implements KvStore {
   private store(key: string, next: string | null): void {
     this.dirty.set(key, next);
     this.dirtyChars += key.length + (next?.length ?? 0);
-    if (!isTimerEntry(key)) this.remember(key, next);
+    if (!isTimerEntry(key)) this.cache.remember(key, next);
     this.lastKey = key;
     this.lastValue = next;
   }
 
-  set(space: string, key: string, value: Stored | undefined, absent = false): void {
+  putUnread(
+    space: string,
+    key: string,
+    value: Stored,
+    replaced: (old: string | undefined) => void,
+  ): string | undefined | typeof UNREAD {
+    if (this.spaceCaches.has(space)) return this.put(space, key, value);
+    this.otherWrites++;
+    this.dirtyWritten.note(space, key);
     const full = space + key;
+    // What the heap knows, it tells at once; LevelDB is read later.
+    let previous = full === this.lastKey ? this.lastValue : this.cache.young.get(full);
+    if (previous === undefined) previous = this.cache.old.get(full);
+    if (previous === undefined) previous = this.dirty.get(full);
+    for (let i = this.inFlight.length - 1; previous === undefined && i >= 0; i--)
+      previous = this.inFlight[i]!.get(full);
+    if (previous !== undefined) {
+      this.store(full, value as string);
+      return previous ?? undefined;
+    }
+    // Not cached (it is not now): an element nobody has read is seldom read soon, and a large
+    // state's 1,000-char elements kept there cost GC (3% of its CPU, 40 MB of its RSS).
+    this.dirty.set(full, value as string);
+    this.dirtyChars += full.length + (value as string).length;
+    this.unread.add(full, replaced);
+    return UNREAD;
+  }
+
+  settle(): void {
+    this.unread.settle();
+  }
+
+  /** A write whose previous value is known, in a space with a handle. */
+  private storeIn(cache: SpaceCache, key: string, next: string | null): void {
+    const dirty = cache.dirty;
+    const before = dirty.size;
+    if (before === 0) this.dirtySpaces.push(cache);
+    dirty.set(key, next);
+    this.dirtySpaceEntries += dirty.size - before;
+    this.dirtyChars += cache.space.length + key.length + (next?.length ?? 0);
+    this.cache.rememberIn(cache, key, next);
+  }
+
+  set(space: string, key: string, value: Stored | undefined, absent = false): void {
     const next = value === undefined ? null : (value as string);
     this.otherWrites++;
+    if (!isTimerEntry(space)) {
+      const cache = this.spaceCaches.get(space);
+      if (cache !== undefined) {
+        this.dirtyWritten.others = true;
+        this.storeIn(cache, key, next);
+        return;
+      }
+    }
+    const full = space + key;
     // Cheaper than comparing the key with the last one read, which is seldom a timer's.
     this.lastKey = undefined;
     // Any other caller's entry may be cached: keep the cache the latest.
-    if (!isTimerEntry(full)) this.remember(full, next);
+    if (!isTimerEntry(full)) this.cache.remember(full, next);
     if (next === null) {
       if (this.fresh.delete(full)) {
         this.dirty.delete(full);
@@ -231,23 +298,7 @@ export class LevelKvStore implements KvStore {
   async *entries(space: string, after?: string, expected = SCAN_CHUNK): SpaceEntries {
     // Every write in the range must be in LevelDB before an iterator (a snapshot) is taken.
     if (this.pendingIn(space, after)) await trackStateRead(this.flush());
-    const from = after === undefined ? { gte: space } : { gt: space + after };
-    // classic-level ends a step at 16 KiB unless told otherwise: a few hundred entries.
-    const highWaterMarkBytes = expected > SCAN_CHUNK ? SNAPSHOT_CHUNK_BYTES : undefined;
-    const iterator = this.db.iterator({
-      ...from,
-      lt: spaceEnd(space),
-      ...(highWaterMarkBytes && { highWaterMarkBytes }),
-    });
-    try {
-      for (;;) {
-        const chunk = await trackStateRead(iterator.nextv(Math.min(expected, MAX_SCAN_CHUNK)));
-        if (chunk.length === 0) return;
-        for (const [key, value] of chunk) yield [key.slice(space.length), value];
-      }
-    } finally {
-      await trackStateRead(iterator.close());
-    }
+    yield* spaceEntries(this.db, space, after, expected);
   }
 
   /** Whether a pending batch writes a key of `space` after `after`, or drops part of the space. */
@@ -266,7 +317,8 @@ export class LevelKvStore implements KvStore {
   }
 
   maybeFlush(): MaybePromise {
-    if (this.dirty.size < FLUSH_ENTRIES && this.dirtyChars < FLUSH_CHARS) return undefined;
+    if (this.dirty.size + this.dirtySpaceEntries < FLUSH_ENTRIES && this.dirtyChars < FLUSH_CHARS)
+      return undefined;
     // At most two batches in flight: waiting for the older one is the state's backpressure.
     const previous = this.flushing;
     this.startFlush();
@@ -274,7 +326,10 @@ export class LevelKvStore implements KvStore {
   }
 
   flushNow(): void {
-    if (this.dirty.size > 0 || this.droppedRanges.length > 0) this.startFlush();
+    // A batch cut for a checkpoint holds exact state sizes: what its writes replaced is known.
+    this.settle();
+    if (this.dirty.size > 0 || this.dirtySpaces.length > 0 || this.droppedRanges.length > 0)
+      this.startFlush();
   }
 
   async flush(): Promise<void> {
@@ -284,6 +339,15 @@ export class LevelKvStore implements KvStore {
 
   private startFlush(): void {
     const batch = this.dirty;
+    // A space's writes come after those by full key: any of its entries written by full key was
+    // written before the space had a handle.
+    for (const cache of this.dirtySpaces) {
+      const space = cache.space;
+      for (const [key, value] of cache.dirty) batch.set(space + key, value);
+      cache.dirty = new Map();
+    }
+    this.dirtySpaces = [];
+    this.dirtySpaceEntries = 0;
     const ranges = this.droppedRanges;
     this.dirty = new Map();
     this.dirtyChars = 0;
@@ -294,6 +358,7 @@ export class LevelKvStore implements KvStore {
     const logged = this.onFlush?.({ batch, dropped: ranges });
     this.inFlight.push(batch);
     this.inFlightDrops.push(ranges);
+    const unread = this.unread.cut();
     const operations = this.db.batch();
     for (const [key, value] of batch) {
       if (value === null) operations.del(key);
@@ -306,6 +371,7 @@ export class LevelKvStore implements KvStore {
       try {
         // Dropped containers are never written again (a clear starts a new generation), but this
         // batch may hold elements written before the drop: delete the ranges after it.
+        if (unread.writes.length > 0) await this.unread.told(unread);
         await operations.write();
         for (const [gte, lt] of ranges) await this.db.clear({ gte, lt });
       } catch (error) {
@@ -314,6 +380,7 @@ export class LevelKvStore implements KvStore {
       // A changelog that cannot be written fails its checkpoint, not the job.
       if (logged !== undefined) await logged.catch(() => {});
       this.inFlight.shift();
+      this.unread.written();
       this.inFlightDrops.shift();
       this.inFlightWritten.shift();
       if (this.flushing === done) this.flushing = undefined;
@@ -325,7 +392,7 @@ export class LevelKvStore implements KvStore {
 
   async snapshotEntries(): Promise<AsyncIterable<[string, string][]>> {
     await this.flush();
-    return this.scan();
+    return allEntries(this.db);
   }
 
   snapshotNow(): ImmediateSnapshot {
@@ -334,44 +401,32 @@ export class LevelKvStore implements KvStore {
       batch,
       dropped: this.inFlightDrops[i]!,
     }));
-    return { entries: this.scan(), pending };
-  }
-
-  /** Every entry in LevelDB now, in chunks. */
-  private scan(): AsyncIterable<[string, string][]> {
-    // classic-level takes the iterator's snapshot synchronously, here, before any later write. A
-    // whole-state scan would push the blocks the records are reading out of LevelDB's cache.
-    const iterator = this.db.iterator({ fillCache: false, highWaterMarkBytes: SNAPSHOT_CHUNK_BYTES });
-    return (async function* () {
-      try {
-        for (;;) {
-          const chunk = await iterator.nextv(SNAPSHOT_CHUNK);
-          if (chunk.length === 0) return;
-          yield chunk;
-        }
-      } finally {
-        await iterator.close();
-      }
-    })();
+    return { entries: allEntries(this.db), pending };
   }
 
   async browse(): Promise<StoreBrowser> {
     await this.flush();
-    const db = this.db;
-    // A person paging through state must not push the blocks the records are reading out of the cache.
-    const options = (range: KeyRange, limit: number) => ({ ...range, limit, fillCache: false });
-    return {
-      keys: (range, limit) => db.keys(options(range, limit)).all(),
-      entries: (range, limit) => db.iterator(options(range, limit)).all(),
-      values: (keys) => db.getMany([...keys], { fillCache: false }),
-    };
+    return browseDb(this.db);
   }
 
   restoreEntry(key: string, value: string | undefined): void {
     this.otherWrites++;
     this.dirtyWritten.unsplit = true;
-    this.young.delete(key);
-    this.old.delete(key);
+    if (this.spaceCaches.size > 0 && !isTimerEntry(key)) {
+      const [space, inSpace] = splitStoreKey(key);
+      const cache = this.spaceCaches.get(space);
+      if (cache !== undefined) {
+        cache.forget(inSpace);
+        const dirty = cache.dirty;
+        const before = dirty.size;
+        if (before === 0) this.dirtySpaces.push(cache);
+        dirty.set(inSpace, value ?? null);
+        this.dirtySpaceEntries += dirty.size - before;
+        this.dirtyChars += key.length + (value?.length ?? 0);
+        return;
+      }
+    }
+    this.cache.forget(key);
     if (key === this.lastKey) this.lastKey = undefined;
     this.dirty.set(key, value ?? null);
     this.dirtyChars += key.length + (value?.length ?? 0);
@@ -381,8 +436,7 @@ export class LevelKvStore implements KvStore {
     await this.flush();
     await this.db.clear({ gte, lt });
     this.otherWrites++;
-    this.young.clear();
-    this.old.clear();
+    this.cache.clear();
     this.lastKey = undefined;
   }
 
