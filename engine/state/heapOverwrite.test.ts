@@ -1,8 +1,8 @@
 // Value state on the heap written in place: a read-modify-write of a flat value keeps the object
 // the store holds (nothing new survives until the key comes round again), while what user code
 // sees, the state size and checkpoints stay as a JSON round trip would make them.
-import { Session } from 'node:inspector/promises';
 import { describe, expect, it } from 'vitest';
+import { bytesPerCall } from '../../test/bytesAllocated.js';
 import { KeyedState } from './keyedState.js';
 import { MemoryKvStore } from './memoryKvStore.js';
 import { StateTag, stateSpace } from './stateKeys.js';
@@ -24,39 +24,6 @@ async function recounted(store: MemoryKvStore) {
   const again = new KeyedState(store);
   await again.recount();
   return again.stateSize();
-}
-
-interface ProfileNode {
-  selfSize: number;
-  children: ProfileNode[];
-}
-
-/**
- * Bytes allocated per call of `body` once V8 has optimized it, garbage included (V8's sampling
- * heap profiler): what a keyed job allocates per record is what its scavenges cost.
- */
-async function bytesPerCall(body: (i: number) => void, calls = 200_000): Promise<number> {
-  for (let i = 0; i < calls; i++) body(i);
-  const session = new Session();
-  session.connect();
-  try {
-    await session.post('HeapProfiler.startSampling', {
-      samplingInterval: 128,
-      includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
-    });
-    for (let i = 0; i < calls; i++) body(i);
-    const { profile } = await session.post('HeapProfiler.stopSampling');
-    let total = 0;
-    const walk = (node: ProfileNode) => {
-      total += node.selfSize;
-      for (const child of node.children) walk(child);
-    };
-    walk(profile.head as ProfileNode);
-    return total / calls;
-  } finally {
-    session.disconnect();
-  }
 }
 
 describe('value state on the heap', () => {
@@ -191,7 +158,7 @@ describe('value state on the heap', () => {
       a.n += 1;
       a.sum += i;
       value.set(a);
-    });
+    }, 200_000);
     // The copy read and the one set (written over the stored object, then dropped): ~160 bytes.
     // With a new stored object each time and Object.keys in the copy it was ~225.
     expect(perRecord).toBeLessThan(200);
