@@ -77,7 +77,8 @@ describe('LocalChannel', () => {
     const { channel: c } = channel(1024);
     const items = Array.from({ length: 1000 }, (_, i) => record(i));
     const cycle = () => {
-      for (const item of items) c.push(item);
+      // Indexed: a for-of makes an iteration result per item until V8 optimizes the loop.
+      for (let i = 0; i < items.length; i++) c.push(items[i]!);
       while (c.shift() !== undefined) {}
     };
     // Per item pushed and shifted, over 200 cycles of 1000 items (as many run first to warm up).
