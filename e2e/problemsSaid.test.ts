@@ -96,9 +96,13 @@ describe('problems the designer knows', () => {
 
   test('letters in Parallelism are a problem naming the operator and field, and Ctrl+S says the change was not applied', async () => {
     const { page } = session;
-    await operator(page, 'p1').click();
     const panel = inspector(page);
-    await panel.getByRole('heading', { name: 'Operator p1' }).waitFor();
+    // The test before selected src from the Problems panel, which brings it into view: a click
+    // while the canvas still moves can land on src. Clicked again until p1 is what it selected.
+    await eventually(async () => {
+      await operator(page, 'p1').click();
+      await panel.getByRole('heading', { name: 'Operator p1' }).waitFor({ timeout: 2000 });
+    });
     const parallelism = panel.getByRole('textbox', { name: 'Parallelism' });
     await typeInto(parallelism, 'abc', 'none');
     const listed = 'operator "p1": Parallelism "abc" is not applied: "abc" is not a number. The job keeps 1.';
