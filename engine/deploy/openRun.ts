@@ -55,14 +55,7 @@ export async function openRun(
 ): Promise<JobRun | BackgroundRun> {
   // Loaded when a run needs them: the CLI's run at parallelism 1 runs on a worker thread, and
   // its main thread need not load the executors, the state stores and SES (61 modules).
-  if ('debug' in options) {
-    const [{ JobRun }, { ensureLockdown }] = await Promise.all([
-      import('./jobRun.js'),
-      import('../sandbox/userCode.js'),
-    ]);
-    ensureLockdown();
-    return JobRun.open(job, options);
-  }
+  if ('debug' in options) return openHere(job, options);
   const threads = threadsFor(planJob(job), options.threads ?? job.settings.threads ?? availableParallelism());
   if (options.oneThread === 'ownThread') {
     const { threads: _, oneThread: __, ...rest } = options;
@@ -77,11 +70,15 @@ export async function openRun(
     const { ParallelJobRun } = await import('./parallelJobRun.js');
     return ParallelJobRun.start({ ...rest, job, threads });
   }
-  // User code runs on this thread: the process is locked down before the job opens (lockdown.ts).
+  return openHere(job, { ...rest, callMarker });
+}
+
+/** A run on this thread: user code runs here, so the process is locked down before the job opens (lockdown.ts). */
+async function openHere(job: Job, options: RunOptions): Promise<JobRun> {
   const [{ JobRun }, { ensureLockdown }] = await Promise.all([
     import('./jobRun.js'),
     import('../sandbox/userCode.js'),
   ]);
   ensureLockdown();
-  return JobRun.open(job, { ...rest, callMarker });
+  return JobRun.open(job, options);
 }
