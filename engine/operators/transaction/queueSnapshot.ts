@@ -67,7 +67,7 @@ export function restoredQueue(
   let records: QueuedRecord[] = [];
   for (const state of all) {
     for (const [time, channel, position, value, timestamp, source, sourcePosition, carried] of state.queued) {
-      const id = carried === undefined || carried === null ? `${channel}:${position}` : `carried ${carried}`;
+      const id = carried === undefined ? `${channel}:${position}` : `carried ${carried}`;
       if (seen.has(id)) continue;
       seen.add(id);
       const restored = envelope(
@@ -80,9 +80,7 @@ export function restoredQueue(
       );
       const key: OrderKey = { time, channel, position };
       records.push(
-        carried === undefined || carried === null
-          ? { key, envelope: restored }
-          : { key, envelope: restored, carried },
+        carried === undefined ? { key, envelope: restored } : { key, envelope: restored, carried },
       );
     }
   }
