@@ -279,8 +279,12 @@ export class LevelKvStore implements KvStore {
     const full = space + key;
     // Cheaper than comparing the key with the last one read, which is seldom a timer's.
     this.lastKey = undefined;
-    // Any other caller's entry may be cached: keep the cache the latest.
-    if (!isTimerEntry(full)) this.cache.remember(full, next);
+    // Any other caller's entry may be cached: keep the cache the latest. A deleted one is forgotten
+    // instead (a cleared list's: never read again), as the pending deletion or LevelDB tells it.
+    if (!isTimerEntry(full)) {
+      if (next === null) this.cache.forget(full);
+      else this.cache.remember(full, next);
+    }
     if (next === null) {
       if (this.fresh.delete(full)) {
         this.dirty.delete(full);
