@@ -1,6 +1,7 @@
 // LevelDB under a write-back cache. Reads are synchronous (`getSync`): a promise per record
 // costs ~25x. Writes gather in `dirty` and go to LevelDB as one batch; while that batch is in
-// flight it stays readable in `inFlight`, because LevelDB does not see it until it completes.
+// flight it stays readable in `batches` (levelWriteBatches.ts), because LevelDB does not see it
+// until it completes.
 // The read cache holds what was read and what was written (not timers, which their own cache
 // keeps), so a read of a recent entry is one look-up, before the pending batches. Each batch
 // knows the greatest key it writes in each timer space: a key group's timer refill, read after
@@ -12,7 +13,6 @@ import { ClassicLevel } from 'classic-level';
 import { Written } from './batchWritten.js';
 import { cannotWrite } from './fileFault.js';
 import {
-  type FlushedBatch,
   type ImmediateSnapshot,
   type KvSpace,
   type KvStore,
@@ -22,17 +22,17 @@ import {
 } from './kvStore.js';
 import { ReadCache, SpaceCache } from './levelReadCache.js';
 import { allEntries, browseDb, SCAN_CHUNK, spaceEnd, spaceEntries } from './levelReads.js';
+import { droppedIn, type Pending, WriteBatches } from './levelWriteBatches.js';
 import type { MaybePromise } from './maybePromise.js';
 import { jsonTextCodec } from './stateCodecs.js';
 import { isTimerEntry, splitStoreKey } from './stateKeys.js';
 import { trackStateRead } from './stateReads.js';
-import { compareUtf8, type StoreBrowser } from './storeBrowser.js';
+import type { StoreBrowser } from './storeBrowser.js';
 import { UnreadWrites } from './unreadWrites.js';
 
 /** Pending writes that trigger a batch. */
 const FLUSH_ENTRIES = 4096;
 const FLUSH_CHARS = 4 * 1024 * 1024;
-type Pending = Map<string, string | null>;
 
 export class LevelKvStore implements KvStore {
   readonly codec = jsonTextCodec;
@@ -48,14 +48,8 @@ export class LevelKvStore implements KvStore {
    * within the batch, they leave it, instead of costing LevelDB a put and a delete.
    */
   private fresh = new Set<string>();
-  /** Batches written to LevelDB but maybe not yet visible there, oldest first. */
-  private inFlight: Pending[] = [];
-  /** Where each batch in flight writes, in the same order. */
-  private inFlightWritten: Written[] = [];
-  /** The ranges each batch in flight drops after its writes, in the same order. */
-  private inFlightDrops: (readonly [string, string])[][] = [];
-  /** The last batch write; each waits for the one before, so they apply in order. */
-  private flushing: MaybePromise;
+  /** Batches written to LevelDB but maybe not yet visible there. */
+  private readonly batches: WriteBatches;
   onFlush: KvStore['onFlush'];
   /**
    * The read cache (levelReadCache.ts): the latest value of every key it holds, pending or not,
@@ -82,11 +76,12 @@ export class LevelKvStore implements KvStore {
     private readonly db: ClassicLevel<string, string>,
     cacheBytes: number,
     /** The database's folder, which a failure names. */
-    private readonly location: string,
+    location: string,
   ) {
     this.cache = new ReadCache(cacheBytes);
     this.spaceCaches = this.cache.spaces;
     this.unread = new UnreadWrites(db);
+    this.batches = new WriteBatches(db, this.unread, location);
   }
 
   static async open(location: string, cacheBytes: number): Promise<LevelKvStore> {
@@ -163,8 +158,7 @@ export class LevelKvStore implements KvStore {
           // Written by full key before the space had a handle, in a batch in flight, or in LevelDB.
           const full = cache.space + key;
           value = this.dirty.get(full);
-          for (let i = this.inFlight.length - 1; value === undefined && i >= 0; i--)
-            value = this.inFlight[i]!.get(full);
+          if (value === undefined) value = this.batches.get(full);
           if (value === undefined) value = this.db.getSync(full) ?? null;
         }
       }
@@ -181,8 +175,7 @@ export class LevelKvStore implements KvStore {
       value = this.cache.old.get(key);
       if (value === undefined) {
         value = this.dirty.get(key);
-        for (let i = this.inFlight.length - 1; value === undefined && i >= 0; i--)
-          value = this.inFlight[i]!.get(key);
+        if (value === undefined) value = this.batches.get(key);
         if (value === undefined) value = this.db.getSync(key) ?? null;
       }
       if (!isTimerEntry(key)) this.cache.remember(key, value);
@@ -236,8 +229,7 @@ export class LevelKvStore implements KvStore {
     let previous = full === this.lastKey ? this.lastValue : this.cache.young.get(full);
     if (previous === undefined) previous = this.cache.old.get(full);
     if (previous === undefined) previous = this.dirty.get(full);
-    for (let i = this.inFlight.length - 1; previous === undefined && i >= 0; i--)
-      previous = this.inFlight[i]!.get(full);
+    if (previous === undefined) previous = this.batches.get(full);
     if (previous !== undefined) {
       this.store(full, value as string);
       return previous ?? undefined;
@@ -307,12 +299,11 @@ export class LevelKvStore implements KvStore {
 
   /** Whether a pending batch writes a key of `space` after `after`, or drops part of the space. */
   private pendingIn(space: string, after: string | undefined): boolean {
-    if (this.dirtyWritten.touches(space, after)) return true;
-    for (const written of this.inFlightWritten) if (written.touches(space, after)) return true;
-    const end = spaceEnd(space);
-    const overlaps = ([gte, lt]: readonly [string, string]) =>
-      compareUtf8(gte, end) < 0 && compareUtf8(space, lt) < 0;
-    return this.droppedRanges.some(overlaps) || this.inFlightDrops.some((ranges) => ranges.some(overlaps));
+    return (
+      this.dirtyWritten.touches(space, after) ||
+      this.batches.touches(space, after) ||
+      droppedIn(this.droppedRanges, space)
+    );
   }
 
   dropSpace(space: string): void {
@@ -341,6 +332,11 @@ export class LevelKvStore implements KvStore {
     while (this.flushing !== undefined) await this.flushing;
   }
 
+  /** The last batch write started, until it is written: a failure rejects it. */
+  private get flushing(): MaybePromise {
+    return this.batches.flushing;
+  }
+
   private startFlush(): void {
     const batch = this.dirty;
     // A space's writes come after those by full key: any of its entries written by full key was
@@ -356,42 +352,11 @@ export class LevelKvStore implements KvStore {
     this.dirty = new Map();
     this.dirtyChars = 0;
     this.droppedRanges = [];
-    this.inFlightWritten.push(this.dirtyWritten);
+    const written = this.dirtyWritten;
     this.dirtyWritten = new Written();
     this.fresh = new Set();
     const logged = this.onFlush?.({ batch, dropped: ranges });
-    this.inFlight.push(batch);
-    this.inFlightDrops.push(ranges);
-    const unread = this.unread.cut();
-    const operations = this.db.batch();
-    for (const [key, value] of batch) {
-      if (value === null) operations.del(key);
-      else operations.put(key, value);
-    }
-    const previous = this.flushing;
-    let done: MaybePromise;
-    done = (async () => {
-      await previous;
-      try {
-        // Dropped containers are never written again (a clear starts a new generation), but this
-        // batch may hold elements written before the drop: delete the ranges after it.
-        if (unread.writes.length > 0) await this.unread.told(unread);
-        await operations.write();
-        for (const [gte, lt] of ranges) await this.db.clear({ gte, lt });
-      } catch (error) {
-        throw cannotWrite('state', this.location, error);
-      }
-      // A changelog that cannot be written fails its checkpoint, not the job.
-      if (logged !== undefined) await logged.catch(() => {});
-      this.inFlight.shift();
-      this.unread.written();
-      this.inFlightDrops.shift();
-      this.inFlightWritten.shift();
-      if (this.flushing === done) this.flushing = undefined;
-    })();
-    // A failure is reported where `flushing` is awaited (the next batch, flush, close); this only marks it handled.
-    done.catch(() => {});
-    this.flushing = done;
+    this.batches.write({ batch, dropped: ranges, written, unread: this.unread.cut(), logged });
   }
 
   async snapshotEntries(): Promise<AsyncIterable<[string, string][]>> {
@@ -401,11 +366,7 @@ export class LevelKvStore implements KvStore {
 
   snapshotNow(): ImmediateSnapshot {
     this.flushNow();
-    const pending: FlushedBatch[] = this.inFlight.map((batch, i) => ({
-      batch,
-      dropped: this.inFlightDrops[i]!,
-    }));
-    return { entries: allEntries(this.db), pending };
+    return { entries: allEntries(this.db), pending: this.batches.pending() };
   }
 
   async browse(): Promise<StoreBrowser> {
