@@ -4,6 +4,7 @@
 // the ~0.5 such a job cost. The CLI is bundled (scripts/bundleCli.mjs): each thread loads a few
 // files of dist/cli. A loader hook, given to every thread through NODE_OPTIONS, lists the files.
 import { readFile, writeFile } from 'node:fs/promises';
+import module from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,12 +42,8 @@ beforeAll(async () => {
   );
 });
 
-/** Runs `job` on a one-line input under the hook; the files of this package it loaded, as paths under it. */
-async function loadsOfRun(
-  name: string,
-  parallelism: number,
-  threads: number,
-): Promise<{ files: string[]; out: unknown[] }> {
+/** A folder holding `job.json`: a one-line input through a keyed `process` into a JSONL sink. */
+async function oneRecordJob(name: string, parallelism: number): Promise<string> {
   const dir = await makeTempDir(`pipewright-cli-start-${name}-`);
   await writeJsonl(path.join(dir, 'in.jsonl'), [{ k: 'a', v: 1 }]);
   await writeJob(path.join(dir, 'job.json'), {
@@ -70,6 +67,16 @@ async function loadsOfRun(
       { id: 'e2', from: 'acc', to: 'out', partition: 'rebalance' },
     ],
   });
+  return dir;
+}
+
+/** Runs the one-record job under the hook; the files of this package it loaded, as paths under it. */
+async function loadsOfRun(
+  name: string,
+  parallelism: number,
+  threads: number,
+): Promise<{ files: string[]; out: unknown[] }> {
+  const dir = await oneRecordJob(name, parallelism);
   const log = path.join(dir, 'loads.txt');
   await writeFile(log, '');
   const preload = pathToFileURL(path.join(hooksDir, 'preload.mjs')).href;
@@ -103,4 +110,35 @@ describe('pipewright run, before the job starts', () => {
     expect(files.filter((file) => !file.startsWith('dist/cli/') && file !== 'bin/pipewright.js')).toEqual([]);
     expect(files.length).toBeLessThan(90);
   });
+
+  // Node 22.1 and later keep V8's compiled code on disk (module.enableCompileCache); Node 20 has
+  // no such cache for ES modules, and there the run goes on without one. Node says, in its native
+  // debug output, which files' code it took from the cache.
+  const nodeCaches = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+  it(
+    nodeCaches
+      ? "compiles the bundle once: the next run takes both threads' code from the cache"
+      : 'runs without a compile cache on a Node that has none for ES modules',
+    async () => {
+      const dir = await oneRecordJob('compile-cache', 1);
+      const { NODE_COMPILE_CACHE: _, ...env } = process.env;
+      const run = () =>
+        runCli(['run', 'job.json', '--threads', '1'], {
+          cwd: dir,
+          env: { ...env, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' },
+        });
+      const first = await run();
+      expect(first.code, describeRun(first)).toBe(0);
+      const second = await run();
+      expect(second.code, describeRun(second)).toBe(0);
+      const accepted = (file: string) =>
+        new RegExp(`V8 code cache for ESM \\S*/dist/cli/${file} was accepted`).test(second.stderr);
+      if (nodeCaches) {
+        expect(accepted('pipewright\\.js'), second.stderr).toBe(true);
+        expect(accepted('jobWorker\\.js'), second.stderr).toBe(true);
+      } else {
+        expect(second.stderr).not.toContain('[compile cache]');
+      }
+    },
+  );
 });
