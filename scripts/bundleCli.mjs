@@ -40,8 +40,10 @@ await build({
   platform: 'node',
   target: 'node20',
   external: EXTERNAL,
-  // Names kept as written: an internal error's stack still says which function failed.
-  minify: false,
+  // Without the blanks V8 has a quarter less text to scan as it compiles: an empty job took
+  // 0.31-0.34 CPU-s instead of 0.34-0.37 (Node 20). Names and syntax stay as written, so an
+  // internal error's stack still names its functions; its lines are the map's to say.
+  minifyWhitespace: true,
   // Maps to the TypeScript sources (engine/**/*.ts), which a checkout has: read with
   // `node --enable-source-maps` when an engine stack needs its source lines.
   sourcemap: 'linked',
