@@ -2,8 +2,8 @@
 // Bundles the `pipewright` CLI and the worker threads it starts into dist/cli/ (a build step of
 // scripts/build.mjs, after tsc). Node's ES module loader pays for every file it resolves, reads
 // and compiles, and each thread of a run loads the engine afresh: the CLI's main thread and its
-// run thread loaded ~380 files (~616 loads in all) for an empty job, about 0.2 CPU-s of its
-// ~0.5. Bundled, each thread loads a few files (docs/benchmarks.md, "Issue 27: the CLI's start").
+// run thread made 583 module loads (~380 files) for an empty job, about 0.2 CPU-s of its ~0.55.
+// Bundled, each thread loads a few files (docs/benchmarks.md, "Issue 27: the CLI's start").
 //
 // One file per entry, the code they share in chunks beside them, all in one folder: a worker's
 // entry is found from the module that starts it (workerScript.ts, `new URL('./jobWorker.js',
