@@ -134,7 +134,7 @@ export function writeJob(path, job) {
 /**
  * Runs `pipewright run JOB --state-dir DIR --quiet` (plus `nodeFlags` for node itself, e.g.
  * --max-old-space-size=256), timed like any other process. `entry` is the script node runs:
- * bin/pipewright.js by default, or a copy of dist/engine/cli/main.js (what the bin imports).
+ * bin/pipewright.js by default, or a copy of dist/cli/pipewright.js (what the bin imports).
  */
 export function runEngine(
   jobPath,

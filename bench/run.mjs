@@ -72,7 +72,7 @@ const DOCS = join(REPO_DIR, 'docs', 'benchmarks.md');
 const DIST = join(REPO_DIR, 'dist');
 /** The engine measured: a copy of dist/ taken at the start, so a rebuild during the run cannot mix builds. */
 const SNAPSHOT = join(WORK_DIR, 'engine', 'dist');
-const ENGINE_ENTRY = join(SNAPSHOT, 'engine', 'cli', 'main.js');
+const ENGINE_ENTRY = join(SNAPSHOT, 'cli', 'pipewright.js');
 const START = '<!-- results:start -->';
 const END = '<!-- results:end -->';
 /** A measurement whose runs all took less than this gets one more run. */
@@ -377,7 +377,7 @@ function firstLines(s, n = 3) {
 /** Copies dist/ to bench/.work/engine/dist; false when the engine is not built. */
 function snapshotEngine() {
   clean(SNAPSHOT);
-  if (!existsSync(join(DIST, 'engine', 'cli', 'main.js'))) return false;
+  if (!existsSync(join(DIST, 'cli', 'pipewright.js'))) return false;
   cpSync(DIST, SNAPSHOT, { recursive: true, filter: (src) => !src.endsWith('.map') });
   return true;
 }
@@ -386,7 +386,7 @@ async function engineStatus() {
   if (!existsSync(ENGINE_ENTRY)) {
     return {
       ok: false,
-      reason: 'the engine is not built (dist/engine/cli/main.js is missing; npm run build)',
+      reason: 'the engine is not built (dist/cli/pipewright.js is missing; npm run build)',
     };
   }
   dirs();
@@ -705,10 +705,10 @@ function runsCell(r) {
   return r.times.map(fmtS).join(' / ');
 }
 
-/** When dist/engine/cli/main.js was last built (the engine measured), or undefined. */
+/** When dist/cli/pipewright.js was last built (the engine measured), or undefined. */
 function engineBuildTime() {
   try {
-    return statSync(join(DIST, 'engine', 'cli', 'main.js'))
+    return statSync(join(DIST, 'cli', 'pipewright.js'))
       .mtime.toISOString()
       .replace(/\.\d+Z$/, 'Z');
   } catch {

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 import { spawnSync } from 'node:child_process';
-// `npm run build` builds the engine, the desktop shell and the designer into dist/, then records
-// a digest of everything the build read (dist/.build-inputs). `node scripts/build.mjs --if-changed`
-// (what `npm test` runs) builds only when that digest differs: `npm install` has just built a
-// fresh clone, and a second build would cost a minute of both cores for nothing.
+// `npm run build` builds the engine, the desktop shell and the designer into dist/, bundles the CLI
+// (dist/cli, scripts/bundleCli.mjs), then records a digest of everything the build read
+// (dist/.build-inputs). `node scripts/build.mjs --if-changed` (what `npm test` runs) builds only
+// when that digest differs: `npm install` has just built a fresh clone, and a second build would
+// cost a minute of both cores for nothing.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -11,11 +12,15 @@ import { join, relative } from 'node:path';
 const ROOT = join(import.meta.dirname, '..');
 const STAMP = join(ROOT, 'dist', '.build-inputs');
 
-/** The build's steps, in order (each as npm would run it: from node_modules/.bin). */
+/**
+ * The build's steps, in order: a tool as npm would run it (from node_modules/.bin), or a script
+ * of ours run by this Node.
+ */
 const STEPS = [
   ['tsc', '-p', 'tsconfig.build.json'],
   ['tsc', '-p', 'electron/tsconfig.json'],
   ['vite', 'build', '--logLevel', 'warn'],
+  [process.execPath, 'scripts/bundleCli.mjs'],
 ];
 
 /** What the steps read: sources (not tests), their configurations and the installed versions. */
@@ -26,6 +31,7 @@ const INPUT_FILES = [
   'tsconfig.json',
   'tsconfig.build.json',
   'vite.config.ts',
+  'scripts/bundleCli.mjs',
 ];
 const isInput = (path) => !/\.test\.tsx?$/.test(path);
 
@@ -57,11 +63,12 @@ if (process.argv.includes('--if-changed') && existsSync(STAMP) && readFileSync(S
 }
 const bin = join(ROOT, 'node_modules', '.bin');
 for (const [command, ...args] of STEPS) {
-  const executable = join(bin, process.platform === 'win32' ? `${command}.cmd` : command);
+  const ours = command === process.execPath;
+  const executable = ours ? command : join(bin, process.platform === 'win32' ? `${command}.cmd` : command);
   const step = spawnSync(executable, args, {
     cwd: ROOT,
     stdio: 'inherit',
-    shell: process.platform === 'win32',
+    shell: process.platform === 'win32' && !ours,
   });
   if (step.status !== 0) process.exit(step.status ?? 1);
 }

@@ -3,11 +3,12 @@
 // breaks so that the next attempt connects afresh. What a call does on a new connection after a
 // break is the caller's business: an upsert batch is simply sent again (it is idempotent), an
 // append transaction is redone from the rows its writer holds.
-import pg from 'pg';
+import type pg from 'pg';
 import { JobError } from '../../../graph/jobError.js';
 import type { MaybePromise } from '../../../state/maybePromise.js';
 import { describeCause, ServerRetry } from '../../connectors/serverRetry.js';
 import { isTransientPgError, postgresServer } from '../pgErrors.js';
+import { PgClient } from '../pgPackages.js';
 
 export interface SessionTarget {
   readonly operatorId: string;
@@ -63,7 +64,7 @@ export class PgSession {
     if (this.closed) return Promise.reject(new Error('the sink has closed its connection'));
     if (this.client !== undefined) return Promise.resolve(this.client);
     this.connecting ??= (async () => {
-      const client = new pg.Client({
+      const client = new PgClient({
         connectionString: this.target.connection,
         connectionTimeoutMillis: 10_000,
         // Whose connection it is, in pg_stat_activity.

@@ -7,7 +7,7 @@
 // is complete: the server keeps the log from there, so a restore can always go back to it.
 // The snapshot's rows are emitted by snapshotRecords.ts, the stream's messages decoded and queued
 // by changeQueue.ts: here are where the reader stands, its connections and its checkpoints.
-import pg from 'pg';
+import type pg from 'pg';
 import { JobError } from '../../../graph/jobError.js';
 import type { ParamsOf } from '../../../graph/schema.js';
 import type { SubtaskEnvironment } from '../../../runtime/operatorLogic.js';
@@ -15,6 +15,7 @@ import type { RecordSource } from '../../../runtime/recordSource.js';
 import type { SourceReader } from '../../../runtime/source.js';
 import { describeCause, ServerRetry } from '../../connectors/serverRetry.js';
 import { isTransientPgError, postgresServer, sqlState } from '../pgErrors.js';
+import { PgClient } from '../pgPackages.js';
 import { ChangeQueue } from './changeQueue.js';
 import { formatLsn, parseLsn } from './lsn.js';
 import { SESSION_OPTIONS } from './pgValues.js';
@@ -138,7 +139,7 @@ export class PostgresReader implements SourceReader<PostgresSplit> {
   }
 
   private async withClient<T>(use: (client: pg.Client) => Promise<T>): Promise<T> {
-    const client = new pg.Client({ connectionString: this.params.connection, options: SESSION_OPTIONS });
+    const client = new PgClient({ connectionString: this.params.connection, options: SESSION_OPTIONS });
     client.on('error', () => {});
     try {
       await client.connect();

@@ -2,13 +2,13 @@
 // replication slot), as { op, before, after } records. One split, read by the first subtask;
 // see postgresReader.ts for how it reads and what a checkpoint holds.
 import { createHash } from 'node:crypto';
-import pg from 'pg';
 import { JobError } from '../../../graph/jobError.js';
 import type { ParamsOf } from '../../../graph/schema.js';
 import type { Source } from '../../../runtime/source.js';
 import { describeCause } from '../../connectors/serverRetry.js';
 import type { ConnectionCheck, KindFactory } from '../../kindFactory.js';
 import { postgresServer } from '../pgErrors.js';
+import { PgClient } from '../pgPackages.js';
 import { SESSION_OPTIONS } from './pgValues.js';
 import { PostgresReader } from './postgresReader.js';
 import { type PostgresSplit, postgresEnumerator, postgresSerializer } from './postgresSplit.js';
@@ -59,7 +59,7 @@ async function testConnection(
 ): Promise<ConnectionCheck> {
   const { connection, table } = params as ParamsOf<'source.postgres'>;
   const server = postgresServer(connection);
-  const client = new pg.Client({
+  const client = new PgClient({
     connectionString: connection,
     options: SESSION_OPTIONS,
     connectionTimeoutMillis: 5000,

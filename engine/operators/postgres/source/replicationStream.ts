@@ -6,7 +6,8 @@
 // commit record starts right where the acknowledged one ended. Here the only position ever
 // acknowledged is the one the reader gives (a completed checkpoint's), exactly.
 import type pg from 'pg';
-import { type Pgoutput, PgoutputPlugin } from 'pg-logical-replication';
+import type { Pgoutput, PgoutputPlugin } from 'pg-logical-replication';
+import { pgoutputPlugin } from '../pgPackages.js';
 import { formatLsn, readLsn } from './lsn.js';
 import { replicationClient } from './snapshotCursor.js';
 
@@ -35,7 +36,7 @@ export class ReplicationStream {
     private readonly listener: StreamListener,
   ) {
     this.client = replicationClient(connection);
-    this.plugin = new PgoutputPlugin({ protoVersion: 1, publicationNames: [publication] });
+    this.plugin = new (pgoutputPlugin())({ protoVersion: 1, publicationNames: [publication] });
     this.publicationList = `"${publication.replaceAll('"', '""')}"`;
   }
 

@@ -3,7 +3,8 @@
 // transaction makes that transaction see exactly what the slot's first change follows, and a
 // cursor reads the table in it, a batch at a time. The snapshot lives as long as this one
 // connection: if it breaks, the rows cannot be read on from where they stopped.
-import pg from 'pg';
+import type pg from 'pg';
+import { PgClient } from '../pgPackages.js';
 import { SESSION_OPTIONS, valueParser } from './pgValues.js';
 import { quoteIdent } from './tableSetup.js';
 
@@ -17,7 +18,7 @@ const FIELD_PARSERS = { getTypeParser: valueParser };
 export function replicationClient(connection: string): pg.Client {
   // pg supports `replication` but its types do not list it.
   const config = { connectionString: connection, replication: 'database', options: SESSION_OPTIONS };
-  return new pg.Client(config as pg.ClientConfig);
+  return new PgClient(config as pg.ClientConfig);
 }
 
 /** Makes the slot with no snapshot (snapshot: false): its consistent point. */
