@@ -113,9 +113,10 @@ export class WindowAccumulators {
    */
   add(start: number, record: unknown): unknown {
     const keyText = this.state.currentKeyEncoded();
+    const place = this.placeOf(start);
     let key = this.byKey.get(keyText);
     if (key !== undefined) {
-      const at = key.slotOf(this.placeOf(start));
+      const at = key.slotOf(place);
       if (at >= 0) {
         const acc = this.aggregate.add(key.acc(at), record);
         key.setAcc(at, acc);
@@ -157,7 +158,7 @@ export class WindowAccumulators {
       key = new HeldKey(state.currentKeyGroup, state.currentKey, keyText, plain);
       this.byKey.set(keyText, key);
     }
-    key.add(this.placeOf(start), acc, flags, bytes);
+    key.add(place, acc, flags, bytes);
     window.keys.push(key);
     if (++this.held > this.peakHeld) this.peakHeld = this.held;
     this.created = created;
@@ -285,8 +286,8 @@ export class WindowAccumulators {
   }
 
   /**
-   * The (key, window) at `at` of `key` goes (its window lets go of the key): from the
-   * store too when it was there (current key), and the key with its last window.
+   * The (key, window) at `at` of `key` goes (its window lets go of the key): from the store too
+   * when it was there (current key). The key stays, without it, until sweepKeys.
    */
   private drop(window: WindowKeys, start: number, key: HeldKey, at: Slot): void {
     this.held--;
