@@ -85,9 +85,12 @@ class GroupTimers {
   find(timestamp: number, keyText: string): number {
     const items = this.items;
     let high = items.length;
-    // Timers mostly come later than every one held: check the last first.
+    // Timers mostly come later than every one held: check the last first; then the first, for
+    // timers set latest first (each earlier than every one held).
     if (high === 0 || compare(timestamp, keyText, items[high - 1]!) > 0) return -high - 1;
-    let low = 0;
+    const first = compare(timestamp, keyText, items[0]!);
+    if (first <= 0) return first === 0 ? 0 : -1;
+    let low = 1;
     while (low < high) {
       const mid = (low + high) >>> 1;
       const c = compare(timestamp, keyText, items[mid]!);
