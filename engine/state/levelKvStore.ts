@@ -30,8 +30,8 @@ import { trackStateRead } from './stateReads.js';
 import type { StoreBrowser } from './storeBrowser.js';
 import { UnreadWrites } from './unreadWrites.js';
 
-/** LevelDB's memtable, off the heap: a quarter as many level-0 files to compact as its 4 MB default. */
-const WRITE_BUFFER_BYTES = 16 * 1024 * 1024;
+/** LevelDB's memtable, off the heap: half as many level-0 files to compact as its 4 MB default. */
+const WRITE_BUFFER_BYTES = 8 * 1024 * 1024;
 /** Pending writes that trigger a batch. */
 const FLUSH_ENTRIES = 4096;
 const FLUSH_CHARS = 4 * 1024 * 1024;
