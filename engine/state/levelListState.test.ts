@@ -45,6 +45,15 @@ async function open(cacheBytes = 1 << 20) {
   return { store, state: new KeyedState(store), batches };
 }
 
+/** Counting what the store holds gives the sizes the state kept as it ran; they are returned. */
+async function expectSizesExact(state: KeyedState) {
+  const size = state.stateSize();
+  state.resetSize({ entries: 0, bytes: 0, keys: 0 });
+  await state.recount();
+  expect(state.stateSize()).toEqual(size);
+  return size;
+}
+
 /** Every key LevelDB holds after the pending batches. */
 async function onDisk(store: LevelKvStore): Promise<string[]> {
   const keys: string[] = [];
@@ -72,11 +81,7 @@ describe('list state on LevelDB', () => {
       expect(batches.flatMap((b) => b.dropped)).toEqual([]);
       // The value and the list's meta (its next generation) are written all the same.
       expect(written.filter((key) => !isListElement(key))).toHaveLength(2);
-      const size = state.stateSize();
-      expect(size.entries).toBe(1);
-      state.resetSize({ entries: 0, bytes: 0, keys: 0 });
-      await state.recount();
-      expect(state.stateSize()).toEqual(size);
+      expect((await expectSizesExact(state)).entries).toBe(1);
     } finally {
       await store.close();
     }
@@ -125,10 +130,7 @@ describe('list state on LevelDB', () => {
           );
         }
       }
-      const size = state.stateSize();
-      state.resetSize({ entries: 0, bytes: 0, keys: 0 });
-      await state.recount();
-      expect(state.stateSize()).toEqual(size);
+      await expectSizesExact(state);
     } finally {
       await store.close();
     }
@@ -182,10 +184,7 @@ describe('list state on LevelDB', () => {
       const elements = (await onDisk(store)).filter(isListElement);
       expect(elements).toHaveLength(2);
       expect(state.stateSize().entries).toBe(2);
-      const size = state.stateSize();
-      state.resetSize({ entries: 0, bytes: 0, keys: 0 });
-      await state.recount();
-      expect(state.stateSize()).toEqual(size);
+      await expectSizesExact(state);
     } finally {
       await store.close();
     }
