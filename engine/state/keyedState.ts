@@ -3,10 +3,10 @@
 // keeps a small meta entry (generation, element count, bytes) so that clear() is O(1) and the
 // state size (entries, bytes and keys) is known exactly while running.
 import { hardenForUser } from '../sandbox/lockdown.js';
-import { type KvSpace, type KvStore, type Stored, UNREAD } from './kvStore.js';
+import type { KvSpace, KvStore, Stored } from './kvStore.js';
+import { type ContainerMeta, stateContainer } from './stateContainer.js';
 import {
   checkStateName,
-  containerSpace,
   decodeKey,
   encodeKey,
   isUserEntry,
@@ -60,26 +60,17 @@ export interface StateApi {
   list(name: string): ListStateApi;
 }
 
-interface ContainerMeta {
-  /** Generation: clearing moves to a fresh container and drops the old one. */
-  g: number;
-  /** Elements and their bytes. */
-  n: number;
-  b: number;
-  /** Lists only: the next position. */
-  p?: number;
-}
-
 export class KeyedState {
-  private keyGroup = 0;
+  /** The current key's key group (read by its containers: stateContainer.ts). */
+  keyGroup = 0;
   private key: unknown;
   private currentKeyText: string | undefined;
   /**
    * Counts setKey calls (and rollbacks): a map's or list's meta entry, read once for a record,
    * is reused for the rest of that record's calls (a get and a set read it once, not twice).
    */
-  private keyEpoch = 0;
-  private readonly size: StateSize = { entries: 0, bytes: 0, keys: 0 };
+  keyEpoch = 0;
+  readonly size: StateSize = { entries: 0, bytes: 0, keys: 0 };
   private readonly values = new Map<string, ValueStateApi>();
   private readonly maps = new Map<string, MapStateApi>();
   private readonly lists = new Map<string, ListStateApi>();
@@ -93,7 +84,7 @@ export class KeyedState {
 
   /** `instrument` wraps what user code sees (the debugger records each access with it). */
   constructor(
-    private readonly store: KvStore,
+    readonly store: KvStore,
     instrument?: (api: StateApi, state: KeyedState) => StateApi,
   ) {
     const api: StateApi = {
@@ -187,7 +178,7 @@ export class KeyedState {
   }
 
   /** The spaces of one state, one per key group, resolved once each. */
-  private spaces(tag: StateTag, name: string): (keyGroup: number) => { space: string; handle: KvSpace } {
+  spaces(tag: StateTag, name: string): (keyGroup: number) => { space: string; handle: KvSpace } {
     const byKeyGroup: { space: string; handle: KvSpace }[] = [];
     return (keyGroup) => {
       let entry = byKeyGroup[keyGroup];
@@ -201,7 +192,7 @@ export class KeyedState {
   }
 
   /** Writes one entry (in the store's stored form) and keeps the state size exact. */
-  private write(space: string, handle: KvSpace | undefined, key: string, stored: Stored | undefined) {
+  write(space: string, handle: KvSpace | undefined, key: string, stored: Stored | undefined) {
     const old = handle === undefined ? this.store.put(space, key, stored) : handle.put(key, stored);
     const keyLength = space.length + key.length;
     const codec = this.store.codec;
@@ -248,169 +239,13 @@ export class KeyedState {
     return api;
   }
 
-  /**
-   * One key's map or list: its elements in a container space, and a meta entry that names the
-   * container's generation and counts its elements, so clear() is O(1) and sizes stay exact.
-   */
-  private container(tag: StateTag, metaTag: StateTag, name: string) {
-    const metaSpaces = this.spaces(metaTag, name);
-    const store = this.store;
-    const codec = store.codec;
-    // The meta of the current key, as read or last written during this record (keyEpoch).
-    let cachedEpoch = -1;
-    let cached: ContainerMeta | undefined;
-    const meta = (): ContainerMeta => {
-      if (cachedEpoch === this.keyEpoch) return cached!;
-      const stored = metaSpaces(this.keyGroup).handle.get(this.keyText());
-      cached = stored === undefined ? { g: 0, n: 0, b: 0 } : (codec.decode(stored) as ContainerMeta);
-      cachedEpoch = this.keyEpoch;
-      return cached;
-    };
-    // The current key's container, resolved once per record and generation (a window's record
-    // reads and writes its accumulator: one look-up of the space, not two).
-    let spaceEpoch = -1;
-    let spaceGeneration = -1;
-    let spaceText = '';
-    let spaceHandle: KvSpace | undefined;
-    const space = (m: ContainerMeta) => {
-      if (spaceEpoch !== this.keyEpoch || spaceGeneration !== m.g) {
-        spaceText = containerSpace(this.keyGroup, tag, name, this.keyText(), m.g);
-        spaceHandle = undefined;
-        spaceEpoch = this.keyEpoch;
-        spaceGeneration = m.g;
-      }
-      return spaceText;
-    };
-    /** The handle only where a space's handle is its entries themselves (the heap). */
-    const handle = (m: ContainerMeta): KvSpace | undefined => {
-      const text = space(m);
-      if (store.onHeap !== true) return undefined;
-      spaceHandle ??= store.space(text);
-      return spaceHandle;
-    };
-    const saveMeta = (m: ContainerMeta) => {
-      metaSpaces(this.keyGroup).handle.put(this.keyText(), codec.encode('state meta', m));
-      cached = m;
-      cachedEpoch = this.keyEpoch;
-    };
-    /** Writes an element; returns the value it replaced. */
-    const put = (m: ContainerMeta, element: string, stored: Stored | undefined) => {
-      const h = handle(m);
-      const elementSpace = space(m);
-      const before = this.size.bytes;
-      const held = m.n > 0;
-      const n = m.n;
-      const old = this.write(elementSpace, h, element, stored);
-      m.n += (stored === undefined ? 0 : 1) - (old === undefined ? 0 : 1);
-      this.size.keys += (m.n > 0 ? 1 : 0) - (held ? 1 : 0);
-      m.b += this.size.bytes - before;
-      // A value replaced by one of the same size (a window's count) leaves the meta as stored.
-      if (m.n !== n || this.size.bytes !== before || m.p !== undefined) saveMeta(m);
-      return old;
-    };
-    /** What an element set unread replaced, once told: the meta and sizes counted it as new. */
-    const replacedLater =
-      (keyGroup: number, keyText: string, generation: number, keyLength: number) =>
-      (old: Stored | undefined) => {
-        if (old === undefined) return;
-        const metaHandle = metaSpaces(keyGroup).handle;
-        const stored = metaHandle.get(keyText);
-        if (stored === undefined) return;
-        const m = codec.decode(stored) as ContainerMeta;
-        // Cleared since: the clear took the element off with the others, as they were counted.
-        if (m.g !== generation) return;
-        const bytes = keyLength + codec.length(old);
-        this.size.entries -= 1;
-        this.size.bytes -= bytes;
-        m.n -= 1;
-        m.b -= bytes;
-        if (m.n === 0) this.size.keys -= 1;
-        metaHandle.put(keyText, codec.encode('state meta', m));
-        cachedEpoch = -1;
-      };
-    /** Empties the container: `drop` deletes its elements (a whole-space drop, or each by key). */
-    const clearWith = (m: ContainerMeta, drop: (container: string) => void) => {
-      if (m.n === 0 && m.p === undefined) return;
-      if (m.n > 0) this.size.keys -= 1;
-      this.size.entries -= m.n;
-      this.size.bytes -= m.b;
-      drop(space(m));
-      saveMeta({ g: m.g + 1, n: 0, b: 0 });
-    };
-    /** Writes an element the store cannot hold yet (a list's next position): no read of what it replaces. */
-    const putNew = (m: ContainerMeta, element: string, stored: Stored) => {
-      const elementSpace = space(m);
-      store.set!(elementSpace, element, stored, true);
-      const bytes = elementSpace.length + element.length + codec.length(stored);
-      if (m.n === 0) this.size.keys += 1;
-      this.size.entries += 1;
-      this.size.bytes += bytes;
-      m.n += 1;
-      m.b += bytes;
-      saveMeta(m);
-    };
-    return {
-      meta,
-      space,
-      get: (m: ContainerMeta, element: string) => {
-        if (m.n === 0) return undefined;
-        const h = handle(m);
-        return h === undefined ? this.store.get(space(m), element) : h.get(element);
-      },
-      put,
-      /**
-       * A map's set. Where the store tells what an element replaced only later (LevelDB, when
-       * it is not on the heap), the element counts as new until then; the meta and the sizes
-       * are corrected when it is told, before the batch holding them goes to disk.
-       */
-      set: (m: ContainerMeta, element: string, stored: Stored) => {
-        if (store.putUnread === undefined || (m.n === 0 && store.set === undefined))
-          return void put(m, element, stored);
-        const elementSpace = space(m);
-        const keyLength = elementSpace.length + element.length;
-        let old: Stored | undefined | typeof UNREAD;
-        // An empty map holds no element to read, now or later.
-        if (m.n === 0) store.set!(elementSpace, element, stored);
-        else
-          old = store.putUnread(
-            elementSpace,
-            element,
-            stored,
-            replacedLater(this.keyGroup, this.keyText(), m.g, keyLength),
-          );
-        const held = m.n > 0;
-        const n = m.n;
-        const before = this.size.bytes;
-        if (old !== undefined && old !== UNREAD) {
-          this.size.entries -= 1;
-          this.size.bytes -= keyLength + codec.length(old);
-        }
-        this.size.entries += 1;
-        this.size.bytes += keyLength + codec.length(stored);
-        m.n += old === undefined || old === UNREAD ? 1 : 0;
-        this.size.keys += (m.n > 0 ? 1 : 0) - (held ? 1 : 0);
-        m.b += this.size.bytes - before;
-        if (m.n !== n || this.size.bytes !== before) saveMeta(m);
-      },
-      clear: () => clearWith(meta(), (container) => store.dropSpace(container)),
-      clearWith,
-      putNew,
-      /** Elements in order, as [element, value]. */
-      scan: async function* (): AsyncGenerator<[string, unknown]> {
-        const m = meta();
-        if (m.n === 0) return;
-        for await (const [element, stored] of store.entries(space(m))) yield [element, codec.decode(stored)];
-      },
-    };
-  }
-
   private mapState(name: string): MapStateApi {
     let api = this.maps.get(name);
     if (api !== undefined) return api;
     checkStateName(name);
     const what = `map state "${name}"`;
     const codec = this.store.codec;
-    const c = this.container(StateTag.MapElements, StateTag.MapMeta, name);
+    const c = stateContainer(this, StateTag.MapElements, StateTag.MapMeta, name);
     api = {
       get: (mapKey) => {
         const stored = c.get(c.meta(), encodeKey(mapKey));
@@ -448,7 +283,7 @@ export class KeyedState {
     checkStateName(name);
     const what = `list state "${name}"`;
     const codec = this.store.codec;
-    const c = this.container(StateTag.ListElements, StateTag.ListMeta, name);
+    const c = stateContainer(this, StateTag.ListElements, StateTag.ListMeta, name);
     const store = this.store;
     // On LevelDB a list's elements are at positions 0 to p - 1 of its generation (a list drops
     // none alone), and none at p or after: an add writes without a read, and a small list is read
