@@ -61,8 +61,7 @@ export interface StateApi {
 }
 
 export class KeyedState {
-  /** The current key's key group (read by its containers: stateContainer.ts). */
-  keyGroup = 0;
+  private keyGroup = 0;
   private key: unknown;
   private currentKeyText: string | undefined;
   /**

@@ -21,7 +21,8 @@ export interface ContainerOwner {
   readonly store: KvStore;
   /** Counts setKey calls: what was read for a record is reused for the rest of its calls. */
   readonly keyEpoch: number;
-  readonly keyGroup: number;
+  /** The current key's key group. */
+  readonly currentKeyGroup: number;
   /** The current key as store keys hold it. */
   currentKeyEncoded(): string;
   /** The state's sizes, kept exact as elements come and go. */
@@ -50,7 +51,7 @@ export function stateContainer(owner: ContainerOwner, tag: StateTag, metaTag: St
   let cached: ContainerMeta | undefined;
   const meta = (): ContainerMeta => {
     if (cachedEpoch === owner.keyEpoch) return cached!;
-    const stored = metaSpaces(owner.keyGroup).handle.get(owner.currentKeyEncoded());
+    const stored = metaSpaces(owner.currentKeyGroup).handle.get(owner.currentKeyEncoded());
     cached = stored === undefined ? { g: 0, n: 0, b: 0 } : (codec.decode(stored) as ContainerMeta);
     cachedEpoch = owner.keyEpoch;
     return cached;
@@ -63,7 +64,7 @@ export function stateContainer(owner: ContainerOwner, tag: StateTag, metaTag: St
   let spaceHandle: KvSpace | undefined;
   const space = (m: ContainerMeta) => {
     if (spaceEpoch !== owner.keyEpoch || spaceGeneration !== m.g) {
-      spaceText = containerSpace(owner.keyGroup, tag, name, owner.currentKeyEncoded(), m.g);
+      spaceText = containerSpace(owner.currentKeyGroup, tag, name, owner.currentKeyEncoded(), m.g);
       spaceHandle = undefined;
       spaceEpoch = owner.keyEpoch;
       spaceGeneration = m.g;
@@ -78,7 +79,7 @@ export function stateContainer(owner: ContainerOwner, tag: StateTag, metaTag: St
     return spaceHandle;
   };
   const saveMeta = (m: ContainerMeta) => {
-    metaSpaces(owner.keyGroup).handle.put(owner.currentKeyEncoded(), codec.encode('state meta', m));
+    metaSpaces(owner.currentKeyGroup).handle.put(owner.currentKeyEncoded(), codec.encode('state meta', m));
     cached = m;
     cachedEpoch = owner.keyEpoch;
   };
@@ -144,7 +145,7 @@ export function stateContainer(owner: ContainerOwner, tag: StateTag, metaTag: St
     get: (m: ContainerMeta, element: string) => {
       if (m.n === 0) return undefined;
       const h = handle(m);
-      return h === undefined ? owner.store.get(space(m), element) : h.get(element);
+      return h === undefined ? store.get(space(m), element) : h.get(element);
     },
     put,
     /**
@@ -165,7 +166,7 @@ export function stateContainer(owner: ContainerOwner, tag: StateTag, metaTag: St
           elementSpace,
           element,
           stored,
-          replacedLater(owner.keyGroup, owner.currentKeyEncoded(), m.g, keyLength),
+          replacedLater(owner.currentKeyGroup, owner.currentKeyEncoded(), m.g, keyLength),
         );
       const held = m.n > 0;
       const n = m.n;
