@@ -97,8 +97,10 @@ describe('user code that throws in a worker', () => {
 // ------------------------------------------------------------------------------ a worker dies
 
 describe('a worker that runs out of memory', () => {
-  const RECORDS = 40_000;
-  const HOGS_AT = 30_000;
+  // Far enough into the input that a checkpoint completes first even on a fast machine (at
+  // 30,000 a Node 24 run once got to it before any had).
+  const RECORDS = 130_000;
+  const HOGS_AT = 120_000;
   const hogging = `function process(r, ctx) {
   if (r.id === ${HOGS_AT}) {
     const all = [];
