@@ -89,6 +89,8 @@ export interface KvStore {
    * reads them in one step (a timer cache's refill).
    */
   entries(space: string, after?: string, expected?: number): SpaceEntries;
+  /** At most `limit` keys of `space` after `after`, in order, as `entries` would give them (a timer cache's refill). */
+  keysAfter?(space: string, after: string | undefined, limit: number): Promise<string[]>;
   /** Forgets a whole space at once (a cleared map or list); it is never written again. */
   dropSpace(space: string): void;
   /**

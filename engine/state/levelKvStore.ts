@@ -21,7 +21,7 @@ import {
   UNREAD,
 } from './kvStore.js';
 import { ReadCache, SpaceCache } from './levelReadCache.js';
-import { allEntries, browseDb, SCAN_CHUNK, spaceEnd, spaceEntries } from './levelReads.js';
+import { allEntries, browseDb, SCAN_CHUNK, spaceEnd, spaceEntries, spaceKeys } from './levelReads.js';
 import { droppedIn, type Pending, WriteBatches } from './levelWriteBatches.js';
 import type { MaybePromise } from './maybePromise.js';
 import { jsonTextCodec } from './stateCodecs.js';
@@ -300,6 +300,11 @@ export class LevelKvStore implements KvStore {
     yield* spaceEntries(this.db, space, after, expected);
   }
 
+  async keysAfter(space: string, after: string | undefined, limit: number): Promise<string[]> {
+    if (this.pendingIn(space, after)) await trackStateRead(this.flush());
+    return spaceKeys(this.db, space, after, limit);
+  }
+
   /** Whether a pending batch writes a key of `space` after `after`, or drops part of the space. */
   private pendingIn(space: string, after: string | undefined): boolean {
     return (
@@ -346,7 +351,7 @@ export class LevelKvStore implements KvStore {
     // written before the space had a handle.
     for (const cache of this.dirtySpaces) {
       const space = cache.space;
-      for (const [key, value] of cache.dirty) batch.set(space + key, value);
+      cache.dirty.forEach((value, key) => batch.set(space + key, value));
       cache.dirty = new Map();
     }
     this.dirtySpaces = [];

@@ -20,7 +20,7 @@ afterEach(async () => {
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
 
-/** Counts the calls that read the store: get, put (which reads what it replaces) and entries. */
+/** Counts the calls that read the store: get, put (which reads what it replaces) and range reads (entries, keysAfter). */
 function counted(inner: KvStore): { store: KvStore; reads: Record<string, number> } {
   const reads: Record<string, number> = { get: 0, put: 0, entries: 0 };
   const store = new Proxy(inner, {
@@ -28,7 +28,8 @@ function counted(inner: KvStore): { store: KvStore; reads: Record<string, number
       const value = Reflect.get(target, name, receiver);
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
-        if (typeof name === 'string' && name in reads) reads[name]!++;
+        const read = name === 'keysAfter' ? 'entries' : name;
+        if (typeof read === 'string' && read in reads) reads[read]!++;
         return value.apply(target, args);
       };
     },

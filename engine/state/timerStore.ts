@@ -102,6 +102,11 @@ class GroupTimers {
   }
 }
 
+function cachedTimer(entry: string): CachedTimer {
+  const { timestamp, keyText } = parseTimerEntry(entry);
+  return { timestamp, keyText, entry };
+}
+
 function compare(timestamp: number, keyText: string, item: CachedTimer): number {
   if (timestamp !== item.timestamp) return timestamp < item.timestamp ? -1 : 1;
   return keyText === item.keyText ? 0 : compareUtf8(keyText, item.keyText);
@@ -267,12 +272,7 @@ export class TimerStore {
     const space = group.space;
     for (;;) {
       const writes = group.storeWrites;
-      const found: CachedTimer[] = [];
-      for await (const [entry] of this.store.entries(space, group.after?.entry, group.limit + 1)) {
-        const { timestamp, keyText } = parseTimerEntry(entry);
-        found.push({ timestamp, keyText, entry });
-        if (found.length > group.limit) break;
-      }
+      const found = await this.readCache(space, group.after?.entry, group.limit + 1);
       // Time travel replaced the group meanwhile: this read is of the undone future.
       if (this.groups[domain][keyGroup] !== group) return;
       // A write while the read was under way may or may not be in what it found: read again.
@@ -284,6 +284,20 @@ export class TimerStore {
       this.setBound(domain, keyGroup, found.length > 0 ? found[0]!.timestamp : Number.POSITIVE_INFINITY);
       return;
     }
+  }
+
+  /** The first `count` timers of a space after `after`. */
+  private async readCache(space: string, after: string | undefined, count: number): Promise<CachedTimer[]> {
+    const found: CachedTimer[] = [];
+    if (this.store.keysAfter !== undefined) {
+      for (const entry of await this.store.keysAfter(space, after, count)) found.push(cachedTimer(entry));
+      return found;
+    }
+    for await (const [entry] of this.store.entries(space, after, count)) {
+      found.push(cachedTimer(entry));
+      if (found.length === count) break;
+    }
+    return found;
   }
 
   /**
