@@ -351,7 +351,9 @@ export class LevelKvStore implements KvStore {
     // written before the space had a handle.
     for (const cache of this.dirtySpaces) {
       const space = cache.space;
-      cache.dirty.forEach((value, key) => batch.set(space + key, value));
+      cache.dirty.forEach((value, key) => {
+        batch.set(space + key, value);
+      });
       cache.dirty = new Map();
     }
     this.dirtySpaces = [];

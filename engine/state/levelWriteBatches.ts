@@ -72,10 +72,11 @@ export class WriteBatches {
   write(cut: CutBatch): void {
     this.inFlight.push(cut);
     const operations = this.db.batch();
-    for (const [key, value] of cut.batch) {
+    // forEach, not for-of: an entry array per write was a tenth of a timer-heavy run's allocation.
+    cut.batch.forEach((value, key) => {
       if (value === null) operations.del(key);
       else operations.put(key, value);
-    }
+    });
     const previous = this.last;
     let done: MaybePromise;
     done = (async () => {
