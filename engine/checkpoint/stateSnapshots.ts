@@ -3,7 +3,7 @@
 // the file of the changes since the previous one. A full copy (the base) is taken again when the
 // changes since the last one outgrow it, so restore reads a bounded amount. The heap backend is
 // copied whole each time.
-import type { FlushedBatch, KvStore, SnapshotChunks } from '../state/kvStore.js';
+import { type FlushedBatch, forEachWrite, type KvStore, type SnapshotChunks } from '../state/kvStore.js';
 import type { MaybePromise } from '../state/maybePromise.js';
 import { MemoryKvStore } from '../state/memoryKvStore.js';
 import { keyGroupOfStoreKey } from '../state/stateKeys.js';
@@ -203,13 +203,13 @@ export class StateSnapshots {
  * nothing is coalesced; a batch's drops apply after its writes, as in LevelDB. The promise
  * returned is the disk's backpressure.
  */
-function writeBatch(writer: StateFileWriter, { batch, dropped }: FlushedBatch): MaybePromise {
+function writeBatch(writer: StateFileWriter, flushed: FlushedBatch): MaybePromise {
   let wait: MaybePromise;
-  batch.forEach((value, key) => {
+  forEachWrite(flushed, (key, value) => {
     const written = value === null ? writer.delete(key) : writer.set(key, value);
     if (written !== undefined) wait = written;
   });
-  for (const [gte, lt] of dropped) wait = writer.drop(gte, lt) ?? wait;
+  for (const [gte, lt] of flushed.dropped) wait = writer.drop(gte, lt) ?? wait;
   return writer.endBlock() ?? wait;
 }
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FlushedBatch } from './kvStore.js';
+import { type FlushedBatch, forEachWrite } from './kvStore.js';
 import { LevelKvStore } from './levelKvStore.js';
 
 const dirs: string[] = [];
@@ -203,7 +203,9 @@ describe('a space handle', () => {
       return undefined;
     };
     await store.flush();
-    expect([...batches.at(-1)!.batch]).toEqual([
+    const logged: [string, string | null][] = [];
+    forEachWrite(batches.at(-1)!, (key, value) => logged.push([key, value]));
+    expect(logged).toEqual([
       [`${space}c`, '5'],
       [`${space}e`, '6'],
       [`${space}a`, null],

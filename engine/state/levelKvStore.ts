@@ -161,7 +161,7 @@ export class LevelKvStore implements KvStore {
           // Written by full key before the space had a handle, in a batch in flight, or in LevelDB.
           const full = cache.space + key;
           value = this.dirty.get(full);
-          if (value === undefined) value = this.batches.get(full);
+          if (value === undefined) value = this.batches.getIn(cache.space, key, full);
           if (value === undefined) value = this.db.getSync(full) ?? null;
         }
       }
@@ -349,11 +349,9 @@ export class LevelKvStore implements KvStore {
     const batch = this.dirty;
     // A space's writes come after those by full key: any of its entries written by full key was
     // written before the space had a handle.
+    const spaced = new Map<string, Pending>();
     for (const cache of this.dirtySpaces) {
-      const space = cache.space;
-      cache.dirty.forEach((value, key) => {
-        batch.set(space + key, value);
-      });
+      spaced.set(cache.space, cache.dirty);
       cache.dirty = new Map();
     }
     this.dirtySpaces = [];
@@ -365,8 +363,8 @@ export class LevelKvStore implements KvStore {
     const written = this.dirtyWritten;
     this.dirtyWritten = new Written();
     this.fresh = new Set();
-    const logged = this.onFlush?.({ batch, dropped: ranges });
-    this.batches.write({ batch, dropped: ranges, written, unread: this.unread.cut(), logged });
+    const logged = this.onFlush?.({ batch, spaced, dropped: ranges });
+    this.batches.write({ batch, spaced, dropped: ranges, written, unread: this.unread.cut(), logged });
   }
 
   async snapshotEntries(): Promise<AsyncIterable<[string, string][]>> {

@@ -4,7 +4,7 @@
 import type { ClassicLevel } from 'classic-level';
 import type { Written } from './batchWritten.js';
 import { cannotWrite } from './fileFault.js';
-import type { FlushedBatch } from './kvStore.js';
+import { type FlushedBatch, forEachWrite } from './kvStore.js';
 import { spaceEnd } from './levelReads.js';
 import type { MaybePromise } from './maybePromise.js';
 import { compareUtf8 } from './storeBrowser.js';
@@ -18,6 +18,8 @@ export type Range = readonly [string, string];
 /** A batch as the store cuts it. */
 export interface CutBatch {
   readonly batch: Pending;
+  /** Then the writes to spaces with a handle: by space, then by key within it. */
+  readonly spaced: ReadonlyMap<string, Pending>;
   /** The ranges it drops after its writes. */
   readonly dropped: Range[];
   /** Where it writes. */
@@ -51,6 +53,18 @@ export class WriteBatches {
     return undefined;
   }
 
+  /** As get, for a key of a space with a handle: `full` is its full key. */
+  getIn(space: string, key: string, full: string): string | null | undefined {
+    const inFlight = this.inFlight;
+    for (let i = inFlight.length - 1; i >= 0; i--) {
+      const cut = inFlight[i]!;
+      let value = cut.spaced.get(space)?.get(key);
+      if (value === undefined) value = cut.batch.get(full);
+      if (value !== undefined) return value;
+    }
+    return undefined;
+  }
+
   /** The last batch write started, until it is written (undefined then): a failure rejects it. */
   get flushing(): MaybePromise {
     return this.last;
@@ -65,7 +79,7 @@ export class WriteBatches {
 
   /** The batches in flight as they go to disk, for a snapshot to apply after its entries. */
   pending(): FlushedBatch[] {
-    return this.inFlight.map(({ batch, dropped }) => ({ batch, dropped }));
+    return this.inFlight.map(({ batch, spaced, dropped }) => ({ batch, spaced, dropped }));
   }
 
   /** Starts writing a batch, after the ones before it. */
@@ -73,7 +87,7 @@ export class WriteBatches {
     this.inFlight.push(cut);
     const operations = this.db.batch();
     // forEach, not for-of: an entry array per write was a tenth of a timer-heavy run's allocation.
-    cut.batch.forEach((value, key) => {
+    forEachWrite(cut, (key, value) => {
       if (value === null) operations.del(key);
       else operations.put(key, value);
     });

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KeyedState } from './keyedState.js';
+import { forEachWrite } from './kvStore.js';
 import { LevelKvStore } from './levelKvStore.js';
 
 const dirs: string[] = [];
@@ -132,8 +133,8 @@ describe('a map set on LevelDB', () => {
     const { store: restored } = await open();
     for await (const chunk of snapshot.entries)
       for (const [key, value] of chunk) restored.restoreEntry(key, value);
-    for (const { batch } of snapshot.pending)
-      for (const [key, value] of batch) restored.restoreEntry(key, value ?? undefined);
+    for (const flushed of snapshot.pending)
+      forEachWrite(flushed, (key, value) => restored.restoreEntry(key, value ?? undefined));
     await restored.flush();
     const again = new KeyedState(restored);
     await again.recount();
