@@ -17,10 +17,12 @@ export class Written {
   unsplit = false;
 
   note(space: string, key: string): void {
-    if (!isTimerEntry(space)) {
-      this.others = true;
-      return;
-    }
+    if (isTimerEntry(space)) this.noteTimer(space, key);
+    else this.others = true;
+  }
+
+  /** As note, for a space known to be a timer space. */
+  noteTimer(space: string, key: string): void {
     const greatest = this.timers.get(space);
     if (greatest === undefined || compareUtf8(key, greatest) > 0) this.timers.set(space, key);
   }

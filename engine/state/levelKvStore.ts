@@ -263,7 +263,9 @@ export class LevelKvStore implements KvStore {
   set(space: string, key: string, value: Stored | undefined, absent = false): void {
     const next = value === undefined ? null : (value as string);
     this.otherWrites++;
-    if (!isTimerEntry(space)) {
+    // A full key's tag is its space's: one test serves the whole write.
+    const timer = isTimerEntry(space);
+    if (!timer) {
       const cache = this.spaceCaches.get(space);
       if (cache !== undefined) {
         this.dirtyWritten.others = true;
@@ -276,7 +278,7 @@ export class LevelKvStore implements KvStore {
     this.lastKey = undefined;
     // Any other caller's entry may be cached: keep the cache the latest. A deleted one is forgotten
     // instead (a cleared list's: never read again), as the pending deletion or LevelDB tells it.
-    if (!isTimerEntry(full)) {
+    if (!timer) {
       if (next === null) this.cache.forget(full);
       else this.cache.remember(full, next);
     }
@@ -291,7 +293,8 @@ export class LevelKvStore implements KvStore {
     }
     this.dirty.set(full, next);
     this.dirtyChars += full.length + (next?.length ?? 0);
-    this.dirtyWritten.note(space, key);
+    if (timer) this.dirtyWritten.noteTimer(space, key);
+    else this.dirtyWritten.others = true;
   }
 
   async *entries(space: string, after?: string, expected = SCAN_CHUNK): SpaceEntries {

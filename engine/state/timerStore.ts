@@ -178,7 +178,11 @@ export class TimerStore {
       // At or before the last cached timer, or the cache is all there is: the store has no such timer.
       this.writeKnown(space, entry, this.marker, true);
       this.count++;
-      items.splice(position, 0, { timestamp, keyText, entry });
+      // splice returns an array of what it removed: a new one per timer.
+      const timer = { timestamp, keyText, entry };
+      if (position === items.length) items.push(timer);
+      else if (position === 0) items.unshift(timer);
+      else items.splice(position, 0, timer);
       if (items.length > group.limit) {
         // The latest cached timer stays in the store only.
         items.pop();
