@@ -84,8 +84,9 @@ export interface KvStore {
    * saves a read. Stores that need the old value (the debugger's journal) leave it out.
    * `absent`: the store holds no entry at the key now, so one written and deleted before the
    * store writes it out need never be written (a timer that fires soon after it is set).
+   * `full`: space + key, when the caller keeps that string (a timer's, hashed once).
    */
-  set?(space: string, key: string, value: Stored | undefined, absent?: boolean): void;
+  set?(space: string, key: string, value: Stored | undefined, absent?: boolean, full?: string): void;
   /**
    * As put, where what the write replaces may be told later: when the store does not hold it on
    * the heap it returns UNREAD and calls `replaced` with it before the write goes to disk, read
@@ -110,7 +111,7 @@ export interface KvStore {
    * reads them in one step (a timer cache's refill).
    */
   entries(space: string, after?: string, expected?: number): SpaceEntries;
-  /** At most `limit` keys of `space` after `after`, in order, as `entries` would give them (a timer cache's refill). */
+  /** At most `limit` keys of `space` after `after`, in order, as full keys (a timer cache's refill). */
   keysAfter?(space: string, after: string | undefined, limit: number): Promise<string[]>;
   /** Forgets a whole space at once (a cleared map or list); it is never written again. */
   dropSpace(space: string): void;

@@ -260,7 +260,7 @@ export class LevelKvStore implements KvStore {
     this.cache.rememberIn(cache, key, next);
   }
 
-  set(space: string, key: string, value: Stored | undefined, absent = false): void {
+  set(space: string, key: string, value: Stored | undefined, absent = false, fullKey?: string): void {
     const next = value === undefined ? null : (value as string);
     this.otherWrites++;
     // A full key's tag is its space's: one test serves the whole write.
@@ -273,7 +273,7 @@ export class LevelKvStore implements KvStore {
         return;
       }
     }
-    const full = space + key;
+    const full = fullKey ?? space + key;
     // Cheaper than comparing the key with the last one read, which is seldom a timer's.
     this.lastKey = undefined;
     // Any other caller's entry may be cached: keep the cache the latest. A deleted one is forgotten

@@ -47,9 +47,9 @@ export async function* spaceEntries(
 }
 
 /**
- * At most `limit` keys of a space after `after`, in key order, each within the space: values
- * are not read, and the keys come in one step, not as an entry each through an async generator
- * (a timer cache's refill: 2M timers read back cost a quarter of a run's allocation that way).
+ * At most `limit` keys of a space after `after`, in key order, as full keys: values are not
+ * read, and the keys come in one step, not as an entry each through an async generator (a timer
+ * cache's refill: 2M timers read back cost a quarter of a run's allocation that way).
  */
 export async function spaceKeys(
   db: Db,
@@ -69,7 +69,7 @@ export async function spaceKeys(
     while (keys.length < limit) {
       const chunk = await trackStateRead(iterator.nextv(Math.min(limit - keys.length, MAX_SCAN_CHUNK)));
       if (chunk.length === 0) break;
-      for (let i = 0; i < chunk.length; i++) keys.push(chunk[i]![0].slice(space.length));
+      for (let i = 0; i < chunk.length; i++) keys.push(chunk[i]![0]);
     }
   } finally {
     await trackStateRead(iterator.close());

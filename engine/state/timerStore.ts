@@ -55,6 +55,12 @@ interface CachedTimer {
   readonly timestamp: number;
   readonly keyText: string;
   readonly entry: string;
+  /**
+   * Its full key in the store (space + entry), built once: the pending write's Map finds it
+   * again by the same string, whose hash V8 keeps, instead of a new one made, flattened and
+   * hashed for the deletion.
+   */
+  readonly full: string;
 }
 
 /** One key group's timers of one domain, as far as the heap holds them. */
@@ -102,9 +108,10 @@ class GroupTimers {
   }
 }
 
-function cachedTimer(entry: string): CachedTimer {
+function cachedTimer(full: string, spaceLength: number): CachedTimer {
+  const entry = full.slice(spaceLength);
   const { timestamp, keyText } = parseTimerEntry(entry);
-  return { timestamp, keyText, entry };
+  return { timestamp, keyText, entry, full };
 }
 
 function compare(timestamp: number, keyText: string, item: CachedTimer): number {
@@ -159,9 +166,9 @@ export class TimerStore {
   }
 
   /** A write the cache says needs no read of what it replaces (`absent`: nothing). */
-  private writeKnown(space: string, entry: string, value: unknown, absent = false): void {
+  private writeKnown(space: string, entry: string, full: string, value: unknown, absent = false): void {
     if (this.store.set === undefined) this.store.put(space, entry, value);
-    else this.store.set(space, entry, value, absent);
+    else this.store.set(space, entry, value, absent, full);
   }
 
   /** Registers a timer; one of the same key and time is there already: nothing changes. */
@@ -176,10 +183,11 @@ export class TimerStore {
     const items = group.items;
     if (position < items.length || group.complete) {
       // At or before the last cached timer, or the cache is all there is: the store has no such timer.
-      this.writeKnown(space, entry, this.marker, true);
+      const full = space + entry;
+      this.writeKnown(space, entry, full, this.marker, true);
       this.count++;
       // splice returns an array of what it removed: a new one per timer.
-      const timer = { timestamp, keyText, entry };
+      const timer = { timestamp, keyText, entry, full };
       if (position === items.length) items.push(timer);
       else if (position === 0) items.unshift(timer);
       else items.splice(position, 0, timer);
@@ -203,7 +211,7 @@ export class TimerStore {
     const at = group.find(timestamp, keyText);
     if (at >= 0) {
       const [removed] = group.items.splice(at, 1);
-      this.writeKnown(group.space, removed!.entry, undefined);
+      this.writeKnown(group.space, removed!.entry, removed!.full, undefined);
       this.count--;
       if (at === 0) this.headChanged(domain, keyGroup, group, timestamp);
       return true;
@@ -294,11 +302,12 @@ export class TimerStore {
   private async readCache(space: string, after: string | undefined, count: number): Promise<CachedTimer[]> {
     const found: CachedTimer[] = [];
     if (this.store.keysAfter !== undefined) {
-      for (const entry of await this.store.keysAfter(space, after, count)) found.push(cachedTimer(entry));
+      for (const full of await this.store.keysAfter(space, after, count))
+        found.push(cachedTimer(full, space.length));
       return found;
     }
     for await (const [entry] of this.store.entries(space, after, count)) {
-      found.push(cachedTimer(entry));
+      found.push(cachedTimer(space + entry, space.length));
       if (found.length === count) break;
     }
     return found;
@@ -323,7 +332,7 @@ export class TimerStore {
     const group = this.groups[domain][keyGroup]!;
     const timer = group.items.shift()!;
     group.after = timer;
-    this.writeKnown(group.space, timer.entry, undefined);
+    this.writeKnown(group.space, timer.entry, timer.full, undefined);
     this.count--;
     this.headChanged(domain, keyGroup, group, timer.timestamp);
     return { keyGroup, timestamp: timer.timestamp, key: decodeKey(timer.keyText), entry: timer.entry };
