@@ -1,7 +1,8 @@
 // Soak: runs of the parallel executor (settings.threads 2, checkpoints every 50-100 ms) killed
 // with `kill -9` at random moments and restored with `--restore latest`, again and again, end
 // with exactly the output of a run that never failed: a keyed aggregation, owner-has-items round
-// its feedback edge, and an aggregation restored at other parallelisms and thread counts.
+// its feedback edge, an aggregation restored at other parallelisms and thread counts, and a job
+// whose state is list and map state (lists cleared by key and by range).
 //
 // Kill times come from a seeded PRNG: random here, printed, and PIPEWRIGHT_TEST_SEED=<seed>
 // repeats them (as far as the timing of a machine allows). `npm test` has one real kill of each
@@ -24,6 +25,7 @@ import {
   testSeed,
 } from './checkpointHelpers.js';
 import { type JobDocument, makeTempDir, removeTempDirs, writeJob } from './cliHarness.js';
+import { collectionsJob, writeCollectionsInput } from './collectionsJob.js';
 import { expectWaitsOfMoves, foldOwnership, isWaiting, ownersJob, writeOwnerEvents } from './ownerEvents.js';
 
 afterAll(removeTempDirs);
@@ -38,6 +40,10 @@ const AGG_RECORDS = 150_000;
 const AGG_KEYS = 3_000;
 
 const OWNER_EVENTS = 30_000;
+
+/** 400 records a key: each large list fills and is cleared once, each small one 57 times. */
+const COLLECTION_RECORDS = 60_000;
+const COLLECTION_KEYS = 150;
 
 // ------------------------------------------------------------------------------- runs and cases
 
@@ -84,6 +90,8 @@ let ownerEvents: string;
 let finalOwners: Map<string, string>;
 let moves: Set<number>;
 let ownersBaseline: Baseline;
+let collectionsInput: string;
+let collectionsBaseline: Baseline;
 
 beforeAll(async () => {
   const fixtures = await makeTempDir('pipewright-prestore-inputs-');
@@ -102,6 +110,16 @@ beforeAll(async () => {
   ).ms;
   ownersBaseline = await runBaseline('owners-baseline', await ownersJob(ownerEvents, 0, 1));
   expect(foldOwnership(ownersBaseline.lines)).toEqual(finalOwners);
+  collectionsInput = path.join(fixtures, 'collections.jsonl');
+  writeCollectionsInput(collectionsInput, COLLECTION_RECORDS, COLLECTION_KEYS);
+  collectionsBaseline = await runBaseline(
+    'collections-baseline',
+    collectionsJob(collectionsInput, { intervalMs: 0, parallelism: 2, threads: 1 }),
+  );
+  expect(collectionsBaseline.lines).toHaveLength(COLLECTION_RECORDS);
+  // Both sizes of list filled and were read back whole before their clear.
+  const cleared = collectionsBaseline.lines.map((line) => JSON.parse(line)).filter((r) => 'count' in r);
+  expect(new Set(cleared.map((r) => r.count))).toEqual(new Set([7, 300]));
 });
 
 async function expectOutput(c: Case, expected: readonly string[], context: string): Promise<string[]> {
@@ -141,6 +159,20 @@ describe('kill -9 of a parallel run at random moments, then --restore latest unt
     expect(difference, `${context}\nowned/released:\n${difference}`).toBe('');
     expectWaitsOfMoves(lines, moves, context);
     expect(foldOwnership(lines)).toEqual(finalOwners);
+  });
+
+  it('list and map state on 2 threads, lists cleared by key and by range, end with exactly the output of a run that never failed', async () => {
+    const random = randomFor('parallel list and map state');
+    const c = await makeCase(
+      'collections',
+      collectionsJob(collectionsInput, { intervalMs: 60, parallelism: 2, threads: 2 }),
+    );
+    const kills = killPlans(random, 4, collectionsBaseline.ms, 0.1, 0.35);
+    const attempts = await crashAndRestore({ ...c, cwd: c.dir, kills });
+    const context = `seed ${seed}\n${describeAttempts(attempts)}`;
+    console.log(`parallel list and map state:\n${context}`);
+    expectRestoredToEnd(attempts, 3, context);
+    await expectOutput(c, collectionsBaseline.lines, context);
   });
 
   it('a run killed on 2 threads at parallelism 2 and restored at other parallelisms and thread counts ends with the same output', async () => {
