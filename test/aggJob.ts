@@ -23,10 +23,29 @@ export interface AggShape {
   readonly threads?: number;
 }
 
-export function aggJob(input: string, { intervalMs, parallelism, threads }: AggShape): JobDocument {
+export function aggJob(input: string, shape: AggShape): JobDocument {
+  return keyedProcessJob({ name: 'agg', process: 'agg', code: AGG_CODE, output: AGG_OUTPUT }, input, shape);
+}
+
+/** What a job of keyedProcessJob's shape is made of. */
+export interface KeyedProcess {
+  readonly name: string;
+  /** The process operator's id. */
+  readonly process: string;
+  readonly code: string;
+  /** The sink's path. */
+  readonly output: string;
+}
+
+/** src (JSONL) -> a process keyed by k on LevelDB -> out (JSONL, rebalanced). */
+export function keyedProcessJob(
+  { name, process, code, output }: KeyedProcess,
+  input: string,
+  { intervalMs, parallelism, threads }: AggShape,
+): JobDocument {
   return {
     format: 'pipewright.job/1',
-    name: 'agg',
+    name,
     settings: {
       maxParallelism: 128,
       stateBackend: 'level',
@@ -36,12 +55,12 @@ export function aggJob(input: string, { intervalMs, parallelism, threads }: AggS
     },
     operators: [
       { id: 'src', kind: 'source.jsonl', parallelism: 1, params: { path: input } },
-      { id: 'agg', kind: 'process', parallelism, params: { code: AGG_CODE } },
-      { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: AGG_OUTPUT } },
+      { id: process, kind: 'process', parallelism, params: { code } },
+      { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: output } },
     ],
     edges: [
-      { id: 'src-agg', from: 'src', to: 'agg', partition: 'hash', key: 'k' },
-      { id: 'agg-out', from: 'agg', to: 'out', partition: 'rebalance' },
+      { id: `src-${process}`, from: 'src', to: process, partition: 'hash', key: 'k' },
+      { id: `${process}-out`, from: process, to: 'out', partition: 'rebalance' },
     ],
   };
 }

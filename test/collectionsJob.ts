@@ -5,6 +5,7 @@
 // (300, past the 256 a list is cleared by key). Every line is fixed by the input: a key's records
 // reach one subtask through one channel, in file order.
 import { writeFileSync } from 'node:fs';
+import { type AggShape, keyedProcessJob } from './aggJob.js';
 import type { JobDocument } from './cliHarness.js';
 
 const KEEP_CODE = `async function process(r, ctx) {
@@ -31,30 +32,12 @@ const KEEP_CODE = `async function process(r, ctx) {
 
 export const COLLECTIONS_OUTPUT = 'out/kept.jsonl';
 
-export function collectionsJob(
-  input: string,
-  { intervalMs, parallelism, threads }: { intervalMs: number; parallelism: number; threads: number },
-): JobDocument {
-  return {
-    format: 'pipewright.job/1',
-    name: 'collections',
-    settings: {
-      maxParallelism: 128,
-      stateBackend: 'level',
-      checkpointIntervalMs: intervalMs,
-      checkpointsRetained: 3,
-      threads,
-    },
-    operators: [
-      { id: 'src', kind: 'source.jsonl', parallelism: 1, params: { path: input } },
-      { id: 'keep', kind: 'process', parallelism, params: { code: KEEP_CODE } },
-      { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: COLLECTIONS_OUTPUT } },
-    ],
-    edges: [
-      { id: 'src-keep', from: 'src', to: 'keep', partition: 'hash', key: 'k' },
-      { id: 'keep-out', from: 'keep', to: 'out', partition: 'rebalance' },
-    ],
-  };
+export function collectionsJob(input: string, shape: AggShape): JobDocument {
+  return keyedProcessJob(
+    { name: 'collections', process: 'keep', code: KEEP_CODE, output: COLLECTIONS_OUTPUT },
+    input,
+    shape,
+  );
 }
 
 /** `records` lines {seq, k, v} over `keys` keys (k0, k1, ...: names of two and three characters). */
