@@ -58,23 +58,14 @@ export async function spaceKeys(
   limit: number,
 ): Promise<string[]> {
   const from = after === undefined ? { gte: space } : { gt: space + after };
-  const iterator = db.iterator({
+  const keys = db.keys({
     ...from,
     lt: spaceEnd(space),
-    values: false,
+    limit,
     ...(limit > SCAN_CHUNK && { highWaterMarkBytes: SNAPSHOT_CHUNK_BYTES }),
   });
-  const keys: string[] = [];
-  try {
-    while (keys.length < limit) {
-      const chunk = await trackStateRead(iterator.nextv(Math.min(limit - keys.length, MAX_SCAN_CHUNK)));
-      if (chunk.length === 0) break;
-      for (let i = 0; i < chunk.length; i++) keys.push(chunk[i]![0]);
-    }
-  } finally {
-    await trackStateRead(iterator.close());
-  }
-  return keys;
+  // all() reads up to the limit and closes the iterator, on failure too.
+  return trackStateRead(keys.all());
 }
 
 /** Every entry in LevelDB now, in chunks. */

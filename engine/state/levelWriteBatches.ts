@@ -43,7 +43,10 @@ export class WriteBatches {
     private readonly location: string,
   ) {}
 
-  /** What the newest batch in flight that writes `key` writes there (null: deletes it). */
+  /**
+   * What the newest batch in flight that writes `key` by its full key writes there (null: deletes
+   * it). A space with a handle keeps its writes apart in the batch: getIn finds those.
+   */
   get(key: string): string | null | undefined {
     const inFlight = this.inFlight;
     for (let i = inFlight.length - 1; i >= 0; i--) {
