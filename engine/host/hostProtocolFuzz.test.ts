@@ -99,7 +99,8 @@ class Tally {
     const problem = checkResponse(frame, response) ?? client.problems.shift();
     if (problem !== undefined) {
       throw new Error(
-        `${problem}; the frame: ${describeFrame(frame)}; the answer: ${JSON.stringify(response).slice(0, 600)}`,
+        // The answer first: a report cut to its first line still shows what was wrong with it.
+        `${problem}; the answer: ${JSON.stringify(response).slice(0, 600)}; the frame: ${describeFrame(frame)}`,
       );
     }
     if (response.error !== undefined) {

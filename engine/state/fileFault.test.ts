@@ -73,6 +73,20 @@ describe('cannotWrite', () => {
     );
   });
 
+  it('says a folder another store holds open is in use, where the engine once called it a bug', async () => {
+    const folder = join(await freshDir(), 'a-0');
+    const holder = await LevelKvStore.open(folder, 1 << 20);
+    try {
+      const refused = await LevelKvStore.open(folder, 1 << 20).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(JobError);
+      expect((refused as Error).message).toBe(
+        `cannot write the state folder ${folder} (in use by another run or a reader of its state: LOCK)`,
+      );
+    } finally {
+      await holder.close();
+    }
+  });
+
   it('hands back an error that is not the file system refusing, and a JobError as it is', () => {
     const bug = new TypeError('x is undefined');
     expect(cannotWrite('state', '/x', bug)).toBe(bug);

@@ -21,7 +21,12 @@ const WORDS: Readonly<Record<string, string>> = {
   EMFILE: 'too many open files',
   ENFILE: 'too many open files',
   EIO: 'input/output error',
+  // LevelDB's lock on a database folder: held in this process or in another.
+  LOCKED: 'in use by another run or a reader of its state',
 };
+
+/** LevelDB's lock error names the lock file after `lock `: `IO error: lock PATH: WHY`. */
+const LEVEL_LOCK = /^IO error: lock (.*): [^:]*$/;
 
 /** LevelDB reports `IO error: PATH: Permission denied`: the C library's words after the path. */
 const LEVEL_IO = /^IO error: (.*): ([A-Z][a-z][^:]*)$/;
@@ -48,6 +53,9 @@ function faultOf(error: unknown): Fault | undefined {
   for (let e = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
     const { code, path } = e as NodeJS.ErrnoException;
     if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return { code, path, text: e.message };
+    if (code === 'LEVEL_LOCKED') {
+      return { code: 'LOCKED', path: LEVEL_LOCK.exec(e.message)?.[1], text: e.message };
+    }
     const level = LEVEL_IO.exec(e.message);
     if (level !== undefined && level !== null) {
       const words = level[2]!;

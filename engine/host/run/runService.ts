@@ -88,9 +88,11 @@ export function createRunService(
   function runOf(method: string, runId: string): Current {
     if (current !== undefined && current.run.runId === runId) return current;
     const known =
-      current === undefined
-        ? 'no run has started since the host did'
-        : `this host's run is ${current.run.runId} (job "${current.run.job.name}")`;
+      current !== undefined
+        ? `this host's run is ${current.run.runId} (job "${current.run.job.name}")`
+        : starting
+          ? 'a new run is starting'
+          : 'no run has started since the host did';
     throw new Error(`${method}: there is no run ${runId}; ${known}`);
   }
 

@@ -78,7 +78,9 @@ export function createStateMethods(runOf: (method: string, runId: string) => Run
     op: PlannedOperator,
     subtask: number,
   ): Promise<StoreBrowser> {
-    const { run } = entry;
+    // A read that waited (a checkpoint located, a closing run's grace) may find its run replaced:
+    // the new run owns the folder now, and opening it here would lock the new run out of it.
+    const { run } = runOf(method, entry.run.runId);
     if (run.job.settings.stateBackend !== 'level') {
       throw new Error(
         `${method}: run ${run.runId} has ended and its state was on the heap (stateBackend "memory"); only its checkpoints can still be read`,
