@@ -49,6 +49,17 @@ describe('heapCodec', () => {
     },
   );
 
+  it('stores a finite number or a boolean as itself, with no holder for a read to reach through', () => {
+    for (const value of [7, -3.25, 1e21, true, false]) {
+      expect(heapCodec.encode('v', value)).toBe(value);
+      expect(heapCodec.fromJson(JSON.stringify(value))).toBe(value);
+    }
+    expect(Object.is(heapCodec.encode('v', -0), 0)).toBe(true);
+    // What JSON turns into null, and strings (whose JSON length costs a scan), keep their holder.
+    expect(typeof heapCodec.encode('v', Number.NaN)).toBe('object');
+    expect(typeof heapCodec.encode('v', 'text')).toBe('object');
+  });
+
   it('keeps value semantics: neither the caller nor a reader can change what is stored', () => {
     const value = { n: 1, list: [1, 2] };
     const stored = heapCodec.encode('v', value);

@@ -269,8 +269,17 @@ export function overwriteHeld(stored: unknown, fresh: unknown): number | undefin
 /** overwriteHeld's scratch: no array per call (setting its length to 0 would give up its storage). */
 const sourceOrder: string[] = [];
 
+/**
+ * The heap codec's stored form: a finite number or a boolean is stored as itself (its JSON length
+ * is cheap to count again), a flat object as a FlatValue, anything else in a Held. A number in a
+ * holder cost a cache miss per read on top of the Map's own: the transfers job's two balances
+ * per transaction (measured in docs/benchmarks.md, issue 27).
+ */
 export const heapCodec: StateCodec = {
   encode(what, value) {
+    if (typeof value === 'number') {
+      if (Number.isFinite(value)) return value === 0 ? 0 : value;
+    } else if (typeof value === 'boolean') return value;
     // A getter in the value may set state itself: its encode must not reset the count of ours.
     const outer = measured;
     const outerDepth = depth;
@@ -300,14 +309,32 @@ export const heapCodec: StateCodec = {
     return new Held(copy, length, flat);
   },
   decode(stored) {
+    if (typeof stored !== 'object') return stored;
     if (stored instanceof FlatValue) return { ...stored };
     const { value, flat } = stored as Held;
     if (!flat) return copyStored(value);
     if (typeof value !== 'object' || value === null) return value;
     return Array.isArray(value) ? value.slice() : { ...value };
   },
-  length: (stored) => (stored instanceof FlatValue ? FlatValue.lengthOf(stored) : (stored as Held).length),
-  toJson: (stored) => JSON.stringify(stored instanceof FlatValue ? stored : (stored as Held).value),
-  fromJson: (json) => new Held(JSON.parse(json), json.length, false),
+  length: (stored) =>
+    typeof stored === 'number'
+      ? numberLength(stored)
+      : typeof stored === 'boolean'
+        ? stored
+          ? 4
+          : 5
+        : stored instanceof FlatValue
+          ? FlatValue.lengthOf(stored)
+          : (stored as Held).length,
+  toJson: (stored) =>
+    JSON.stringify(
+      typeof stored !== 'object' || stored instanceof FlatValue ? stored : (stored as Held).value,
+    ),
+  fromJson: (json) => {
+    const value: unknown = JSON.parse(json);
+    return typeof value === 'number' || typeof value === 'boolean'
+      ? value
+      : new Held(value, json.length, false);
+  },
   overwrite: overwriteHeld,
 };
