@@ -212,7 +212,7 @@ class TransactionLogic extends BaseLogic {
       record,
       rows,
       order: recordId(record),
-      values: [],
+      values: new Array(rows.rows.length),
       lockIds: undefined,
       missing: rows.participants.length - 1,
       blocked: 0,

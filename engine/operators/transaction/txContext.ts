@@ -104,7 +104,9 @@ export function txHandle(): TxHandle {
       rows = nextRows;
       values = nextValues;
       timestamp = nextTimestamp;
-      outcome = { read: [], writes: [], emits: [], aborted: undefined };
+      // Sized to the rows: an empty array written at an index grows a backing store per transaction.
+      const count = nextRows.rows.length;
+      outcome = { read: new Array(count), writes: new Array(count), emits: [], aborted: undefined };
       return outcome;
     },
     end() {
