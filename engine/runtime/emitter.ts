@@ -69,6 +69,8 @@ export class Emitter {
   private readonly routed: Route[] = [];
   readonly allChannels: Channel[] = [];
   tap: EmitTap | undefined;
+  /** Channels of the record being emitted that were given the value itself or a copy to read. */
+  private handedOut = 0;
   /** Sources with event time: told each record's time after it is sent (sourceWatermarks.ts). */
   afterRecord: ((timestamp: number | undefined) => void) | undefined;
   /**
@@ -117,14 +119,14 @@ export class Emitter {
       this.recordsDropped++;
       return;
     }
-    let copies = 0;
+    this.handedOut = 0;
     for (const route of routes) {
       const channels = route.channels;
       switch (route.edge.partition) {
         case 'forward':
           this.send(
             channels[this.subtask]!,
-            copies++ === 0 ? value : structuredClone(value),
+            this.valueFor(channels[this.subtask]!, value, text),
             undefined,
             -1,
             text,
@@ -133,23 +135,23 @@ export class Emitter {
         case 'rebalance': {
           const target = route.next % channels.length;
           route.next = target + 1;
-          this.send(channels[target]!, copies++ === 0 ? value : structuredClone(value), undefined, -1, text);
+          this.send(channels[target]!, this.valueFor(channels[target]!, value, text), undefined, -1, text);
           break;
         }
         case 'hash': {
           const key = route.key!(value);
           const keyGroup = keyGroupOf(key, this.maxParallelism);
           const target = subtaskOfKeyGroup(keyGroup, channels.length, this.maxParallelism);
-          this.send(channels[target]!, copies++ === 0 ? value : structuredClone(value), key, keyGroup, text);
+          this.send(channels[target]!, this.valueFor(channels[target]!, value, text), key, keyGroup, text);
           break;
         }
         case 'broadcast':
           if (route.router !== undefined) {
-            copies = this.sendRouted(route, value, copies, text);
+            this.sendRouted(route, value, text);
             break;
           }
           for (const channel of channels) {
-            this.send(channel, copies++ === 0 ? value : structuredClone(value), undefined, -1, text);
+            this.send(channel, this.valueFor(channel, value, text), undefined, -1, text);
           }
           break;
       }
@@ -162,9 +164,9 @@ export class Emitter {
 
   /**
    * A routed edge: the record to the subtasks its router names, each with what it skipped just
-   * before (in the envelope's key); the others count it as skipped. Returns the copies made.
+   * before (in the envelope's key); the others count it as skipped.
    */
-  private sendRouted(route: Route, value: unknown, copies: number, text: string | undefined): number {
+  private sendRouted(route: Route, value: unknown, text: string | undefined): void {
     const channels = route.channels;
     const skips = route.skips!;
     const targets = route.router!.targets(value);
@@ -176,9 +178,18 @@ export class Emitter {
         continue;
       }
       t++;
-      this.send(channels[i]!, copies++ === 0 ? value : structuredClone(value), skips.take(i), -1, text);
+      this.send(channels[i]!, this.valueFor(channels[i]!, value, text), skips.take(i), -1, text);
     }
-    return copies;
+  }
+
+  /**
+   * The value for one more channel: the record itself for its first reader, a copy for each
+   * other (a consumer's user code may change what it was given). A channel to another thread
+   * that sends the text the value was parsed from never reads the value: it needs no copy.
+   */
+  private valueFor(channel: Channel, value: unknown, text: string | undefined): unknown {
+    if (text !== undefined && channel instanceof OutboundChannel && !channel.sendsJsonText) return value;
+    return this.handedOut++ === 0 ? value : structuredClone(value);
   }
 
   /**
