@@ -269,6 +269,13 @@ export function overwriteHeld(stored: unknown, fresh: unknown): number | undefin
 /** overwriteHeld's scratch: no array per call (setting its length to 0 would give up its storage). */
 const sourceOrder: string[] = [];
 
+/** The JSON length of a value as the heap codec stores it. */
+function storedLength(stored: unknown): number {
+  if (typeof stored === 'number') return numberLength(stored);
+  if (typeof stored === 'boolean') return stored ? 4 : 5;
+  return stored instanceof FlatValue ? FlatValue.lengthOf(stored) : (stored as Held).length;
+}
+
 /**
  * The heap codec's stored form: a finite number or a boolean is stored as itself (its JSON length
  * is cheap to count again), a flat object as a FlatValue, anything else in a Held. A number in a
@@ -316,16 +323,7 @@ export const heapCodec: StateCodec = {
     if (typeof value !== 'object' || value === null) return value;
     return Array.isArray(value) ? value.slice() : { ...value };
   },
-  length: (stored) =>
-    typeof stored === 'number'
-      ? numberLength(stored)
-      : typeof stored === 'boolean'
-        ? stored
-          ? 4
-          : 5
-        : stored instanceof FlatValue
-          ? FlatValue.lengthOf(stored)
-          : (stored as Held).length,
+  length: storedLength,
   toJson: (stored) =>
     JSON.stringify(
       typeof stored !== 'object' || stored instanceof FlatValue ? stored : (stored as Held).value,
