@@ -108,8 +108,7 @@ class GroupTimers {
   }
 }
 
-function cachedTimer(full: string, spaceLength: number): CachedTimer {
-  const entry = full.slice(spaceLength);
+function cachedTimer(entry: string, full: string): CachedTimer {
   const { timestamp, keyText } = parseTimerEntry(entry);
   return { timestamp, keyText, entry, full };
 }
@@ -303,11 +302,11 @@ export class TimerStore {
     const found: CachedTimer[] = [];
     if (this.store.keysAfter !== undefined) {
       for (const full of await this.store.keysAfter(space, after, count))
-        found.push(cachedTimer(full, space.length));
+        found.push(cachedTimer(full.slice(space.length), full));
       return found;
     }
     for await (const [entry] of this.store.entries(space, after, count)) {
-      found.push(cachedTimer(space + entry, space.length));
+      found.push(cachedTimer(entry, space + entry));
       if (found.length === count) break;
     }
     return found;
