@@ -15,6 +15,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { digestJsonl, MultisetDigest } from './data.mjs';
 import { clean, loadAverageLine, REPO_DIR, runEngine, scriptConfig, writeJob } from './engineRun.mjs';
+import { eventTimeTargets } from './eventTimeTargets.mjs';
+import { MANY_TIMERS_SIZES, manyTimersConfig, manyTimersReport } from './manyTimersRow.mjs';
 import { windowCanon, windowCountData } from './windowCountData.mjs';
 
 export const NEXMARK_QUERIES = ['q0', 'q1', 'q2', 'q3', 'q4', 'q5', 'q7', 'q8', 'q11'];
@@ -44,10 +46,12 @@ export const EVENT_TIME_SIZES = {
   full: {
     nexmark: { count: 1_000_000 },
     window: { records: 1_000_000, keys: 10_000, sizeMs: 60_000 },
+    manyTimers: MANY_TIMERS_SIZES.full,
   },
   quick: {
     nexmark: { count: 20_000 },
     window: { records: 50_000, keys: 1000, sizeMs: 9_000 },
+    manyTimers: MANY_TIMERS_SIZES.quick,
   },
 };
 
@@ -114,6 +118,12 @@ export async function eventTimeSuite(size, opt, ctx) {
     const base = r.vs ? timerRows.find((x) => x.id === r.vs) : undefined;
     if (base?.rps && r.rps) r.ratio = r.rps / base.rps;
   }
+
+  const many = size.manyTimers;
+  log(
+    `event time: ${fmtInt(many.keys * many.perKey)} timers under a 96 MB heap, all firing at the end of input`,
+  );
+  const manyRows = await ctx.measure([manyTimersConfig(many, ctx)], measureOptions(opt));
   return {
     nexmark: { count, eventsPerSec, spanS: EVENT_TIME_SPAN_S, rows: nexRows.map(stripDigests) },
     window: {
@@ -138,6 +148,7 @@ export async function eventTimeSuite(size, opt, ctx) {
       outputs: timerRef.outputs,
       rows: timerRows,
     },
+    manyTimers: { ...many, full: many === MANY_TIMERS_SIZES.full, rows: manyRows },
     loadAtStart,
     loadAtEnd: os.loadavg()[0],
   };
@@ -498,6 +509,8 @@ export function eventTimeReport(e) {
     );
     L.push('');
   }
+  if (e.manyTimers) L.push(...manyTimersReport(e.manyTimers));
+  L.push(...eventTimeTargets(e, (q) => ISSUE_TARGETS.has(q)));
   L.push(loadAverageLine(e.loadAtStart, e.loadAtEnd));
   L.push('');
   return L;
