@@ -10,6 +10,7 @@
 // state, meta entries) keeps its cached and pending entries apart, by the key inside the space
 // (levelReadCache.ts): the full key is built only for LevelDB.
 import { ClassicLevel } from 'classic-level';
+import { BatchBudget } from './batchBudget.js';
 import { Written } from './batchWritten.js';
 import { cannotWrite } from './fileFault.js';
 import {
@@ -32,12 +33,6 @@ import { UnreadWrites } from './unreadWrites.js';
 
 /** LevelDB's memtable, off the heap: half as many level-0 files to compact as its 4 MB default. */
 const WRITE_BUFFER_BYTES = 8 * 1024 * 1024;
-/**
- * Pending writes that trigger a batch. By characters too: large values held back for 4 MB lived
- * through two scavenges into the old generation (large state: 4% more CPU than at 1 MB).
- */
-const FLUSH_ENTRIES = 4096;
-const FLUSH_CHARS = 1024 * 1024;
 
 export class LevelKvStore implements KvStore {
   readonly codec = jsonTextCodec;
@@ -46,7 +41,8 @@ export class LevelKvStore implements KvStore {
   /** Spaces with a handle that hold pending writes, and how many entries they hold in all. */
   private dirtySpaces: SpaceCache[] = [];
   private dirtySpaceEntries = 0;
-  private dirtyChars = 0;
+  /** When the pending writes make a batch (batchBudget.ts). */
+  private readonly budget = new BatchBudget();
   private dirtyWritten = new Written();
   /**
    * Keys of `dirty` that no earlier batch left in LevelDB (timers, new when written): deleted
@@ -214,8 +210,10 @@ export class LevelKvStore implements KvStore {
 
   /** A write whose previous value is known. */
   private store(key: string, next: string | null): void {
-    this.dirty.set(key, next);
-    this.dirtyChars += key.length + (next?.length ?? 0);
+    const dirty = this.dirty;
+    const before = dirty.size;
+    dirty.set(key, next);
+    this.budget.note(dirty.size > before, key.length, next);
     if (!isTimerEntry(key)) this.cache.remember(key, next);
     this.lastKey = key;
     this.lastValue = next;
@@ -243,7 +241,7 @@ export class LevelKvStore implements KvStore {
     // Not cached (it is not now): an element nobody has read is seldom read soon, and a large
     // state's 1,000-char elements kept there cost GC (3% of its CPU, 40 MB of its RSS).
     this.dirty.set(full, value as string);
-    this.dirtyChars += full.length + (value as string).length;
+    this.budget.note(true, full.length, value as string);
     this.unread.add(full, replaced);
     return UNREAD;
   }
@@ -258,8 +256,9 @@ export class LevelKvStore implements KvStore {
     const before = dirty.size;
     if (before === 0) this.dirtySpaces.push(cache);
     dirty.set(key, next);
-    this.dirtySpaceEntries += dirty.size - before;
-    this.dirtyChars += cache.space.length + key.length + (next?.length ?? 0);
+    const added = dirty.size - before;
+    this.dirtySpaceEntries += added;
+    this.budget.note(added > 0, key.length, next);
     this.cache.rememberIn(cache, key, next);
   }
 
@@ -294,8 +293,10 @@ export class LevelKvStore implements KvStore {
       // Not if this batch deletes the key: LevelDB may still hold it, so the deletion must stay.
       this.fresh.add(full);
     }
-    this.dirty.set(full, next);
-    this.dirtyChars += full.length + (next?.length ?? 0);
+    const dirty = this.dirty;
+    const before = dirty.size;
+    dirty.set(full, next);
+    this.budget.note(dirty.size > before, full.length, next);
     if (timer) this.dirtyWritten.noteTimer(space, key);
     else this.dirtyWritten.others = true;
   }
@@ -326,8 +327,7 @@ export class LevelKvStore implements KvStore {
   }
 
   maybeFlush(): MaybePromise {
-    if (this.dirty.size + this.dirtySpaceEntries < FLUSH_ENTRIES && this.dirtyChars < FLUSH_CHARS)
-      return undefined;
+    if (!this.budget.full(this.dirty.size + this.dirtySpaceEntries)) return undefined;
     // At most two batches in flight: waiting for the older one is the state's backpressure.
     const previous = this.flushing;
     this.startFlush();
@@ -364,7 +364,7 @@ export class LevelKvStore implements KvStore {
     this.dirtySpaceEntries = 0;
     const ranges = this.droppedRanges;
     this.dirty = new Map();
-    this.dirtyChars = 0;
+    this.budget.reset();
     this.droppedRanges = [];
     const written = this.dirtyWritten;
     this.dirtyWritten = new Written();
@@ -400,15 +400,17 @@ export class LevelKvStore implements KvStore {
         const before = dirty.size;
         if (before === 0) this.dirtySpaces.push(cache);
         dirty.set(inSpace, value ?? null);
-        this.dirtySpaceEntries += dirty.size - before;
-        this.dirtyChars += key.length + (value?.length ?? 0);
+        const added = dirty.size - before;
+        this.dirtySpaceEntries += added;
+        this.budget.note(added > 0, key.length, value ?? null);
         return;
       }
     }
     this.cache.forget(key);
     if (key === this.lastKey) this.lastKey = undefined;
+    const before = this.dirty.size;
     this.dirty.set(key, value ?? null);
-    this.dirtyChars += key.length + (value?.length ?? 0);
+    this.budget.note(this.dirty.size > before, key.length, value ?? null);
   }
 
   async restoreDrop(gte: string, lt: string): Promise<void> {
