@@ -284,19 +284,18 @@ export class LevelKvStore implements KvStore {
       if (next === null) this.cache.forget(full);
       else this.cache.remember(full, next);
     }
-    if (next === null) {
-      if (this.fresh.delete(full)) {
-        this.dirty.delete(full);
-        return;
-      }
-    } else if (absent && !this.dirty.has(full)) {
-      // Not if this batch deletes the key: LevelDB may still hold it, so the deletion must stay.
-      this.fresh.add(full);
-    }
     const dirty = this.dirty;
+    if (next === null && this.fresh.delete(full)) {
+      dirty.delete(full);
+      return;
+    }
     const before = dirty.size;
     dirty.set(full, next);
-    this.budget.note(dirty.size > before, full.length, next);
+    const added = dirty.size > before;
+    // Not if this batch already wrote the key (it may delete it): LevelDB may still hold it, so
+    // that write must stay. Told by the Map's size, not a look-up more (a timer's registration).
+    if (absent && added && next !== null) this.fresh.add(full);
+    this.budget.note(added, full.length, next);
     if (timer) this.dirtyWritten.noteTimer(space, key);
     else this.dirtyWritten.others = true;
   }
