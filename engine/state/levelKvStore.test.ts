@@ -251,3 +251,40 @@ describe('a space handle', () => {
     expect(store.cachedChars()).toBeLessThanOrEqual(budget);
   });
 });
+
+describe('batches on LevelDB', () => {
+  it("sends 8,192 new timers as a batch alone, the spaces' small writes held and coalesced", async () => {
+    const { store, batches } = await open();
+    const counts = store.space('0001vcount\0');
+    for (let i = 0; i < 8192; i++) {
+      // A timer each, and the same key's count rewritten each time.
+      store.set(timers, `t${String(i).padStart(5, '0')}`, '1', true);
+      counts.put('k', String(i));
+      const pending = store.maybeFlush();
+      if (pending !== undefined) await pending;
+    }
+    // The 8,192nd timer cut a batch of the timers alone; the count is still pending, as written last.
+    expect(batches).toHaveLength(1);
+    expect(batches[0]!.batch.size).toBe(8192);
+    expect(batches[0]!.spaced?.size).toBe(0);
+    expect(counts.get('k')).toBe('8191');
+    expect(await keys(store, timers, 't08190')).toEqual(['t08191']);
+    await store.flush();
+    expect(batches).toHaveLength(2);
+    expect([...batches[1]!.spaced!.get('0001vcount\0')!]).toEqual([['k', '8191']]);
+    const disk = await onDisk(store);
+    expect(disk.filter(([key]) => key.startsWith(timers))).toHaveLength(8192);
+    expect(disk.filter(([key]) => key.startsWith('0001vcount\0'))).toEqual([['0001vcount\0k', '8191']]);
+  });
+
+  it('sends a drop with everything pending, not after the timers alone', async () => {
+    const { store, batches } = await open();
+    store.space('0001vcount\0').put('k', '1');
+    store.dropSpace('0002m\0');
+    for (let i = 0; i < 8192; i++) store.set(timers, `t${String(i).padStart(5, '0')}`, '1', true);
+    await store.maybeFlush();
+    expect(batches).toHaveLength(1);
+    expect(batches[0]!.dropped).toHaveLength(1);
+    expect(batches[0]!.spaced?.size).toBe(1);
+  });
+});
