@@ -2,8 +2,8 @@
 // long: a key written again before the cut costs LevelDB one put instead of two, and jobs
 // rewrite the same keys (a read-modify-write over 100,000 keys: 27% less CPU than cutting at
 // 4,096 entries; 2M timers whose keys' state is rewritten at every round of firings: 12%), while
-// small entries cost the heap little. Large values go soon: each scavenge they live through copies them
-// (large state, 1,000-char values: 4% more CPU held to 4 MB than to 1 MB).
+// small entries cost the heap little. Large values go soon: each scavenge they live through
+// copies them (large state, 1,000-char values: 4% more CPU held to 4 MB than to 1 MB).
 
 /** Distinct pending entries: bounds the batch's Maps whatever the sizes. */
 const MAX_ENTRIES = 131_072;

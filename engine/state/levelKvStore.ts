@@ -219,10 +219,7 @@ export class LevelKvStore implements KvStore {
 
   /** A write whose previous value is known. */
   private store(key: string, next: string | null): void {
-    const dirty = this.dirty;
-    const before = dirty.size;
-    dirty.set(key, next);
-    this.budget.note(dirty.size > before, key.length, next);
+    this.pend(key, next);
     if (!isTimerEntry(key)) this.cache.remember(key, next);
     this.lastKey = key;
     this.lastValue = next;
@@ -249,8 +246,7 @@ export class LevelKvStore implements KvStore {
     }
     // Not cached (it is not now): an element nobody has read is seldom read soon, and a large
     // state's 1,000-char elements kept there cost GC (3% of its CPU, 40 MB of its RSS).
-    this.dirty.set(full, value as string);
-    this.budget.note(true, full.length, value as string);
+    this.pend(full, value as string);
     this.unread.add(full, replaced);
     return UNREAD;
   }
@@ -261,6 +257,22 @@ export class LevelKvStore implements KvStore {
 
   /** A write whose previous value is known, in a space with a handle. */
   private storeIn(cache: SpaceCache, key: string, next: string | null): void {
+    this.pendIn(cache, key, next);
+    this.cache.rememberIn(cache, key, next);
+  }
+
+  /** Puts a write by full key among the pending ones, counted: whether it made a new entry. */
+  private pend(full: string, next: string | null): boolean {
+    const dirty = this.dirty;
+    const before = dirty.size;
+    dirty.set(full, next);
+    const added = dirty.size > before;
+    this.budget.note(added, full.length, next);
+    return added;
+  }
+
+  /** As pend, in a space with a handle, by the key inside the space. */
+  private pendIn(cache: SpaceCache, key: string, next: string | null): void {
     const dirty = cache.dirty;
     const before = dirty.size;
     if (before === 0) this.dirtySpaces.push(cache);
@@ -268,7 +280,6 @@ export class LevelKvStore implements KvStore {
     const added = dirty.size - before;
     this.dirtySpaceEntries += added;
     this.budget.note(added > 0, key.length, next);
-    this.cache.rememberIn(cache, key, next);
   }
 
   set(space: string, key: string, value: Stored | undefined, absent = false, fullKey?: string): void {
@@ -293,18 +304,14 @@ export class LevelKvStore implements KvStore {
       if (next === null) this.cache.forget(full);
       else this.cache.remember(full, next);
     }
-    const dirty = this.dirty;
     if (next === null && this.fresh.delete(full)) {
-      dirty.delete(full);
+      this.dirty.delete(full);
       return;
     }
-    const before = dirty.size;
-    dirty.set(full, next);
-    const added = dirty.size > before;
+    const added = this.pend(full, next);
     // Not if this batch already wrote the key (it may delete it): LevelDB may still hold it, so
     // that write must stay. Told by the Map's size, not a look-up more (a timer's registration).
     if (absent && added && next !== null) this.fresh.add(full);
-    this.budget.note(added, full.length, next);
     if (timer) {
       if (added) this.dirtyTimers++;
       this.dirtyWritten.noteTimer(space, key);
@@ -420,21 +427,13 @@ export class LevelKvStore implements KvStore {
       const cache = this.spaceCaches.get(space);
       if (cache !== undefined) {
         cache.forget(inSpace);
-        const dirty = cache.dirty;
-        const before = dirty.size;
-        if (before === 0) this.dirtySpaces.push(cache);
-        dirty.set(inSpace, value ?? null);
-        const added = dirty.size - before;
-        this.dirtySpaceEntries += added;
-        this.budget.note(added > 0, key.length, value ?? null);
+        this.pendIn(cache, inSpace, value ?? null);
         return;
       }
     }
     this.cache.forget(key);
     if (key === this.lastKey) this.lastKey = undefined;
-    const before = this.dirty.size;
-    this.dirty.set(key, value ?? null);
-    this.budget.note(this.dirty.size > before, key.length, value ?? null);
+    this.pend(key, value ?? null);
   }
 
   async restoreDrop(gte: string, lt: string): Promise<void> {
