@@ -39,6 +39,8 @@ export class GroupTimers {
    * starts after it, so LevelDB does not step over the deletions of every timer fired before.
    */
   after: CachedTimer | undefined;
+  /** A read of the timers after the cached ones, started before the cache ran dry. */
+  ahead: Promise<void> | undefined;
 
   /** The index of (timestamp, keyText), or −(where it would go) − 1. */
   find(timestamp: number, keyText: string): number {

@@ -148,6 +148,84 @@ describe.each(backends)('the timer cache on %s', (_name, open) => {
     else expect(reads.entries).toBe(0);
   });
 
+  it('a group is read ahead while its cache fires: the firing never waits for a read', async () => {
+    const timers = new TimerStore(await open(), 128);
+    for (let t = 0; t < 5000; t++) timers.register('eventTime', 5, encodeKey(`k${t % 7}`), t);
+    const firing = new TimerFiring(timers, 'eventTime', Number.POSITIVE_INFINITY);
+    const fired: number[] = [];
+    let waited = 0;
+    for (;;) {
+      let next = firing.next();
+      if (next instanceof Promise) {
+        waited++;
+        next = await next;
+      }
+      if (next === undefined) break;
+      fired.push(next.timestamp);
+      // As if each timer's callback took as long as LevelDB's threads take to read on.
+      await timers.readsAhead();
+    }
+    expect(fired).toEqual(Array.from({ length: 5000 }, (_, t) => t));
+    // Without reads ahead, 6 on LevelDB: each time its cache (128, 256, ... timers) ran dry.
+    expect(waited).toBe(0);
+  });
+
+  it('a read ahead that writes overtook is dropped: every timer fires once, in order', async () => {
+    const timers = new TimerStore(await open(), 128);
+    const key = (t: number) => encodeKey(`k${t % 3}`);
+    for (let t = 0; t < 1000; t += 2) timers.register('eventTime', 0, key(t), t);
+    const fired: number[] = [];
+    const firing = new TimerFiring(timers, 'eventTime', Number.POSITIVE_INFINITY);
+    for (let n = 0; ; n++) {
+      const next = await firing.next();
+      if (next === undefined) break;
+      fired.push(next.timestamp);
+      // Writes while reads ahead are under way: into the store only (after every cached timer),
+      // into the cache, and deletions of both.
+      if (n % 40 === 0) {
+        timers.register('eventTime', 0, key(next.timestamp + 901), next.timestamp + 901);
+        timers.register('eventTime', 0, key(next.timestamp + 3), next.timestamp + 3);
+        timers.delete('eventTime', 0, key(next.timestamp + 502), next.timestamp + 502);
+      }
+      if (n % 7 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    const expected = new Set(Array.from({ length: 500 }, (_, i) => 2 * i));
+    for (let n = 0, t = 0; n < 500 && t < 1000; n++) {
+      // Replays the writes above against the order the timers fired in.
+      t = fired[n]!;
+      if (n % 40 === 0) {
+        expected.add(t + 901);
+        expected.add(t + 3);
+        if (t + 502 < 1000 && !fired.slice(0, n + 1).includes(t + 502)) expected.delete(t + 502);
+      }
+    }
+    expect(fired).toEqual([...expected].sort((x, y) => x - y));
+    expect(timers.count).toBe(0);
+  });
+
+  it('a read ahead is dropped when the cache no longer ends where it began', async () => {
+    const timers = new TimerStore(await open(), 128);
+    for (let t = 0; t < 1000; t += 2) timers.register('eventTime', 0, encodeKey('k'), t);
+    const firing = new TimerFiring(timers, 'eventTime', Number.POSITIVE_INFINITY);
+    const fired: string[] = [];
+    // On LevelDB the cache holds 0 to 254; taking 96 of them starts a read of what follows 254.
+    for (let n = 0; n < 96; n++) {
+      const next = await firing.next();
+      fired.push(`${next!.timestamp}${next!.key}`);
+    }
+    // Timers among the cached ones, more than its limit: the latest cached go to the store only,
+    // so what the read finds after 254 no longer follows the cache.
+    for (const key of ['w', 'x', 'y', 'z'])
+      for (let t = 252; t >= 192; t -= 2) timers.register('eventTime', 0, encodeKey(key), t);
+    for (let t = await firing.next(); t !== undefined; t = await firing.next())
+      fired.push(`${t.timestamp}${t.key}`);
+    const expected: string[] = [];
+    for (let t = 0; t < 1000; t += 2)
+      for (const key of t >= 192 && t < 254 ? ['k', 'w', 'x', 'y', 'z'] : ['k']) expected.push(`${t}${key}`);
+    expect(fired).toEqual(expected);
+    expect(timers.count).toBe(0);
+  });
+
   it('a timer registered before the last one fired, while the cache is dry, still fires', async () => {
     const timers = new TimerStore(await open(), 128);
     const key = encodeKey('k');

@@ -25,6 +25,8 @@ const CACHED_PER_GROUP = 128;
 const MAX_CACHED_PER_GROUP = 4096;
 /** All groups' caches together at most (about 150 bytes of heap each: 10 MB). */
 const CACHED_TIMERS = 65_536;
+/** A group's cache is read ahead when it is down to 1/2^this of its limit. */
+const READ_AHEAD_SHIFT = 2;
 
 /** A timer read back from the store. */
 export interface StoredTimer {
@@ -213,6 +215,10 @@ export class TimerStore {
   /** Reads a group's earliest timers from the store into its cache (its cache ran dry). */
   async read(domain: TimerDomain, keyGroup: number): Promise<void> {
     const group = this.group(domain, keyGroup);
+    if (group.ahead !== undefined) {
+      await group.ahead;
+      if (!this.mustRead(domain, keyGroup)) return;
+    }
     const space = group.space;
     for (;;) {
       const writes = group.storeWrites;
@@ -267,7 +273,50 @@ export class TimerStore {
     this.writeKnown(group.space, timer.entry, timer.full, undefined);
     this.count--;
     this.headChanged(domain, keyGroup, group, timer.timestamp);
+    if (
+      group.items.length === group.limit >> READ_AHEAD_SHIFT &&
+      !group.complete &&
+      group.ahead === undefined
+    )
+      this.readAhead(domain, keyGroup, group);
     return { keyGroup, timestamp: timer.timestamp, key: decodeKey(timer.keyText), entry: timer.entry };
+  }
+
+  /**
+   * Reads the timers after the group's cached ones while the rest of its cache fires: a read
+   * the firing waited for left the run thread idle for LevelDB's (2M timers: 4,100 reads, 7% of
+   * its profile idle). The timers read join the cache if it still ends where the read began and
+   * the store took no write of the group meanwhile; else they are dropped, and the cache, run
+   * dry, is read as before. It fills the cache to its limit, which then grows as a read's does.
+   */
+  private readAhead(domain: TimerDomain, keyGroup: number, group: GroupTimers): void {
+    const last = group.items[group.items.length - 1]!;
+    const writes = group.storeWrites;
+    const room = group.limit - group.items.length;
+    const merge = (found: CachedTimer[]) => {
+      group.ahead = undefined;
+      if (this.groups[domain][keyGroup] !== group || group.storeWrites !== writes) return;
+      const items = group.items;
+      if ((items.length > 0 ? items[items.length - 1] : group.after) !== last) return;
+      const wasEmpty = items.length === 0;
+      const fits = Math.min(found.length, group.limit - items.length);
+      for (let i = 0; i < fits; i++) items.push(found[i]!);
+      // `room` + 1 asked for: fewer found means the store has none after them.
+      group.complete = fits === found.length && found.length <= room;
+      if (!group.complete) this.resize(group);
+      if (wasEmpty)
+        this.setBound(domain, keyGroup, items.length > 0 ? items[0]!.timestamp : Number.POSITIVE_INFINITY);
+    };
+    // A failed read is dropped: the read the cache needs once dry reports the store's failure.
+    group.ahead = this.readCache(group.space, last.entry, room + 1).then(merge, () => {
+      group.ahead = undefined;
+    });
+  }
+
+  /** Settles when no read ahead is under way (its timers joined their cache or were dropped). */
+  async readsAhead(): Promise<void> {
+    for (const domain of ['eventTime', 'processingTime'] as const)
+      for (const group of this.groups[domain]) if (group?.ahead !== undefined) await group.ahead;
   }
 
   /** Restore: a timer entry the store holds (its full key), counted and bounded; read when due. */
@@ -281,6 +330,8 @@ export class TimerStore {
     group.items = [];
     group.complete = false;
     group.after = undefined;
+    // A read under way saw the store before this entry.
+    group.storeWrites++;
     if (timestamp < this.bounds[domain][keyGroup]!) this.setBound(domain, keyGroup, timestamp);
   }
 
