@@ -82,3 +82,27 @@ describe('heapCodec', () => {
     }
   });
 });
+
+describe('jsonTextCodec', () => {
+  const numbers = [0, -0, 7, -7, 1.5, -1e-7, 1e21, -1e21, 2 ** 53 + 2, 5e-324, Number.MAX_VALUE, 0.1 + 0.2];
+
+  it('writes and reads every value as JSON.stringify and JSON.parse do, numbers included', () => {
+    for (const value of [...samples, ...numbers]) {
+      const json = JSON.stringify(value);
+      if (json === undefined) continue;
+      const stored = jsonTextCodec.encode('test', value);
+      expect(stored).toBe(json);
+      expect(jsonTextCodec.decode(stored)).toEqual(JSON.parse(json));
+    }
+  });
+
+  it('reads back each number bit for bit, -0 as JSON has it', () => {
+    for (const value of numbers) {
+      const back = jsonTextCodec.decode(jsonTextCodec.encode('test', value)) as number;
+      expect(Object.is(back, JSON.parse(JSON.stringify(value)))).toBe(true);
+    }
+    for (const text of ['-0', '-0.5', '1E+3', '1e-3', '123456789012345678901234567890']) {
+      expect(Object.is(jsonTextCodec.decode(text), JSON.parse(text))).toBe(true);
+    }
+  });
+});
