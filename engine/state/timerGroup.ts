@@ -2,6 +2,7 @@
 // earliest timers, in the store's order, and what the store may hold beyond them.
 import { compareUtf8 } from './storeBrowser.js';
 import { parseTimerEntry } from './timerKeys.js';
+import { TimerList } from './timerList.js';
 
 /** A timer the heap holds. */
 export interface CachedTimer {
@@ -27,7 +28,7 @@ export class GroupTimers {
   }
 
   /** The group's earliest timers, in the store's order: time, then key as UTF-8 (LevelDB's). */
-  items: CachedTimer[] = [];
+  items = new TimerList<CachedTimer>();
   /** How many timers `items` holds at most. */
   limit: number;
   /** Whether `items` is every timer the group has; if not, the store's others all come after them. */
@@ -48,19 +49,27 @@ export class GroupTimers {
     let high = items.length;
     // Timers mostly come later than every one held: check the last first; then the first, for
     // timers set latest first (each earlier than every one held).
-    if (high === 0 || compare(timestamp, keyText, items[high - 1]!) > 0) return -high - 1;
-    const first = compare(timestamp, keyText, items[0]!);
+    if (high === 0 || compareAt(items, high - 1, timestamp, keyText) > 0) return -high - 1;
+    const first = compareAt(items, 0, timestamp, keyText);
     if (first <= 0) return first === 0 ? 0 : -1;
     let low = 1;
     while (low < high) {
       const mid = (low + high) >>> 1;
-      const c = compare(timestamp, keyText, items[mid]!);
+      const c = compareAt(items, mid, timestamp, keyText);
       if (c === 0) return mid;
       if (c < 0) high = mid;
       else low = mid + 1;
     }
     return -low - 1;
   }
+}
+
+/** As compare, with the cached timer's time read from the list: its object only when the times are equal. */
+function compareAt(items: TimerList<CachedTimer>, index: number, timestamp: number, keyText: string): number {
+  const time = items.timeAt(index);
+  if (timestamp !== time) return timestamp < time ? -1 : 1;
+  const other = items.at(index).keyText;
+  return keyText === other ? 0 : compareUtf8(keyText, other);
 }
 
 /** A timer read back from the store by its entry's key (and its full key). */

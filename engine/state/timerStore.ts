@@ -18,6 +18,7 @@ import type { KvStore } from './kvStore.js';
 import { decodeKey } from './stateKeys.js';
 import { type CachedTimer, cachedTimer, compare, GroupTimers } from './timerGroup.js';
 import { parseTimerEntry, type TimerDomain, timerDomainOf, timerEntryKey, timerSpace } from './timerKeys.js';
+import { TimerList } from './timerList.js';
 
 /** A key group's timers held on the heap of a store that keeps its entries on disk, at first. */
 const CACHED_PER_GROUP = 128;
@@ -120,11 +121,7 @@ export class TimerStore {
       const full = space + entry;
       this.writeKnown(space, entry, full, this.marker, true);
       this.count++;
-      // splice returns an array of what it removed: a new one per timer.
-      const timer = { timestamp, keyText, entry, full };
-      if (position === items.length) items.push(timer);
-      else if (position === 0) items.unshift(timer);
-      else items.splice(position, 0, timer);
+      items.insert(position, { timestamp, keyText, entry, full });
       if (items.length > group.limit) {
         // The latest cached timer stays in the store only.
         items.pop();
@@ -144,8 +141,8 @@ export class TimerStore {
     const group = this.group(domain, keyGroup);
     const at = group.find(timestamp, keyText);
     if (at >= 0) {
-      const [removed] = group.items.splice(at, 1);
-      this.writeKnown(group.space, removed!.entry, removed!.full, undefined);
+      const removed = group.items.removeAt(at);
+      this.writeKnown(group.space, removed.entry, removed.full, undefined);
       this.count--;
       if (at === 0) this.headChanged(domain, keyGroup, group, timestamp);
       return true;
@@ -163,7 +160,7 @@ export class TimerStore {
     const items = group.items;
     const bound =
       items.length > 0
-        ? items[0]!.timestamp
+        ? items.at(0).timestamp
         : group.complete
           ? Number.POSITIVE_INFINITY
           : Math.min(dry, this.bounds[domain][keyGroup]!);
@@ -229,7 +226,7 @@ export class TimerStore {
       if (group.storeWrites !== writes) continue;
       group.complete = found.length <= group.limit;
       if (!group.complete) found.pop();
-      group.items = found;
+      group.items = new TimerList(found);
       this.resize(group);
       this.setBound(domain, keyGroup, found.length > 0 ? found[0]!.timestamp : Number.POSITIVE_INFINITY);
       return;
@@ -290,14 +287,14 @@ export class TimerStore {
    * dry, is read as before. It fills the cache to its limit, which then grows as a read's does.
    */
   private readAhead(domain: TimerDomain, keyGroup: number, group: GroupTimers): void {
-    const last = group.items[group.items.length - 1]!;
+    const last = group.items.last()!;
     const writes = group.storeWrites;
     const room = group.limit - group.items.length;
     const merge = (found: CachedTimer[]) => {
       group.ahead = undefined;
       if (this.groups[domain][keyGroup] !== group || group.storeWrites !== writes) return;
       const items = group.items;
-      if ((items.length > 0 ? items[items.length - 1] : group.after) !== last) return;
+      if ((items.length > 0 ? items.last() : group.after) !== last) return;
       const wasEmpty = items.length === 0;
       const fits = Math.min(found.length, group.limit - items.length);
       for (let i = 0; i < fits; i++) items.push(found[i]!);
@@ -305,7 +302,7 @@ export class TimerStore {
       group.complete = fits === found.length && found.length <= room;
       if (!group.complete) this.resize(group);
       if (wasEmpty)
-        this.setBound(domain, keyGroup, items.length > 0 ? items[0]!.timestamp : Number.POSITIVE_INFINITY);
+        this.setBound(domain, keyGroup, items.length > 0 ? items.at(0).timestamp : Number.POSITIVE_INFINITY);
     };
     // A failed read is dropped: the read the cache needs once dry reports the store's failure.
     group.ahead = this.readCache(group.space, last.entry, room + 1).then(merge, () => {
@@ -327,7 +324,7 @@ export class TimerStore {
     const { timestamp } = parseTimerEntry(fullKey.slice(timerSpace(keyGroup, domain).length));
     this.count++;
     const group = this.group(domain, keyGroup);
-    group.items = [];
+    group.items = new TimerList();
     group.complete = false;
     group.after = undefined;
     // A read under way saw the store before this entry.
@@ -345,7 +342,12 @@ export class TimerStore {
       this.groups[domain].map((group) =>
         group === undefined
           ? undefined
-          : { items: group.items.slice(), limit: group.limit, complete: group.complete, after: group.after },
+          : {
+              items: group.items.toArray(),
+              limit: group.limit,
+              complete: group.complete,
+              after: group.after,
+            },
       );
     return {
       count: this.count,
@@ -365,7 +367,7 @@ export class TimerStore {
       this.groups[domain] = progress.caches[domain].map((saved, keyGroup) => {
         if (saved === undefined) return undefined;
         const group = new GroupTimers(timerSpace(keyGroup, domain), saved.limit);
-        group.items = saved.items.slice();
+        group.items = new TimerList(saved.items);
         group.complete = saved.complete;
         group.after = saved.after;
         return group;
