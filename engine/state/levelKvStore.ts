@@ -1,7 +1,7 @@
 // LevelDB under a write-back cache. Reads are synchronous (`getSync`): a promise per record
-// costs ~25x. Writes gather in `dirty` and go to LevelDB as one batch; while that batch is in
-// flight it stays readable in `batches` (levelWriteBatches.ts), because LevelDB does not see it
-// until it completes.
+// costs ~25x. Writes are held pending (levelPendingWrites.ts) and go to LevelDB as one batch;
+// while that batch is in flight it stays readable in `batches` (levelWriteBatches.ts), because
+// LevelDB does not see it until it completes.
 // The read cache holds what was read and what was written (not timers, which their own cache
 // keeps), so a read of a recent entry is one look-up, before the pending batches. Each batch
 // knows the greatest key it writes in each timer space: a key group's timer refill, read after
@@ -10,8 +10,6 @@
 // state, meta entries) keeps its cached and pending entries apart, by the key inside the space
 // (levelReadCache.ts): the full key is built only for LevelDB.
 import { ClassicLevel } from 'classic-level';
-import { BatchBudget } from './batchBudget.js';
-import { Written } from './batchWritten.js';
 import { cannotWrite } from './fileFault.js';
 import {
   type ImmediateSnapshot,
@@ -21,9 +19,10 @@ import {
   type Stored,
   UNREAD,
 } from './kvStore.js';
+import { PendingWrites } from './levelPendingWrites.js';
 import { ReadCache, SpaceCache } from './levelReadCache.js';
 import { allEntries, browseDb, SCAN_CHUNK, spaceEnd, spaceEntries, spaceKeys } from './levelReads.js';
-import { droppedIn, type Pending, WriteBatches } from './levelWriteBatches.js';
+import { WriteBatches } from './levelWriteBatches.js';
 import type { MaybePromise } from './maybePromise.js';
 import { jsonTextCodec } from './stateCodecs.js';
 import { isTimerEntry, splitStoreKey } from './stateKeys.js';
@@ -33,31 +32,10 @@ import { UnreadWrites } from './unreadWrites.js';
 
 /** LevelDB's memtable, off the heap: half as many level-0 files to compact as its 4 MB default. */
 const WRITE_BUFFER_BYTES = 8 * 1024 * 1024;
-/**
- * New timer entries pending that send the writes by full key as a batch of their own, while the
- * spaces' small writes wait to be coalesced (batchBudget.ts): a timer is written once and deleted
- * once, never rewritten within a batch, and a pending Map of 131,072 of them missed the cache at
- * every registration (the 2M-timer job: 9% of its run thread).
- */
-const TIMER_BATCH = 8192;
-
 export class LevelKvStore implements KvStore {
   readonly codec = jsonTextCodec;
-  /** Pending writes by full key; those to a space with a handle are in its SpaceCache instead. */
-  private dirty: Pending = new Map();
-  /** Spaces with a handle that hold pending writes, and how many entries they hold in all. */
-  private dirtySpaces: SpaceCache[] = [];
-  private dirtySpaceEntries = 0;
-  /** When the pending writes make a batch (batchBudget.ts). */
-  private readonly budget = new BatchBudget();
-  /** New timer entries in `dirty`. */
-  private dirtyTimers = 0;
-  private dirtyWritten = new Written();
-  /**
-   * Keys of `dirty` that no earlier batch left in LevelDB (timers, new when written): deleted
-   * within the batch, they leave it, instead of costing LevelDB a put and a delete.
-   */
-  private fresh = new Set<string>();
+  /** Writes not yet in a batch (levelPendingWrites.ts). */
+  private readonly pending = new PendingWrites();
   /** Batches written to LevelDB but maybe not yet visible there. */
   private readonly batches: WriteBatches;
   onFlush: KvStore['onFlush'];
@@ -67,8 +45,6 @@ export class LevelKvStore implements KvStore {
    * does not update it).
    */
   private readonly cache: ReadCache;
-  /** Ranges of dropped containers still to delete from LevelDB, as [gte, lt]. */
-  private droppedRanges: [string, string][] = [];
   /** One handle per space, so that what a handle knows of its entries no other handle changes. */
   private readonly handles = new Map<string, KvSpace>();
   /** The entries of each space with a handle (not timers'), which every way of reading or writing uses. */
@@ -133,12 +109,12 @@ export class LevelKvStore implements KvStore {
         const next = (value as string | undefined) ?? null;
         let previous: string | null;
         if (cache === undefined) {
-          this.dirtyWritten.note(space, key);
+          this.pending.written.note(space, key);
           const full = space + key;
           previous = knownAt === this.otherWrites && key === known ? knownValue : (this.read(full) ?? null);
           this.store(full, next);
         } else {
-          this.dirtyWritten.others = true;
+          this.pending.written.others = true;
           previous =
             knownAt === this.otherWrites && key === known ? knownValue : (this.readIn(cache, key) ?? null);
           this.storeIn(cache, key, next);
@@ -168,7 +144,7 @@ export class LevelKvStore implements KvStore {
         if (value === undefined) {
           // Written by full key before the space had a handle, in a batch in flight, or in LevelDB.
           const full = cache.space + key;
-          value = this.dirty.get(full);
+          value = this.pending.get(full);
           if (value === undefined) value = this.batches.getIn(cache.space, key, full);
           if (value === undefined) value = this.db.getSync(full) ?? null;
         }
@@ -185,7 +161,7 @@ export class LevelKvStore implements KvStore {
     if (value === undefined) {
       value = this.cache.old.get(key);
       if (value === undefined) {
-        value = this.dirty.get(key);
+        value = this.pending.get(key);
         if (value === undefined) value = this.batches.get(key);
         if (value === undefined) value = this.db.getSync(key) ?? null;
       }
@@ -198,7 +174,7 @@ export class LevelKvStore implements KvStore {
 
   put(space: string, key: string, value: Stored | undefined): string | undefined {
     this.otherWrites++;
-    this.dirtyWritten.note(space, key);
+    this.pending.written.note(space, key);
     const cache = this.spaceCaches.get(space);
     if (cache === undefined) return this.write(space + key, value as string | undefined);
     const previous = this.readIn(cache, key);
@@ -219,7 +195,7 @@ export class LevelKvStore implements KvStore {
 
   /** A write whose previous value is known. */
   private store(key: string, next: string | null): void {
-    this.pend(key, next);
+    this.pending.pend(key, next);
     if (!isTimerEntry(key)) this.cache.remember(key, next);
     this.lastKey = key;
     this.lastValue = next;
@@ -233,12 +209,12 @@ export class LevelKvStore implements KvStore {
   ): string | undefined | typeof UNREAD {
     if (this.spaceCaches.has(space)) return this.put(space, key, value);
     this.otherWrites++;
-    this.dirtyWritten.note(space, key);
+    this.pending.written.note(space, key);
     const full = space + key;
     // What the heap knows, it tells at once; LevelDB is read later.
     let previous = full === this.lastKey ? this.lastValue : this.cache.young.get(full);
     if (previous === undefined) previous = this.cache.old.get(full);
-    if (previous === undefined) previous = this.dirty.get(full);
+    if (previous === undefined) previous = this.pending.get(full);
     if (previous === undefined) previous = this.batches.get(full);
     if (previous !== undefined) {
       this.store(full, value as string);
@@ -246,7 +222,7 @@ export class LevelKvStore implements KvStore {
     }
     // Not cached (it is not now): an element nobody has read is seldom read soon, and a large
     // state's 1,000-char elements kept there cost GC (3% of its CPU, 40 MB of its RSS).
-    this.pend(full, value as string);
+    this.pending.pend(full, value as string);
     this.unread.add(full, replaced);
     return UNREAD;
   }
@@ -257,29 +233,8 @@ export class LevelKvStore implements KvStore {
 
   /** A write whose previous value is known, in a space with a handle. */
   private storeIn(cache: SpaceCache, key: string, next: string | null): void {
-    this.pendIn(cache, key, next);
+    this.pending.pendIn(cache, key, next);
     this.cache.rememberIn(cache, key, next);
-  }
-
-  /** Puts a write by full key among the pending ones, counted: whether it made a new entry. */
-  private pend(full: string, next: string | null): boolean {
-    const dirty = this.dirty;
-    const before = dirty.size;
-    dirty.set(full, next);
-    const added = dirty.size > before;
-    this.budget.note(added, full.length, next);
-    return added;
-  }
-
-  /** As pend, in a space with a handle, by the key inside the space. */
-  private pendIn(cache: SpaceCache, key: string, next: string | null): void {
-    const dirty = cache.dirty;
-    const before = dirty.size;
-    if (before === 0) this.dirtySpaces.push(cache);
-    dirty.set(key, next);
-    const added = dirty.size - before;
-    this.dirtySpaceEntries += added;
-    this.budget.note(added > 0, key.length, next);
   }
 
   set(space: string, key: string, value: Stored | undefined, absent = false, fullKey?: string): void {
@@ -290,7 +245,7 @@ export class LevelKvStore implements KvStore {
     if (!timer) {
       const cache = this.spaceCaches.get(space);
       if (cache !== undefined) {
-        this.dirtyWritten.others = true;
+        this.pending.written.others = true;
         this.storeIn(cache, key, next);
         return;
       }
@@ -304,18 +259,10 @@ export class LevelKvStore implements KvStore {
       if (next === null) this.cache.forget(full);
       else this.cache.remember(full, next);
     }
-    if (next === null && this.fresh.delete(full)) {
-      this.dirty.delete(full);
-      return;
-    }
-    const added = this.pend(full, next);
-    // Not if this batch already wrote the key (it may delete it): LevelDB may still hold it, so
-    // that write must stay. Told by the Map's size, not a look-up more (a timer's registration).
-    if (absent && added && next !== null) this.fresh.add(full);
-    if (timer) {
-      if (added) this.dirtyTimers++;
-      this.dirtyWritten.noteTimer(space, key);
-    } else this.dirtyWritten.others = true;
+    const added = this.pending.pendKnown(full, next, absent);
+    if (added === undefined) return;
+    if (timer) this.pending.timerPending(space, key, added);
+    else this.pending.written.others = true;
   }
 
   async *entries(space: string, after?: string, expected = SCAN_CHUNK): SpaceEntries {
@@ -331,33 +278,27 @@ export class LevelKvStore implements KvStore {
 
   /** Whether a pending batch writes a key of `space` after `after`, or drops part of the space. */
   private pendingIn(space: string, after: string | undefined): boolean {
-    return (
-      this.dirtyWritten.touches(space, after) ||
-      this.batches.touches(space, after) ||
-      droppedIn(this.droppedRanges, space)
-    );
+    return this.pending.touches(space, after) || this.batches.touches(space, after);
   }
 
   dropSpace(space: string): void {
     this.otherWrites++;
-    this.droppedRanges.push([space, spaceEnd(space)]);
+    this.pending.drop(space, spaceEnd(space));
   }
 
   maybeFlush(): MaybePromise {
-    const full = this.budget.full(this.dirty.size + this.dirtySpaceEntries);
-    if (!full && this.dirtyTimers < TIMER_BATCH) return undefined;
+    const due = this.pending.due();
+    if (due === undefined) return undefined;
     // At most two batches in flight: waiting for the older one is the state's backpressure.
     const previous = this.flushing;
-    // The writes by full key alone, unless a container's drop waits (it goes with everything).
-    this.startFlush(!full && this.droppedRanges.length === 0);
+    this.startFlush(due === 'byKey');
     return previous;
   }
 
   flushNow(): void {
     // A batch cut for a checkpoint holds exact state sizes: what its writes replaced is known.
     this.settle();
-    if (this.dirty.size > 0 || this.dirtySpaces.length > 0 || this.droppedRanges.length > 0)
-      this.startFlush();
+    if (this.pending.any()) this.startFlush();
   }
 
   async flush(): Promise<void> {
@@ -370,38 +311,11 @@ export class LevelKvStore implements KvStore {
     return this.batches.flushing;
   }
 
-  /**
-   * Cuts the pending writes into a batch: all of them, or with `byFullKey` only those by full key
-   * (timers, elements), the spaces' waiting for a later batch. A space's writes come after those
-   * by full key either way: any of its entries written by full key was written before the space
-   * had a handle, and none is written by full key since.
-   */
-  private startFlush(byFullKey = false): void {
-    const batch = this.dirty;
-    const spaced = new Map<string, Pending>();
-    const written = this.dirtyWritten;
-    this.dirtyWritten = new Written();
-    if (byFullKey) {
-      // What stays pending: the spaces' writes (never a timer), and a restore's if one wrote.
-      // The budget keeps counting what went: the next whole batch comes a little early.
-      this.dirtyWritten.others = written.others;
-      this.dirtyWritten.unsplit = written.unsplit;
-    } else {
-      for (const cache of this.dirtySpaces) {
-        spaced.set(cache.space, cache.dirty);
-        cache.dirty = new Map();
-      }
-      this.dirtySpaces = [];
-      this.dirtySpaceEntries = 0;
-      this.budget.reset();
-    }
-    const ranges = this.droppedRanges;
-    this.droppedRanges = [];
-    this.dirty = new Map();
-    this.dirtyTimers = 0;
-    this.fresh = new Set();
-    const logged = this.onFlush?.({ batch, spaced, dropped: ranges });
-    this.batches.write({ batch, spaced, dropped: ranges, written, unread: this.unread.cut(), logged });
+  /** Sends the pending writes to LevelDB as a batch: all, or with `byKey` those by full key (PendingWrites.cut). */
+  private startFlush(byKey = false): void {
+    const { batch, spaced, dropped, written } = this.pending.cut(byKey);
+    const logged = this.onFlush?.({ batch, spaced, dropped });
+    this.batches.write({ batch, spaced, dropped, written, unread: this.unread.cut(), logged });
   }
 
   async snapshotEntries(): Promise<AsyncIterable<[string, string][]>> {
@@ -421,19 +335,19 @@ export class LevelKvStore implements KvStore {
 
   restoreEntry(key: string, value: string | undefined): void {
     this.otherWrites++;
-    this.dirtyWritten.unsplit = true;
+    this.pending.written.unsplit = true;
     if (this.spaceCaches.size > 0 && !isTimerEntry(key)) {
       const [space, inSpace] = splitStoreKey(key);
       const cache = this.spaceCaches.get(space);
       if (cache !== undefined) {
         cache.forget(inSpace);
-        this.pendIn(cache, inSpace, value ?? null);
+        this.pending.pendIn(cache, inSpace, value ?? null);
         return;
       }
     }
     this.cache.forget(key);
     if (key === this.lastKey) this.lastKey = undefined;
-    this.pend(key, value ?? null);
+    this.pending.pend(key, value ?? null);
   }
 
   async restoreDrop(gte: string, lt: string): Promise<void> {
