@@ -64,11 +64,11 @@ export class GroupTimers {
   }
 }
 
-/** As compare, with the cached timer's time read from the list: its object only when the times are equal. */
+/** As compare, with the cached timer's time and key read from the list, not from its object. */
 function compareAt(items: TimerList<CachedTimer>, index: number, timestamp: number, keyText: string): number {
   const time = items.timeAt(index);
   if (timestamp !== time) return timestamp < time ? -1 : 1;
-  const other = items.at(index).keyText;
+  const other = items.keyAt(index);
   return keyText === other ? 0 : compareUtf8(keyText, other);
 }
 

@@ -18,13 +18,13 @@ describe('a timer list', () => {
   it('holds what an array would, times included, after any pushes, insertions, removals, shifts and pops', () => {
     fc.assert(
       fc.property(fc.nat(40), ops, (start, steps) => {
-        const model = Array.from({ length: start }, (_, i) => ({ timestamp: -i }));
+        const model = Array.from({ length: start }, (_, i) => ({ timestamp: -i, keyText: `k${-i}` }));
         const list = new TimerList(model);
         let next = 0;
         for (const step of steps) {
           switch (step.op) {
             case 'push':
-              model.push({ timestamp: ++next });
+              model.push({ timestamp: ++next, keyText: `k${next}` });
               list.push(model[model.length - 1]!);
               break;
             case 'shift':
@@ -35,7 +35,7 @@ describe('a timer list', () => {
               break;
             case 'insert': {
               const at = step.at % (model.length + 1);
-              const item = { timestamp: ++next };
+              const item = { timestamp: ++next, keyText: `k${next}` };
               model.splice(at, 0, item);
               list.insert(at, item);
               break;
@@ -48,7 +48,10 @@ describe('a timer list', () => {
           expect(list.length).toBe(model.length);
           expect(list.first()).toBe(model[0]);
           expect(list.last()).toBe(model[model.length - 1]);
-          for (let i = 0; i < model.length; i++) expect(list.timeAt(i)).toBe(model[i]!.timestamp);
+          for (let i = 0; i < model.length; i++) {
+            expect(list.timeAt(i)).toBe(model[i]!.timestamp);
+            expect(list.keyAt(i)).toBe(model[i]!.keyText);
+          }
         }
         expect(list.toArray()).toEqual(model);
       }),

@@ -4,18 +4,21 @@
 // insertion or removal in between moves the shorter side as one memmove. An array of the timers
 // themselves moved every timer after the insertion point, each move of a reference paying V8's
 // write barrier: the 2M-timer job, whose timers are set latest first, spent 8% of its run thread
-// in that `splice` (measured). The times sit beside the slots in a Float64Array too, so a binary
-// search compares times without reaching each timer object (a cache miss each).
+// in that `splice` (measured). The times sit beside the slots in a Float64Array too, and the key
+// texts in an array, so a binary search compares without reaching each timer object (a cache
+// miss each).
 
 /** The least room, in slots and in places of the order. */
 const FIRST_CAPACITY = 16;
 
-export class TimerList<T extends { readonly timestamp: number }> {
+export class TimerList<T extends { readonly timestamp: number; readonly keyText: string }> {
   /** The timers by slot; a slot is reused once its timer is taken out (`free`). */
   private readonly slots: (T | undefined)[] = [];
   private readonly free: number[] = [];
   /** Each slot's timer's time. */
   private times = new Float64Array(FIRST_CAPACITY);
+  /** Each slot's timer's key text (a binary search compares it where times are equal). */
+  private readonly keys: string[] = [];
   /** Slot numbers in order, at [head, head + length). */
   private order: Int32Array;
   private head: number;
@@ -37,6 +40,11 @@ export class TimerList<T extends { readonly timestamp: number }> {
   /** The time of the timer at `index`, read without reaching the timer. */
   timeAt(index: number): number {
     return this.times[this.order[this.head + index]!]!;
+  }
+
+  /** The key text of the timer at `index`, read without reaching the timer. */
+  keyAt(index: number): string {
+    return this.keys[this.order[this.head + index]!]!;
   }
 
   first(): T | undefined {
@@ -108,12 +116,14 @@ export class TimerList<T extends { readonly timestamp: number }> {
       this.times = times;
     }
     this.times[slot] = item.timestamp;
+    this.keys[slot] = item.keyText;
     return slot;
   }
 
   private release(slot: number): T {
     const item = this.slots[slot]!;
     this.slots[slot] = undefined;
+    this.keys[slot] = '';
     this.free.push(slot);
     return item;
   }
