@@ -37,7 +37,7 @@ export class PendingWrites {
   /** Where the pending writes write. */
   written = new Written();
   /**
-   * Keys of `byKey` that no earlier batch left in LevelDB (timers, new when written): deleted
+   * Keys of `byKey` that no earlier batch left in LevelDB (new timers and list elements): deleted
    * within the batch, they leave it, instead of costing LevelDB a put and a delete.
    */
   private fresh = new Set<string>();

@@ -47,10 +47,6 @@ export class TimerList<T extends { readonly timestamp: number; readonly keyText:
     return this.keys[this.order[this.head + index]!]!;
   }
 
-  first(): T | undefined {
-    return this.length === 0 ? undefined : this.at(0);
-  }
-
   last(): T | undefined {
     return this.length === 0 ? undefined : this.at(this.length - 1);
   }
