@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { heapCodec, jsonTextCodec } from './stateCodecs.js';
 
@@ -94,6 +95,36 @@ describe('jsonTextCodec', () => {
       expect(stored).toBe(json);
       expect(jsonTextCodec.decode(stored)).toEqual(JSON.parse(json));
     }
+  });
+
+  it('writes a string as JSON.stringify does, whatever it holds and however long', () => {
+    const long = 'x'.repeat(40);
+    const strings = [
+      '',
+      long,
+      'x'.repeat(31),
+      'x'.repeat(32),
+      `${long}"`,
+      `${long}\\`,
+      `${long}\u0000`,
+      `${long}\u001f`,
+      `${long}\u007f`,
+      `${long}\u2028\u2029`,
+      `${long}\ud800`,
+      `\udfff${long}`,
+      `${long}😀`,
+      `${long}é ☕`,
+      `${long}\n\t\r\b\f`,
+    ];
+    for (const text of strings) expect(jsonTextCodec.encode('test', text)).toBe(JSON.stringify(text));
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 80 }), fc.string({ maxLength: 80 }), (a, b) => {
+        expect(jsonTextCodec.encode('test', a)).toBe(JSON.stringify(a));
+        expect(jsonTextCodec.encode('test', a + long + b)).toBe(JSON.stringify(a + long + b));
+        expect(jsonTextCodec.decode(jsonTextCodec.encode('test', long + a))).toBe(long + a);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('reads back each number bit for bit, -0 as JSON has it', () => {

@@ -26,10 +26,23 @@ function notJson(what: string, reason: string): TypeError {
   return new TypeError(`${what} must be a JSON value (${reason})`);
 }
 
+/**
+ * What JSON.stringify escapes in a string: a quote, a backslash, a control character, and a
+ * lone surrogate (this also sends a paired one there, which it writes as it is).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what JSON escapes
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+/** From this length a string with nothing to escape is quoted, not stringified (below). */
+const QUOTED_FROM = 32;
+
 export const jsonTextCodec: StateCodec = {
   encode(what, value) {
     // A finite number's JSON text is its String(), at a fifth of JSON.stringify's cost (measured).
     if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+    // JSON.stringify of a string it has not seen before walks it a character at a time: ~2.9 µs
+    // for a 1,000-character payload on Node 20, where this test and the quotes take ~1.3
+    // (measured); large state's map elements are such strings.
+    if (typeof value === 'string' && value.length >= QUOTED_FROM && !ESCAPED.test(value)) return `"${value}"`;
     let json: string | undefined;
     try {
       json = JSON.stringify(value);
