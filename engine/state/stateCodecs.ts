@@ -28,10 +28,10 @@ function notJson(what: string, reason: string): TypeError {
 
 /**
  * What JSON.stringify escapes in a string: a quote, a backslash, a control character, and a
- * lone surrogate (this also sends a paired one there, which it writes as it is).
+ * lone surrogate (this also finds a paired one, which it writes as it is).
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what JSON escapes
-const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what JSON escapes.
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 /** From this length a string with nothing to escape is quoted, not stringified (below). */
 const QUOTED_FROM = 32;
 
@@ -42,7 +42,8 @@ export const jsonTextCodec: StateCodec = {
     // JSON.stringify of a string it has not seen before walks it a character at a time: ~2.9 µs
     // for a 1,000-character payload on Node 20, where this test and the quotes take ~1.3
     // (measured); large state's map elements are such strings.
-    if (typeof value === 'string' && value.length >= QUOTED_FROM && !ESCAPED.test(value)) return `"${value}"`;
+    if (typeof value === 'string' && value.length >= QUOTED_FROM && !NEEDS_ESCAPE.test(value))
+      return `"${value}"`;
     let json: string | undefined;
     try {
       json = JSON.stringify(value);
@@ -92,9 +93,6 @@ class FlatValue {
     value.#length = length;
   }
 }
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what JSON escapes.
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** Length of JSON.stringify(text), without building it. */
 function stringLength(text: string): number {
