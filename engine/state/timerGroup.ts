@@ -66,10 +66,7 @@ export class GroupTimers {
 
 /** As compare, with the cached timer's time and key read from the list, not from its object. */
 function compareAt(items: TimerList<CachedTimer>, index: number, timestamp: number, keyText: string): number {
-  const time = items.timeAt(index);
-  if (timestamp !== time) return timestamp < time ? -1 : 1;
-  const other = items.keyAt(index);
-  return keyText === other ? 0 : compareUtf8(keyText, other);
+  return compareTimes(timestamp, keyText, items.timeAt(index), items.keyAt(index));
 }
 
 /** A timer read back from the store by its entry's key (and its full key). */
@@ -80,6 +77,11 @@ export function cachedTimer(entry: string, full: string): CachedTimer {
 
 /** The store's order of a timer (time, key) against a cached one. */
 export function compare(timestamp: number, keyText: string, item: CachedTimer): number {
-  if (timestamp !== item.timestamp) return timestamp < item.timestamp ? -1 : 1;
-  return keyText === item.keyText ? 0 : compareUtf8(keyText, item.keyText);
+  return compareTimes(timestamp, keyText, item.timestamp, item.keyText);
+}
+
+/** The store's order of two timers: time, then key as UTF-8 (LevelDB's). */
+function compareTimes(timestamp: number, keyText: string, otherTime: number, otherKey: string): number {
+  if (timestamp !== otherTime) return timestamp < otherTime ? -1 : 1;
+  return keyText === otherKey ? 0 : compareUtf8(keyText, otherKey);
 }
