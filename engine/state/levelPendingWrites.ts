@@ -110,7 +110,7 @@ export class PendingWrites {
 
   /**
    * Whether the pending writes make a batch now: 'all' once the budget is spent (or a drop waits
-   * while timers make a batch), 'timers' once TIMER_BATCH new timers wait, else undefined.
+   * while timers make a batch), 'byKey' once TIMER_BATCH new timers wait, else undefined.
    */
   due(): 'all' | 'byKey' | undefined {
     const full = this.budget.full(this.byKey.size + this.spaceEntries);
