@@ -213,6 +213,8 @@ export class KeyedState {
     const spaces = this.spaces(StateTag.Value, name);
     const codec = this.store.codec;
     const what = `value state "${name}"`;
+    const encodeTransient = codec.encodeTransient ?? codec.encode;
+    const keep = codec.keep ?? ((fresh: Stored) => fresh);
     const write = (stored: Stored | undefined) => {
       const { space, handle } = spaces(this.keyGroup);
       const old = this.write(space, handle, this.keyText(), stored);
@@ -224,11 +226,12 @@ export class KeyedState {
         return stored === undefined ? undefined : codec.decode(stored);
       },
       set: (value) => {
-        const stored = value === undefined ? undefined : codec.encode(what, value);
-        // Over the value it replaces, in place, where the store can (the heap, the same shape).
-        const grown =
-          stored === undefined ? undefined : spaces(this.keyGroup).handle.overwrite?.(this.keyText(), stored);
-        if (grown === undefined) write(stored);
+        if (value === undefined) return write(undefined);
+        // Over the value it replaces, in place, where the store can (the heap, the same shape):
+        // the codec's scratch copy then goes straight into the object the store holds.
+        const fresh = encodeTransient(what, value);
+        const grown = spaces(this.keyGroup).handle.overwrite?.(this.keyText(), fresh);
+        if (grown === undefined) write(keep(fresh));
         else this.size.bytes += grown;
       },
       clear: () => write(undefined),

@@ -1,7 +1,8 @@
 // The heap backend: a Map per space. Spaces are read in key order, as LevelDB reads them, so
 // both backends give the same results.
+
+import { heapCodec, overwriteHeld } from './heapCodec.js';
 import type { KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
-import { heapCodec, overwriteHeld } from './stateCodecs.js';
 import { splitStoreKey } from './stateKeys.js';
 import { compareUtf8, inKeyRange, type KeyRange, type StoreBrowser } from './storeBrowser.js';
 

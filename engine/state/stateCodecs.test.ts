@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { heapCodec, jsonTextCodec } from './stateCodecs.js';
+import { heapCodec } from './heapCodec.js';
+import { jsonTextCodec } from './stateCodecs.js';
 
 const samples: unknown[] = [
   0,
@@ -49,6 +50,25 @@ describe('heapCodec', () => {
       expect(jsonTextCodec.length(jsonTextCodec.encode('test', value))).toBe(json!.length);
     },
   );
+
+  it('makes the same copy through its scratch (encodeTransient, then keep) as encode makes', () => {
+    const same = (value: unknown) => {
+      const json = JSON.stringify(value);
+      const kept = heapCodec.keep!(heapCodec.encodeTransient!('test', value));
+      expect(heapCodec.toJson(kept)).toBe(json);
+      expect(heapCodec.length(kept)).toBe(json!.length);
+      expect(heapCodec.decode(kept)).toEqual(heapCodec.decode(heapCodec.encode('test', value)));
+    };
+    for (const value of samples) same(value);
+    const field = fc.oneof(
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.constantFrom(undefined, Number.NaN, -0, Number.NEGATIVE_INFINITY, () => 1),
+    );
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ maxLength: 6 }), field, { maxKeys: 6 }), (value) => same(value)),
+      { numRuns: 2000 },
+    );
+  });
 
   it('stores a finite number or a boolean as itself, with no holder for a read to reach through', () => {
     for (const value of [7, -3.25, 1e21, true, false]) {
