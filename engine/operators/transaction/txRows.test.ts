@@ -23,6 +23,20 @@ describe('txRows', () => {
     expect(rows.participants).toEqual([...new Set([owner('a7'), owner(3)])].sort((a, b) => a - b));
   });
 
+  it('lists every participant once, ascending, however its rows come', () => {
+    const owner = (key: unknown) => subtaskOfKeyGroup(keyGroupOf(key, 128), 7, 128);
+    for (let seed = 0; seed < 200; seed++) {
+      const keys = Array.from({ length: 1 + (seed % 12) }, (_, i) => (seed * 7919 + i * 104_729) % 1000);
+      const rows = txRows(
+        keys.map((key) => ['items', key]),
+        tables,
+        7,
+        128,
+      );
+      expect(rows.participants).toEqual([...new Set(keys.map(owner))].sort((a, b) => a - b));
+    }
+  });
+
   it('a transaction naming no row still has one participant', () => {
     expect(txRows([], tables, 3, 128).participants).toEqual([0]);
   });
