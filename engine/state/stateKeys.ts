@@ -72,8 +72,10 @@ export function encodeKey(key: unknown): string {
   if (typeof key === 'string' && key.charCodeAt(0) !== 1 && key.indexOf('\0') === -1 && isWellFormed(key)) {
     return key;
   }
-  // A number's canonical JSON is its JSON (window starts and counters are map keys per record).
-  if (typeof key === 'number' && Number.isFinite(key)) return `\x01${JSON.stringify(key)}`;
+  // A number's canonical JSON is its JSON (window starts and counters are map keys per record),
+  // which for a finite number is its String(): ~40 ns less a key than JSON.stringify (measured),
+  // and a transaction's rows encode theirs four times.
+  if (typeof key === 'number' && Number.isFinite(key)) return `\x01${String(key)}`;
   return `\x01${canonicalJson(key)}`;
 }
 
