@@ -249,38 +249,17 @@ function copyStored(value: unknown): unknown {
 }
 
 /**
- * A flat object's fields copied over a stored flat object with the same fields in the same order:
- * a read-modify-write's value (`{ n, sum }`) then keeps no new object, and nothing is left to
- * survive into the old generation until the key comes round again (that promotion was most of a
- * keyed job's GC). `fresh` is encode's copy, so no user code runs here. Undefined for anything
- * else; else the change in length.
+ * encodeTransient's scratch written over a stored flat object with the same fields in the same
+ * order: a read-modify-write's value (`{ n, sum }`) then keeps no new object, and nothing is left
+ * to survive into the old generation until the key comes round again (that promotion was most of
+ * a keyed job's GC). No user code runs here: the fields were read into the scratch already.
+ * Undefined for anything else (a copy then, from `keep`, or a set that a getter started while the
+ * scratch was being filled); else the change in length.
  */
 export function overwriteHeld(stored: unknown, fresh: unknown): number | undefined {
-  if (fresh === scratch) return overwriteFromScratch(stored);
-  if (!(stored instanceof FlatValue) || !(fresh instanceof FlatValue)) return undefined;
-  // Both are objects the codec made: for-in gives their own fields, in Object.keys order.
-  // The same fields in the same order, or the stored object would show the old order.
-  const order = sourceOrder;
-  let count = 0;
-  for (const key in fresh) order[count++] = key;
-  let i = 0;
-  for (const key in stored) if (i >= count || key !== order[i++]) return undefined;
-  if (i !== count) return undefined;
-  for (i = 0; i < count; i++) {
-    const key = order[i]!;
-    stored[key] = fresh[key];
-  }
-  const before = FlatValue.lengthOf(stored);
-  FlatValue.setLength(stored, FlatValue.lengthOf(fresh));
-  return FlatValue.lengthOf(stored) - before;
-}
-
-/** overwriteHeld's scratch: no array per call (setting its length to 0 would give up its storage). */
-const sourceOrder: string[] = [];
-
-/** overwriteHeld from encodeTransient's scratch: its fields are in arrays already. */
-function overwriteFromScratch(stored: unknown): number | undefined {
-  if (!(stored instanceof FlatValue)) return undefined;
+  if (fresh !== scratch || !(stored instanceof FlatValue)) return undefined;
+  // For-in gives a stored object's own fields (the codec made it), in Object.keys order: the
+  // same fields in the same order, or the stored object would show the old order.
   const { keys, values, count } = scratch;
   let i = 0;
   for (const key in stored) if (i >= count || key !== keys[i++]) return undefined;
@@ -381,5 +360,4 @@ export const heapCodec: StateCodec = {
       ? value
       : new Held(value, json.length, false);
   },
-  overwrite: overwriteHeld,
 };

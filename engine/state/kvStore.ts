@@ -65,11 +65,12 @@ export interface KvSpace {
   /** `undefined` deletes. Returns the value it replaces. */
   put(key: string, value: Stored | undefined): Stored | undefined;
   /**
-   * Writes a value (in stored form) over the entry at `key` in place, where the store can (the
-   * heap): the change in its length, or undefined with nothing changed (no entry, or a value of
-   * another shape: put it then). Stores that need the old value (the debugger's journal) leave it out.
+   * Writes a value, as its codec's encodeTransient gave it, over the entry at `key` in place,
+   * where the store can (the heap): the change in its length, or undefined with nothing changed
+   * (no entry, or a value of another shape: put it then, kept). Stores that need the old value
+   * (the debugger's journal) leave it out.
    */
-  overwrite?(key: string, stored: Stored): number | undefined;
+  overwrite?(key: string, fresh: unknown): number | undefined;
 }
 
 export interface KvStore {

@@ -28,9 +28,9 @@ class MemorySpace implements KvSpace {
     return previous;
   }
 
-  overwrite(key: string, stored: Stored): number | undefined {
+  overwrite(key: string, fresh: unknown): number | undefined {
     const held = key === this.lastKey ? this.lastValue : this.entries.get(key);
-    return held === undefined ? undefined : overwriteHeld(held, stored);
+    return held === undefined ? undefined : overwriteHeld(held, fresh);
   }
 
   set(key: string, value: Stored | undefined): void {

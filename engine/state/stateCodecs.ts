@@ -15,14 +15,9 @@ export interface StateCodec {
   /** The stored form of JSON text, for restores. */
   fromJson(json: string): unknown;
   /**
-   * Writes `fresh` (just encoded) over `stored` in place, where the codec can (see heapCodec's):
-   * the change in length, or undefined with nothing changed where it cannot (then `fresh` is put).
-   */
-  overwrite?(stored: unknown, fresh: unknown): number | undefined;
-  /**
    * As encode, where the result may be the codec's own scratch, good only until the next call:
-   * for a value written over the one stored (`overwrite`) at once, or made a stored value by
-   * `keep`. Value state's set uses it, so a read-modify-write makes no copy in between.
+   * for a value written over the one stored at once (the heap's `overwrite`), or made a stored
+   * value by `keep`. Value state's set uses it, so a read-modify-write makes no copy in between.
    */
   encodeTransient?(what: string, value: unknown): unknown;
   /** What encodeTransient returned, as a stored value that lasts. */
