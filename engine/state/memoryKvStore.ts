@@ -1,6 +1,5 @@
 // The heap backend: a Map per space. Spaces are read in key order, as LevelDB reads them, so
 // both backends give the same results.
-
 import { heapCodec, overwriteHeld } from './heapCodec.js';
 import type { KvSpace, KvStore, SpaceEntries, Stored } from './kvStore.js';
 import { splitStoreKey } from './stateKeys.js';
