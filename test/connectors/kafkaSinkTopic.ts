@@ -16,10 +16,33 @@ function admin(brokers: string): Admin {
   return new Admin({ clientId: 'pipewright-test', bootstrapBrokers: brokers.split(','), retries: 3 });
 }
 
+/**
+ * Makes the topic and returns once the broker's metadata shows every partition with a leader:
+ * createTopics answers when the controller has the topic, and a metadata request a moment later
+ * (a connection test, a source's first look) may still hear "unknown topic" on a loaded machine.
+ */
 export async function createTopic(brokers: string, name: string, partitions: number): Promise<void> {
   const client = admin(brokers);
   try {
     await client.createTopics({ topics: [name], partitions, replicas: 1 });
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const ready = await client
+        .metadata({ topics: [name], forceUpdate: true })
+        .then((m) => {
+          const topic = m.topics.get(name);
+          return (
+            topic !== undefined &&
+            topic.partitionsCount === partitions &&
+            topic.partitions.every((p) => p.leader >= 0)
+          );
+        })
+        .catch(() => false);
+      if (ready) return;
+      if (Date.now() > deadline)
+        throw new Error(`Kafka topic "${name}" has no leader for every partition after 30 s`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   } finally {
     await client.close();
   }

@@ -8,6 +8,7 @@ import { Admin, Producer, stringSerializers } from '@platformatic/kafka';
 import type { Job } from '../../engine/graph/schema.js';
 import type { JobDocument } from '../cliHarness.js';
 import { makeJob } from '../jobBuilders.js';
+import { createTopic } from './kafkaSinkTopic.js';
 import { KAFKA_BROKERS } from './servers.js';
 
 export interface Produced {
@@ -34,7 +35,7 @@ export async function withAdmin<T>(use: (admin: Admin) => Promise<T>): Promise<T
 
 export async function makeTopic(prefix: string, partitions: number): Promise<string> {
   const name = `${prefix}-${randomBytes(4).toString('hex')}`;
-  await withAdmin((a) => a.createTopics({ topics: [name], partitions, replicas: 1 }));
+  await createTopic(KAFKA_BROKERS, name, partitions);
   made.add(name);
   return name;
 }
