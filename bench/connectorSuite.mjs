@@ -17,6 +17,7 @@ import { finalValues, keyedOutputCheck } from './connectorVerify.mjs';
 import { keyedData } from './data.mjs';
 import { clean, loadAverageLine, runBaseline, runEngine, writeJob } from './engineRun.mjs';
 import { createTopic, deleteTopics, kafkaProblem, produceJsonl, readCommitted } from './kafkaTopics.mjs';
+import { profileTable } from './profileAreas.mjs';
 
 export const CONNECTOR_SIZES = {
   full: { kafka: { records: 1_000_000, keys: 100_000 }, postgres: { records: 200_000, keys: 20_000 } },
@@ -308,6 +309,7 @@ export function connectorReport(c) {
       'must equal those computed from the input.',
   );
   L.push('');
+  L.push(...profileTable([...(c.kafka?.rows ?? []), ...(c.postgres?.rows ?? [])]));
   L.push(loadAverageLine(c.loadAtStart, c.loadAtEnd));
   L.push('');
   return L;

@@ -5,9 +5,9 @@
 // present; otherwise the child's /proc/<pid>/status VmHWM is polled every 20 ms (VmHWM
 // only grows, so the last reading before exit is the peak, give or take the last 20 ms).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BENCH_DIR } from './data.mjs';
 
@@ -48,6 +48,9 @@ function readHwmKb(pid) {
  */
 export function runTimed(command, args, { cwd = REPO_DIR, env = process.env, timeoutMs = 30 * 60_000 } = {}) {
   const gnu = hasGnuTime();
+  if (profileDir !== undefined && command === process.execPath) {
+    args = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...args];
+  }
   const argv = gnu ? ['-v', command, ...args] : args;
   const bin = gnu ? GNU_TIME : command;
   return new Promise((resolvePromise, reject) => {
@@ -109,6 +112,32 @@ export function runTimed(command, args, { cwd = REPO_DIR, env = process.env, tim
   });
 }
 
+/** Where the node processes runTimed starts write their CPU profiles, while `profiled` runs. */
+let profileDir;
+
+/**
+ * Runs `run` (which starts one measured process) with CPU profiles written into `dir`, emptied
+ * first: every node process it starts gets `--cpu-prof`, and the engine runs from its modules in
+ * dist/engine instead of the CLI bundle, whose minified frames would not say which file they are.
+ */
+export async function profiled(dir, run) {
+  clean(dir);
+  mkdirSync(dir, { recursive: true });
+  profileDir = dir;
+  try {
+    return await run();
+  } finally {
+    profileDir = undefined;
+  }
+}
+
+/** The engine's unbundled entry beside a bundled one (dist/cli/pipewright.js), if it is there. */
+function readableEntry(entry) {
+  const dist = entry === CLI ? join(REPO_DIR, 'dist') : dirname(dirname(entry));
+  const main = join(dist, 'engine', 'cli', 'main.js');
+  return existsSync(main) ? main : entry;
+}
+
 /** Bytes of all files under `dir` (0 when it does not exist). */
 export function dirBytes(dir) {
   if (!existsSync(dir)) return 0;
@@ -141,7 +170,14 @@ export function runEngine(
   { entry = CLI, stateDir, nodeFlags = [], extraArgs = [], timeoutMs } = {},
 ) {
   // The benchmarks' jobs read ../data and write ../out, outside their folder: they are our own.
-  const args = [...nodeFlags, entry, 'run', jobPath, '--quiet', '--trust'];
+  const args = [
+    ...nodeFlags,
+    profileDir === undefined ? entry : readableEntry(entry),
+    'run',
+    jobPath,
+    '--quiet',
+    '--trust',
+  ];
   if (stateDir) args.push('--state-dir', stateDir);
   args.push(...extraArgs);
   return runTimed(process.execPath, args, { timeoutMs });

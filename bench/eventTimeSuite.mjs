@@ -17,6 +17,7 @@ import { digestJsonl, MultisetDigest } from './data.mjs';
 import { clean, loadAverageLine, REPO_DIR, runEngine, scriptConfig, writeJob } from './engineRun.mjs';
 import { eventTimeTargets } from './eventTimeTargets.mjs';
 import { MANY_TIMERS_SIZES, manyTimersConfig, manyTimersReport } from './manyTimersRow.mjs';
+import { profileTable } from './profileAreas.mjs';
 import { windowCanon, windowCountData } from './windowCountData.mjs';
 
 export const NEXMARK_QUERIES = ['q0', 'q1', 'q2', 'q3', 'q4', 'q5', 'q7', 'q8', 'q11'];
@@ -511,6 +512,14 @@ export function eventTimeReport(e) {
   }
   if (e.manyTimers) L.push(...manyTimersReport(e.manyTimers));
   L.push(...eventTimeTargets(e, (q) => ISSUE_TARGETS.has(q)));
+  L.push(
+    ...profileTable([
+      ...(n?.rows ?? []),
+      ...(e.window?.rows ?? []),
+      ...(e.timers?.rows ?? []),
+      ...(e.manyTimers?.rows ?? []),
+    ]),
+  );
   L.push(loadAverageLine(e.loadAtStart, e.loadAtEnd));
   L.push('');
   return L;

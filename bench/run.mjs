@@ -3,7 +3,7 @@
 // job, measured in the same run, side by side. See docs/benchmarks.md for the method.
 //
 //   node bench/run.mjs [--only keyed,flink,awaited,large,usercall,transport,checkpoints,stepback,designer,eventtime,transactions,connectors] [--quick] [--build] [--runs N]
-//                      [--docs | --no-docs]
+//                      [--docs | --no-docs] [--profile]
 //
 // --only    run only these suites (comma-separated)
 // --quick   small inputs, for development (results are not written to the docs)
@@ -13,6 +13,8 @@
 // --no-docs never write the docs
 // --no-nexmark  of the eventtime suite, only the window and timer rows (a few minutes with --quick);
 //           never writes the docs
+// --profile after the timed runs of a measurement, one more run of each of its rows under
+//           `node --cpu-prof`; its summary by area (bench/profileAreas.mjs) goes under the suite's table
 // --checkpoint-throughput-only  of the checkpoints suite, only its throughput row (checkpoints off
 //           against every second, ~5 minutes); never writes the docs
 // The full run (no --only, no --quick) writes its results table into docs/benchmarks.md
@@ -38,6 +40,7 @@ import { designerSuite } from './designer.mjs';
 import {
   clean,
   dirBytes,
+  profiled,
   REPO_DIR,
   rssMethod,
   runBaseline,
@@ -47,6 +50,7 @@ import {
 } from './engineRun.mjs';
 import { EVENT_TIME_SIZES, eventTimeReport, eventTimeSuite } from './eventTimeSuite.mjs';
 import { flinkReport, flinkSuite } from './flinkSuite.mjs';
+import { profileDirAreas, profileTable } from './profileAreas.mjs';
 import { stepBackSuite } from './stepBack.mjs';
 import { TRANSACTION_SIZES, transactionReport, transactionSuite } from './transactionSuite.mjs';
 import { transportReport, transportSuite } from './transportSuite.mjs';
@@ -73,6 +77,8 @@ const DIST = join(REPO_DIR, 'dist');
 /** The engine measured: a copy of dist/ taken at the start, so a rebuild during the run cannot mix builds. */
 const SNAPSHOT = join(WORK_DIR, 'engine', 'dist');
 const ENGINE_ENTRY = join(SNAPSHOT, 'cli', 'pipewright.js');
+/** Whether measure() profiles each row once more (--profile). */
+const PROFILE = { on: false };
 const START = '<!-- results:start -->';
 const END = '<!-- results:end -->';
 /** A measurement whose runs all took less than this gets one more run. */
@@ -140,6 +146,7 @@ function parseCli(argv) {
     else if (a === '--no-docs') o.docs = false;
     else if (a === '--checkpoint-throughput-only') o.checkpointThroughputOnly = true;
     else if (a === '--no-nexmark') o.noNexmark = true;
+    else if (a === '--profile') o.profile = true;
     else if (a === '--only') {
       o.only = (argv[++i] ?? '').split(',').filter(Boolean);
       const bad = o.only.filter((s) => !SUITES.includes(s));
@@ -168,7 +175,7 @@ function parseCli(argv) {
 function usage(message) {
   if (message) process.stderr.write(`bench: ${message}\n`);
   process.stderr.write(
-    `usage: node bench/run.mjs [--only ${SUITES.join(',')}] [--quick] [--build] [--runs N] [--docs|--no-docs] [--checkpoint-throughput-only] [--no-nexmark]\n`,
+    `usage: node bench/run.mjs [--only ${SUITES.join(',')}] [--quick] [--build] [--runs N] [--docs|--no-docs] [--profile] [--checkpoint-throughput-only] [--no-nexmark]\n`,
   );
   process.exit(message ? 2 : 0);
 }
@@ -344,6 +351,22 @@ async function measure(configs, { runs, pollState = false, shortRuns = SHORT_RUN
         `  ${c.label}: ${(res.ms / 1000).toFixed(2)} s, ${fmtInt(c.records / (res.ms / 1000))} records/s, ` +
           `peak RSS ${fmtMiB(res.peakRssKb * 1024)}, output ok`,
       );
+    }
+  }
+  if (PROFILE.on) {
+    // Untimed: a profiled run is slower, and its entry is not the bundle the timed runs use.
+    for (const c of configs) {
+      const r = results.get(c.id);
+      if (r.error) continue;
+      c.prepare();
+      const dir = join(WORK_DIR, 'profiles', c.id);
+      const res = await profiled(dir, () => c.run()).catch((e) => ({ code: null, stderr: String(e) }));
+      if (res.code !== 0) {
+        log(`  ${c.label}: the profiled run failed (${firstLines(res.stderr || res.stdout)})`);
+        continue;
+      }
+      r.profile = profileDirAreas(dir);
+      log(`  ${c.label}: profiled, ${(r.profile.busyMs / 1000).toFixed(2)} busy s`);
     }
   }
   return configs.map((c) => {
@@ -809,6 +832,7 @@ function report(results, opt) {
     const target = threadTargets(k.rows);
     if (target) L.push('', target);
     L.push('');
+    L.push(...profileTable(k.rows));
   }
   if (results.flink) L.push(...flinkReport(results.flink));
   const a = results.awaited;
@@ -849,6 +873,7 @@ function report(results, opt) {
         'engine removes it at exit). Peak RSS: the largest of the runs.',
     );
     L.push('');
+    L.push(...profileTable(g.rows));
   }
   const u = results.usercall;
   if (u) {
@@ -1178,6 +1203,7 @@ function writeDocs(table, opt) {
 
 async function main() {
   const opt = parseCli(process.argv.slice(2));
+  PROFILE.on = opt.profile === true;
   const sizes = opt.quick ? SIZES.quick : SIZES.full;
   const t0 = Date.now();
   dirs();

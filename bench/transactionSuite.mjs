@@ -8,6 +8,7 @@
 import os from 'node:os';
 import { join } from 'node:path';
 import { clean, loadAverageLine, runEngine, scriptConfig, writeJob } from './engineRun.mjs';
+import { profileTable } from './profileAreas.mjs';
 import { OPENING_BALANCE, transferCanon, transferData } from './transferData.mjs';
 
 export const TRANSACTION_SIZES = {
@@ -216,6 +217,7 @@ export function transactionReport(t) {
       'against the digest of a serial run made when the data was generated (bench/transferData.mjs).',
   );
   L.push('');
+  L.push(...profileTable(t.rows));
   L.push(loadAverageLine(t.loadAtStart, t.loadAtEnd));
   L.push('');
   return L;
