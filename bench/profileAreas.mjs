@@ -48,7 +48,7 @@ const PATH_AREAS = [
   [/^engine\//, 'runtime'],
   [/^baselines\//, 'script'],
   [/^classic-level\//, 'LevelDB'],
-  [/^(pg|pg-[\w-]+|pgpass|@platformatic\/kafka|redis|@redis\/[\w-]+)\//, 'connector clients'],
+  [/^(pg|pg-[\w-]+|pgpass|@platformatic\/[\w-]+|redis|@redis\/[\w-]+)\//, 'connector clients'],
 ];
 
 /** The area of a profile's call frame, or undefined for one without a file (its caller's). */
@@ -62,14 +62,25 @@ export function areaOf(callFrame) {
   if (url.startsWith('node:internal/modules') || url.startsWith('node:internal/bootstrap'))
     return 'module loading';
   if (url.startsWith('node:')) return undefined;
-  const path = url.replace(/^file:\/\//, '').replace(/^.*\/(dist|node_modules|bench)\//, '');
+  const path = pathOf(url);
   for (const [pattern, area] of PATH_AREAS) if (pattern.test(path)) return area;
   return 'other';
 }
 
+/**
+ * A frame's file as the rules read it: a package's from its name on (whose own files may sit in
+ * a dist/ of theirs), else ours from after the last dist/ or bench/.
+ */
+function pathOf(url) {
+  const file = url.replace(/^file:\/\//, '');
+  const at = file.lastIndexOf('/node_modules/');
+  if (at >= 0) return file.slice(at + '/node_modules/'.length);
+  return file.replace(/^.*\/(dist|bench)\//, '');
+}
+
 /** `name file:line` of a call frame, the file as areaOf reads it. */
 function frameName(callFrame) {
-  const path = callFrame.url.replace(/^file:\/\//, '').replace(/^.*\/(dist|node_modules|bench)\//, '');
+  const path = pathOf(callFrame.url);
   return `${callFrame.functionName || '(anonymous)'}${path ? ` ${path}:${callFrame.lineNumber + 1}` : ''}`;
 }
 

@@ -53,6 +53,9 @@ describe('the bench CPU profile summary', () => {
     expect(areaOf(frame('main', 'file:///w/pipewright/bench/baselines/keyed-map.mjs'))).toBe('script');
     expect(areaOf(frame('_getSync', 'file:///w/node_modules/classic-level/index.js'))).toBe('LevelDB');
     expect(areaOf(frame('query', 'file:///w/node_modules/pg/lib/client.js'))).toBe('connector clients');
+    // A package's own dist/ is still the package's.
+    const kafka = 'file:///w/node_modules/@platformatic/kafka/dist/clients/consumer/messages-stream.js';
+    expect(areaOf(frame('pushRecords', kafka))).toBe('connector clients');
     expect(areaOf(frame('(garbage collector)'))).toBe('GC');
     expect(areaOf(frame('compile', 'node:internal/modules/esm/utils'))).toBe('module loading');
     // A builtin or a native binding, and Node's own library: their caller's.
