@@ -365,6 +365,12 @@ async function measure(configs, { runs, pollState = false, shortRuns = SHORT_RUN
         log(`  ${c.label}: the profiled run failed (${firstLines(res.stderr || res.stdout)})`);
         continue;
       }
+      // Checked as a timed run is: a check may also clean up what its run made (a replication slot).
+      const bad = await c.verify();
+      if (bad) {
+        log(`  ${c.label}: the profiled run's output: ${bad}`);
+        continue;
+      }
       r.profile = profileDirAreas(dir);
       log(`  ${c.label}: profiled, ${(r.profile.busyMs / 1000).toFixed(2)} busy s`);
     }
