@@ -30,7 +30,7 @@ export const AREAS = [
   'other',
 ];
 
-/** Rules by file path (after the last `dist/`, `node_modules/` or `bench/`), first match wins. */
+/** Rules by a frame's file as `pathOf` gives it, first match wins. */
 const PATH_AREAS = [
   [/^engine\/runtime\/(batchCodec|threadLink|threadChannel|jsonTextEnvelope)\./, 'thread transport'],
   [/^engine\/runtime\/recordCopy\./, 'record copies'],
@@ -164,7 +164,7 @@ export function profileTable(rows) {
     '**CPU profile** (one more run of each row after the timed ones, `node --cpu-prof`, every thread; ' +
       "the engine's rows from dist/engine's modules rather than the bundle, so that frames name their " +
       'files; `bench/profileAreas.mjs` gives each busy sample to the area of the function on top of the ' +
-      'stack, a builtin to its caller; profiles sample wall time, so on a loaded machine read the shares, not the seconds):',
+      "stack, a builtin or a frame of Node's library to its caller; profiles sample wall time, so on a loaded machine read the shares, not the seconds):",
     '',
     `| row | busy s | ${shown.join(' | ')} | hottest functions (self s) |`,
     `| --- | ---: | ${shown.map(() => '---:').join(' | ')} | --- |`,
