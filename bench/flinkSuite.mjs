@@ -150,6 +150,8 @@ function flinkConfig(d, build, { backend, parallelism }, { outDir, stateDir, ver
     kind: 'flink',
     backend,
     parallelism,
+    // A JVM: --profile's `node --cpu-prof` does not reach it.
+    cpuProfile: false,
     prepare: () => clean(out, tmp),
     run: async () => {
       last = undefined;

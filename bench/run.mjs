@@ -357,7 +357,8 @@ async function measure(configs, { runs, pollState = false, shortRuns = SHORT_RUN
     // Untimed: a profiled run is slower, and its entry is not the bundle the timed runs use.
     for (const c of configs) {
       const r = results.get(c.id);
-      if (r.error) continue;
+      // A config that runs no node process (Flink's JVM) says so: its run would write no profile.
+      if (r.error || c.cpuProfile === false) continue;
       c.prepare();
       const dir = join(WORK_DIR, 'profiles', c.id);
       const res = await profiled(dir, () => c.run()).catch((e) => ({ code: null, stderr: String(e) }));
@@ -379,7 +380,7 @@ async function measure(configs, { runs, pollState = false, shortRuns = SHORT_RUN
     const r = results.get(c.id);
     const bestMs = r.times.length > 0 ? Math.min(...r.times) : undefined;
     const bestCpuMs = bestMs === undefined ? undefined : r.cpuTimes[r.times.indexOf(bestMs)];
-    const { prepare, run, verify, inspect, ...rest } = c;
+    const { prepare, run, verify, inspect, cpuProfile, ...rest } = c;
     return { ...rest, ...r, bestMs, bestCpuMs, rps: bestMs ? c.records / (bestMs / 1000) : undefined };
   });
 }
