@@ -14,6 +14,7 @@ import { findKind } from '../graph/kinds/kindRegistry.js';
 import type { Problem } from '../graph/problem.js';
 import { WaitLines } from '../metrics/waitNotices.js';
 import { loadKindModule } from '../operators/kindFactories.js';
+import { flinkCommand } from './flinkCommand.js';
 import { readJobFile } from './jobFile.js';
 import { trustDecision } from './jobTrust.js';
 import { watchLauncher } from './launcherWatch.js';
@@ -282,5 +283,17 @@ export async function main(argv: readonly string[]): Promise<number> {
       return validate(command);
     case 'run':
       return run(command);
+    case 'flink': {
+      const kinds = await loadKindModules();
+      if ('error' in kinds) {
+        complain(kinds.error);
+        return 1;
+      }
+      return flinkCommand(command, {
+        say,
+        complain,
+        problemLine: (problem) => problemLine(command.job, problem),
+      });
+    }
   }
 }

@@ -42,17 +42,37 @@ Options:
 Exit status: 0 valid (warnings or not), 1 not valid, or a warning with --strict (or the file
 cannot be read), 2 usage error, 130 interrupted (Ctrl-C).`;
 
+export const FLINK_USAGE = `Usage: pipewright flink JOB.job.json [--parallelism N] [--quiet] [--trust]
+
+Runs the job on Apache Flink, in an embedded MiniCluster: the runner jar (flink/, built with
+Maven the first time) builds the job as Flink's DataStream job, and each subtask of a map,
+filter, flatMap or process runs its code in a Node worker beside it, with keyed state in
+Flink's RocksDB. A kind, param or edge Flink cannot run yet is refused before anything starts,
+one line each (docs/flink.md). Needs java (17) and mvn on PATH. Ctrl-C stops the run at once.
+
+Options:
+  --parallelism N  run every operator at parallelism N (default: each operator's own)
+  --quiet          print only errors
+  --trust          trust the job: let it name files outside its folder and read
+                   environment variables (docs/security.md)
+  -h, --help       print this help
+
+Exit status: 0 done, 1 the job is invalid, cannot run on Flink or failed, 2 usage error,
+130 stopped (Ctrl-C, SIGINT or SIGTERM).`;
+
 export const USAGE = `Usage:
   pipewright run JOB.job.json [--state-dir DIR] [--checkpoint-dir DIR]
                               [--restore latest|ID] [--threads N]
                               [--metrics FILE] [--quiet] [--trust]
   pipewright validate JOB.job.json [--json] [--strict]
-  pipewright run --help | validate --help
+  pipewright flink JOB.job.json [--parallelism N] [--quiet] [--trust]
+  pipewright run --help | validate --help | flink --help
   pipewright --help | --version
 
 run       runs the job to its end (bounded sources) or until Ctrl-C, SIGINT or SIGTERM
 validate  prints every problem of the job file (JSON lines with --json), and a warning for
           an input file that is not there (--strict: exit 1 for it)
+flink     runs the job on Apache Flink (an embedded MiniCluster): pipewright flink --help
 
 Options of run:
   --state-dir DIR       keyed state (default: .pipewright/NAME/state beside the job file)
@@ -79,7 +99,7 @@ export class UsageError extends Error {
   }
 }
 
-type CommandName = 'run' | 'validate';
+type CommandName = 'run' | 'validate' | 'flink';
 
 export type Command =
   | { name: 'help'; usage: string }
@@ -95,6 +115,14 @@ export type Command =
       threads?: number;
       quiet: boolean;
       /** --trust: the job may name files outside its folder and read environment variables. */
+      trust: boolean;
+    }
+  | {
+      name: 'flink';
+      job: string;
+      /** --parallelism: every operator's, in place of the job's. */
+      parallelism?: number;
+      quiet: boolean;
       trust: boolean;
     }
   | {
@@ -118,9 +146,14 @@ const OPTIONS: Readonly<Record<CommandName, Readonly<Record<string, { value?: st
     help: {},
   },
   validate: { json: {}, strict: {}, help: {} },
+  flink: { parallelism: { value: 'N' }, quiet: {}, trust: {}, help: {} },
 };
 
-const USAGES: Readonly<Record<CommandName, string>> = { run: RUN_USAGE, validate: VALIDATE_USAGE };
+const USAGES: Readonly<Record<CommandName, string>> = {
+  run: RUN_USAGE,
+  validate: VALIDATE_USAGE,
+  flink: FLINK_USAGE,
+};
 
 /**
  * The command's options and positionals. Node's strict parser words its errors for a developer
@@ -166,14 +199,19 @@ function parseOptions(command: CommandName, args: readonly string[]) {
   return { values, positionals, usage };
 }
 
-/** `--threads N`: a whole number of threads, 1 or more (written in digits: not 1e3, not 0x10). */
-function threadCount(text: string | undefined, usage: string): number | undefined {
+/** `--threads N`, `--parallelism N`: a whole number, 1 or more (written in digits: not 1e3, not 0x10). */
+function wholeCount(
+  option: string,
+  noun: string,
+  text: string | undefined,
+  usage: string,
+): number | undefined {
   if (text === undefined) return undefined;
-  const threads = Number(text);
-  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(threads) || threads < 1) {
-    throw new UsageError(`--threads takes a whole number of threads, 1 or more, not "${text}"`, usage);
+  const count = Number(text);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(count) || count < 1) {
+    throw new UsageError(`${option} takes a whole number of ${noun}, 1 or more, not "${text}"`, usage);
   }
-  return threads;
+  return count;
 }
 
 export function parseCommand(argv: readonly string[]): Command {
@@ -183,11 +221,14 @@ export function parseCommand(argv: readonly string[]): Command {
   if (command === 'help') {
     const topic = rest[0];
     if (topic === undefined) return { name: 'help', usage: USAGE };
-    if (topic === 'run' || topic === 'validate') return { name: 'help', usage: USAGES[topic] };
-    throw new UsageError(`no help on "${topic}": the commands are run and validate`);
+    if (topic === 'run' || topic === 'validate' || topic === 'flink')
+      return { name: 'help', usage: USAGES[topic] };
+    throw new UsageError(`no help on "${topic}": the commands are run, validate and flink`);
   }
   if (command === '--version' || command === '-v') return { name: 'version' };
-  if (command !== 'run' && command !== 'validate') throw new UsageError(`unknown command "${command}"`);
+  if (command !== 'run' && command !== 'validate' && command !== 'flink') {
+    throw new UsageError(`unknown command "${command}"`);
+  }
   const { values, positionals, usage } = parseOptions(command, rest);
   if (values.help === true) return { name: 'help', usage };
   if (positionals.length !== 1) {
@@ -201,11 +242,21 @@ export function parseCommand(argv: readonly string[]): Command {
     return { name: 'validate', job, json: values.json === true, strict: values.strict === true };
   }
   const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  if (command === 'flink') {
+    const parallelism = wholeCount('--parallelism', 'subtasks', text('parallelism'), usage);
+    return {
+      name: 'flink',
+      job,
+      ...(parallelism === undefined ? {} : { parallelism }),
+      quiet: values.quiet === true,
+      trust: values.trust === true,
+    };
+  }
   const restore = text('restore');
   if (restore !== undefined && restore !== 'latest' && !/^[0-9]+$/.test(restore)) {
     throw new UsageError(`--restore takes "latest" or a checkpoint id (a number), not "${restore}"`, usage);
   }
-  const threads = threadCount(text('threads'), usage);
+  const threads = wholeCount('--threads', 'threads', text('threads'), usage);
   return {
     name: 'run',
     job,

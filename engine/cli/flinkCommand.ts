@@ -1,0 +1,146 @@
+// `pipewright flink JOB`: the job on Apache Flink, in an embedded MiniCluster (flink/PROTOCOL.md,
+// docs/flink.md). Everything that can be refused is refused before the JVM starts: an invalid
+// job, a kind or edge the runner cannot run yet, an untrusted job, a missing input file.
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { ensureFlinkRunner, flinkRunnerFiles } from '../deploy/flinkBuild.js';
+import { startFlinkJob } from '../deploy/flinkJobRun.js';
+import { flinkSinkDir, joinSinkParts } from '../deploy/flinkSinkParts.js';
+import { checkInputFiles } from '../deploy/inputFileCheck.js';
+import { defaultRunDirs } from '../deploy/runDirs.js';
+import { flinkPlan } from '../graph/flinkPlan.js';
+import { flinkRefusals } from '../graph/flinkSupport.js';
+import { inputFilesOf } from '../graph/inputFiles.js';
+import { JobError } from '../graph/jobError.js';
+import type { Problem } from '../graph/problem.js';
+import type { Job } from '../graph/schema.js';
+import { resolveEnvParams } from '../operators/envParams.js';
+import { readJobFile } from './jobFile.js';
+import { trustDecision } from './jobTrust.js';
+import type { Command } from './usage.js';
+
+export interface FlinkCommandIo {
+  say(text: string): void;
+  complain(text: string): void;
+  /** `file: message (path)` for a problem of the job file. */
+  problemLine(problem: Problem): string;
+}
+
+export async function flinkCommand(
+  command: Extract<Command, { name: 'flink' }>,
+  io: FlinkCommandIo,
+): Promise<number> {
+  const read = readJobFile(command.job);
+  if (read.unreadable !== undefined) {
+    io.complain(read.unreadable);
+    return 1;
+  }
+  const { job: valid, problems } = read;
+  if (valid === undefined) {
+    for (const problem of problems) io.complain(io.problemLine(problem));
+    io.complain(
+      `${command.job} is not a valid job (${problems.length} problem${problems.length === 1 ? '' : 's'})`,
+    );
+    return 1;
+  }
+  const refusals = flinkRefusals(valid);
+  if (refusals.length > 0) {
+    for (const refusal of refusals) io.complain(io.problemLine(refusal));
+    return 1;
+  }
+  const dirs = defaultRunDirs(command.job, valid.name);
+  const trust = await trustDecision({
+    jobFile: command.job,
+    text: read.text,
+    job: valid,
+    jobDir: dirs.jobDir,
+    trust: command.trust,
+  });
+  if (trust.warning !== undefined) io.complain(trust.warning);
+  if ('refusal' in trust) {
+    io.complain(trust.refusal);
+    return 1;
+  }
+  const missing = await checkInputFiles(resolve(command.job), inputFilesOf(read.document));
+  if (missing.length > 0) {
+    for (const warning of missing) io.complain(`${command.job}: ${warning.message} (${warning.path})`);
+    return 1;
+  }
+  let job: Job;
+  try {
+    // `${env:NAME}` in params, as the local engine resolves them just before an operator opens.
+    job = {
+      ...valid,
+      operators: valid.operators.map((o) => ({ ...o, params: resolveEnvParams(o.params, o.id) })),
+    } as Job;
+  } catch (error) {
+    return failedWith(io, error);
+  }
+
+  // Beside the local engine's state and checkpoints: .pipewright/NAME/flink/.
+  const home = join(dirname(dirs.stateDir), 'flink');
+  let run: ReturnType<typeof startFlinkJob> | undefined;
+  let stopped = false;
+  const onSignal = () => {
+    stopped = true;
+    run?.kill();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const files = flinkRunnerFiles();
+    await ensureFlinkRunner(files, (text) => {
+      if (!command.quiet) io.complain(text);
+    });
+    const plan = flinkPlan(job, {
+      resolvePath: (path) => resolve(dirs.jobDir, path),
+      sinkDir: flinkSinkDir,
+      workerCommand: [process.execPath, files.worker],
+      ...(command.parallelism === undefined ? {} : { parallelism: command.parallelism }),
+      checkpointDir: join(home, 'checkpoints'),
+    });
+    // A run before this one may have left parts (a killed run): they are not this run's output.
+    await rm(home, { recursive: true, force: true });
+    await mkdir(home, { recursive: true });
+    for (const dir of Object.values(plan.sinkDirs)) await rm(dir, { recursive: true, force: true });
+    const planFile = join(home, 'plan.json');
+    await writeFile(planFile, `${JSON.stringify(plan, null, 2)}\n`);
+    const logFile = join(home, 'flink.log');
+    if (!command.quiet)
+      io.say(`job "${job.name}" on Flink (an embedded MiniCluster); Flink's log: ${logFile}`);
+    const started = Date.now();
+    run = startFlinkJob(files, planFile, logFile, () => {});
+    if (stopped) run.kill();
+    const outcome = await run.done;
+    if (stopped) {
+      io.complain('stopped: the Flink job was ended at once; no sink file was written');
+      return 130;
+    }
+    if (!outcome.finished || outcome.status !== 0) {
+      io.complain(
+        outcome.failure ??
+          `the Flink runner ended without finishing the job (${outcome.signal ?? `exit ${outcome.status}`}); its log: ${logFile}`,
+      );
+      return 1;
+    }
+    for (const operator of plan.operators) {
+      if (operator.kind !== 'sink.jsonl') continue;
+      const path = (operator.params as { path: string }).path;
+      await joinSinkParts(plan.sinkDirs[operator.id]!, path);
+    }
+    if (!command.quiet)
+      io.say(`done: job "${job.name}" on Flink in ${((Date.now() - started) / 1000).toFixed(2)} s`);
+    return 0;
+  } catch (error) {
+    return failedWith(io, error);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+function failedWith(io: FlinkCommandIo, error: unknown): number {
+  if (error instanceof JobError) io.complain(error.message);
+  else io.complain(`internal error: ${(error as Error)?.stack ?? String(error)}`);
+  return 1;
+}

@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { flinkPlan } from './flinkPlan.js';
+import { flinkRefusals } from './flinkSupport.js';
+import type { Job } from './schema.js';
+import { validateJob } from './validation/validateJob.js';
+
+function job(text: unknown): Job {
+  const { job, problems } = validateJob(text);
+  expect(problems).toEqual([]);
+  return job!;
+}
+
+const example = (name: string) =>
+  job(
+    JSON.parse(
+      readFileSync(new URL(`../../assets/examples/${name}/${name}.job.json`, import.meta.url), 'utf8'),
+    ),
+  );
+
+const base = {
+  format: 'pipewright.job/1',
+  name: 'j',
+  operators: [
+    { id: 'src', kind: 'source.jsonl', params: { path: 'in.jsonl' } },
+    {
+      id: 'p',
+      kind: 'process',
+      parallelism: 2,
+      params: { code: 'function process(r, ctx) { ctx.emit(r); }' },
+    },
+    { id: 'out', kind: 'sink.jsonl', params: { path: 'out/o.jsonl' } },
+  ],
+  edges: [
+    { id: 'e1', from: 'src', to: 'p', partition: 'hash', key: 'k' },
+    { id: 'e2', from: 'p', to: 'out', partition: 'rebalance' },
+  ],
+};
+
+describe('flinkRefusals', () => {
+  it('lets word-count and bar-state through, and refuses the seeds that need feedback or transactions', () => {
+    expect(flinkRefusals(example('word-count'))).toEqual([]);
+    expect(flinkRefusals(example('bar-state'))).toEqual([]);
+    expect(flinkRefusals(example('owner-has-items')).map((p) => p.code)).toEqual(['flink-feedback']);
+    expect(flinkRefusals(example('ledger')).map((p) => p.message)).toEqual([
+      'operator "ledger": transaction cannot run on Flink yet (transactions on Flink are the next issue)',
+    ]);
+  });
+
+  it('names the operator, param or edge it refuses, one line each', () => {
+    const refused = flinkRefusals(
+      job({
+        ...base,
+        operators: [
+          { id: 'src', kind: 'source.jsonl', params: { path: 'in.jsonl', timestampField: 't' } },
+          { id: 'w', kind: 'window', params: { type: 'tumbling', sizeMs: 1000, aggregate: 'count' } },
+          base.operators[1],
+          base.operators[2],
+        ],
+        edges: [
+          { id: 'e0', from: 'src', to: 'w', partition: 'hash', key: 'k' },
+          { id: 'e1', from: 'src', to: 'p', partition: 'hash', key: 'k' },
+          { id: 'e3', from: 'src', to: 'p', partition: 'rebalance' },
+          base.edges[1],
+        ],
+      }),
+    );
+    expect(refused.map((p) => [p.code, p.ids, p.path])).toEqual([
+      ['flink-event-time', ['src'], '$.operators[0].params.timestampField'],
+      ['flink-kind', ['w'], '$.operators[1].kind'],
+      ['flink-mixed-inputs', ['p', 'e3'], '$.operators[2]'],
+    ]);
+    expect(refused[2]!.message).toBe(
+      'operator "p": its inputs mix hash edges with edge "e3" (rebalance), which Flink cannot key as one stream',
+    );
+  });
+});
+
+describe('flinkPlan', () => {
+  it("keeps the job's operators and edges, paths made absolute, checkpoints never off", () => {
+    const plan = flinkPlan(job({ ...base, settings: { checkpointIntervalMs: 0, maxParallelism: 64 } }), {
+      resolvePath: (path) => `/jobs/${path}`,
+      sinkDir: (path) => `${path}.parts`,
+      workerCommand: ['node', '/w.mjs'],
+    });
+    expect(plan.format).toBe('pipewright.flink-plan/1');
+    expect(plan.maxParallelism).toBe(64);
+    expect(plan.checkpointIntervalMs).toBe(1000);
+    expect(plan.operators.map((o) => [o.id, o.parallelism, (o.params as { path?: string }).path])).toEqual([
+      ['src', 1, '/jobs/in.jsonl'],
+      ['p', 2, undefined],
+      ['out', 1, '/jobs/out/o.jsonl'],
+    ]);
+    expect(plan.sinkDirs).toEqual({ out: '/jobs/out/o.jsonl.parts' });
+    expect(plan.edges[0]).toMatchObject({ id: 'e1', partition: 'hash', key: 'k', fromPort: 'out' });
+    expect(plan.worker.command).toEqual(['node', '/w.mjs']);
+  });
+
+  it('sets every parallelism to --parallelism', () => {
+    const plan = flinkPlan(job(base), {
+      resolvePath: (p) => p,
+      sinkDir: (p) => p,
+      workerCommand: [],
+      parallelism: 3,
+    });
+    expect(plan.operators.map((o) => o.parallelism)).toEqual([3, 3, 3]);
+    expect(plan.checkpointIntervalMs).toBe(1000);
+  });
+});

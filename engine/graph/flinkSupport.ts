@@ -1,0 +1,94 @@
+// What of a job can run on Apache Flink now (`pipewright flink`, flink/PROTOCOL.md): a kind,
+// param or edge the runner cannot run yet is refused before anything is submitted, one line
+// naming the operator or edge and why. Pure: the designer lists the same lines before it offers
+// "Run on Flink…".
+import type { Problem } from './problem.js';
+import type { Job } from './schema.js';
+
+/** The kinds the runner builds, and what each maps to on Flink (docs/flink.md says the same). */
+export const FLINK_KINDS: Readonly<Record<string, string>> = {
+  'source.jsonl': "Flink's FileSource, one split per file",
+  'sink.jsonl': "Flink's FileSink, exactly once, joined into the sink's file at the end",
+  map: 'a Node worker per subtask',
+  filter: 'a Node worker per subtask',
+  flatMap: 'a Node worker per subtask',
+  process: 'a Node worker per subtask, keyed state in Flink (RocksDB)',
+};
+
+/** Why a kind does not run on Flink yet: said after "cannot run on Flink yet". */
+const LATER: Readonly<Record<string, string>> = {
+  window: "windows come with event time, the runner's next step",
+  transaction: 'transactions on Flink are the next issue',
+  'source.nexmark': 'the NEXMark generator comes with event time',
+  'source.generator': 'the generator source is not built for Flink yet',
+  'source.kafka': "Kafka comes through Flink's own Kafka connector, not built yet",
+  'sink.kafka': "Kafka comes through Flink's own Kafka connector, not built yet",
+  'source.postgres': 'PostgreSQL change capture is not built for Flink yet',
+  'sink.postgres': 'the JDBC sink is not built yet',
+  'source.redis': 'the Redis source is not built for Flink yet',
+  'sink.redis': 'the Redis sink is not built for Flink yet',
+};
+
+function problem(code: string, message: string, path: string, ids: readonly string[]): Problem {
+  return { code, message, path, ids };
+}
+
+/** Every reason the job cannot run on Flink now; none: it can. */
+export function flinkRefusals(job: Job): Problem[] {
+  const problems: Problem[] = [];
+  job.operators.forEach((operator, i) => {
+    const at = `$.operators[${i}]`;
+    if (FLINK_KINDS[operator.kind] === undefined) {
+      const why = LATER[operator.kind] ?? 'the Flink runner does not know this kind';
+      problems.push(
+        problem(
+          'flink-kind',
+          `operator "${operator.id}": ${operator.kind} cannot run on Flink yet (${why})`,
+          `${at}.kind`,
+          [operator.id],
+        ),
+      );
+      return;
+    }
+    const params = operator.params as Record<string, unknown>;
+    if (operator.kind === 'source.jsonl' && params.timestampField !== undefined) {
+      problems.push(
+        problem(
+          'flink-event-time',
+          `operator "${operator.id}": event time (timestampField) cannot run on Flink yet: watermarks and timers are the runner's next step`,
+          `${at}.params.timestampField`,
+          [operator.id],
+        ),
+      );
+    }
+  });
+  job.edges.forEach((edge, i) => {
+    if (edge.feedback) {
+      problems.push(
+        problem(
+          'flink-feedback',
+          `edge "${edge.id}": feedback edges cannot run on Flink yet (Flink 2 has no iterations; the next issue builds them)`,
+          `$.edges[${i}].feedback`,
+          [edge.id],
+        ),
+      );
+    }
+  });
+  // Flink keys a stream, not an operator: the union of a keyed and an unkeyed input has no key.
+  for (const operator of job.operators) {
+    const inputs = job.edges.filter((e) => e.to === operator.id && !e.feedback);
+    const hashed = inputs.filter((e) => e.partition === 'hash');
+    if (hashed.length > 0 && hashed.length < inputs.length) {
+      const other = inputs.find((e) => e.partition !== 'hash')!;
+      problems.push(
+        problem(
+          'flink-mixed-inputs',
+          `operator "${operator.id}": its inputs mix hash edges with edge "${other.id}" (${other.partition}), which Flink cannot key as one stream`,
+          `$.operators[${job.operators.indexOf(operator)}]`,
+          [operator.id, other.id],
+        ),
+      );
+    }
+  }
+  return problems;
+}

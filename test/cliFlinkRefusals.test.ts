@@ -1,0 +1,55 @@
+// `pipewright flink`: what it refuses before any JVM starts (issue 28): one line per kind, param
+// or edge the runner cannot run yet, naming it; usage errors as the other commands say them.
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { copyExample, describeRun, removeTempDirs, runCli } from './cliHarness.js';
+
+afterAll(removeTempDirs);
+
+describe('pipewright flink, refused before it starts', () => {
+  it('prints its own usage', async () => {
+    const result = await runCli(['flink', '--help']);
+    expect(result.code, describeRun(result)).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: pipewright flink JOB\.job\.json \[--parallelism N\]/);
+    const all = await runCli(['--help']);
+    expect(all.stdout).toContain('pipewright flink JOB.job.json');
+  });
+
+  it('takes --parallelism as a whole number only', async () => {
+    const result = await runCli(['flink', 'x.job.json', '--parallelism', '0']);
+    expect(result.code, describeRun(result)).toBe(2);
+    expect(result.stderr).toContain(
+      'pipewright: --parallelism takes a whole number of subtasks, 1 or more, not "0"',
+    );
+  });
+
+  it('refuses a feedback edge and a transaction, one line each naming it, and leaves nothing behind', async () => {
+    const loop = await copyExample('owner-has-items');
+    const result = await runCli(['flink', loop.jobPath]);
+    expect(result.code, describeRun(result)).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^pipewright: .*owner-has-items\.job\.json: edge "[^"]+": feedback edges cannot run on Flink yet/,
+    );
+    expect(existsSync(path.join(loop.dir, '.pipewright'))).toBe(false);
+
+    const ledger = await copyExample('ledger');
+    const refused = await runCli(['flink', ledger.jobPath]);
+    expect(refused.code, describeRun(refused)).toBe(1);
+    expect(refused.stderr).toContain('operator "ledger": transaction cannot run on Flink yet');
+  });
+
+  it('refuses a missing input file before building anything', async () => {
+    const copy = await copyExample('word-count');
+    const job = JSON.parse(await readFile(copy.jobPath, 'utf8'));
+    job.operators[0].params.path = 'nowhere.jsonl';
+    await writeFile(copy.jobPath, JSON.stringify(job));
+    const result = await runCli(['flink', copy.jobPath]);
+    expect(result.code, describeRun(result)).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/nowhere\.jsonl/);
+  });
+});
