@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { spawnSync } from 'node:child_process';
 // `npm run build` builds the engine, the desktop shell and the designer into dist/, bundles the CLI
-// (dist/cli, scripts/bundleCli.mjs), then records a digest of everything the build read
+// (dist/cli, scripts/bundleCli.mjs) and the Flink runner's worker (dist/flink/flinkWorker.mjs,
+// scripts/bundleFlinkWorker.mjs), then records a digest of everything the build read
 // (dist/.build-inputs). `node scripts/build.mjs --if-changed` (what `npm test` runs) builds only
 // when that digest differs: `npm install` has just built a fresh clone, and a second build would
 // cost a minute of both cores for nothing.
@@ -21,6 +22,7 @@ const STEPS = [
   ['tsc', '-p', 'electron/tsconfig.json'],
   ['vite', 'build', '--logLevel', 'warn'],
   [process.execPath, 'scripts/bundleCli.mjs'],
+  [process.execPath, 'scripts/bundleFlinkWorker.mjs'],
 ];
 
 /** What the steps read: sources (not tests), their configurations and the installed versions. */
@@ -32,6 +34,7 @@ const INPUT_FILES = [
   'tsconfig.build.json',
   'vite.config.ts',
   'scripts/bundleCli.mjs',
+  'scripts/bundleFlinkWorker.mjs',
 ];
 const isInput = (path) => !/\.test\.tsx?$/.test(path);
 

@@ -227,6 +227,15 @@ export const LAYERS = [
     message: `engine/cli runs a job through engine/deploy: it never imports engine/host or engine/debug. ${LAYERING}`,
   },
   {
+    // A top of its own, beside cli and host: a separate program (one process per Flink subtask,
+    // bundled alone into dist/flink), which runs operators' logic but no job of the engine's.
+    layer: 'flink',
+    folders: ['engine/flink'],
+    within: 'engine',
+    mayImport: ['graph', 'metrics', 'protocol', 'sandbox', 'state', 'runtime', 'operators'],
+    message: `engine/flink is the Flink runner's Node worker: it runs an operator's logic from engine/operators over a pipe, never through engine/deploy, and no engine folder imports it. ${LAYERING}`,
+  },
+  {
     layer: 'renderer',
     folders: ['renderer'],
     tests: ['*.test.ts', '*.test.tsx'],

@@ -33,6 +33,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   debug: DEPLOY_AND_BELOW,
   host: [...DEPLOY_AND_BELOW, 'debug'],
   cli: DEPLOY_AND_BELOW,
+  // The Flink runner's worker runs an operator's logic over a pipe, not a job through deploy.
+  flink: [...RUNTIME_AND_BELOW, 'operators'],
 };
 const FOLDERS = Object.keys(MAY_IMPORT);
 const RULE = 'lint/style/noRestrictedImports';

@@ -1,0 +1,296 @@
+// The bundled Flink worker (dist/flink/flinkWorker.mjs, `node scripts/build.mjs`) driven over its
+// pipe by a fake runner (test/flinkFakeRunner.ts) as the Java runner drives it: open, batches with
+// the state reads they make, close; its records and failures compared with the local engine's.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  describeRun,
+  makeTempDir,
+  removeTempDirs,
+  runCli,
+  writeJob,
+  writeJsonl,
+} from '../../test/cliHarness.js';
+import { FakeRunner, workerPath } from '../../test/flinkFakeRunner.js';
+
+const WORD_COUNT = `// Keyed by "word": the value state below holds the count of this one word.
+async function process(record, ctx) {
+  const count = ctx.state.value('count');
+  const n = ((await count.get()) ?? 0) + 1;
+  await count.set(n);
+  ctx.emit({ word: record.word, count: n });
+}`;
+
+const MAP = `function map(r, ctx) {
+  if (r.n === 2) return null;
+  return { n: r.n * 10, at: new Date(r.n * 1000), gone: undefined, list: [1, undefined], input: ctx.input, op: ctx.operator, key: ctx.key ?? 'none' };
+}`;
+const FILTER = `function filter(r) {
+  r.seen = true;
+  return r.n % 2 === 1;
+}`;
+const FLAT_MAP = `function flatMap(r, ctx) {
+  ctx.emit({ first: r.n });
+  return new Set([r.n, { twice: r.n * 2 }]);
+}`;
+const RECORDS = [{ n: 1 }, { n: 2 }, { n: 3, s: 'x' }];
+
+const runners: FakeRunner[] = [];
+
+function keyedOpen(id: string, code: string, extra: Record<string, unknown> = {}) {
+  return {
+    operator: { id, kind: 'process', parallelism: 1, params: { code } },
+    inputs: [{ id: 'in', partition: 'hash', key: 'word' }],
+    keyed: true,
+    ...extra,
+  };
+}
+
+function unkeyedOpen(id: string, kind: string, code: string, edge = 'in') {
+  return {
+    operator: { id, kind, parallelism: 1, params: { code } },
+    inputs: [{ id: edge, partition: 'forward' }],
+    keyed: false,
+  };
+}
+
+/** A runner on a fresh worker, started from a directory that is not the checkout. */
+function start(): FakeRunner {
+  const runner = new FakeRunner(os.tmpdir());
+  runners.push(runner);
+  return runner;
+}
+
+beforeAll(() => {
+  if (!existsSync(workerPath)) throw new Error(`${workerPath} is missing: run node scripts/build.mjs`);
+});
+
+afterEach(() => {
+  for (const runner of runners.splice(0)) runner.child.kill();
+});
+
+afterAll(removeTempDirs);
+
+describe('the Flink worker', () => {
+  it('counts words with value state kept by the runner across batches', async () => {
+    const runner = start();
+    expect(await runner.open(keyedOpen('count', WORD_COUNT))).toEqual({ t: 'ready' });
+    const words = (...list: string[]) => list.map((word) => ({ e: 'in', k: word, r: { word } }));
+
+    const first = await runner.batch(words('stream', 'flink', 'stream'));
+    // One read per key: the second "stream" sees the first one's write.
+    expect(first.reads).toEqual([
+      { t: 'read', i: 0, what: 'value', name: 'count' },
+      { t: 'read', i: 1, what: 'value', name: 'count' },
+    ]);
+    expect(first.answer).toEqual({
+      t: 'done',
+      out: ['{"word":"stream","count":1}', '{"word":"flink","count":1}', '{"word":"stream","count":2}'],
+      writes: [
+        [0, 'v', 'count', '1'],
+        [1, 'v', 'count', '1'],
+        [2, 'v', 'count', '2'],
+      ],
+    });
+
+    // The runner now sends "count" in `s` with every record: no reads.
+    const second = await runner.batch(words('stream', 'new', 'new'));
+    expect(second.reads).toEqual([]);
+    expect((second.answer.out as string[]).map((text) => JSON.parse(text).count)).toEqual([3, 1, 2]);
+    expect(runner.keyState('stream').v.get('count')).toBe('3');
+    expect(runner.keyState('new').v.get('count')).toBe('2');
+    expect(await runner.close()).toBe(0);
+  });
+
+  it('keeps map and list state through the runner, map entries in key order', async () => {
+    const runner = start();
+    const code = `async function process(r, ctx) {
+      const seen = ctx.state.map('seen');
+      const log = ctx.state.list('log');
+      if (r.clear) { seen.clear(); log.clear(); }
+      seen.set(r.word, (seen.get(r.word) ?? 0) + 1);
+      log.add(r.word);
+      const entries = [];
+      for await (const e of seen.entries()) entries.push(e);
+      const all = [];
+      for await (const v of log.values()) all.push(v);
+      ctx.emit({ entries, all });
+    }`;
+    expect(await runner.open(keyedOpen('p', code))).toEqual({ t: 'ready' });
+    await runner.batch([
+      { e: 'in', k: 'k', r: { word: 'b' } },
+      { e: 'in', k: 'k', r: { word: 'a' } },
+    ]);
+    const { answer, reads } = await runner.batch([{ e: 'in', k: 'k', r: { word: 'c' } }]);
+    expect(reads.map((read) => read.what)).toEqual(['map', 'mapEntries', 'list']);
+    expect(JSON.parse((answer.out as string[])[0]!)).toEqual({
+      entries: [
+        ['a', 1],
+        ['b', 1],
+        ['c', 1],
+      ],
+      all: ['b', 'a', 'c'],
+    });
+    const cleared = await runner.batch([{ e: 'in', k: 'k', r: { word: 'a', clear: true } }]);
+    expect(JSON.parse((cleared.answer.out as string[])[0]!)).toEqual({ entries: [['a', 1]], all: ['a'] });
+    expect(cleared.answer.writes).toEqual([
+      [0, 'mc', 'seen'],
+      [0, 'lc', 'log'],
+      [0, 'm', 'seen', 'a', '1'],
+      [0, 'l', 'log', '"a"'],
+    ]);
+    expect(await runner.close()).toBe(0);
+  });
+
+  it('emits what the local engine emits for map, filter and flatMap', async () => {
+    const dir = await makeTempDir('pipewright-flink-');
+    await writeJsonl(path.join(dir, 'in.jsonl'), RECORDS);
+    const kinds = [
+      ['m', 'map', MAP],
+      ['f', 'filter', FILTER],
+      ['fm', 'flatMap', FLAT_MAP],
+    ] as const;
+    await writeJob(path.join(dir, 'cmp.job.json'), {
+      format: 'pipewright.job/1',
+      name: 'cmp',
+      operators: [
+        { id: 'src', kind: 'source.jsonl', parallelism: 1, params: { path: 'in.jsonl' } },
+        ...kinds.map(([id, kind, code]) => ({ id, kind, parallelism: 1, params: { code } })),
+        ...kinds.map(([id]) => ({
+          id: `${id}-sink`,
+          kind: 'sink.jsonl',
+          parallelism: 1,
+          params: { path: `${id}.jsonl` },
+        })),
+      ],
+      edges: kinds.flatMap(([id]) => [
+        { id: `to-${id}`, from: 'src', to: id, partition: 'forward' },
+        { id: `${id}-out`, from: id, to: `${id}-sink`, partition: 'forward' },
+      ]),
+    });
+    const local = await runCli(['run', path.join(dir, 'cmp.job.json'), '--quiet']);
+    expect(local.code, describeRun(local)).toBe(0);
+
+    for (const [id, kind, code] of kinds) {
+      const runner = start();
+      expect(await runner.open(unkeyedOpen(id, kind, code, `to-${id}`))).toEqual({ t: 'ready' });
+      const { answer } = await runner.batch(RECORDS.map((r) => ({ e: `to-${id}`, r })));
+      const sink = (await readFile(path.join(dir, `${id}.jsonl`), 'utf8'))
+        .split('\n')
+        .filter((l) => l !== '');
+      expect(answer.t, JSON.stringify(answer)).toBe('done');
+      expect(answer.out, kind).toEqual(sink);
+      expect(answer.writes).toEqual([]);
+      expect(await runner.close()).toBe(0);
+    }
+  });
+
+  it('sends a record to a port as [port, text]', async () => {
+    const runner = start();
+    const code = `function process(r, ctx) {
+      ctx.emit(r, r.late ? 'late' : undefined);
+      ctx.emit({ again: r.n }, 'out');
+    }`;
+    expect(await runner.open(unkeyedOpen('p', 'process', code))).toEqual({ t: 'ready' });
+    const { answer } = await runner.batch([
+      { e: 'in', r: { n: 1 } },
+      { e: 'in', r: { n: 2, late: true } },
+    ]);
+    expect(answer.out).toEqual(['{"n":1}', '{"again":1}', ['late', '{"n":2,"late":true}'], '{"again":2}']);
+    expect(await runner.close()).toBe(0);
+  });
+
+  it("answers a user's exception with one error frame in the local engine's words, and still closes cleanly", async () => {
+    const runner = start();
+    const code = `async function process(record, ctx) {
+  if (record.word === "stream") throw new TypeError("bad " + record.word);
+  ctx.emit(record);
+}`;
+    expect(await runner.open(keyedOpen('count', code, { subtask: 1, parallelism: 2 }))).toEqual({
+      t: 'ready',
+    });
+    const { answer } = await runner.batch([
+      { e: 'in', k: 'ok', r: { word: 'ok' } },
+      { e: 'in', k: 'stream', r: { word: 'stream' } },
+    ]);
+    // Locally: `operator "count" (subtask 1 of 2) failed on the record from lines.jsonl:2: TypeError: bad stream`;
+    // the worker knows no record's origin.
+    expect(answer).toEqual({
+      t: 'error',
+      message: 'operator "count" (subtask 1 of 2) failed: TypeError: bad stream',
+    });
+    expect(await runner.close()).toBe(0);
+    expect(runner.stderr).toBe('');
+  });
+
+  it('answers code that does not compile with an error frame at open', async () => {
+    const runner = start();
+    expect(
+      await runner.open(unkeyedOpen('words', 'flatMap', 'function flatMap(record, ctx) {\n return (;\n}')),
+    ).toEqual({
+      t: 'error',
+      message: `operator "words": syntax error at line 2 of its code: Unexpected token ';'`,
+    });
+    const missing = start();
+    expect(await missing.open(unkeyedOpen('count', 'process', 'function proc(record, ctx) {}'))).toEqual({
+      t: 'error',
+      message: 'operator "count": params.code must define a function named process',
+    });
+    const threw = start();
+    expect(
+      await threw.open(unkeyedOpen('count', 'process', 'const x = null;\nx.y;\nfunction process() {}')),
+    ).toEqual({
+      t: 'error',
+      message: `operator "count" threw at line 2 of its code: TypeError: Cannot read properties of null (reading 'y')`,
+    });
+    expect(await runner.close()).toBe(0);
+  });
+
+  it('refuses state in an unkeyed operator with the local text', async () => {
+    const runner = start();
+    const code = 'function flatMap(record, ctx) {\n ctx.state.value("x").get();\n}';
+    expect(await runner.open(unkeyedOpen('words', 'flatMap', code, 'lines-to-words'))).toEqual({
+      t: 'ready',
+    });
+    const { answer } = await runner.batch([{ e: 'lines-to-words', r: { line: 'a b' } }]);
+    expect(answer).toEqual({
+      t: 'error',
+      message:
+        'operator "words" failed: keyed state needs every input hash-partitioned by a key; edge "lines-to-words" is not',
+    });
+    expect(await runner.close()).toBe(0);
+  });
+
+  it('says ctx.timers cannot run on Flink yet', async () => {
+    const runner = start();
+    const code = 'function process(record, ctx) {\n ctx.timers.eventTime(5);\n}';
+    expect(await runner.open(keyedOpen('count', code))).toEqual({ t: 'ready' });
+    const { answer } = await runner.batch([{ e: 'in', k: 'a', r: { word: 'a' } }]);
+    expect(answer).toEqual({
+      t: 'error',
+      message: 'operator "count" failed: ctx.timers cannot run on Flink yet',
+    });
+    expect(await runner.close()).toBe(0);
+  });
+
+  it('refuses a value state can not hold, in the local words', async () => {
+    const runner = start();
+    const code = 'function process(record, ctx) {\n ctx.state.value("x").set(() => 1);\n}';
+    expect(await runner.open(keyedOpen('count', code))).toEqual({ t: 'ready' });
+    const { answer } = await runner.batch([{ e: 'in', k: 'a', r: { word: 'a' } }]);
+    expect(answer).toEqual({
+      t: 'error',
+      message: 'operator "count" failed: TypeError: value state "x" must be a JSON value (got function)',
+    });
+  });
+
+  it('exits 0 at the end of its input', async () => {
+    const runner = start();
+    expect(await runner.open(keyedOpen('count', WORD_COUNT))).toEqual({ t: 'ready' });
+    runner.child.stdin.end();
+    expect(await runner.exited).toBe(0);
+  });
+});

@@ -1,0 +1,69 @@
+// The messages of the worker pipe, as flink/PROTOCOL.md defines them: what the runner sends
+// (open, batch, close, and the answers to reads) and what the worker answers. The runner is
+// trusted code of this project, so frames are checked only as far as a mistake would otherwise
+// surface as a confusing TypeError deep in the worker.
+import type { StateText, StateWrite } from './batchState.js';
+
+export interface OpenMessage {
+  readonly t: 'open';
+  readonly operator: {
+    readonly id: string;
+    readonly kind: string;
+    readonly parallelism: number;
+    readonly params: Readonly<Record<string, unknown>>;
+  };
+  readonly inputs: readonly {
+    readonly id: string;
+    readonly partition: string;
+    readonly key?: string | readonly string[];
+  }[];
+  readonly subtask: number;
+  readonly parallelism: number;
+  readonly maxParallelism: number;
+  readonly keyed: boolean;
+  readonly jobName?: string;
+}
+
+/** One record of a batch: its input edge, key, value and the value states read for it. */
+export interface BatchRecord {
+  readonly e: string;
+  readonly k?: unknown;
+  readonly r: unknown;
+  readonly s?: Readonly<Record<string, StateText>>;
+}
+
+export interface BatchMessage {
+  readonly t: 'batch';
+  readonly records: readonly BatchRecord[];
+}
+
+export type RunnerMessage = OpenMessage | BatchMessage | { readonly t: 'close' };
+
+/** A state read the batch's cache could not answer, for the key of record `i`. */
+export type ReadRequest =
+  | { readonly t: 'read'; readonly i: number; readonly what: 'value'; readonly name: string }
+  | {
+      readonly t: 'read';
+      readonly i: number;
+      readonly what: 'map';
+      readonly name: string;
+      readonly mk: string;
+    }
+  | { readonly t: 'read'; readonly i: number; readonly what: 'mapEntries'; readonly name: string }
+  | { readonly t: 'read'; readonly i: number; readonly what: 'list'; readonly name: string };
+
+/** A record emitted: its JSON text on port `out`, or [port, text]. */
+export type Output = string | readonly [port: string, text: string];
+
+export type WorkerMessage =
+  | { readonly t: 'ready' }
+  | { readonly t: 'error'; readonly message: string }
+  | ReadRequest
+  | { readonly t: 'done'; readonly out: readonly Output[]; readonly writes: readonly StateWrite[] };
+
+/** The type of a runner's frame, or a description of what came instead. */
+export function messageType(frame: unknown): string {
+  if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return `not an object`;
+  const t = (frame as { t?: unknown }).t;
+  return typeof t === 'string' ? t : 'without "t"';
+}

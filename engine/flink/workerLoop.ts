@@ -1,0 +1,88 @@
+// The worker's conversation with the runner (flink/PROTOCOL.md, "The worker pipe"): `open`
+// compiles the code and answers ready or error, each `batch` runs its records and answers done
+// or error (asking for state it lacks on the way), `close` or the end of input ends it.
+import type { StateReader, StateText } from './batchState.js';
+import type { FramePipe } from './frames.js';
+import {
+  type BatchMessage,
+  messageType,
+  type OpenMessage,
+  type ReadRequest,
+  type WorkerMessage,
+} from './pipeMessages.js';
+import { WorkerOperator } from './workerOperator.js';
+
+/**
+ * State reads over the pipe. They happen inside user code, which may catch what a read throws:
+ * a pipe that ended or an answer of the wrong kind therefore ends the process there and then.
+ */
+function pipeReader(pipe: FramePipe): StateReader {
+  const ask = (request: ReadRequest, answer: string): Record<string, unknown> => {
+    pipe.write(request);
+    let frame: unknown;
+    try {
+      frame = pipe.read();
+    } catch (error) {
+      quit(1, `flink worker: ${(error as Error).message}`);
+    }
+    if (frame === undefined) quit(0);
+    const type = messageType(frame);
+    if (type !== answer) quit(1, `flink worker: the runner answered a ${request.what} read with ${type}`);
+    return frame as Record<string, unknown>;
+  };
+  const text = (frame: Record<string, unknown>): StateText => {
+    const v = frame.v;
+    if (v === null || typeof v === 'string') return v;
+    return quit(1, 'flink worker: a value answer holds neither text nor null');
+  };
+  const array = <T>(value: unknown): readonly T[] =>
+    Array.isArray(value) ? value : quit(1, 'flink worker: an answer holds no array');
+  return {
+    value: (i, name) => text(ask({ t: 'read', i, what: 'value', name }, 'value')),
+    mapElement: (i, name, mk) => text(ask({ t: 'read', i, what: 'map', name, mk }, 'value')),
+    mapEntries: (i, name) => array(ask({ t: 'read', i, what: 'mapEntries', name }, 'entries').entries),
+    list: (i, name) => array(ask({ t: 'read', i, what: 'list', name }, 'list').values),
+  };
+}
+
+function quit(status: number, message?: string): never {
+  if (message !== undefined) process.stderr.write(`${message}\n`);
+  process.exit(status);
+}
+
+export function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Answers the runner's frames until close or the end of input; the exit status. */
+export async function serve(pipe: FramePipe): Promise<number> {
+  const reader = pipeReader(pipe);
+  const answer = (message: WorkerMessage) => pipe.write(message);
+  let operator: WorkerOperator | undefined;
+  for (;;) {
+    const frame = pipe.read();
+    if (frame === undefined) return 0;
+    const type = messageType(frame);
+    if (type === 'close') return 0;
+    if (type === 'open') {
+      try {
+        operator = await WorkerOperator.open(frame as OpenMessage, reader);
+        answer({ t: 'ready' });
+      } catch (error) {
+        operator = undefined;
+        answer({ t: 'error', message: describe(error) });
+      }
+    } else if (type === 'batch' && operator !== undefined) {
+      try {
+        const { out, writes } = await operator.runBatch((frame as BatchMessage).records);
+        answer({ t: 'done', out, writes });
+      } catch (error) {
+        answer({ t: 'error', message: describe(error) });
+      }
+    } else {
+      // Answered, not fatal: the runner waits for an answer to every frame it sends.
+      const why = type === 'batch' ? 'a batch before the operator opened' : `a frame ${type}`;
+      answer({ t: 'error', message: `flink worker: unexpected ${why}` });
+    }
+  }
+}
