@@ -1,13 +1,16 @@
 #!/usr/bin/env node
-// `npm run services [start|stop|status] [postgres|redis|kafka]...`: the real servers the
-// connector tests talk to (README, "Connector tests and servers"). Data, logs and pid files in
-// /var/tmp/pipewright-services (PIPEWRIGHT_SERVICES_DIR); ports 5432, 6379, 9092/9093 unless
-// PIPEWRIGHT_PG_PORT, PIPEWRIGHT_REDIS_PORT, PIPEWRIGHT_KAFKA_PORT, PIPEWRIGHT_KAFKA_CONTROLLER_PORT
-// say otherwise; Kafka's jars in PIPEWRIGHT_SERVICES_CACHE_DIR (default: the services folder). A
+// `npm run services [start|stop|status] [postgres|redis|kafka|flink]...`: the real servers the
+// connector tests and the Flink runner's tests talk to (README, "Connector tests and servers").
+// Data, logs and pid files in /var/tmp/pipewright-services (PIPEWRIGHT_SERVICES_DIR); ports 5432,
+// 6379, 9092/9093, 8081 (Flink's REST API; its other ports 6123-6131) unless PIPEWRIGHT_PG_PORT,
+// PIPEWRIGHT_REDIS_PORT, PIPEWRIGHT_KAFKA_PORT, PIPEWRIGHT_KAFKA_CONTROLLER_PORT,
+// PIPEWRIGHT_FLINK_PORT, PIPEWRIGHT_FLINK_RPC_PORT say otherwise; Kafka's and Flink's jars in
+// PIPEWRIGHT_SERVICES_CACHE_DIR (default: the services folder). A
 // server that already answers on its port is left alone, and `stop` stops only what this user
 // started with this checkout's script (services/starter.mjs). `npm run services -- kafka topic|produce …` makes a topic and loads a
 // JSONL file into it with Kafka's own tools (services/kafkaTools.mjs).
 import { join } from 'node:path';
+import { flinkAnswers, flinkPid, startFlink, stopFlink } from './services/flink.mjs';
 import { kafkaAnswers, startKafka, stopKafka } from './services/kafka.mjs';
 import { KAFKA_TOOLS_USAGE, KafkaToolsUsageError, kafkaTool } from './services/kafkaTools.mjs';
 import { postgresAnswers, postgresUrl, startPostgres, stopPostgres } from './services/postgres.mjs';
@@ -16,10 +19,11 @@ import { redisAnswers, redisUrl, startRedis, stopRedis } from './services/redis.
 import { servicesSettings } from './services/settings.mjs';
 import { forgetStarter, recordStarter, starterOf } from './services/starter.mjs';
 
-const USAGE = 'usage: npm run services [start|stop|status] [postgres|redis|kafka]...';
+const NAMES = ['postgres', 'redis', 'kafka', 'flink'];
+const USAGE = `usage: npm run services [start|stop|status] [${NAMES.join('|')}]...`;
 
 function servers(settings) {
-  const { postgres, redis, kafka } = settings;
+  const { postgres, redis, kafka, flink } = settings;
   return {
     postgres: {
       address: postgresUrl(postgres.port),
@@ -48,6 +52,17 @@ function servers(settings) {
       pid: () => readPid(join(kafka.dir, 'kafka.pid')),
       log: join(kafka.dir, 'server.log'),
     },
+    // A JobManager and two TaskManagers: the JobManager's pid stands for the cluster (the
+    // starter's record), and stop stops all three.
+    flink: {
+      address: `http://127.0.0.1:${flink.port}`,
+      answers: () => flinkAnswers(flink.port),
+      start: () => startFlink(flink),
+      stop: () => stopFlink(flink),
+      dir: flink.dir,
+      pid: () => flinkPid(flink, 'jobmanager'),
+      log: join(flink.dir, 'jobmanager.log'),
+    },
   };
 }
 
@@ -56,10 +71,9 @@ function parse(args) {
   const command = commands.includes(args[0]) ? args[0] : 'start';
   const names = commands.includes(args[0]) ? args.slice(1) : args;
   for (const name of names) {
-    if (!['postgres', 'redis', 'kafka'].includes(name))
-      throw new ServiceError(`unknown server "${name}"; ${USAGE}`);
+    if (!NAMES.includes(name)) throw new ServiceError(`unknown server "${name}"; ${USAGE}`);
   }
-  return { command, names: names.length > 0 ? names : ['postgres', 'redis', 'kafka'] };
+  return { command, names: names.length > 0 ? names : NAMES };
 }
 
 async function start(name, server) {
@@ -113,7 +127,7 @@ async function main() {
   const all = servers(servicesSettings());
   const action = { start, stop, status }[command];
   let failed = false;
-  // One after the other: Kafka's JVM and initdb both want the CPU, and the lines stay in order.
+  // One after the other: the JVMs and initdb all want the CPU, and the lines stay in order.
   for (const name of names) {
     try {
       process.stdout.write(`${await action(name, all[name])}\n`);

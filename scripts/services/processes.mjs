@@ -1,4 +1,4 @@
-// What the three servers' start and stop have in common: running a command and failing with its
+// What the servers' start and stop have in common: running a command and failing with its
 // output in one line, starting a server in the background with its pid in a file, waiting until
 // it answers, stopping it by its pid, and finding free ports for private instances.
 import { execFile, spawn } from 'node:child_process';
@@ -105,6 +105,26 @@ export function freePort() {
       server.close(() => resolve(port));
     });
   });
+}
+
+function portFree(port) {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** The first of `count` consecutive ports nobody listens on now, for a private Flink cluster. */
+export async function freeConsecutivePorts(count) {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const first = await freePort();
+    if (first + count - 1 > 65535) continue;
+    let free = true;
+    for (let port = first + 1; free && port < first + count; port++) free = await portFree(port);
+    if (free) return first;
+  }
+  throw new ServiceError(`found no ${count} consecutive free ports`);
 }
 
 /** Fails in one line when a Debian package's program is missing. */

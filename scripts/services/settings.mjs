@@ -16,6 +16,25 @@ function port(name, fallback) {
   return value;
 }
 
+/**
+ * The Flink cluster's ports besides REST: nine from `first` on, one per listening socket (the
+ * JobManager's RPC, blob server and metrics; each TaskManager's RPC, data and metrics).
+ */
+export function flinkPortsFrom(first) {
+  if (first + 8 > 65535)
+    throw new Error(`PIPEWRIGHT_FLINK_RPC_PORT leaves no room for 9 ports from ${first}`);
+  return {
+    rpcPort: first,
+    blobPort: first + 1,
+    metricsPort: first + 2,
+    taskManagers: [0, 1].map((index) => ({
+      rpcPort: first + 3 + 3 * index,
+      dataPort: first + 4 + 3 * index,
+      metricsPort: first + 5 + 3 * index,
+    })),
+  };
+}
+
 export function servicesSettings() {
   const dir = process.env.PIPEWRIGHT_SERVICES_DIR || DEFAULT_SERVICES_DIR;
   return {
@@ -28,6 +47,14 @@ export function servicesSettings() {
       cacheDir: process.env.PIPEWRIGHT_SERVICES_CACHE_DIR || dir,
       port: port('PIPEWRIGHT_KAFKA_PORT', 9092),
       controllerPort: port('PIPEWRIGHT_KAFKA_CONTROLLER_PORT', 9093),
+    },
+    flink: {
+      dir: join(dir, 'flink'),
+      // Flink's jars (135 MB), shared as Kafka's are.
+      cacheDir: process.env.PIPEWRIGHT_SERVICES_CACHE_DIR || dir,
+      // The REST API (and web UI); the other ports follow PIPEWRIGHT_FLINK_RPC_PORT.
+      port: port('PIPEWRIGHT_FLINK_PORT', 8081),
+      ...flinkPortsFrom(port('PIPEWRIGHT_FLINK_RPC_PORT', 6123)),
     },
   };
 }

@@ -1,14 +1,16 @@
-// A PostgreSQL or Kafka of a test's own, on free ports in a temporary folder, for tests that stop
-// the server mid-run (outages): the shared servers of `npm run services` are never stopped. The
-// same start and stop code as `npm run services` (scripts/services/).
+// A PostgreSQL, Kafka or Flink cluster of a test's own, on free ports in a temporary folder, for
+// tests that stop the server mid-run (outages, a TaskManager's loss): the shared servers of `npm
+// run services` are never stopped. The same start and stop code as `npm run services`
+// (scripts/services/).
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { classArchivePending } from '../../scripts/services/classArchive.mjs';
+import { killTaskManager, startFlink, startTaskManager, stopFlink } from '../../scripts/services/flink.mjs';
 import { startKafka, stopKafka } from '../../scripts/services/kafka.mjs';
 import { postgresUrl, startPostgres, stopPostgres } from '../../scripts/services/postgres.mjs';
-import { freePort } from '../../scripts/services/processes.mjs';
-import { servicesSettings } from '../../scripts/services/settings.mjs';
+import { freeConsecutivePorts, freePort } from '../../scripts/services/processes.mjs';
+import { type FlinkSettings, flinkPortsFrom, servicesSettings } from '../../scripts/services/settings.mjs';
 
 export interface PrivateServer {
   /** Stops the server (its process goes away), keeping its data. `crash`: SIGKILL / immediate shutdown instead of a clean stop. */
@@ -107,6 +109,56 @@ export async function startPrivateKafka(): Promise<PrivateKafka> {
     close: async () => {
       // A clean stop when this broker is the one to write the class archive for the next ones.
       await stop({ crash: !classArchivePending(dir) });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface PrivateFlink {
+  /** The REST API: http://127.0.0.1:<port> */
+  url: string;
+  port: number;
+  settings: FlinkSettings;
+  /** Kills TaskManager `index` with SIGKILL; resolves once the process is gone. */
+  killTaskManager(index: number): Promise<void>;
+  /** Starts TaskManager `index` again; resolves once it is spawned (not registered). */
+  startTaskManager(index: number): Promise<void>;
+  /** Stops the cluster (every process) and deletes its folder. */
+  close(): Promise<void>;
+}
+
+/**
+ * A Flink cluster like the shared one (a JobManager, two TaskManagers of 2 slots, the same
+ * config) on free ports in a folder of its own; resolves once it reports its 4 slots.
+ */
+export async function startPrivateFlink(): Promise<PrivateFlink> {
+  const dir = temporaryFolder('pw-flink-');
+  const port = await freePort();
+  const settings: FlinkSettings = {
+    dir,
+    cacheDir: servicesSettings().flink.cacheDir,
+    port,
+    ...flinkPortsFrom(await freeConsecutivePorts(9)),
+  };
+  try {
+    await startFlink(settings);
+  } catch (error) {
+    await stopFlink(settings, { kill: true });
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    settings,
+    killTaskManager: async (index) => {
+      await killTaskManager(settings, index);
+    },
+    startTaskManager: async (index) => {
+      await startTaskManager(settings, index);
+    },
+    close: async () => {
+      await stopFlink(settings, { kill: true });
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,25 +1,31 @@
-// Where the connector tests find their servers (started by `npm run services`), and whether they
-// may skip. Outside CI a test file whose server does not answer skips (globalSetup prints one line
-// saying which and how to start them); with PIPEWRIGHT_REQUIRE_SERVICES=1 (.ci/run sets it) a
-// missing server fails the file instead.
+// Where the connector tests find their servers (started by `npm run services`; Flink's cluster
+// serves the Flink runner's tests too), and whether they may skip. Outside CI a test file whose
+// server does not answer skips (globalSetup prints one line saying which and how to start them);
+// with PIPEWRIGHT_REQUIRE_SERVICES=1 (.ci/run sets it) a missing server fails the file instead.
 import { connect } from 'node:net';
 import { describe, it } from 'vitest';
 
-export type ServerName = 'kafka' | 'postgres' | 'redis';
+export type ServerName = 'kafka' | 'postgres' | 'redis' | 'flink';
 
 export const KAFKA_BROKERS = process.env.PIPEWRIGHT_KAFKA_BROKERS ?? 'localhost:9092';
 export const PG_URL =
   process.env.PIPEWRIGHT_PG_URL ?? 'postgres://pipewright:pipewright@127.0.0.1:5432/pipewright';
 export const REDIS_URL = process.env.PIPEWRIGHT_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** The REST API of the Flink cluster's JobManager. */
+export const FLINK_URL = process.env.PIPEWRIGHT_FLINK_URL ?? 'http://127.0.0.1:8081';
 
 export const SERVICES_REQUIRED = process.env.PIPEWRIGHT_REQUIRE_SERVICES === '1';
 
 /** host:port of a server, from its URL or broker list. */
 export function serverAddress(name: ServerName): { host: string; port: number } {
-  const text =
-    name === 'kafka' ? `kafka://${KAFKA_BROKERS.split(',')[0]}` : name === 'postgres' ? PG_URL : REDIS_URL;
+  const text = {
+    kafka: `kafka://${KAFKA_BROKERS.split(',')[0]}`,
+    postgres: PG_URL,
+    redis: REDIS_URL,
+    flink: FLINK_URL,
+  }[name];
   const url = new URL(text);
-  const port = Number(url.port || (name === 'postgres' ? 5432 : name === 'redis' ? 6379 : 9092));
+  const port = Number(url.port || { kafka: 9092, postgres: 5432, redis: 6379, flink: 80 }[name]);
   return { host: url.hostname, port };
 }
 

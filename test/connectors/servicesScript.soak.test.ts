@@ -1,6 +1,6 @@
 // Soak (each server started and stopped, Kafka's JVM several times): `npm run services` and the
 // private servers of the outage tests, on ports and folders of their own: the shared servers
-// (5432, 6379, 9092) are never touched. The line npm test prints when connector tests skip:
+// (5432, 6379, 9092, 8081) are never touched. The line npm test prints when connector tests skip:
 // skippedNotice.test.ts.
 import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Admin } from '@platformatic/kafka';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../scripts/services/processes.mjs';
+import { freeConsecutivePorts, freePort } from '../../scripts/services/processes.mjs';
 import { servicesSettings } from '../../scripts/services/settings.mjs';
 import { startPrivateKafka, startPrivatePostgres } from './privateServers.js';
 import { SERVICES_REQUIRED } from './servers.js';
@@ -101,17 +101,20 @@ describe.skipIf(!installed && !SERVICES_REQUIRED)('servers of the connector test
       });
     }
 
-    it('starts, reports, leaves a running server alone and stops PostgreSQL, Redis and Kafka', async () => {
+    it('starts, reports, leaves a running server alone and stops PostgreSQL, Redis, Kafka and Flink', async () => {
       env = {
         ...process.env,
         PIPEWRIGHT_SERVICES_DIR: dir,
-        // The Kafka jars the shared services fetched (or fetch now, once).
+        // The Kafka and Flink jars the shared services fetched (or fetch now, once).
         PIPEWRIGHT_SERVICES_CACHE_DIR: servicesSettings().kafka.cacheDir,
         PIPEWRIGHT_PG_PORT: String(await freePort()),
         PIPEWRIGHT_REDIS_PORT: String(await freePort()),
         PIPEWRIGHT_KAFKA_PORT: String(await freePort()),
         PIPEWRIGHT_KAFKA_CONTROLLER_PORT: String(await freePort()),
+        PIPEWRIGHT_FLINK_PORT: String(await freePort()),
+        PIPEWRIGHT_FLINK_RPC_PORT: String(await freeConsecutivePorts(9)),
       };
+      const flinkUrl = `http://127.0.0.1:${env.PIPEWRIGHT_FLINK_PORT}`;
       const pgUrl = `postgres://pipewright:pipewright@127.0.0.1:${env.PIPEWRIGHT_PG_PORT}/pipewright`;
 
       const down = await services('status');
@@ -124,6 +127,7 @@ describe.skipIf(!installed && !SERVICES_REQUIRED)('servers of the connector test
       expect(started.stdout).toContain(`postgres: started at ${pgUrl}`);
       expect(started.stdout).toContain(`redis: started at redis://127.0.0.1:${env.PIPEWRIGHT_REDIS_PORT}`);
       expect(started.stdout).toContain(`kafka: started at localhost:${env.PIPEWRIGHT_KAFKA_PORT}`);
+      expect(started.stdout).toContain(`flink: started at ${flinkUrl}`);
       expect(await pgValue(pgUrl, "SELECT current_setting('max_prepared_transactions') AS value")).toBe(
         '100',
       );
@@ -139,6 +143,7 @@ describe.skipIf(!installed && !SERVICES_REQUIRED)('servers of the connector test
         `postgres: answers at ${pgUrl}`,
         `redis: answers at redis://127.0.0.1:${env.PIPEWRIGHT_REDIS_PORT}`,
         `kafka: answers at localhost:${env.PIPEWRIGHT_KAFKA_PORT}`,
+        `flink: answers at ${flinkUrl}`,
       ]);
 
       const stopped = await services('stop');
@@ -146,6 +151,7 @@ describe.skipIf(!installed && !SERVICES_REQUIRED)('servers of the connector test
         'postgres: stopped',
         'redis: stopped',
         'kafka: stopped',
+        'flink: stopped',
       ]);
       expect((await services('status')).stdout).not.toContain('answers');
     });
@@ -154,7 +160,7 @@ describe.skipIf(!installed && !SERVICES_REQUIRED)('servers of the connector test
       const result = await services('start', 'mysql');
       expect(result.code).toBe(1);
       expect(result.stderr.trim()).toBe(
-        'unknown server "mysql"; usage: npm run services [start|stop|status] [postgres|redis|kafka]...',
+        'unknown server "mysql"; usage: npm run services [start|stop|status] [postgres|redis|kafka|flink]...',
       );
     });
   });

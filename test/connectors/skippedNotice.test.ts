@@ -10,6 +10,7 @@ describe('the line npm test prints when connector tests skip', () => {
     ['test/connectors/redisCli.test.ts', "await describeWithServer(\n  'redis',\n  'cli', () => {});"],
     ['test/connectors/servicesScript.test.ts', "describe.skipIf(!installed)('servers', () => {});"],
     ['test/connectors/jobEnd.test.ts', "await describeWithServers(['kafka', 'postgres'], 'end', () => {});"],
+    ['test/connectors/flinkCluster.test.ts', "await describeWithServer('flink', 'cluster', () => {});"],
   ]);
 
   it('names the files whose server is down and how to start the servers', () => {
@@ -18,6 +19,9 @@ describe('the line npm test prints when connector tests skip', () => {
     );
     expect(skippedNotice(['kafka', 'redis'], files, [])).toContain(
       ': test/connectors/jobEnd.test.ts, test/connectors/kafkaSink.test.ts, test/connectors/redisCli.test.ts. Start',
+    );
+    expect(skippedNotice(['flink'], files, [])).toBe(
+      `Skipped connector tests, no flink at ${serverAddress('flink').host}:${serverAddress('flink').port}: test/connectors/flinkCluster.test.ts. Start the servers with \`npm run services\`.`,
     );
     // A file that needs several servers skips when any of them is down.
     expect(skippedNotice(['postgres'], files, [])).toContain(': test/connectors/jobEnd.test.ts. Start');

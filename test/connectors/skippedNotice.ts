@@ -6,16 +6,16 @@ import { join } from 'node:path';
 import { SERVICES_REQUIRED, type ServerName, serverAddress, serverAnswers } from './servers.js';
 
 const FOLDER = 'test/connectors';
-const NAMES: ServerName[] = ['postgres', 'redis', 'kafka'];
+const NAMES: ServerName[] = ['postgres', 'redis', 'kafka', 'flink'];
 
 /** The servers a connector test file asks for through describeWithServer or describeWithServers. */
 export function serversOfFile(text: string): Set<ServerName> {
   const found = new Set<ServerName>();
-  for (const match of text.matchAll(/describeWithServer\(\s*['"](kafka|postgres|redis)['"]/g)) {
+  for (const match of text.matchAll(/describeWithServer\(\s*['"](kafka|postgres|redis|flink)['"]/g)) {
     found.add(match[1] as ServerName);
   }
   for (const list of text.matchAll(/describeWithServers\(\s*\[([^\]]*)\]/g)) {
-    for (const match of list[1]!.matchAll(/['"](kafka|postgres|redis)['"]/g))
+    for (const match of list[1]!.matchAll(/['"](kafka|postgres|redis|flink)['"]/g))
       found.add(match[1] as ServerName);
   }
   return found;
