@@ -226,6 +226,24 @@ describe('the Flink worker', () => {
     expect(runner.stderr).toBe('');
   });
 
+  it('fails the batch whose code left a rejected promise unhandled, naming the operator', async () => {
+    const runner = start();
+    const code = `function process(record, ctx) {
+  if (record.word === "lost") Promise.resolve().then(() => { throw new RangeError("nobody waits for " + record.word); });
+  ctx.emit(record);
+}`;
+    expect(await runner.open(keyedOpen('count', code))).toEqual({ t: 'ready' });
+    const first = await runner.batch([{ e: 'in', k: 'ok', r: { word: 'ok' } }]);
+    expect(first.answer).toMatchObject({ t: 'done' });
+    const { answer } = await runner.batch([{ e: 'in', k: 'lost', r: { word: 'lost' } }]);
+    expect(answer).toEqual({
+      t: 'error',
+      message:
+        'operator "count" failed: a promise its code made was rejected and nothing handled it: RangeError: nobody waits for lost',
+    });
+    expect(await runner.close()).toBe(0);
+  });
+
   it('answers code that does not compile with an error frame at open', async () => {
     const runner = start();
     expect(

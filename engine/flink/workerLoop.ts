@@ -54,11 +54,33 @@ export function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * A promise user code rejected and nothing handled fails the job, as it does locally
+ * (runtime/escapedRejections.ts), named by the operator on its stack. Node says so only between
+ * two turns of its event loop, and the worker blocks on the pipe between batches: so after each
+ * batch the worker yields one turn before it answers, and the batch it was made in (or, made
+ * later by a timer of the code's own, the next) is answered with the failure.
+ */
+function watchEscapedRejections(operator: () => WorkerOperator | undefined): () => string | undefined {
+  let escaped: string | undefined;
+  process.on('unhandledRejection', (reason) => {
+    const open = operator();
+    escaped ??=
+      open === undefined
+        ? `flink worker: a promise was rejected and nothing handled it: ${describe(reason)}`
+        : open.escapedFailure(reason);
+  });
+  return () => escaped;
+}
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** Answers the runner's frames until close or the end of input; the exit status. */
 export async function serve(pipe: FramePipe): Promise<number> {
   const reader = pipeReader(pipe);
   const answer = (message: WorkerMessage) => pipe.write(message);
   let operator: WorkerOperator | undefined;
+  const escaped = watchEscapedRejections(() => operator);
   for (;;) {
     const frame = pipe.read();
     if (frame === undefined) return 0;
@@ -75,7 +97,9 @@ export async function serve(pipe: FramePipe): Promise<number> {
     } else if (type === 'batch' && operator !== undefined) {
       try {
         const { out, writes } = await operator.runBatch((frame as BatchMessage).records);
-        answer({ t: 'done', out, writes });
+        await turn();
+        const failure = escaped();
+        answer(failure === undefined ? { t: 'done', out, writes } : { t: 'error', message: failure });
       } catch (error) {
         answer({ t: 'error', message: describe(error) });
       }

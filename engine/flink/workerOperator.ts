@@ -7,6 +7,7 @@ import { keyPathsOf, type PlannedEdge, type PlannedOperator } from '../graph/pla
 import type { Operator, Partition } from '../graph/schema.js';
 import { compileOperatorFunctions, userFunctionLogics } from '../operators/userFunctions.js';
 import { type Envelope, envelope } from '../runtime/envelope.js';
+import { escapedRejectionError } from '../runtime/escapedRejections.js';
 import { LogicCalls } from '../runtime/logicCalls.js';
 import type { SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { NO_WATERMARK, type TimerService } from '../runtime/timers.js';
@@ -102,6 +103,14 @@ export class WorkerOperator {
     const logic = new Logic(env, functions);
     await logic.open();
     return new WorkerOperator(env, new LogicCalls(planned, subtask, logic, undefined, 0), outputs, state);
+  }
+
+  /**
+   * The failure a promise the code rejected and left unhandled becomes, in the local engine's
+   * words (runtime/escapedRejections.ts): this subtask's, since its code is all the worker runs.
+   */
+  escapedFailure(reason: unknown): string {
+    return escapedRejectionError(reason, { owner: this.calls, envelope: undefined }).message;
   }
 
   /**
