@@ -1,7 +1,9 @@
 // A sink.jsonl run on Flink writes through Flink's FileSink: part files in a folder, committed
 // by checkpoints (a failed attempt's data stays in hidden `.part-*.inprogress.*` files). The job
 // file's sink names one file, as the local engine writes it: once the job has finished, the
-// committed parts are joined into that file, in subtask then part order, and the folder removed.
+// committed parts are joined into that file in name order, and the folder removed. The runner
+// names a part by when it was opened (flink/PROTOCOL.md, `sinkDirs`): FileSink's own names give
+// no order, since a writer takes a new random id, its counter back at 0, after every restart.
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { readdir, rename, rm } from 'node:fs/promises';
@@ -13,8 +15,8 @@ export function flinkSinkDir(path: string): string {
   return join(dirname(path), `.${basename(path)}.flink`);
 }
 
-/** FileSink's names: `part-<uuid>-<subtask>-<counter>`; anything else (in-progress, hidden) is not output. */
-const PART = /^part-[0-9a-f-]+-(\d+)-(\d+)$/;
+/** Committed parts; anything else (`.part-*.inprogress.*`, hidden) is not output. */
+const PART = /^part-/;
 
 /** The committed parts of a sink's folder, in the order their records were written. */
 export async function committedParts(dir: string): Promise<string[]> {
@@ -25,11 +27,11 @@ export async function committedParts(dir: string): Promise<string[]> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
+  // Plain code unit order: the names are ASCII, their time and sequence fixed-width digits.
   return names
-    .map((name) => ({ name, match: PART.exec(name) }))
-    .filter((p): p is { name: string; match: RegExpExecArray } => p.match !== null)
-    .sort((a, b) => Number(a.match[1]) - Number(b.match[1]) || Number(a.match[2]) - Number(b.match[2]))
-    .map((p) => join(dir, p.name));
+    .filter((name) => PART.test(name))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .map((name) => join(dir, name));
 }
 
 /** Joins the committed parts into `path` (written whole, then renamed over it) and removes the folder. */
