@@ -1,0 +1,197 @@
+package dev.pipewright.flink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Whole jobs on a MiniCluster in this JVM, with a fake worker in plain Node.js
+ * (src/test/resources/fakeWorker.mjs: a running count per key in value state): source.jsonl ->
+ * hash on k -> process at parallelism 2 -> sink.jsonl, plus its side port "first" into a second
+ * sink. The committed part files, joined, must hold exactly the expected lines, with or without
+ * a worker dying once. Tagged e2e: `-De2e.excluded=e2e` leaves them out.
+ */
+@Tag("e2e")
+class RunnerEndToEndTest {
+  private static final int RECORDS = 2000;
+  /** Enough that records are still in flight after the first checkpoints complete. */
+  private static final int MANY = 20000;
+  private static final String[] KEYS = {"a", "b", "c", "d", "e", "f", "g"};
+
+  @TempDir Path dir;
+
+  private record Run(int status, List<String> events, String stdout) {}
+
+  private Path input(String extra) throws IOException {
+    return input(RECORDS, extra);
+  }
+
+  private Path input(int records, String extra) throws IOException {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < records; i++) {
+      b.append("{\"k\":\"").append(KEYS[i % KEYS.length]).append("\",\"n\":").append(i).append("}\n");
+      if (i == 10) b.append("\n   \n"); // blank lines are skipped, as the local engine does
+      if (i == 20) b.append("{\"k\":\"a\",\"n\":\"crlf\"}\r\n");
+    }
+    b.append(extra);
+    Path file = dir.resolve("in.jsonl");
+    Files.writeString(file, b.toString());
+    return file;
+  }
+
+  private static List<String> expectedCounts(int records) {
+    Map<String, Integer> n = new TreeMap<>();
+    for (int i = 0; i < records; i++) n.merge(KEYS[i % KEYS.length], 1, Integer::sum);
+    n.merge("a", 1, Integer::sum); // the \r\n line
+    List<String> lines = new ArrayList<>();
+    n.forEach((k, c) -> {
+      for (int i = 1; i <= c; i++) lines.add("{\"k\":\"" + k + "\",\"count\":" + i + "}");
+    });
+    Collections.sort(lines);
+    return lines;
+  }
+
+  private Path plan(Path input, String workerParams) throws IOException {
+    return plan(input, workerParams, 10);
+  }
+
+  private Path plan(Path input, String workerParams, int batchRecords) throws IOException {
+    Path worker = Paths.get(System.getProperty("user.dir"), "target", "test-classes", "fakeWorker.mjs");
+    String json = """
+        {
+          "format": "pipewright.flink-plan/1",
+          "jobName": "count-test",
+          "maxParallelism": 128,
+          "checkpointIntervalMs": 200,
+          "checkpointDir": "%s",
+          "batch": { "records": %d, "latencyMs": 50 },
+          "worker": { "command": ["node", "%s"] },
+          "operators": [
+            { "id": "src", "kind": "source.jsonl", "parallelism": 1, "params": { "path": "%s" } },
+            { "id": "count", "kind": "process", "parallelism": 2, "params": %s },
+            { "id": "out", "kind": "sink.jsonl", "parallelism": 1, "params": { "path": "%s" } },
+            { "id": "firsts", "kind": "sink.jsonl", "parallelism": 1, "params": { "path": "%s" } }
+          ],
+          "edges": [
+            { "id": "e1", "from": "src", "to": "count", "partition": "hash", "key": "k" },
+            { "id": "e2", "from": "count", "to": "out", "partition": "rebalance" },
+            { "id": "e3", "from": "count", "fromPort": "first", "to": "firsts", "partition": "rebalance" }
+          ],
+          "sinkDirs": { "out": "%s", "firsts": "%s" }
+        }
+        """.formatted(dir.resolve("checkpoints"), batchRecords, worker, input, workerParams, dir.resolve("out.jsonl"), dir.resolve("firsts.jsonl"),
+        dir.resolve("out.flink"), dir.resolve("firsts.flink"));
+    Path plan = dir.resolve("plan.json");
+    Files.writeString(plan, json);
+    return plan;
+  }
+
+  private Run run(Path plan) throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    int status;
+    try (PrintStream events = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      status = Runner.run(new String[] {"--plan", plan.toString()}, events);
+    }
+    String stdout = bytes.toString(StandardCharsets.UTF_8);
+    assertNoWorkerLeft();
+    return new Run(status, stdout.lines().collect(Collectors.toList()), stdout);
+  }
+
+  /** Every worker this JVM started has exited: none is orphaned, on success or failure. */
+  private static void assertNoWorkerLeft() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (ProcessHandle.current().descendants().anyMatch(ProcessHandle::isAlive)) {
+      assertTrue(System.nanoTime() < deadline, "a worker process outlived its job");
+      Thread.sleep(50);
+    }
+  }
+
+  /** The committed part files' lines, sorted (in-progress files are hidden, `.part-*`). */
+  private List<String> committed(String sink) throws IOException {
+    List<String> lines = new ArrayList<>();
+    try (Stream<Path> files = Files.list(dir.resolve(sink + ".flink"))) {
+      for (Path f : files.filter(p -> p.getFileName().toString().startsWith("part-")).toList()) {
+        lines.addAll(Files.readAllLines(f, StandardCharsets.UTF_8));
+      }
+    }
+    Collections.sort(lines);
+    return lines;
+  }
+
+  private static List<String> firsts() {
+    List<String> lines = new ArrayList<>();
+    for (String k : KEYS) lines.add("{\"k\":\"" + k + "\"}");
+    Collections.sort(lines);
+    return lines;
+  }
+
+  @Test
+  void aKeyedCountRunsExactlyOnceToItsSinks() throws Exception {
+    Run run = run(plan(input(""), "{ \"code\": \"-\" }"));
+    assertEquals(0, run.status, run.stdout);
+    assertTrue(run.events.get(0).matches("\\{\"event\":\"submitted\",\"jobId\":\"[0-9a-f]{32}\"}"), run.stdout);
+    assertTrue(run.events.get(1).matches("\\{\"event\":\"finished\",\"jobId\":\"[0-9a-f]{32}\",\"ms\":\\d+}"),
+        run.stdout);
+    assertEquals(expectedCounts(RECORDS), committed("out")); // the last records too: the final checkpoint
+    assertEquals(firsts(), committed("firsts"));
+  }
+
+  @Test
+  void aWorkerThatDiesOnceIsRestartedAndTheOutputIsStillExactlyOnce() throws Exception {
+    Path marker = dir.resolve("crashed");
+    // The worker dies once a checkpoint has completed: the restart restores it (state, source
+    // position, sink files), then replays what came after it.
+    Run run = run(plan(input(MANY, ""), "{ \"crashMarker\": \"" + marker + "\", \"crashAfterCheckpointIn\": \""
+        + dir.resolve("checkpoints") + "\", \"batchDelayMs\": 2, \"opensLog\": \"" + dir.resolve("opens") + "\" }", 50));
+    assertEquals(0, run.status, run.stdout);
+    assertTrue(Files.exists(marker), "the worker never crashed");
+    // 2 subtasks opened, then again after the restart.
+    assertEquals(4, Files.readAllLines(dir.resolve("opens")).size());
+    assertEquals(expectedCounts(MANY), committed("out"));
+    assertEquals(firsts(), committed("firsts"));
+  }
+
+  @Test
+  void aUserErrorFailsTheJobAtOnceWithItsMessage() throws Exception {
+    Run run = run(plan(input("{\"k\":\"z\",\"boom\":true}\n"), "{ \"opensLog\": \"" + dir.resolve("opens") + "\" }"));
+    assertEquals(1, run.status, run.stdout);
+    assertEquals("{\"event\":\"failed\",\"message\":\"boom at key z\"}", run.events.get(run.events.size() - 1));
+    assertEquals(2, Files.readAllLines(dir.resolve("opens")).size(), "the job was restarted");
+  }
+
+  @Test
+  void aLineThatIsNotJsonFailsNamingTheOperatorFileAndLine() throws Exception {
+    Run run = run(plan(input("{\"k\":\"a\",}\n"), "{}"));
+    assertEquals(1, run.status, run.stdout);
+    String last = run.events.get(run.events.size() - 1);
+    // RECORDS lines, 2 blank ones, the \r\n one: the bad line is the next.
+    assertTrue(last.startsWith("{\"event\":\"failed\",\"message\":\"operator \\\"src\\\": in.jsonl:"
+        + (RECORDS + 4) + " is not valid JSON ("), last);
+  }
+
+  @Test
+  void aRecordWithoutItsKeyFailsWithTheLocalEnginesWords() throws Exception {
+    Run run = run(plan(input("{\"n\":1}\n"), "{}"));
+    assertEquals(1, run.status, run.stdout);
+    assertEquals("{\"event\":\"failed\",\"message\":\"edge \\\"e1\\\" is partitioned by \\\"k\\\", "
+        + "but the record has no such field\"}", run.events.get(run.events.size() - 1));
+  }
+}
