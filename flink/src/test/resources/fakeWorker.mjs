@@ -8,6 +8,8 @@
 //   without answering: a worker that dies, once, after a checkpoint (so the restart restores one);
 // - batchDelayMs: wait that long before answering each batch (so checkpoints come in between);
 // - opensLog FILE: append a line per `open` (to count restarts);
+// - stateless: true: no state at all; each record goes out with "via" (its edge, ctx.input) and
+//   "at" (the subtask) added, to check unions, forward, rebalance and broadcast;
 // - a record with "boom": true: answer {"t":"error"} with the message "boom at key K".
 // Plain Node.js, no dependencies.
 import { appendFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
@@ -76,11 +78,13 @@ function checkpointed(dir) {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let params = {};
+let subtask = -1;
 
 for (;;) {
   const frame = await next();
   if (frame.t === 'open') {
     params = frame.operator.params ?? {};
+    subtask = frame.subtask;
     if (params.opensLog) appendFileSync(params.opensLog, `${frame.subtask}\n`);
     send({ t: 'ready' });
   } else if (frame.t === 'close') {
@@ -89,6 +93,10 @@ for (;;) {
     if (params.crashMarker && !existsSync(params.crashMarker) && checkpointed(params.crashAfterCheckpointIn)) {
       writeFileSync(params.crashMarker, 'crashed\n');
       process.exit(3);
+    }
+    if (params.stateless) {
+      send({ t: 'done', out: frame.records.map((rec) => JSON.stringify({ ...rec.r, via: rec.e, at: subtask })), writes: [] });
+      continue;
     }
     const cache = new Map(); // key JSON -> count text, this batch's writes
     const out = [];

@@ -2,7 +2,7 @@ package dev.pipewright.flink;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -44,6 +44,8 @@ public final class JsOperator extends AbstractStreamOperator<String>
   /** Ports other than `out` that an edge reads. */
   private final List<String> sidePorts;
 
+  /** Each input edge's id as a JSON string literal, ready to append (by plan edge index). */
+  private transient String[] quotedEdgeIds;
   private transient WorkerProcess worker;
   private transient KeyedStates states;
   private transient Map<String, OutputTag<String>> tags;
@@ -53,8 +55,11 @@ public final class JsOperator extends AbstractStreamOperator<String>
   private transient int count;
   /** The keys of the batch's records, by index (keyed operators). */
   private transient ArrayList<Object> keys;
-  /** Value state names sent in `s` with each record: those the worker has read. */
-  private transient LinkedHashSet<String> prefetch;
+  /**
+   * Value state names sent in `s` with each record (those the worker has read), each with its
+   * JSON form `"name":`, written once.
+   */
+  private transient LinkedHashMap<String, String> prefetch;
   /** Counts batches sent, so a latency timer set for an earlier batch does nothing. */
   private transient long batchesSent;
   /** Set once the input is done and the last batch answered: the worker may then exit cleanly. */
@@ -83,8 +88,10 @@ public final class JsOperator extends AbstractStreamOperator<String>
     super.open();
     batch = new StringBuilder(1 << 16);
     keys = new ArrayList<>();
-    prefetch = new LinkedHashSet<>();
+    prefetch = new LinkedHashMap<>();
     reuse = new StreamRecord<>(null);
+    quotedEdgeIds = new String[edgeIds.length];
+    for (int i = 0; i < edgeIds.length; i++) if (edgeIds[i] != null) quotedEdgeIds[i] = Json.quote(edgeIds[i]);
     tags = new HashMap<>();
     for (String port : sidePorts) tags.put(port, tag(port));
     if (keyed) states = new KeyedStates(getKeyedStateStore());
@@ -133,7 +140,7 @@ public final class JsOperator extends AbstractStreamOperator<String>
     } else {
       b.append(',');
     }
-    Json.appendString(b.append("{\"e\":"), edgeIds[record.edge]);
+    b.append("{\"e\":").append(quotedEdgeIds[record.edge]);
     if (keyed) {
       // Flink has set the backend's key to this record's (it runs the key selector per record).
       Object key = getCurrentKey();
@@ -141,11 +148,10 @@ public final class JsOperator extends AbstractStreamOperator<String>
       Keys.appendJson(b.append(",\"k\":"), key);
       b.append(",\"r\":").append(record.text).append(",\"s\":{");
       boolean first = true;
-      for (String name : prefetch) {
+      for (Map.Entry<String, String> state : prefetch.entrySet()) {
         if (!first) b.append(',');
         first = false;
-        Json.appendString(b, name).append(':');
-        KeyedStates.appendText(b, states.value(name).value());
+        KeyedStates.appendText(b.append(state.getValue()), states.value(state.getKey()).value());
       }
       b.append("}}");
     } else {
@@ -186,7 +192,7 @@ public final class JsOperator extends AbstractStreamOperator<String>
       };
     }
     setCurrentKey(keys.get(m.i));
-    if ("value".equals(m.what)) prefetch.add(m.name);
+    if ("value".equals(m.what) && !prefetch.containsKey(m.name)) prefetch.put(m.name, Json.quote(m.name) + ":");
     return states.answer(m.what, m.name, m.mk);
   }
 

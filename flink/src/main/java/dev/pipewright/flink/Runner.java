@@ -10,8 +10,10 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.client.program.ProgramAbortException;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -50,9 +52,15 @@ public final class Runner {
     if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
       System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
     }
-    // Exit explicitly: a MiniCluster can leave non-daemon threads behind.
-    System.exit(run(args, System.out));
+    int status = run(args, System.out);
+    // A plain `java` run exits explicitly (a MiniCluster can leave non-daemon threads behind).
+    // Run by a cluster (its main called inside a JobManager), exiting would end that JVM: fail.
+    if (local) System.exit(status);
+    if (status != 0) throw new IllegalStateException("the Pipewright job failed (exit status " + status + ")");
   }
+
+  /** Whether the last run's environment was a local MiniCluster (a plain `java` main). */
+  private static volatile boolean local = true;
 
   /** Runs the job; returns the exit status. The events go to `events`. */
   public static int run(String[] args, PrintStream events) {
@@ -80,6 +88,7 @@ public final class Runner {
         checkpoints = tempCheckpoints.toString();
       }
       StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration(plan, checkpoints));
+      local = env instanceof LocalStreamEnvironment;
       env.setMaxParallelism(plan.maxParallelism);
       new JobBuilder(plan, env).build();
       JobClient client = env.executeAsync(plan.jobName);
@@ -90,6 +99,8 @@ public final class Runner {
           + result.getNetRuntime() + "}");
       events.flush();
       return 0;
+    } catch (ProgramAbortException t) {
+      throw t; // a cluster's client extracting the job graph stops main this way: not a failure
     } catch (Throwable t) {
       events.println("{\"event\":\"failed\",\"message\":" + Json.quote(message(t)) + "}");
       events.flush();

@@ -194,4 +194,54 @@ class RunnerEndToEndTest {
     assertEquals("{\"event\":\"failed\",\"message\":\"edge \\\"e1\\\" is partitioned by \\\"k\\\", "
         + "but the record has no such field\"}", run.events.get(run.events.size() - 1));
   }
+  @Test
+  void unionsOfForwardRebalanceAndBroadcastEdgesTellTheWorkerTheirEdge() throws Exception {
+    StringBuilder a = new StringBuilder();
+    StringBuilder b = new StringBuilder();
+    List<String> one = new ArrayList<>();
+    List<String> two = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      a.append("{\"n\":").append(i).append("}\n");
+      b.append("{\"m\":").append(i).append("}\n");
+      one.add("{\"n\":" + i + ",\"via\":\"fa\",\"at\":0}");
+      one.add("{\"m\":" + i + ",\"via\":\"rb\",\"at\":0}");
+      two.add("{\"n\":" + i + ",\"via\":\"ba\",\"at\":0}");
+      two.add("{\"n\":" + i + ",\"via\":\"ba\",\"at\":1}");
+    }
+    Files.writeString(dir.resolve("a.jsonl"), a);
+    Files.writeString(dir.resolve("b.jsonl"), b);
+    Path worker = Paths.get(System.getProperty("user.dir"), "target", "test-classes", "fakeWorker.mjs");
+    String json = """
+        {
+          "format": "pipewright.flink-plan/1", "jobName": "union-test", "maxParallelism": 128,
+          "checkpointIntervalMs": 200, "batch": { "records": 7, "latencyMs": 20 },
+          "worker": { "command": ["node", "%s"] },
+          "operators": [
+            { "id": "a", "kind": "source.jsonl", "parallelism": 1, "params": { "path": "%s" } },
+            { "id": "b", "kind": "source.jsonl", "parallelism": 1, "params": { "path": "%s" } },
+            { "id": "m1", "kind": "map", "parallelism": 1, "params": { "stateless": true } },
+            { "id": "m2", "kind": "flatMap", "parallelism": 2, "params": { "stateless": true } },
+            { "id": "one", "kind": "sink.jsonl", "parallelism": 1, "params": { "path": "x" } },
+            { "id": "two", "kind": "sink.jsonl", "parallelism": 1, "params": { "path": "y" } }
+          ],
+          "edges": [
+            { "id": "fa", "from": "a", "to": "m1", "partition": "forward" },
+            { "id": "rb", "from": "b", "to": "m1", "partition": "rebalance" },
+            { "id": "ba", "from": "a", "to": "m2", "partition": "broadcast" },
+            { "id": "o1", "from": "m1", "to": "one", "partition": "forward" },
+            { "id": "o2", "from": "m2", "to": "two", "partition": "rebalance" }
+          ],
+          "sinkDirs": { "one": "%s", "two": "%s" }
+        }
+        """.formatted(worker, dir.resolve("a.jsonl"), dir.resolve("b.jsonl"), dir.resolve("one.flink"),
+        dir.resolve("two.flink"));
+    Path plan = dir.resolve("plan.json");
+    Files.writeString(plan, json);
+    Run run = run(plan);
+    assertEquals(0, run.status, run.stdout);
+    Collections.sort(one);
+    Collections.sort(two);
+    assertEquals(one, committed("one"));
+    assertEquals(two, committed("two"));
+  }
 }
