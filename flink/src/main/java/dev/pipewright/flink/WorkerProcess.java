@@ -52,7 +52,14 @@ final class WorkerProcess implements AutoCloseable {
     if (command.isEmpty()) throw new IOException("the plan names no worker command");
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.redirectError(ProcessBuilder.Redirect.INHERIT);
-    return new WorkerProcess(name, builder.start());
+    Process process;
+    try {
+      process = builder.start();
+    } catch (IOException e) {
+      // No such program, no permission: every restart would fail the same way.
+      throw UserError.fail("cannot start the " + name + " (" + String.join(" ", command) + "): " + e.getMessage());
+    }
+    return new WorkerProcess(name, process);
   }
 
   /** Sends one frame. A broken pipe means the worker died: an IOException, which Flink restarts. */

@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -243,5 +245,57 @@ class RunnerEndToEndTest {
     Collections.sort(two);
     assertEquals(one, committed("one"));
     assertEquals(two, committed("two"));
+  }
+  @Test
+  void aSinkAtParallelismOneKeepsTheRecordOrderWhenPartsAreJoinedByModificationTime() throws Exception {
+    // PROTOCOL.md: the CLI joins committed parts by modification time. Many parts (one per
+    // checkpoint), and a worker death after a checkpoint: the order must still be the input's.
+    StringBuilder in = new StringBuilder();
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < MANY; i++) {
+      in.append("{\"n\":").append(i).append("}\n");
+      expected.add("{\"n\":" + i + ",\"via\":\"f1\",\"at\":0}");
+    }
+    Files.writeString(dir.resolve("in.jsonl"), in);
+    Path worker = Paths.get(System.getProperty("user.dir"), "target", "test-classes", "fakeWorker.mjs");
+    String json = """
+        {
+          "format": "pipewright.flink-plan/1", "jobName": "order-test", "maxParallelism": 128,
+          "checkpointIntervalMs": 100, "checkpointDir": "%s", "batch": { "records": 50, "latencyMs": 20 },
+          "worker": { "command": ["node", "%s"] },
+          "operators": [
+            { "id": "src", "kind": "source.jsonl", "parallelism": 1, "params": { "path": "%s" } },
+            { "id": "m", "kind": "map", "parallelism": 1,
+              "params": { "stateless": true, "batchDelayMs": 2, "crashMarker": "%s", "crashAfterCheckpointIn": "%s" } },
+            { "id": "out", "kind": "sink.jsonl", "parallelism": 1, "params": { "path": "x" } }
+          ],
+          "edges": [
+            { "id": "f1", "from": "src", "to": "m", "partition": "forward" },
+            { "id": "f2", "from": "m", "to": "out", "partition": "forward" }
+          ],
+          "sinkDirs": { "out": "%s" }
+        }
+        """.formatted(dir.resolve("checkpoints"), worker, dir.resolve("in.jsonl"), dir.resolve("crashed"),
+        dir.resolve("checkpoints"), dir.resolve("out.flink"));
+    Path plan = dir.resolve("plan.json");
+    Files.writeString(plan, json);
+    Run run = run(plan);
+    assertEquals(0, run.status, run.stdout);
+    assertTrue(Files.exists(dir.resolve("crashed")), "the worker never crashed");
+    List<Path> parts;
+    try (Stream<Path> files = Files.list(dir.resolve("out.flink"))) {
+      parts = files.filter(f -> f.getFileName().toString().startsWith("part-")).collect(Collectors.toList());
+    }
+    parts.sort(Comparator.comparing((Path f) -> {
+      try {
+        return Files.getLastModifiedTime(f);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }));
+    assertTrue(parts.size() > 2, "expected a part per checkpoint, got " + parts);
+    List<String> joined = new ArrayList<>();
+    for (Path f : parts) joined.addAll(Files.readAllLines(f, StandardCharsets.UTF_8));
+    assertEquals(expected, joined);
   }
 }
