@@ -10,6 +10,10 @@
 // - opensLog FILE: append a line per `open` (to count restarts);
 // - stateless: true: no state at all; each record goes out with "via" (its edge, ctx.input) and
 //   "at" (the subtask) added, to check unions, forward, rebalance and broadcast;
+// - stateKinds: true: map state "m" and list state "l" instead of the count: a record
+//   {"add": x} adds x to l and puts "kx" -> x*10 in m, {"del": x} deletes "kx", {"get": x} emits
+//   m's "kx", {"q": true} emits m's entries (sorted) and l's values, {"clear": true} clears both.
+//   It keeps no cache across records, so it is only right with batch.records 1;
 // - a record with "boom": true: answer {"t":"error"} with the message "boom at key K".
 // Plain Node.js, no dependencies.
 import { appendFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
@@ -75,6 +79,34 @@ function checkpointed(dir) {
   return false;
 }
 
+async function ask(request) {
+  send({ t: 'read', ...request });
+  return next();
+}
+
+async function stateKinds(records) {
+  const out = [];
+  const writes = [];
+  for (const [i, { k, r }] of records.entries()) {
+    if (r.add !== undefined) {
+      writes.push([i, 'l', 'l', JSON.stringify(r.add)], [i, 'm', 'm', `k${r.add}`, JSON.stringify(r.add * 10)]);
+    } else if (r.del !== undefined) {
+      writes.push([i, 'm', 'm', `k${r.del}`, null]);
+    } else if (r.get !== undefined) {
+      const { v } = await ask({ i, what: 'map', name: 'm', mk: `k${r.get}` });
+      out.push(JSON.stringify({ k, get: r.get, v }));
+    } else if (r.q) {
+      const { entries } = await ask({ i, what: 'mapEntries', name: 'm' });
+      const { values } = await ask({ i, what: 'list', name: 'l' });
+      entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      out.push(JSON.stringify({ k, entries, list: values }));
+    } else if (r.clear) {
+      writes.push([i, 'mc', 'm'], [i, 'lc', 'l']);
+    }
+  }
+  return { t: 'done', out, writes };
+}
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let params = {};
@@ -96,6 +128,10 @@ for (;;) {
     }
     if (params.stateless) {
       send({ t: 'done', out: frame.records.map((rec) => JSON.stringify({ ...rec.r, via: rec.e, at: subtask })), writes: [] });
+      continue;
+    }
+    if (params.stateKinds) {
+      send(await stateKinds(frame.records));
       continue;
     }
     const cache = new Map(); // key JSON -> count text, this batch's writes

@@ -298,4 +298,25 @@ class RunnerEndToEndTest {
     for (Path f : parts) joined.addAll(Files.readAllLines(f, StandardCharsets.UTF_8));
     assertEquals(expected, joined);
   }
+  @Test
+  void mapAndListStateAreWrittenReadAndClearedPerKey() throws Exception {
+    String in = String.join("\n",
+        "{\"k\":\"a\",\"add\":1}", "{\"k\":\"a\",\"add\":2}", "{\"k\":\"b\",\"add\":5}",
+        "{\"k\":\"a\",\"add\":3}", "{\"k\":\"a\",\"get\":1}", "{\"k\":\"a\",\"del\":1}",
+        "{\"k\":\"a\",\"q\":true}", "{\"k\":\"b\",\"q\":true}", "{\"k\":\"a\",\"clear\":true}",
+        "{\"k\":\"a\",\"q\":true}", "{\"k\":\"b\",\"get\":5}", "{\"k\":\"b\",\"get\":6}") + "\n";
+    Path input = dir.resolve("in.jsonl");
+    Files.writeString(input, in);
+    Run run = run(plan(input, "{ \"stateKinds\": true }", 1));
+    assertEquals(0, run.status, run.stdout);
+    List<String> expected = new ArrayList<>(List.of(
+        "{\"k\":\"a\",\"get\":1,\"v\":\"10\"}",
+        "{\"k\":\"a\",\"entries\":[[\"k2\",\"20\"],[\"k3\",\"30\"]],\"list\":[\"1\",\"2\",\"3\"]}",
+        "{\"k\":\"b\",\"entries\":[[\"k5\",\"50\"]],\"list\":[\"5\"]}",
+        "{\"k\":\"a\",\"entries\":[],\"list\":[]}",
+        "{\"k\":\"b\",\"get\":5,\"v\":\"50\"}",
+        "{\"k\":\"b\",\"get\":6,\"v\":null}"));
+    Collections.sort(expected);
+    assertEquals(expected, committed("out"));
+  }
 }
