@@ -176,7 +176,10 @@ class RunnerEndToEndTest {
     Run run = run(plan(input("{\"k\":\"z\",\"boom\":true}\n"), "{ \"opensLog\": \"" + dir.resolve("opens") + "\" }"));
     assertEquals(1, run.status, run.stdout);
     assertEquals("{\"event\":\"failed\",\"message\":\"boom at key z\"}", run.events.get(run.events.size() - 1));
-    assertEquals(2, Files.readAllLines(dir.resolve("opens")).size(), "the job was restarted");
+    // A restart would open the failing subtask's worker again. (The other subtask may be
+    // cancelled before its worker opens: counting opens alone would be a race.)
+    List<String> opens = Files.readAllLines(dir.resolve("opens"));
+    assertEquals(opens.size(), opens.stream().distinct().count(), "the job was restarted: opens " + opens);
   }
 
   @Test
