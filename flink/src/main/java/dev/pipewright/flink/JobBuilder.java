@@ -91,11 +91,13 @@ final class JobBuilder {
     String dir = plan.sinkDirs.get(op.id);
     if (dir == null) throw new IllegalArgumentException("plan: no sinkDirs entry for sink \"" + op.id + "\"");
     // Part files roll on every checkpoint (so each checkpoint commits what it covers) and land
-    // directly in the directory (one bucket); the CLI joins the committed `part-*` files.
+    // directly in the directory (one bucket), named to sort in writing order (PartNames); the CLI
+    // joins the committed `part-*` files in name order.
     FileSink<String> sink = FileSink
         .forRowFormat(Path.fromLocalFile(new File(dir)), new SimpleStringEncoder<String>("UTF-8"))
         .withBucketAssigner(new BasePathBucketAssigner<>())
         .withRollingPolicy(OnCheckpointRollingPolicy.build())
+        .withOutputFileConfig(new PartNames())
         .build();
     DataStream<EdgeRecord> in = inputs(op);
     // On a KeyedStream, map and transform are its own (keyed) versions.

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -250,9 +249,9 @@ class RunnerEndToEndTest {
     assertEquals(two, committed("two"));
   }
   @Test
-  void aSinkAtParallelismOneKeepsTheRecordOrderWhenPartsAreJoinedByModificationTime() throws Exception {
-    // PROTOCOL.md: the CLI joins committed parts by modification time. Many parts (one per
-    // checkpoint), and a worker death after a checkpoint: the order must still be the input's.
+  void aSinkAtParallelismOneKeepsTheRecordOrderWhenPartsAreJoinedInNameOrder() throws Exception {
+    // PROTOCOL.md: the CLI joins committed parts in name order. Many parts (one per checkpoint),
+    // and a worker death after a checkpoint: the order must still be the input's.
     StringBuilder in = new StringBuilder();
     List<String> expected = new ArrayList<>();
     for (int i = 0; i < MANY; i++) {
@@ -289,13 +288,10 @@ class RunnerEndToEndTest {
     try (Stream<Path> files = Files.list(dir.resolve("out.flink"))) {
       parts = files.filter(f -> f.getFileName().toString().startsWith("part-")).collect(Collectors.toList());
     }
-    parts.sort(Comparator.comparing((Path f) -> {
-      try {
-        return Files.getLastModifiedTime(f);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }));
+    parts.sort(Comparator.comparing((Path f) -> f.getFileName().toString()));
+    for (Path f : parts) {
+      assertTrue(f.getFileName().toString().matches("part-\\d{13}-\\d{9}-[0-9a-f-]{36}-\\d+"), f.toString());
+    }
     assertTrue(parts.size() > 2, "expected a part per checkpoint, got " + parts);
     List<String> joined = new ArrayList<>();
     for (Path f : parts) joined.addAll(Files.readAllLines(f, StandardCharsets.UTF_8));
