@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.api.common.serialization.SimpleStringEncoder;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.connector.file.sink.FileSink;
@@ -94,14 +93,17 @@ final class JobBuilder {
     // directly in the directory (one bucket), named to sort in writing order (PartNames); the CLI
     // joins the committed `part-*` files in name order.
     FileSink<String> sink = FileSink
-        .forRowFormat(Path.fromLocalFile(new File(dir)), new SimpleStringEncoder<String>("UTF-8"))
+        .forRowFormat(Path.fromLocalFile(new File(dir)), new LineEncoder())
         .withBucketAssigner(new BasePathBucketAssigner<>())
         .withRollingPolicy(OnCheckpointRollingPolicy.build())
         .withOutputFileConfig(new PartNames())
         .build();
     DataStream<EdgeRecord> in = inputs(op);
     // On a KeyedStream, map and transform are its own (keyed) versions.
-    DataStream<String> text = in.map(new Text()).uid(op.id + "/text").name(op.id).setParallelism(op.parallelism);
+    // Its own task (a new chain): FileSink's writes then run beside the upstream operator, not in
+    // its thread, where they would add to every batch's round trip with a worker.
+    DataStream<String> text = in.map(new Text()).uid(op.id + "/text").name(op.id).setParallelism(op.parallelism)
+        .startNewChain();
     text.sinkTo(sink).uid(op.id).name(op.id).setParallelism(op.parallelism);
   }
 

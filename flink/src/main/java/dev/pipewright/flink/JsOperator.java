@@ -1,10 +1,12 @@
 package dev.pipewright.flink;
 
-import java.util.ArrayList;
+import java.io.IOException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.ArrayList;
+import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -14,18 +16,24 @@ import org.apache.flink.util.OutputTag;
 
 /**
  * A `map`, `filter`, `flatMap` or `process` operator: each subtask runs the user's code in one
- * worker process (PROTOCOL.md, "The worker pipe") and this operator is its Flink side. Records
- * are batched into one `batch` frame, sent when it holds `batch.records` records, when
- * `batch.latencyMs` has passed since its first record (a processing-time timer), before each
- * checkpoint barrier and at the end of input, so nothing a checkpoint covers is still in a
- * worker. While a batch is out, the worker's `read` requests are answered from the keyed state as
- * it was when the batch began (writes wait for `done`); then `done`'s writes are applied in order,
- * each under its record's key, and its outputs emitted in order: the default port `out` as the
- * main output, other ports as side outputs (see {@link #tag}).
+ * worker process (PROTOCOL.md, "The worker pipe") and this operator is its Flink side.
  *
- * <p>The per-record path only appends to one StringBuilder: the record's text is embedded as it
- * is, the key written by {@link Keys#appendJson}, known value states read from the backend.
- * (PyFlink's Python operators work the same way: a process per subtask, batches over a pipe.)
+ * <p>Records gather into a batch, sent when it holds `batch.records` records, when
+ * `batch.latencyMs` has passed since its first record (a processing-time timer), before each
+ * checkpoint barrier, before a watermark and at the end of input; so nothing a checkpoint covers
+ * is still in a worker. One batch is out at the worker while the next gathers: the worker's run
+ * of the user code overlaps this thread's work on the next records (measured on 500k keyed
+ * records at parallelism 1, a batch at a time took about as long as this thread's and the
+ * worker's CPU time added up). The worker's frames reach this thread through the task's mailbox
+ * (a mail per frame), so a batch's answer is taken up even when no record comes.
+ *
+ * <p>While a batch is out, the worker's `read` requests are answered from the keyed state as it
+ * was when that batch was sent: its own writes wait for its `done`, and the next batch's records
+ * write nothing before they are sent. `done`'s writes are applied in order, each under its
+ * record's key, then its outputs emitted in order: port `out` as the main output, other ports as
+ * side outputs ({@link #tag}). The value states sent in `s` are read when a batch is sent, after
+ * the batch before it has written. (PyFlink's Python operators work alike: a process per subtask,
+ * batches over a pipe.)
  */
 public final class JsOperator extends AbstractStreamOperator<String>
     implements OneInputStreamOperator<EdgeRecord, String> {
@@ -44,24 +52,31 @@ public final class JsOperator extends AbstractStreamOperator<String>
   /** Ports other than `out` that an edge reads. */
   private final List<String> sidePorts;
 
-  /** Each input edge's id as a JSON string literal, ready to append (by plan edge index). */
+  /** Each input edge's id as a JSON string literal (by plan edge index), written once. */
   private transient String[] quotedEdgeIds;
   private transient WorkerProcess worker;
   private transient KeyedStates states;
   private transient Map<String, OutputTag<String>> tags;
   private transient StreamRecord<String> reuse;
-  /** The `batch` frame being built. */
-  private transient StringBuilder batch;
+  private transient StringBuilder frame;
+
+  /** The batch gathering: its records' edges, keys (keyed operators) and texts. */
+  private transient int[] edges;
+  private transient Object[] keys;
+  private transient String[] texts;
   private transient int count;
-  /** The keys of the batch's records, by index (keyed operators). */
-  private transient ArrayList<Object> keys;
+  /** The batch out at the worker: its keys, by record index; `out` says whether there is one. */
+  private transient Object[] outKeys;
+  private transient boolean out;
+  /** The latency timer of the gathering batch fired while a batch was out. */
+  private transient boolean sendWhenAnswered;
+  /** Batches sent; a latency timer set for an earlier batch does nothing. */
+  private transient long batchesSent;
   /**
-   * Value state names sent in `s` with each record (those the worker has read), each with its
-   * JSON form `"name":`, written once.
+   * Value state names sent in `s` (those the worker has read), each with its JSON form
+   * `"name":`, written once.
    */
   private transient LinkedHashMap<String, String> prefetch;
-  /** Counts batches sent, so a latency timer set for an earlier batch does nothing. */
-  private transient long batchesSent;
   /** Set once the input is done and the last batch answered: the worker may then exit cleanly. */
   private transient boolean finished;
 
@@ -86,8 +101,11 @@ public final class JsOperator extends AbstractStreamOperator<String>
   @Override
   public void open() throws Exception {
     super.open();
-    batch = new StringBuilder(1 << 16);
-    keys = new ArrayList<>();
+    frame = new StringBuilder(1 << 16);
+    edges = new int[batchRecords];
+    keys = new Object[batchRecords];
+    outKeys = new Object[batchRecords];
+    texts = new String[batchRecords];
     prefetch = new LinkedHashMap<>();
     reuse = new StreamRecord<>(null);
     quotedEdgeIds = new String[edgeIds.length];
@@ -98,8 +116,7 @@ public final class JsOperator extends AbstractStreamOperator<String>
 
     var task = getRuntimeContext().getTaskInfo();
     int subtask = task.getIndexOfThisSubtask();
-    worker = WorkerProcess.start(workerCommand,
-        "worker of operator \"" + operator.id + "\" subtask " + subtask);
+    worker = WorkerProcess.start(workerCommand, "worker of operator \"" + operator.id + "\" subtask " + subtask);
     StringBuilder open = new StringBuilder(256 + operator.json.length());
     open.append("{\"t\":\"open\",\"operator\":").append(operator.json).append(",\"inputs\":[");
     open.append(String.join(",", inputJsons)).append("],\"subtask\":").append(subtask);
@@ -113,7 +130,7 @@ public final class JsOperator extends AbstractStreamOperator<String>
       switch (reply.t) {
         case "ready" -> { }
         case "error" -> throw UserError.fail(reply.message);
-        default -> throw new java.io.IOException("the worker answered `open` with \"" + reply.t + "\"");
+        default -> throw new IOException("the worker answered `open` with \"" + reply.t + "\"");
       }
     } catch (Exception e) {
       // Flink may not close an operator whose open failed: the worker goes now.
@@ -121,64 +138,105 @@ public final class JsOperator extends AbstractStreamOperator<String>
       worker = null;
       throw e;
     }
+    MailboxExecutor mailbox =
+        getContainingTask().getMailboxExecutorFactory().createExecutor(getOperatorConfig().getChainIndex());
+    worker.onFrame(() -> mailbox.execute(this::takeFrames, "pipewright worker frame"));
   }
 
   @Override
   public void processElement(StreamRecord<EdgeRecord> element) throws Exception {
     EdgeRecord record = element.getValue();
-    StringBuilder b = batch;
-    if (count == 0) {
-      b.setLength(0);
-      b.append("{\"t\":\"batch\",\"records\":[");
-      if (latencyMs > 0) {
-        long batchNumber = batchesSent;
-        var time = getProcessingTimeService();
-        time.registerTimer(time.getCurrentProcessingTime() + latencyMs, t -> {
-          if (batchesSent == batchNumber && count > 0) flush();
-        });
-      }
-    } else {
-      b.append(',');
+    int i = count;
+    edges[i] = record.edge;
+    texts[i] = record.text;
+    // Flink has set the backend's key to this record's (it runs the key selector per record).
+    if (keyed) keys[i] = getCurrentKey();
+    count = i + 1;
+    if (i == 0 && latencyMs > 0) {
+      long batchNumber = batchesSent;
+      var time = getProcessingTimeService();
+      time.registerTimer(time.getCurrentProcessingTime() + latencyMs, t -> {
+        if (batchesSent != batchNumber || count == 0) return;
+        if (out) sendWhenAnswered = true;
+        else send();
+      });
     }
-    b.append("{\"e\":").append(quotedEdgeIds[record.edge]);
-    if (keyed) {
-      // Flink has set the backend's key to this record's (it runs the key selector per record).
-      Object key = getCurrentKey();
-      keys.add(key);
-      Keys.appendJson(b.append(",\"k\":"), key);
-      b.append(",\"r\":").append(record.text).append(",\"s\":{");
-      boolean first = true;
-      for (Map.Entry<String, String> state : prefetch.entrySet()) {
-        if (!first) b.append(',');
-        first = false;
-        KeyedStates.appendText(b.append(state.getValue()), states.value(state.getKey()).value());
-      }
-      b.append("}}");
-    } else {
-      b.append(",\"r\":").append(record.text).append('}');
+    if (count >= batchRecords) {
+      awaitAnswer(); // at most one batch out and one gathering: the worker's pace holds the input
+      send();
     }
-    if (++count >= batchRecords) flush();
   }
 
-  /** Sends the batch, serves its reads, applies its writes and emits its outputs. */
-  private void flush() throws Exception {
-    if (count == 0) return;
-    batch.append("]}");
+  /** Sends the gathering batch (no batch may be out), reading the `s` states for its records. */
+  private void send() throws Exception {
+    int n = count;
+    if (n == 0) return;
+    StringBuilder b = frame;
+    b.setLength(0);
+    b.append("{\"t\":\"batch\",\"records\":[");
+    for (int i = 0; i < n; i++) {
+      if (i > 0) b.append(',');
+      b.append("{\"e\":").append(quotedEdgeIds[edges[i]]);
+      if (keyed) {
+        Object key = keys[i];
+        Keys.appendJson(b.append(",\"k\":"), key);
+        b.append(",\"s\":{");
+        if (!prefetch.isEmpty()) {
+          setCurrentKey(key);
+          boolean first = true;
+          for (Map.Entry<String, String> state : prefetch.entrySet()) {
+            if (!first) b.append(',');
+            first = false;
+            KeyedStates.appendText(b.append(state.getValue()), states.value(state.getKey()).value());
+          }
+        }
+        b.append('}');
+      }
+      b.append(",\"r\":").append(texts[i]).append('}');
+      texts[i] = null;
+    }
+    b.append("]}");
+    Object[] swap = outKeys;
+    outKeys = keys;
+    keys = swap;
     count = 0;
     batchesSent++;
-    worker.send(batch);
-    for (;;) {
-      WorkerMessage m = WorkerMessage.parse(worker.receive());
-      switch (m.t) {
-        case "read" -> worker.send(answer(m));
-        case "done" -> {
-          apply(m);
-          keys.clear();
-          return;
-        }
-        case "error" -> throw UserError.fail(m.message);
-        default -> throw new java.io.IOException("the worker answered a batch with \"" + m.t + "\"");
+    sendWhenAnswered = false;
+    out = true;
+    worker.send(b);
+  }
+
+  /** Takes the frames that have come (a mail per frame from the worker's reader thread). */
+  private void takeFrames() throws Exception {
+    if (worker == null) return; // closed already
+    for (byte[] f; out && (f = worker.poll()) != null; ) handle(f);
+    if (!out && sendWhenAnswered) send();
+  }
+
+  /** Waits for the answer to the batch that is out, serving its reads. */
+  private void awaitAnswer() throws Exception {
+    while (out) handle(worker.receive());
+  }
+
+  /** Sends what has gathered and waits for every answer: before barriers, watermarks, the end. */
+  private void drain() throws Exception {
+    awaitAnswer();
+    if (count > 0) {
+      send();
+      awaitAnswer();
+    }
+  }
+
+  private void handle(byte[] bytes) throws Exception {
+    WorkerMessage m = WorkerMessage.parse(bytes);
+    switch (m.t) {
+      case "read" -> worker.send(answer(m));
+      case "done" -> {
+        apply(m);
+        out = false;
       }
+      case "error" -> throw UserError.fail(m.message);
+      default -> throw new IOException("the worker answered a batch with \"" + m.t + "\"");
     }
   }
 
@@ -191,47 +249,47 @@ public final class JsOperator extends AbstractStreamOperator<String>
         default -> "{\"t\":\"value\",\"v\":null}";
       };
     }
-    setCurrentKey(keys.get(m.i));
+    setCurrentKey(outKeys[m.i]);
     if ("value".equals(m.what) && !prefetch.containsKey(m.name)) prefetch.put(m.name, Json.quote(m.name) + ":");
     return states.answer(m.what, m.name, m.mk);
   }
 
   private void apply(WorkerMessage m) throws Exception {
     if (!m.writes.isEmpty()) {
-      if (!keyed) throw new java.io.IOException("the worker wrote state for an operator that is not keyed");
+      if (!keyed) throw new IOException("the worker wrote state for an operator that is not keyed");
       for (Object[] write : m.writes) {
-        setCurrentKey(keys.get((Integer) write[0]));
+        setCurrentKey(outKeys[(Integer) write[0]]);
         states.apply(write);
       }
     }
-    ArrayList<String> out = m.out;
+    ArrayList<String> texts = m.out;
     ArrayList<String> ports = m.outPorts;
-    for (int j = 0, n = out.size(); j < n; j++) {
+    for (int j = 0, n = texts.size(); j < n; j++) {
       String port = ports.get(j);
       if (port == null || "out".equals(port)) {
-        output.collect(reuse.replace(out.get(j)));
+        output.collect(reuse.replace(texts.get(j)));
       } else {
         OutputTag<String> tag = tags.get(port);
-        if (tag != null) output.collect(tag, new StreamRecord<>(out.get(j))); // else no edge reads it
+        if (tag != null) output.collect(tag, new StreamRecord<>(texts.get(j))); // else no edge reads it
       }
     }
   }
 
   @Override
   public void processWatermark(Watermark mark) throws Exception {
-    flush(); // records before the watermark leave before it
+    drain(); // records before the watermark leave before it
     super.processWatermark(mark);
   }
 
   @Override
   public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-    flush();
+    drain();
     super.prepareSnapshotPreBarrier(checkpointId);
   }
 
   @Override
   public void finish() throws Exception {
-    flush();
+    drain();
     finished = true;
     super.finish();
   }

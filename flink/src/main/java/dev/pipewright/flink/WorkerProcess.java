@@ -36,15 +36,38 @@ final class WorkerProcess implements AutoCloseable {
     DataInputStream stdout = new DataInputStream(new BufferedInputStream(process.getInputStream(), 1 << 16));
     this.reader = new Thread(() -> {
       try {
-        for (byte[] frame; (frame = Frames.read(stdout)) != null; ) frames.add(frame);
+        for (byte[] frame; (frame = Frames.read(stdout)) != null; ) {
+          frames.add(frame);
+          notifyFrame();
+        }
       } catch (IOException e) {
         readFailure = e;
       } finally {
         frames.add(END);
+        notifyFrame();
       }
     }, "pipewright " + name + " reader");
     reader.setDaemon(true);
     reader.start();
+  }
+
+  /** Called (on the reader thread) after each frame, and at the end, once set. */
+  private volatile Runnable onFrame;
+
+  /** Tells `listener` of each frame from now on (JsOperator hands it to the task's mailbox). */
+  void onFrame(Runnable listener) {
+    onFrame = listener;
+    if (!frames.isEmpty()) listener.run();
+  }
+
+  private void notifyFrame() {
+    Runnable listener = onFrame;
+    if (listener == null) return;
+    try {
+      listener.run();
+    } catch (RuntimeException e) {
+      // The task's mailbox is closed: the task is ending, nobody waits for this frame.
+    }
   }
 
   /** Starts `command`; `name` says which worker in messages ("worker of operator "x" subtask 0"). */
@@ -74,7 +97,16 @@ final class WorkerProcess implements AutoCloseable {
 
   /** The next frame from the worker; waits (interruptibly) for it. */
   byte[] receive() throws IOException, InterruptedException {
-    Object frame = frames.take();
+    return unwrap(frames.take());
+  }
+
+  /** The next frame if one has come, else null; a dead worker fails as in receive(). */
+  byte[] poll() throws IOException {
+    Object frame = frames.poll();
+    return frame == null ? null : unwrap(frame);
+  }
+
+  private byte[] unwrap(Object frame) throws IOException {
     if (frame == END) {
       frames.add(END); // every later receive fails the same way
       IOException failure = readFailure;
