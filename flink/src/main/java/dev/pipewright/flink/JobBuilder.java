@@ -1,0 +1,191 @@
+package dev.pipewright.flink;
+
+import java.io.File;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.connector.file.sink.FileSink;
+import org.apache.flink.connector.file.src.FileSource;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.KeyedStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.filesystem.bucketassigners.BasePathBucketAssigner;
+import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.OnCheckpointRollingPolicy;
+
+/**
+ * Builds the DataStream job of a plan. Each operator's uid and name are its id (so state finds
+ * its operator again across runs), with its own parallelism. Records between operators are JSON
+ * text; into an operator, each input edge's stream is tagged with the edge (EdgeRecord),
+ * partitioned as the edge says, and the edges are unioned. Operators whose inputs are hash edges
+ * are keyed by EdgeKeySelector. The small maps this adds have uids `edge/ID` and `ID/text`: a
+ * `/` is in no operator id, so they never collide with one.
+ */
+final class JobBuilder {
+  private final Plan plan;
+  private final StreamExecutionEnvironment env;
+  /** Each built operator's main output (its `out` port). */
+  private final Map<String, SingleOutputStreamOperator<String>> built = new HashMap<>();
+
+  JobBuilder(Plan plan, StreamExecutionEnvironment env) {
+    this.plan = plan;
+    this.env = env;
+  }
+
+  void build() {
+    for (Plan.Operator op : topologicalOrder()) {
+      switch (op.kind) {
+        case "source.jsonl" -> built.put(op.id, source(op));
+        case "sink.jsonl" -> sink(op);
+        case "map", "filter", "flatMap", "process" -> built.put(op.id, worker(op));
+        default -> throw new IllegalArgumentException(
+            "operator \"" + op.id + "\" is a " + op.kind + ", which cannot run on Flink yet");
+      }
+    }
+  }
+
+  /** Kahn's order; a cycle (a feedback edge) is refused: DataStream has no iterations in 2.x. */
+  private List<Plan.Operator> topologicalOrder() {
+    Map<String, Integer> waiting = new HashMap<>();
+    for (Plan.Operator op : plan.operators) waiting.put(op.id, 0);
+    for (Plan.Edge e : plan.edges) {
+      if (!waiting.containsKey(e.from) || !waiting.containsKey(e.to)) {
+        throw new IllegalArgumentException("plan: edge \"" + e.id + "\" joins an unknown operator");
+      }
+      waiting.merge(e.to, 1, Integer::sum);
+    }
+    ArrayDeque<Plan.Operator> ready = new ArrayDeque<>();
+    for (Plan.Operator op : plan.operators) if (waiting.get(op.id) == 0) ready.add(op);
+    List<Plan.Operator> order = new ArrayList<>();
+    while (!ready.isEmpty()) {
+      Plan.Operator op = ready.poll();
+      order.add(op);
+      for (Plan.Edge e : plan.outputsOf(op.id)) {
+        if (waiting.merge(e.to, -1, Integer::sum) == 0) ready.add(plan.operator(e.to));
+      }
+    }
+    if (order.size() < plan.operators.size()) {
+      throw new IllegalArgumentException("the job has a cycle (a feedback edge), which cannot run on Flink yet");
+    }
+    return order;
+  }
+
+  private SingleOutputStreamOperator<String> source(Plan.Operator op) {
+    File file = new File(op.path);
+    FileSource<String> source = FileSource
+        .forRecordStreamFormat(new JsonlFormat(op.id, file.getName()), Path.fromLocalFile(file))
+        .build();
+    return env.fromSource(source, WatermarkStrategy.noWatermarks(), op.id)
+        .uid(op.id).name(op.id).setParallelism(op.parallelism);
+  }
+
+  private void sink(Plan.Operator op) {
+    String dir = plan.sinkDirs.get(op.id);
+    if (dir == null) throw new IllegalArgumentException("plan: no sinkDirs entry for sink \"" + op.id + "\"");
+    // Part files roll on every checkpoint (so each checkpoint commits what it covers) and land
+    // directly in the directory (one bucket), named to sort in writing order (PartNames); the CLI
+    // joins the committed `part-*` files in name order.
+    FileSink<String> sink = FileSink
+        .forRowFormat(Path.fromLocalFile(new File(dir)), new LineEncoder())
+        .withBucketAssigner(new BasePathBucketAssigner<>())
+        .withRollingPolicy(OnCheckpointRollingPolicy.build())
+        .withOutputFileConfig(new PartNames())
+        .build();
+    DataStream<EdgeRecord> in = inputs(op);
+    // On a KeyedStream, map and transform are its own (keyed) versions.
+    // Its own task (a new chain): FileSink's writes then run beside the upstream operator, not in
+    // its thread, where they would add to every batch's round trip with a worker.
+    DataStream<String> text = in.map(new Text()).uid(op.id + "/text").name(op.id).setParallelism(op.parallelism)
+        .startNewChain();
+    text.sinkTo(sink).uid(op.id).name(op.id).setParallelism(op.parallelism);
+  }
+
+  private SingleOutputStreamOperator<String> worker(Plan.Operator op) {
+    List<Plan.Edge> ins = plan.inputsOf(op.id);
+    String[] edgeIds = new String[plan.edges.size()];
+    List<String> inputJsons = new ArrayList<>();
+    for (Plan.Edge e : ins) {
+      edgeIds[plan.edges.indexOf(e)] = e.id;
+      inputJsons.add(e.inputJson);
+    }
+    List<String> sidePorts = new ArrayList<>();
+    for (Plan.Edge e : plan.outputsOf(op.id)) {
+      if (!"out".equals(e.fromPort) && !sidePorts.contains(e.fromPort)) sidePorts.add(e.fromPort);
+    }
+    DataStream<EdgeRecord> in = inputs(op);
+    boolean keyed = in instanceof KeyedStream;
+    JsOperator operator = new JsOperator(op, edgeIds, inputJsons, keyed, plan, sidePorts);
+    return in.transform(op.id, Types.STRING, operator).uid(op.id).name(op.id).setParallelism(op.parallelism);
+  }
+
+  /**
+   * The operator's input: its edges' streams, each tagged and partitioned, unioned; keyed when
+   * they are hash edges. Hash and other edges cannot be mixed: a keyed operator needs every record
+   * keyed (the CLI refuses it first; this is the runner's own guard).
+   */
+  private DataStream<EdgeRecord> inputs(Plan.Operator op) {
+    List<Plan.Edge> ins = plan.inputsOf(op.id);
+    if (ins.isEmpty()) throw new IllegalArgumentException("plan: operator \"" + op.id + "\" has no input edge");
+    long hashes = ins.stream().filter(Plan.Edge::isHash).count();
+    if (hashes > 0 && hashes < ins.size()) {
+      throw new IllegalArgumentException("operator \"" + op.id
+          + "\" has hash and non-hash input edges: it cannot be keyed on Flink");
+    }
+    Plan.Edge[] hashEdges = new Plan.Edge[plan.edges.size()];
+    DataStream<EdgeRecord> union = null;
+    for (Plan.Edge e : ins) {
+      int index = plan.edges.indexOf(e);
+      SingleOutputStreamOperator<String> upstream = built.get(e.from);
+      if (upstream == null) throw new IllegalArgumentException("plan: edge \"" + e.id + "\" starts at a sink");
+      DataStream<String> port = "out".equals(e.fromPort) ? upstream : upstream.getSideOutput(JsOperator.tag(e.fromPort));
+      DataStream<EdgeRecord> tagged = port.map(new Tag(index))
+          .uid("edge/" + e.id).name(e.id).setParallelism(plan.operator(e.from).parallelism);
+      DataStream<EdgeRecord> partitioned = switch (e.partition) {
+        case "forward" -> tagged.forward();
+        case "rebalance" -> tagged.rebalance();
+        case "broadcast" -> tagged.broadcast();
+        case "hash" -> {
+          hashEdges[index] = e;
+          yield tagged;
+        }
+        default -> throw new IllegalArgumentException(
+            "edge \"" + e.id + "\" is partitioned by " + e.partition + ", which cannot run on Flink yet");
+      };
+      union = union == null ? partitioned : union.union(partitioned);
+    }
+    if (hashes == 0) return union;
+    return union.keyBy(new EdgeKeySelector(hashEdges), TypeInformation.of(Object.class));
+  }
+
+  /** Tags a record with its edge. */
+  static final class Tag implements MapFunction<String, EdgeRecord> {
+    private static final long serialVersionUID = 1L;
+    private final int edge;
+
+    Tag(int edge) {
+      this.edge = edge;
+    }
+
+    @Override
+    public EdgeRecord map(String text) {
+      return new EdgeRecord(edge, text);
+    }
+  }
+
+  /** A record's text again, for a sink. */
+  static final class Text implements MapFunction<EdgeRecord, String> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public String map(EdgeRecord record) {
+      return record.text;
+    }
+  }
+}

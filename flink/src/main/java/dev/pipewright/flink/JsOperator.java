@@ -1,0 +1,307 @@
+package dev.pipewright.flink;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ArrayList;
+import org.apache.flink.api.common.operators.MailboxExecutor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * A `map`, `filter`, `flatMap` or `process` operator: each subtask runs the user's code in one
+ * worker process (PROTOCOL.md, "The worker pipe") and this operator is its Flink side.
+ *
+ * <p>Records gather into a batch, sent when it holds `batch.records` records, when
+ * `batch.latencyMs` has passed since its first record (a processing-time timer), before each
+ * checkpoint barrier, before a watermark and at the end of input; so nothing a checkpoint covers
+ * is still in a worker. One batch is out at the worker while the next gathers: the worker's run
+ * of the user code overlaps this thread's work on the next records (measured on 500k keyed
+ * records at parallelism 1, a batch at a time took about as long as this thread's and the
+ * worker's CPU time added up). The worker's frames reach this thread through the task's mailbox
+ * (a mail per frame), so a batch's answer is taken up even when no record comes.
+ *
+ * <p>While a batch is out, the worker's `read` requests are answered from the keyed state as it
+ * was when that batch was sent: its own writes wait for its `done`, and the next batch's records
+ * write nothing before they are sent. `done`'s writes are applied in order, each under its
+ * record's key, then its outputs emitted in order: port `out` as the main output, other ports as
+ * side outputs ({@link #tag}). The value states sent in `s` are read when a batch is sent, after
+ * the batch before it has written. (PyFlink's Python operators work alike: a process per subtask,
+ * batches over a pipe.)
+ */
+public final class JsOperator extends AbstractStreamOperator<String>
+    implements OneInputStreamOperator<EdgeRecord, String> {
+  private static final long serialVersionUID = 1L;
+
+  private final Plan.Operator operator;
+  /** Input edge ids by their index in the plan's edges (what EdgeRecord.edge holds). */
+  private final String[] edgeIds;
+  /** The `inputs` of the `open` frame: the input edges' JSON. */
+  private final List<String> inputJsons;
+  private final boolean keyed;
+  private final List<String> workerCommand;
+  private final int batchRecords;
+  private final long latencyMs;
+  private final String jobName;
+  /** Ports other than `out` that an edge reads. */
+  private final List<String> sidePorts;
+
+  /** Each input edge's id as a JSON string literal (by plan edge index), written once. */
+  private transient String[] quotedEdgeIds;
+  private transient WorkerProcess worker;
+  private transient KeyedStates states;
+  private transient Map<String, OutputTag<String>> tags;
+  private transient StreamRecord<String> reuse;
+  private transient StringBuilder frame;
+
+  /** The batch gathering: its records' edges, keys (keyed operators) and texts. */
+  private transient int[] edges;
+  private transient Object[] keys;
+  private transient String[] texts;
+  private transient int count;
+  /** The batch out at the worker: its keys, by record index; `out` says whether there is one. */
+  private transient Object[] outKeys;
+  private transient boolean out;
+  /** The latency timer of the gathering batch fired while a batch was out. */
+  private transient boolean sendWhenAnswered;
+  /** Batches sent; a latency timer set for an earlier batch does nothing. */
+  private transient long batchesSent;
+  /**
+   * Value state names sent in `s` (those the worker has read), each with its JSON form
+   * `"name":`, written once.
+   */
+  private transient LinkedHashMap<String, String> prefetch;
+  /** Set once the input is done and the last batch answered: the worker may then exit cleanly. */
+  private transient boolean finished;
+
+  public JsOperator(Plan.Operator operator, String[] edgeIds, List<String> inputJsons, boolean keyed,
+      Plan plan, List<String> sidePorts) {
+    this.operator = operator;
+    this.edgeIds = edgeIds;
+    this.inputJsons = new ArrayList<>(inputJsons);
+    this.keyed = keyed;
+    this.workerCommand = new ArrayList<>(plan.workerCommand);
+    this.batchRecords = plan.batchRecords;
+    this.latencyMs = plan.batchLatencyMs;
+    this.jobName = plan.jobName;
+    this.sidePorts = new ArrayList<>(sidePorts);
+  }
+
+  /** The side output of `port`: the operator emits to it, JobBuilder reads it by the same id. */
+  public static OutputTag<String> tag(String port) {
+    return new OutputTag<>("port:" + port, Types.STRING);
+  }
+
+  @Override
+  public void open() throws Exception {
+    super.open();
+    frame = new StringBuilder(1 << 16);
+    edges = new int[batchRecords];
+    keys = new Object[batchRecords];
+    outKeys = new Object[batchRecords];
+    texts = new String[batchRecords];
+    prefetch = new LinkedHashMap<>();
+    reuse = new StreamRecord<>(null);
+    quotedEdgeIds = new String[edgeIds.length];
+    for (int i = 0; i < edgeIds.length; i++) if (edgeIds[i] != null) quotedEdgeIds[i] = Json.quote(edgeIds[i]);
+    tags = new HashMap<>();
+    for (String port : sidePorts) tags.put(port, tag(port));
+    if (keyed) states = new KeyedStates(getKeyedStateStore());
+
+    var task = getRuntimeContext().getTaskInfo();
+    int subtask = task.getIndexOfThisSubtask();
+    worker = WorkerProcess.start(workerCommand, "worker of operator \"" + operator.id + "\" subtask " + subtask);
+    StringBuilder open = new StringBuilder(256 + operator.json.length());
+    open.append("{\"t\":\"open\",\"operator\":").append(operator.json).append(",\"inputs\":[");
+    open.append(String.join(",", inputJsons)).append("],\"subtask\":").append(subtask);
+    open.append(",\"parallelism\":").append(task.getNumberOfParallelSubtasks());
+    open.append(",\"maxParallelism\":").append(task.getMaxNumberOfParallelSubtasks());
+    open.append(",\"keyed\":").append(keyed).append(",\"jobName\":");
+    Json.appendString(open, jobName).append('}');
+    try {
+      worker.send(open);
+      WorkerMessage reply = WorkerMessage.parse(worker.receive());
+      switch (reply.t) {
+        case "ready" -> { }
+        case "error" -> throw UserError.fail(reply.message);
+        default -> throw new IOException("the worker answered `open` with \"" + reply.t + "\"");
+      }
+    } catch (Exception e) {
+      // Flink may not close an operator whose open failed: the worker goes now.
+      worker.close(false);
+      worker = null;
+      throw e;
+    }
+    MailboxExecutor mailbox =
+        getContainingTask().getMailboxExecutorFactory().createExecutor(getOperatorConfig().getChainIndex());
+    worker.onFrame(() -> mailbox.execute(this::takeFrames, "pipewright worker frame"));
+  }
+
+  @Override
+  public void processElement(StreamRecord<EdgeRecord> element) throws Exception {
+    EdgeRecord record = element.getValue();
+    int i = count;
+    edges[i] = record.edge;
+    texts[i] = record.text;
+    // Flink has set the backend's key to this record's (it runs the key selector per record).
+    if (keyed) keys[i] = getCurrentKey();
+    count = i + 1;
+    if (i == 0 && latencyMs > 0) {
+      long batchNumber = batchesSent;
+      var time = getProcessingTimeService();
+      time.registerTimer(time.getCurrentProcessingTime() + latencyMs, t -> {
+        if (batchesSent != batchNumber || count == 0) return;
+        if (out) sendWhenAnswered = true;
+        else send();
+      });
+    }
+    if (count >= batchRecords) {
+      awaitAnswer(); // at most one batch out and one gathering: the worker's pace holds the input
+      send();
+    }
+  }
+
+  /** Sends the gathering batch (no batch may be out), reading the `s` states for its records. */
+  private void send() throws Exception {
+    int n = count;
+    if (n == 0) return;
+    StringBuilder b = frame;
+    b.setLength(0);
+    b.append("{\"t\":\"batch\",\"records\":[");
+    for (int i = 0; i < n; i++) {
+      if (i > 0) b.append(',');
+      b.append("{\"e\":").append(quotedEdgeIds[edges[i]]);
+      if (keyed) {
+        Object key = keys[i];
+        Keys.appendJson(b.append(",\"k\":"), key);
+        b.append(",\"s\":{");
+        if (!prefetch.isEmpty()) {
+          setCurrentKey(key);
+          boolean first = true;
+          for (Map.Entry<String, String> state : prefetch.entrySet()) {
+            if (!first) b.append(',');
+            first = false;
+            KeyedStates.appendText(b.append(state.getValue()), states.value(state.getKey()).value());
+          }
+        }
+        b.append('}');
+      }
+      b.append(",\"r\":").append(texts[i]).append('}');
+      texts[i] = null;
+    }
+    b.append("]}");
+    Object[] swap = outKeys;
+    outKeys = keys;
+    keys = swap;
+    count = 0;
+    batchesSent++;
+    sendWhenAnswered = false;
+    out = true;
+    worker.send(b);
+  }
+
+  /** Takes the frames that have come (a mail per frame from the worker's reader thread). */
+  private void takeFrames() throws Exception {
+    if (worker == null) return; // closed already
+    for (byte[] f; out && (f = worker.poll()) != null; ) handle(f);
+    if (!out && sendWhenAnswered) send();
+  }
+
+  /** Waits for the answer to the batch that is out, serving its reads. */
+  private void awaitAnswer() throws Exception {
+    while (out) handle(worker.receive());
+  }
+
+  /** Sends what has gathered and waits for every answer: before barriers, watermarks, the end. */
+  private void drain() throws Exception {
+    awaitAnswer();
+    if (count > 0) {
+      send();
+      awaitAnswer();
+    }
+  }
+
+  private void handle(byte[] bytes) throws Exception {
+    WorkerMessage m = WorkerMessage.parse(bytes);
+    switch (m.t) {
+      case "read" -> worker.send(answer(m));
+      case "done" -> {
+        apply(m);
+        out = false;
+      }
+      case "error" -> throw UserError.fail(m.message);
+      default -> throw new IOException("the worker answered a batch with \"" + m.t + "\"");
+    }
+  }
+
+  private String answer(WorkerMessage m) throws Exception {
+    if (!keyed) {
+      // The worker refuses state without keyed inputs itself; answer as an empty state would.
+      return switch (m.what) {
+        case "mapEntries" -> "{\"t\":\"entries\",\"entries\":[]}";
+        case "list" -> "{\"t\":\"list\",\"values\":[]}";
+        default -> "{\"t\":\"value\",\"v\":null}";
+      };
+    }
+    setCurrentKey(outKeys[m.i]);
+    if ("value".equals(m.what) && !prefetch.containsKey(m.name)) prefetch.put(m.name, Json.quote(m.name) + ":");
+    return states.answer(m.what, m.name, m.mk);
+  }
+
+  private void apply(WorkerMessage m) throws Exception {
+    if (!m.writes.isEmpty()) {
+      if (!keyed) throw new IOException("the worker wrote state for an operator that is not keyed");
+      for (Object[] write : m.writes) {
+        setCurrentKey(outKeys[(Integer) write[0]]);
+        states.apply(write);
+      }
+    }
+    ArrayList<String> texts = m.out;
+    ArrayList<String> ports = m.outPorts;
+    for (int j = 0, n = texts.size(); j < n; j++) {
+      String port = ports.get(j);
+      if (port == null || "out".equals(port)) {
+        output.collect(reuse.replace(texts.get(j)));
+      } else {
+        OutputTag<String> tag = tags.get(port);
+        if (tag != null) output.collect(tag, new StreamRecord<>(texts.get(j))); // else no edge reads it
+      }
+    }
+  }
+
+  @Override
+  public void processWatermark(Watermark mark) throws Exception {
+    drain(); // records before the watermark leave before it
+    super.processWatermark(mark);
+  }
+
+  @Override
+  public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+    drain();
+    super.prepareSnapshotPreBarrier(checkpointId);
+  }
+
+  @Override
+  public void finish() throws Exception {
+    drain();
+    finished = true;
+    super.finish();
+  }
+
+  @Override
+  public void close() throws Exception {
+    // Called on success and on failure alike: the worker never outlives its subtask.
+    try {
+      if (worker != null) worker.close(finished);
+    } finally {
+      worker = null;
+      super.close();
+    }
+  }
+}

@@ -1,0 +1,159 @@
+package dev.pipewright.flink;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.client.program.ProgramAbortException;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * Runs a plan (PROTOCOL.md) on Flink: `--plan FILE [--checkpoint-dir DIR]`. Started as a plain
+ * `java` main it runs on an embedded MiniCluster; submitted to a cluster, on that cluster.
+ *
+ * <p>Locally, after `mvn -q -f flink/pom.xml package` (Java 17 needs flink-dist's default
+ * `env.java.opts.all`: Flink reflects into these JDK modules):
+ *
+ * <pre>
+ * java -XX:+IgnoreUnrecognizedVMOptions \
+ *   --add-exports=java.base/sun.net.util=ALL-UNNAMED \
+ *   --add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED \
+ *   --add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED \
+ *   --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED \
+ *   --add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED \
+ *   --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang.reflect=ALL-UNNAMED \
+ *   --add-opens=java.base/java.text=ALL-UNNAMED --add-opens=java.base/java.time=ALL-UNNAMED \
+ *   --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED \
+ *   --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED \
+ *   --add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED \
+ *   -cp flink/target/pipewright-flink-runner.jar:$(cat flink/target/classpath.txt) \
+ *   dev.pipewright.flink.Runner --plan PLAN.json
+ * </pre>
+ *
+ * <p>stdout carries only the events the CLI reads, one JSON line each: `submitted` (with the
+ * job id), then `finished` (with Flink's run time in ms) and exit status 0, or `failed` (the
+ * deepest cause's message: the user's one line) and exit status 1. Flink's logs go to stderr, at
+ * warn unless `-Dorg.slf4j.simpleLogger.defaultLogLevel=...` says otherwise. Status 2: bad usage.
+ */
+public final class Runner {
+  private Runner() {}
+
+  public static void main(String[] args) {
+    // Before any logger exists: Flink logs a few hundred info lines a run.
+    if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
+    int status = run(args, System.out);
+    // A plain `java` run exits explicitly (a MiniCluster can leave non-daemon threads behind).
+    // Run by a cluster (its main called inside a JobManager), exiting would end that JVM: fail.
+    if (local) System.exit(status);
+    if (status != 0) throw new IllegalStateException("the Pipewright job failed (exit status " + status + ")");
+  }
+
+  /** Whether the last run's environment was a local MiniCluster (a plain `java` main). */
+  private static volatile boolean local = true;
+
+  /** Runs the job; returns the exit status. The events go to `events`. */
+  public static int run(String[] args, PrintStream events) {
+    String planFile = null;
+    String checkpointFlag = null;
+    boolean usage = false;
+    for (int i = 0; i < args.length; i++) {
+      boolean hasValue = i + 1 < args.length;
+      switch (args[i]) {
+        case "--plan" -> planFile = hasValue ? args[++i] : null;
+        case "--checkpoint-dir" -> checkpointFlag = hasValue ? args[++i] : null;
+        default -> usage = true;
+      }
+    }
+    if (usage || planFile == null) {
+      System.err.println("usage: Runner --plan PLAN.json [--checkpoint-dir DIR]");
+      return 2;
+    }
+    Path tempCheckpoints = null;
+    try {
+      Plan plan = Plan.read(Paths.get(planFile));
+      String checkpoints = checkpointFlag != null ? checkpointFlag : plan.checkpointDir;
+      if (checkpoints == null) {
+        tempCheckpoints = Files.createTempDirectory("pipewright-flink-checkpoints");
+        checkpoints = tempCheckpoints.toString();
+      }
+      StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration(plan, checkpoints));
+      local = env instanceof LocalStreamEnvironment;
+      env.setMaxParallelism(plan.maxParallelism);
+      new JobBuilder(plan, env).build();
+      JobClient client = env.executeAsync(plan.jobName);
+      events.println("{\"event\":\"submitted\",\"jobId\":\"" + client.getJobID() + "\"}");
+      events.flush();
+      JobExecutionResult result = client.getJobExecutionResult().get();
+      events.println("{\"event\":\"finished\",\"jobId\":\"" + result.getJobID() + "\",\"ms\":"
+          + result.getNetRuntime() + "}");
+      events.flush();
+      return 0;
+    } catch (ProgramAbortException t) {
+      throw t; // a cluster's client extracting the job graph stops main this way: not a failure
+    } catch (Throwable t) {
+      events.println("{\"event\":\"failed\",\"message\":" + Json.quote(message(t)) + "}");
+      events.flush();
+      if (!(deepest(t) instanceof UserError)) t.printStackTrace();
+      return 1;
+    } finally {
+      if (tempCheckpoints != null) deleteQuietly(tempCheckpoints);
+    }
+  }
+
+  /**
+   * The job's configuration: RocksDB, exactly-once checkpoints at the plan's interval into
+   * `checkpoints`, and a fixed-delay restart (a worker that dies is restarted from the last
+   * checkpoint; a user error suppresses restarts itself). Records are never changed once made
+   * (JSON text, immutable EdgeRecords), so chained operators may pass them without copies.
+   */
+  static Configuration configuration(Plan plan, String checkpoints) {
+    Map<String, String> conf = new HashMap<>();
+    conf.put("state.backend.type", "rocksdb");
+    conf.put("execution.checkpointing.interval", plan.checkpointIntervalMs + " ms");
+    conf.put("execution.checkpointing.mode", "EXACTLY_ONCE");
+    conf.put("execution.checkpointing.dir", checkpoints.contains("://")
+        ? checkpoints : Paths.get(checkpoints).toAbsolutePath().toUri().toString());
+    conf.put("restart-strategy.type", "fixed-delay");
+    conf.put("restart-strategy.fixed-delay.attempts", "3");
+    conf.put("restart-strategy.fixed-delay.delay", "1 s");
+    conf.put("pipeline.object-reuse", "true");
+    return Configuration.fromMap(conf);
+  }
+
+  /** The user's one line: the deepest cause's message (or its class when it has none). */
+  static String message(Throwable t) {
+    Throwable d = deepest(t);
+    String m = d.getMessage();
+    if (m == null || m.isBlank()) m = d.getClass().getName();
+    int newline = m.indexOf('\n');
+    return newline < 0 ? m : m.substring(0, newline);
+  }
+
+  static Throwable deepest(Throwable t) {
+    Throwable d = t;
+    while (d.getCause() != null && d.getCause() != d) d = d.getCause();
+    return d;
+  }
+
+  private static void deleteQuietly(Path dir) {
+    // The MiniCluster may still be discarding a checkpoint while this walks: files vanish.
+    for (int attempt = 0; attempt < 3 && Files.exists(dir); attempt++) {
+      try (Stream<Path> walk = Files.walk(dir)) {
+        walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      } catch (IOException | java.io.UncheckedIOException ignored) {
+        // try again; a temp dir left behind is no failure of the job
+      }
+    }
+  }
+}
