@@ -89,7 +89,10 @@ async function stateKinds(records) {
   const writes = [];
   for (const [i, { k, r }] of records.entries()) {
     if (r.add !== undefined) {
-      writes.push([i, 'l', 'l', JSON.stringify(r.add)], [i, 'm', 'm', `k${r.add}`, JSON.stringify(r.add * 10)]);
+      writes.push(
+        [i, 'l', 'l', JSON.stringify(r.add)],
+        [i, 'm', 'm', `k${r.add}`, JSON.stringify(r.add * 10)],
+      );
     } else if (r.del !== undefined) {
       writes.push([i, 'm', 'm', `k${r.del}`, null]);
     } else if (r.get !== undefined) {
@@ -122,12 +125,20 @@ for (;;) {
   } else if (frame.t === 'close') {
     process.exit(0);
   } else if (frame.t === 'batch') {
-    if (params.crashMarker && !existsSync(params.crashMarker) && checkpointed(params.crashAfterCheckpointIn)) {
+    if (
+      params.crashMarker &&
+      !existsSync(params.crashMarker) &&
+      checkpointed(params.crashAfterCheckpointIn)
+    ) {
       writeFileSync(params.crashMarker, 'crashed\n');
       process.exit(3);
     }
     if (params.stateless) {
-      send({ t: 'done', out: frame.records.map((rec) => JSON.stringify({ ...rec.r, via: rec.e, at: subtask })), writes: [] });
+      send({
+        t: 'done',
+        out: frame.records.map((rec) => JSON.stringify({ ...rec.r, via: rec.e, at: subtask })),
+        writes: [],
+      });
       continue;
     }
     if (params.stateKinds) {
