@@ -10,6 +10,7 @@ import { testFiles } from './test/testFiles.js';
 const AGAIN_AT_FULL_SIZE = [
   'engine/graph/validation/validateJobFuzz.test.ts',
   'engine/host/hostProtocolFuzz.test.ts',
+  'test/flinkRunnerJava.test.ts',
   'test/manyTimers.test.ts',
   'test/parallelEquivalence.test.ts',
 ];
