@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JobError } from '../graph/jobError.js';
+import { acquire, type LockTarget, lockFileOf, newRecord, unlinkQuietly } from './lockFile.js';
 
 /** What Flink's own distribution passes its JVMs on Java 17 (env.java.opts.all): its serializers reflect into these modules. */
 export const FLINK_JVM_FLAGS: readonly string[] = [
@@ -128,8 +129,37 @@ export async function ensureFlinkRunner(files: FlinkRunnerFiles, say: (text: str
     throw new JobError(`the Flink worker ${files.worker} is not built: run npm run build`);
   }
   if (flinkRunnerCurrent(files)) return;
-  say('building the Flink runner with Maven (once; the first build fetches Flink from Maven Central)');
+  await withBuildLock(files, async () => {
+    // Another run may have built it while this one waited.
+    if (!flinkRunnerCurrent(files)) await buildRunner(files, say);
+  });
+}
+
+/**
+ * One build at a time: two runs starting together (two tests, two terminals) would both run
+ * Maven into flink/target, each deleting what the other writes. A lock file beside the jar
+ * (deploy/lockFile.ts: a holder that died leaves it stale, and it is taken over).
+ */
+async function withBuildLock(files: FlinkRunnerFiles, build: () => Promise<void>): Promise<void> {
+  const target: LockTarget = {
+    path: join(dirname(files.jar), 'build'),
+    kind: 'file',
+    what: `the Flink runner's build in ${dirname(files.jar)}`,
+  };
   mkdirSync(dirname(files.jar), { recursive: true });
+  const file = lockFileOf(target);
+  while (acquire(file, newRecord(undefined), target, 0) !== undefined) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  try {
+    await build();
+  } finally {
+    unlinkQuietly(file);
+  }
+}
+
+async function buildRunner(files: FlinkRunnerFiles, say: (text: string) => void): Promise<void> {
+  say('building the Flink runner with Maven (once; the first build fetches Flink from Maven Central)');
   const stamp = flinkSourceStamp(files.root);
   const built = await runQuietly(
     'mvn',
