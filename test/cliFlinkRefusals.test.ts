@@ -2,6 +2,7 @@
 // or edge the runner cannot run yet, naming it; usage errors as the other commands say them.
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { copyExample, describeRun, removeTempDirs, runCli } from './cliHarness.js';
@@ -12,16 +13,45 @@ describe('pipewright flink, refused before it starts', () => {
   it('prints its own usage', async () => {
     const result = await runCli(['flink', '--help']);
     expect(result.code, describeRun(result)).toBe(0);
-    expect(result.stdout).toMatch(/^Usage: pipewright flink JOB\.job\.json \[--parallelism N\]/);
+    expect(result.stdout).toMatch(
+      /^Usage: pipewright flink JOB\.job\.json \[--cluster URL\] \[--parallelism N\]/,
+    );
     const all = await runCli(['--help']);
     expect(all.stdout).toContain('pipewright flink JOB.job.json');
   });
 
-  it('takes --parallelism as a whole number only', async () => {
+  it('takes --parallelism as a whole number only, --cluster as an address, --savepoint-dir with it', async () => {
     const result = await runCli(['flink', 'x.job.json', '--parallelism', '0']);
     expect(result.code, describeRun(result)).toBe(2);
     expect(result.stderr).toContain(
       'pipewright: --parallelism takes a whole number of subtasks, 1 or more, not "0"',
+    );
+    const cluster = await runCli(['flink', 'x.job.json', '--cluster', 'localhost:8081']);
+    expect(cluster.code, describeRun(cluster)).toBe(2);
+    expect(cluster.stderr).toContain(
+      `pipewright: --cluster takes the cluster's REST address, as http://HOST:PORT, not "localhost:8081"`,
+    );
+    const savepoints = await runCli(['flink', 'x.job.json', '--savepoint-dir', 'sp']);
+    expect(savepoints.code, describeRun(savepoints)).toBe(2);
+    expect(savepoints.stderr).toContain(
+      'pipewright: --savepoint-dir is for a run on a cluster (--cluster URL)',
+    );
+  });
+
+  it('says in one line that a cluster does not answer', async () => {
+    const copy = await copyExample('word-count');
+    // A port nothing listens on: one taken from the system, then let go.
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    await new Promise((resolve) => server.close(resolve));
+    const result = await runCli(['flink', copy.jobPath, '--cluster', `http://127.0.0.1:${port}`, '--quiet'], {
+      timeoutMs: 600_000,
+      idleMs: 600_000,
+    });
+    expect(result.code, describeRun(result)).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      `pipewright: the Flink cluster at http://127.0.0.1:${port} does not answer (ECONNREFUSED)`,
     );
   });
 

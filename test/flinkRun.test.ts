@@ -5,50 +5,18 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { copyExample, describeRun, readJsonl, removeTempDirs, runCli } from './cliHarness.js';
+import { copyExample, describeRun, removeTempDirs, runCli } from './cliHarness.js';
+import { FLINK_TIMEOUT, flinkMatchesLocal, ON_FLINK } from './flinkHarness.js';
 
 afterAll(removeTempDirs);
-
-/** The first build of the runner fetches nothing (CI's ~/.m2 holds Flink) but compiles: minutes on a busy machine. */
-const FLINK_TIMEOUT = 600_000;
-/**
- * The CLI waits on Maven and on the JVM, its children, using no CPU of its own meanwhile: its
- * budget counts the clock, not its CPU (test/childWork.ts).
- */
-const ON_FLINK = { timeoutMs: FLINK_TIMEOUT, idleMs: FLINK_TIMEOUT };
-
-/** Each key's records, in order: a key's records go through one subtask, so this order holds on any engine. */
-function byKey(records: readonly Record<string, unknown>[], key: string): Map<unknown, string[]> {
-  const groups = new Map<unknown, string[]>();
-  for (const record of records) {
-    const k = record[key];
-    if (!groups.has(k)) groups.set(k, []);
-    groups.get(k)!.push(JSON.stringify(record));
-  }
-  return groups;
-}
-
-async function localAndFlink(example: string, output: string, key: string) {
-  const local = await copyExample(example);
-  const ran = await runCli(['run', local.jobPath, '--quiet', '--threads', '1']);
-  expect(ran.code, describeRun(ran)).toBe(0);
-  const expected = await readJsonl<Record<string, unknown>>(path.join(local.dir, output));
-  const flink = await copyExample(example);
-  const onFlink = await runCli(['flink', flink.jobPath], ON_FLINK);
-  expect(onFlink.code, describeRun(onFlink)).toBe(0);
-  expect(onFlink.stdout).toMatch(new RegExp(`done: job "${example}" on Flink in [0-9.]+ s`));
-  const actual = await readJsonl<Record<string, unknown>>(path.join(flink.dir, output));
-  expect(actual.length).toBe(expected.length);
-  expect(byKey(actual, key)).toEqual(byKey(expected, key));
-  return flink;
-}
 
 describe('pipewright flink (MiniCluster)', () => {
   it(
     'runs word-count and bar-state to the local engine output',
     async () => {
-      await localAndFlink('word-count', 'out/word-counts.jsonl', 'word');
-      await localAndFlink('bar-state', 'out/bar-events-out.jsonl', 'barId');
+      const run = await flinkMatchesLocal('word-count', 'out/word-counts.jsonl', 'word');
+      expect(run.stdout).toMatch(/done: job "word-count" on Flink in [0-9.]+ s/);
+      await flinkMatchesLocal('bar-state', 'out/bar-events-out.jsonl', 'barId');
     },
     2 * FLINK_TIMEOUT,
   );

@@ -1,20 +1,21 @@
-// `pipewright flink JOB`: the job on Apache Flink, in an embedded MiniCluster (flink/PROTOCOL.md,
-// docs/flink.md). Everything that can be refused is refused before the JVM starts: an invalid
+// `pipewright flink JOB`: the job on Apache Flink, in an embedded MiniCluster or on a session
+// cluster (flinkClusterRun.ts; flink/PROTOCOL.md, docs/flink.md). Everything that can be refused is refused before the JVM starts: an invalid
 // job, a kind or edge the runner cannot run yet, an untrusted job, a missing input file.
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { ensureFlinkRunner, flinkRunnerFiles } from '../deploy/flinkBuild.js';
+import { ensureFlinkRunner, type FlinkRunnerFiles, flinkRunnerFiles } from '../deploy/flinkBuild.js';
 import { startFlinkJob } from '../deploy/flinkJobRun.js';
 import { flinkSinkDir, joinSinkParts } from '../deploy/flinkSinkParts.js';
 import { checkInputFiles } from '../deploy/inputFileCheck.js';
 import { defaultRunDirs } from '../deploy/runDirs.js';
-import { flinkPlan } from '../graph/flinkPlan.js';
+import { type FlinkPlan, flinkPlan } from '../graph/flinkPlan.js';
 import { flinkRefusals } from '../graph/flinkSupport.js';
 import { inputFilesOf } from '../graph/inputFiles.js';
 import { JobError } from '../graph/jobError.js';
 import type { Problem } from '../graph/problem.js';
 import type { Job } from '../graph/schema.js';
 import { resolveEnvParams } from '../operators/envParams.js';
+import { runOnCluster } from './flinkClusterRun.js';
 import { readJobFile } from './jobFile.js';
 import { trustDecision } from './jobTrust.js';
 import type { Command } from './usage.js';
@@ -79,12 +80,8 @@ export async function flinkCommand(
 
   // Beside the local engine's state and checkpoints: .pipewright/NAME/flink/.
   const home = join(dirname(dirs.stateDir), 'flink');
-  let run: ReturnType<typeof startFlinkJob> | undefined;
-  let stopped = false;
-  const onSignal = () => {
-    stopped = true;
-    run?.kill();
-  };
+  const stops = new StopRequests();
+  const onSignal = () => stops.add();
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
@@ -97,46 +94,105 @@ export async function flinkCommand(
       sinkDir: flinkSinkDir,
       workerCommand: [process.execPath, files.worker],
       ...(command.parallelism === undefined ? {} : { parallelism: command.parallelism }),
-      checkpointDir: join(home, 'checkpoints'),
+      // On a cluster, the cluster's own checkpoint folder (this one may not be the cluster's to see).
+      ...(command.cluster === undefined ? { checkpointDir: join(home, 'checkpoints') } : {}),
     });
     // A run before this one may have left parts (a killed run): they are not this run's output.
     await rm(home, { recursive: true, force: true });
     await mkdir(home, { recursive: true });
     for (const dir of Object.values(plan.sinkDirs)) await rm(dir, { recursive: true, force: true });
-    const planFile = join(home, 'plan.json');
-    await writeFile(planFile, `${JSON.stringify(plan, null, 2)}\n`);
-    const logFile = join(home, 'flink.log');
-    if (!command.quiet)
-      io.say(`job "${job.name}" on Flink (an embedded MiniCluster); Flink's log: ${logFile}`);
-    const started = Date.now();
-    run = startFlinkJob(files, planFile, logFile, () => {});
-    if (stopped) run.kill();
-    const outcome = await run.done;
-    if (stopped) {
-      io.complain('stopped: the Flink job was ended at once; no sink file was written');
-      return 130;
+    const joinSinks = async () => {
+      for (const operator of plan.operators) {
+        if (operator.kind !== 'sink.jsonl') continue;
+        await joinSinkParts(plan.sinkDirs[operator.id]!, (operator.params as { path: string }).path);
+      }
+    };
+    if (command.cluster !== undefined) {
+      return await runOnCluster({
+        address: command.cluster,
+        files,
+        plan,
+        savepointFallback: join(home, 'savepoints'),
+        ...(command.savepointDir === undefined ? {} : { savepointDir: resolve(command.savepointDir) }),
+        quiet: command.quiet,
+        stops,
+        say: io.say,
+        complain: io.complain,
+        joinSinks,
+      });
     }
-    if (!outcome.finished || outcome.status !== 0) {
-      io.complain(
-        outcome.failure ??
-          `the Flink runner ended without finishing the job (${outcome.signal ?? `exit ${outcome.status}`}); its log: ${logFile}`,
-      );
-      return 1;
-    }
-    for (const operator of plan.operators) {
-      if (operator.kind !== 'sink.jsonl') continue;
-      const path = (operator.params as { path: string }).path;
-      await joinSinkParts(plan.sinkDirs[operator.id]!, path);
-    }
-    if (!command.quiet)
-      io.say(`done: job "${job.name}" on Flink in ${((Date.now() - started) / 1000).toFixed(2)} s`);
-    return 0;
+    return await runOnMiniCluster(plan, files, home, stops, joinSinks, command.quiet, io);
   } catch (error) {
     return failedWith(io, error);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+/** The stops the user asks for (Ctrl-C, SIGINT, SIGTERM), counted, each awaitable in turn. */
+class StopRequests {
+  private count = 0;
+  private waiting: ((count: number) => void) | undefined;
+  private told = 0;
+
+  add(): void {
+    this.count++;
+    this.deliver();
+  }
+
+  next(): Promise<number> {
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+      this.deliver();
+    });
+  }
+
+  private deliver(): void {
+    if (this.waiting === undefined || this.told === this.count) return;
+    const resolve = this.waiting;
+    this.waiting = undefined;
+    resolve(++this.told);
+  }
+}
+
+/** The job in a MiniCluster JVM of its own; a stop ends that JVM at once. */
+async function runOnMiniCluster(
+  plan: FlinkPlan,
+  files: FlinkRunnerFiles,
+  home: string,
+  stops: StopRequests,
+  joinSinks: () => Promise<void>,
+  quiet: boolean,
+  io: FlinkCommandIo,
+): Promise<number> {
+  const planFile = join(home, 'plan.json');
+  await writeFile(planFile, `${JSON.stringify(plan, null, 2)}\n`);
+  const logFile = join(home, 'flink.log');
+  if (!quiet) io.say(`job "${plan.jobName}" on Flink (an embedded MiniCluster); Flink's log: ${logFile}`);
+  const started = Date.now();
+  const run = startFlinkJob(files, planFile, logFile, () => {});
+  let stopped = false;
+  void stops.next().then(() => {
+    stopped = true;
+    run.kill();
+  });
+  const outcome = await run.done;
+  if (stopped) {
+    io.complain('stopped: the Flink job was ended at once; no sink file was written');
+    return 130;
+  }
+  if (!outcome.finished || outcome.status !== 0) {
+    io.complain(
+      outcome.failure ??
+        `the Flink runner ended without finishing the job (${outcome.signal ?? `exit ${outcome.status}`}); its log: ${logFile}`,
+    );
+    return 1;
+  }
+  await joinSinks();
+  if (!quiet)
+    io.say(`done: job "${plan.jobName}" on Flink in ${((Date.now() - started) / 1000).toFixed(2)} s`);
+  return 0;
 }
 
 function failedWith(io: FlinkCommandIo, error: unknown): number {

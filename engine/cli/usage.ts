@@ -42,37 +42,44 @@ Options:
 Exit status: 0 valid (warnings or not), 1 not valid, or a warning with --strict (or the file
 cannot be read), 2 usage error, 130 interrupted (Ctrl-C).`;
 
-export const FLINK_USAGE = `Usage: pipewright flink JOB.job.json [--parallelism N] [--quiet] [--trust]
+export const FLINK_USAGE = `Usage: pipewright flink JOB.job.json [--cluster URL] [--parallelism N]
+                                     [--savepoint-dir DIR] [--quiet] [--trust]
 
-Runs the job on Apache Flink, in an embedded MiniCluster: the runner jar (flink/, built with
-Maven the first time) builds the job as Flink's DataStream job, and each subtask of a map,
-filter, flatMap or process runs its code in a Node worker beside it, with keyed state in
-Flink's RocksDB. A kind, param or edge Flink cannot run yet is refused before anything starts,
-one line each (docs/flink.md). Needs java (17) and mvn on PATH. Ctrl-C stops the run at once.
+Runs the job on Apache Flink: the runner jar (flink/, built with Maven the first time) builds
+the job as Flink's DataStream job, and each subtask of a map, filter, flatMap or process runs
+its code in a Node worker beside it, with keyed state in Flink's RocksDB. Without --cluster, in
+an embedded MiniCluster; Ctrl-C ends it at once. With --cluster, on that Flink session cluster
+through its REST API (the jar uploaded once), followed with a status line until it ends; Ctrl-C
+stops it with a savepoint (a second one cancels it). A kind, param or edge Flink cannot run yet
+is refused before anything starts, one line each (docs/flink.md). Needs java (17) and mvn.
 
 Options:
-  --parallelism N  run every operator at parallelism N (default: each operator's own)
-  --quiet          print only errors
-  --trust          trust the job: let it name files outside its folder and read
-                   environment variables (docs/security.md)
-  -h, --help       print this help
+  --cluster URL        the cluster's REST address, e.g. http://localhost:8081
+  --parallelism N      run every operator at parallelism N (default: each operator's own)
+  --savepoint-dir DIR  where Ctrl-C's savepoint goes on a cluster (default: the cluster's
+                       state.savepoints.dir, else .pipewright/NAME/flink/savepoints)
+  --quiet              print only errors
+  --trust              trust the job: let it name files outside its folder and read
+                       environment variables (docs/security.md)
+  -h, --help           print this help
 
-Exit status: 0 done, 1 the job is invalid, cannot run on Flink or failed, 2 usage error,
-130 stopped (Ctrl-C, SIGINT or SIGTERM).`;
+Exit status: 0 done (or stopped with a savepoint), 1 the job is invalid, cannot run on Flink
+or failed, 2 usage error, 130 stopped at once (Ctrl-C, SIGINT or SIGTERM).`;
 
 export const USAGE = `Usage:
   pipewright run JOB.job.json [--state-dir DIR] [--checkpoint-dir DIR]
                               [--restore latest|ID] [--threads N]
                               [--metrics FILE] [--quiet] [--trust]
   pipewright validate JOB.job.json [--json] [--strict]
-  pipewright flink JOB.job.json [--parallelism N] [--quiet] [--trust]
+  pipewright flink JOB.job.json [--cluster URL] [--parallelism N]
+                                [--savepoint-dir DIR] [--quiet] [--trust]
   pipewright run --help | validate --help | flink --help
   pipewright --help | --version
 
 run       runs the job to its end (bounded sources) or until Ctrl-C, SIGINT or SIGTERM
 validate  prints every problem of the job file (JSON lines with --json), and a warning for
           an input file that is not there (--strict: exit 1 for it)
-flink     runs the job on Apache Flink (an embedded MiniCluster): pipewright flink --help
+flink     runs the job on Apache Flink, embedded or on a cluster: pipewright flink --help
 
 Options of run:
   --state-dir DIR       keyed state (default: .pipewright/NAME/state beside the job file)
@@ -122,6 +129,9 @@ export type Command =
       job: string;
       /** --parallelism: every operator's, in place of the job's. */
       parallelism?: number;
+      /** --cluster: a Flink session cluster's REST address; absent: an embedded MiniCluster. */
+      cluster?: string;
+      savepointDir?: string;
       quiet: boolean;
       trust: boolean;
     }
@@ -146,7 +156,14 @@ const OPTIONS: Readonly<Record<CommandName, Readonly<Record<string, { value?: st
     help: {},
   },
   validate: { json: {}, strict: {}, help: {} },
-  flink: { parallelism: { value: 'N' }, quiet: {}, trust: {}, help: {} },
+  flink: {
+    cluster: { value: 'URL' },
+    parallelism: { value: 'N' },
+    'savepoint-dir': { value: 'DIR' },
+    quiet: {},
+    trust: {},
+    help: {},
+  },
 };
 
 const USAGES: Readonly<Record<CommandName, string>> = {
@@ -244,10 +261,23 @@ export function parseCommand(argv: readonly string[]): Command {
   const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
   if (command === 'flink') {
     const parallelism = wholeCount('--parallelism', 'subtasks', text('parallelism'), usage);
+    const cluster = text('cluster');
+    if (cluster !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(cluster)) {
+      throw new UsageError(
+        `--cluster takes the cluster's REST address, as http://HOST:PORT, not "${cluster}"`,
+        usage,
+      );
+    }
+    const savepointDir = text('savepoint-dir');
+    if (savepointDir !== undefined && cluster === undefined) {
+      throw new UsageError('--savepoint-dir is for a run on a cluster (--cluster URL)', usage);
+    }
     return {
       name: 'flink',
       job,
       ...(parallelism === undefined ? {} : { parallelism }),
+      ...(cluster === undefined ? {} : { cluster }),
+      ...(savepointDir === undefined ? {} : { savepointDir }),
       quiet: values.quiet === true,
       trust: values.trust === true,
     };

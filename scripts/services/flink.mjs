@@ -153,6 +153,9 @@ export function flinkConfig(settings, role) {
     'restart-strategy.fixed-delay.attempts': 1000,
     'restart-strategy.fixed-delay.delay': '2 s',
     'state.backend.type': 'rocksdb',
+    // The REST API's job metrics (pipewright flink --cluster's status line) are at most this old;
+    // Flink's default, 10 s, left the line at 0 records for a short job's whole run.
+    'metrics.fetcher.update-interval': 1000,
     'execution.checkpointing.dir': `file://${join(settings.dir, 'checkpoints')}`,
     'execution.checkpointing.savepoint-dir': `file://${join(settings.dir, 'savepoints')}`,
     // Temporary files (the flink-rpc-akka jar's copy, blobs, RocksDB's library) in the process's folder.

@@ -2,9 +2,11 @@ package dev.pipewright.flink;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
@@ -17,8 +19,11 @@ import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
- * Runs a plan (PROTOCOL.md) on Flink: `--plan FILE [--checkpoint-dir DIR]`. Started as a plain
- * `java` main it runs on an embedded MiniCluster; submitted to a cluster, on that cluster.
+ * Runs a plan (PROTOCOL.md) on Flink: `--plan FILE | --plan-base64 TEXT [--checkpoint-dir DIR]`.
+ * Started as a plain `java` main it runs on an embedded MiniCluster and waits for the job's end;
+ * submitted to a cluster (its main called inside the JobManager, `pipewright flink --cluster`),
+ * it submits the job and returns: the CLI follows the job through the REST API. The plan comes
+ * inline there (base64 of its JSON), since the JobManager need not see the CLI's files.
  *
  * <p>Locally, after `mvn -q -f flink/pom.xml package` (Java 17 needs flink-dist's default
  * `env.java.opts.all`: Flink reflects into these JDK modules):
@@ -65,35 +70,43 @@ public final class Runner {
   /** Runs the job; returns the exit status. The events go to `events`. */
   public static int run(String[] args, PrintStream events) {
     String planFile = null;
+    String planBase64 = null;
     String checkpointFlag = null;
     boolean usage = false;
     for (int i = 0; i < args.length; i++) {
       boolean hasValue = i + 1 < args.length;
       switch (args[i]) {
         case "--plan" -> planFile = hasValue ? args[++i] : null;
+        case "--plan-base64" -> planBase64 = hasValue ? args[++i] : null;
         case "--checkpoint-dir" -> checkpointFlag = hasValue ? args[++i] : null;
         default -> usage = true;
       }
     }
-    if (usage || planFile == null) {
-      System.err.println("usage: Runner --plan PLAN.json [--checkpoint-dir DIR]");
+    if (usage || (planFile == null) == (planBase64 == null)) {
+      System.err.println("usage: Runner (--plan PLAN.json | --plan-base64 TEXT) [--checkpoint-dir DIR]");
       return 2;
     }
     Path tempCheckpoints = null;
     try {
-      Plan plan = Plan.read(Paths.get(planFile));
+      Plan plan = planFile != null
+          ? Plan.read(Paths.get(planFile))
+          : Plan.parse(new String(Base64.getDecoder().decode(planBase64), StandardCharsets.UTF_8));
+      // Inside a cluster the environment is the cluster's; asked without a configuration first,
+      // so that a job there without a checkpoint folder of its own uses the cluster's (a
+      // temporary one would be deleted as soon as main returns, with the job still running).
+      local = StreamExecutionEnvironment.getExecutionEnvironment() instanceof LocalStreamEnvironment;
       String checkpoints = checkpointFlag != null ? checkpointFlag : plan.checkpointDir;
-      if (checkpoints == null) {
+      if (checkpoints == null && local) {
         tempCheckpoints = Files.createTempDirectory("pipewright-flink-checkpoints");
         checkpoints = tempCheckpoints.toString();
       }
       StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(configuration(plan, checkpoints));
-      local = env instanceof LocalStreamEnvironment;
       env.setMaxParallelism(plan.maxParallelism);
       new JobBuilder(plan, env).build();
       JobClient client = env.executeAsync(plan.jobName);
       events.println("{\"event\":\"submitted\",\"jobId\":\"" + client.getJobID() + "\"}");
       events.flush();
+      if (!local) return 0;
       JobExecutionResult result = client.getJobExecutionResult().get();
       events.println("{\"event\":\"finished\",\"jobId\":\"" + result.getJobID() + "\",\"ms\":"
           + result.getNetRuntime() + "}");
@@ -113,7 +126,7 @@ public final class Runner {
 
   /**
    * The job's configuration: RocksDB, exactly-once checkpoints at the plan's interval into
-   * `checkpoints`, and a fixed-delay restart (a worker that dies is restarted from the last
+   * `checkpoints` (null: the cluster's own checkpoint folder), and a fixed-delay restart (a worker that dies is restarted from the last
    * checkpoint; a user error suppresses restarts itself). Records are never changed once made
    * (JSON text, immutable EdgeRecords), so chained operators may pass them without copies.
    */
@@ -122,8 +135,10 @@ public final class Runner {
     conf.put("state.backend.type", "rocksdb");
     conf.put("execution.checkpointing.interval", plan.checkpointIntervalMs + " ms");
     conf.put("execution.checkpointing.mode", "EXACTLY_ONCE");
-    conf.put("execution.checkpointing.dir", checkpoints.contains("://")
-        ? checkpoints : Paths.get(checkpoints).toAbsolutePath().toUri().toString());
+    if (checkpoints != null) {
+      conf.put("execution.checkpointing.dir", checkpoints.contains("://")
+          ? checkpoints : Paths.get(checkpoints).toAbsolutePath().toUri().toString());
+    }
     conf.put("restart-strategy.type", "fixed-delay");
     conf.put("restart-strategy.fixed-delay.attempts", "3");
     conf.put("restart-strategy.fixed-delay.delay", "1 s");

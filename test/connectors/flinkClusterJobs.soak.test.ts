@@ -1,0 +1,178 @@
+// Soak: `pipewright flink --cluster` when things go wrong (issue 28). A user's error fails the job
+// at once with the local engine's line; Ctrl-C stops it with a savepoint, the sink holding what
+// the savepoint covers; a TaskManager killed with -9 mid-run and started again leaves exactly the
+// clean output. The first two on the cluster of `npm run services`, the kill on one of the
+// test's own (privateServers.ts), so that the shared one is never disturbed.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import {
+  binPath,
+  copyExample,
+  describeRun,
+  makeTempDir,
+  readJsonl,
+  removeTempDirs,
+  runCli,
+} from '../cliHarness.js';
+import { byKey, ON_FLINK } from '../flinkHarness.js';
+import { type PrivateFlink, startPrivateFlink } from './privateServers.js';
+import { describeWithServer, FLINK_URL } from './servers.js';
+
+let cluster: PrivateFlink | undefined;
+afterAll(async () => {
+  await cluster?.close();
+  await removeTempDirs();
+});
+
+const KEYS = 300;
+/** About 4 s of the runner's work at parallelism 2 here. */
+const RECORDS = 400_000;
+
+/**
+ * A keyed running sum over `records` records, enough of them for the job to be stopped or hurt
+ * mid-way (user code cannot wait on a clock: SES gives its compartments no Date.now()); the
+ * records it must give, by key.
+ */
+async function slowJob(records: number, name: string) {
+  const dir = await makeTempDir('pipewright-flink-slow-');
+  const input = Array.from({ length: records }, (_, i) => ({ k: `k${i % KEYS}`, i, v: (i * 7) % 13 }));
+  await writeFile(path.join(dir, 'in.jsonl'), input.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  const sums = new Map<string, { n: number; sum: number }>();
+  const expected = input.map(({ k, v }) => {
+    const s = sums.get(k) ?? { n: 0, sum: 0 };
+    s.n += 1;
+    s.sum += v;
+    sums.set(k, s);
+    return { k, n: s.n, sum: s.sum };
+  });
+  const job = {
+    format: 'pipewright.job/1',
+    name,
+    settings: { checkpointIntervalMs: 300 },
+    operators: [
+      { id: 'src', kind: 'source.jsonl', params: { path: 'in.jsonl' } },
+      {
+        id: 'acc',
+        kind: 'process',
+        parallelism: 2,
+        params: {
+          code: `function process(r, ctx) {
+  const s = ctx.state.value('s');
+  const a = s.get() ?? { n: 0, sum: 0 };
+  a.n += 1; a.sum += r.v;
+  s.set(a);
+  ctx.emit({ k: r.k, n: a.n, sum: a.sum });
+}`,
+        },
+      },
+      { id: 'out', kind: 'sink.jsonl', params: { path: 'out.jsonl' } },
+    ],
+    edges: [
+      { id: 'e1', from: 'src', to: 'acc', partition: 'hash', key: 'k' },
+      { id: 'e2', from: 'acc', to: 'out', partition: 'rebalance' },
+    ],
+  };
+  const jobPath = path.join(dir, `${name}.job.json`);
+  await writeFile(jobPath, JSON.stringify(job));
+  return { dir, jobPath, expected: byKey(expected, 'k'), out: path.join(dir, 'out.jsonl') };
+}
+
+/** The CLI in the background, its output kept, so that the test can act while it runs. */
+function background(args: readonly string[]) {
+  const child: ChildProcess = spawn(process.execPath, [binPath, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const done = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { child, done, output: () => ({ stdout, stderr }) };
+}
+
+async function rest<T>(base: string, route: string): Promise<T> {
+  const response = await fetch(`${base}${route}`, { signal: AbortSignal.timeout(10_000) });
+  return (await response.json()) as T;
+}
+
+/** Waits until the job of this name runs on the cluster and has completed `checkpoints` checkpoints. */
+async function runningWithCheckpoints(base: string, name: string, checkpoints: number): Promise<string> {
+  const deadline = Date.now() + 300_000;
+  // Polled often: the job must still be running when the test acts.
+  while (Date.now() < deadline) {
+    const { jobs } = await rest<{ jobs: { jid: string; name: string; state: string }[] }>(
+      base,
+      '/jobs/overview',
+    );
+    const job = jobs.find((j) => j.name === name && j.state === 'RUNNING');
+    if (job !== undefined) {
+      const stats = await rest<{ counts?: { completed?: number } }>(base, `/jobs/${job.jid}/checkpoints`);
+      if ((stats.counts?.completed ?? 0) >= checkpoints) return job.jid;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`job "${name}" did not run with ${checkpoints} checkpoints within 5 minutes`);
+}
+
+await describeWithServer('flink', 'pipewright flink --cluster when things go wrong', () => {
+  it("fails a job whose code throws, at once, with the local engine's line", async () => {
+    const copy = await copyExample('word-count');
+    const job = JSON.parse(await readFile(copy.jobPath, 'utf8'));
+    job.operators[2].params.code =
+      'function process(record, ctx) { if (record.word === "stream") throw new RangeError("no " + record.word); ctx.emit(record); }';
+    await writeFile(copy.jobPath, JSON.stringify(job));
+    const result = await runCli(['flink', copy.jobPath, '--cluster', FLINK_URL, '--quiet'], ON_FLINK);
+    expect(result.code, describeRun(result)).toBe(1);
+    expect(result.stderr.trim()).toMatch(
+      /^pipewright: operator "count" \(subtask [01] of 2\) failed: RangeError: no stream$/,
+    );
+  });
+
+  it('stops with a savepoint at Ctrl-C, the sink holding what the savepoint covers', async () => {
+    const name = `stop-${process.pid}`;
+    const job = await slowJob(RECORDS, name);
+    const run = background(['flink', job.jobPath, '--cluster', FLINK_URL]);
+    await runningWithCheckpoints(FLINK_URL, name, 1);
+    run.child.kill('SIGINT');
+    const code = await run.done;
+    const { stdout, stderr } = run.output();
+    expect(code, `${stdout}\n${stderr}`).toBe(0);
+    expect(stdout).toMatch(new RegExp(`^stopped: job "${name}" with a savepoint at \\S+$`, 'm'));
+    const written = byKey(await readJsonl<Record<string, unknown>>(job.out), 'k');
+    let total = 0;
+    for (const [key, records] of written) {
+      // Each key's records are the first ones of the clean run's, none twice, none skipped.
+      expect(records).toEqual(job.expected.get(key)!.slice(0, records.length));
+      total += records.length;
+    }
+    expect(total).toBeGreaterThan(0);
+    expect(total).toBeLessThan(RECORDS);
+  });
+
+  it('gives exactly the clean output when a TaskManager is killed with -9 mid-run and started again', async () => {
+    cluster = await startPrivateFlink();
+    const name = `tm-kill-${process.pid}`;
+    const job = await slowJob(RECORDS, name);
+    const run = background(['flink', job.jobPath, '--cluster', cluster.url]);
+    const jobId = await runningWithCheckpoints(cluster.url, name, 1);
+    await cluster.killTaskManager(1);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await cluster.startTaskManager(1);
+    const code = await run.done;
+    const { stdout, stderr } = run.output();
+    expect(code, `${stdout}\n${stderr}`).toBe(0);
+    expect(byKey(await readJsonl<Record<string, unknown>>(job.out), 'k')).toEqual(job.expected);
+    // The loss was the job's to recover from, not a kill after its end.
+    const { exceptionHistory } = await rest<{ exceptionHistory: { entries: unknown[] } }>(
+      cluster.url,
+      `/jobs/${jobId}/exceptions`,
+    );
+    expect(exceptionHistory.entries.length).toBeGreaterThan(0);
+  });
+});
