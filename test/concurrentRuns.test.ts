@@ -12,7 +12,12 @@ import { hostSessionPerTest } from './hostSession.js';
 
 const session = hostSessionPerTest('pipewright-concurrent-');
 
-const RECORDS = 3000;
+/**
+ * At 1,000 records a second, a first run of 10 s: after its first checkpoint the test makes its
+ * attempts while it still runs. 3,000 (3 s) was too short on a machine at load 8: the first run
+ * had ended, and released its folders, before the host's third attempt (a desktop run) was made.
+ */
+const RECORDS = 10_000;
 const KEYS = 7;
 
 /** Long enough (about 3 s, paced) for a second run to start while the first runs, with checkpoints. */
