@@ -1,6 +1,7 @@
 // `pipewright flink JOB`: the job on Apache Flink, in an embedded MiniCluster or on a session
-// cluster (flinkClusterRun.ts; flink/PROTOCOL.md, docs/flink.md). Everything that can be refused is refused before the JVM starts: an invalid
-// job, a kind or edge the runner cannot run yet, an untrusted job, a missing input file.
+// cluster (flinkClusterRun.ts; flink/PROTOCOL.md, docs/flink.md). Everything that can be refused
+// is refused before a JVM starts or a cluster is asked: an invalid job, a kind or edge the runner
+// cannot run yet, an untrusted job, a missing input file.
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { ensureFlinkRunner, type FlinkRunnerFiles, flinkRunnerFiles } from '../deploy/flinkBuild.js';
