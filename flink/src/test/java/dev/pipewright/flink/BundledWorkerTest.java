@@ -61,8 +61,8 @@ class BundledWorkerTest {
     assertEquals(first, BundledWorker.path());
     assertEquals(inode, Files.readAttributes(BundledWorker.path(), "unix:ino").get("ino"));
     // Another class loader (a second job in the TaskManager) finds the same file in the same folder.
-    try (URLClassLoader job = new URLClassLoader(
-        new URL[] {Paths.get(System.getProperty("user.dir"), "target", "classes").toUri().toURL()}, null)) {
+    URL classes = BundledWorker.class.getProtectionDomain().getCodeSource().getLocation();
+    try (URLClassLoader job = new URLClassLoader(new URL[] {classes}, null)) {
       Path again = BundledWorker.extract(job, BundledWorker.RESOURCE, first.getParent());
       assertEquals(first, again);
       assertEquals(inode, Files.readAttributes(again, "unix:ino").get("ino"), "the file was written again");
