@@ -1,11 +1,13 @@
 // `pipewright flink`: what it refuses before any JVM starts (issue 28): one line per kind, param
-// or edge the runner cannot run yet, naming it; usage errors as the other commands say them.
+// or edge the runner cannot run yet, naming it; usage errors as the other commands say them. And
+// the plan a cluster gets (a stand-in for its REST API): nothing in it of this checkout.
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { copyExample, describeRun, removeTempDirs, runCli } from './cliHarness.js';
+import { copyExample, describeRun, removeTempDirs, repoRoot, runCli } from './cliHarness.js';
 
 afterAll(removeTempDirs);
 
@@ -53,6 +55,55 @@ describe('pipewright flink, refused before it starts', () => {
     expect(result.stderr.trim()).toBe(
       `pipewright: the Flink cluster at http://127.0.0.1:${port} does not answer (ECONNREFUSED)`,
     );
+  });
+
+  it("sends a cluster a plan naming the jar's worker and node from the PATH, nothing of this checkout", async () => {
+    const copy = await copyExample('word-count');
+    // A stand-in for a cluster's REST API: it takes the jar, keeps the run's arguments, refuses to run.
+    let runBody: { entryClass?: string; programArgsList?: string[] } | undefined;
+    const server = http.createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const answer = (status: number, body: unknown) => {
+          response.writeHead(status, { 'content-type': 'application/json' });
+          response.end(JSON.stringify(body));
+        };
+        const url = request.url ?? '';
+        if (url === '/config') answer(200, { 'flink-version': '2.3.0' });
+        else if (url === '/jars') answer(200, { files: [] });
+        else if (url === '/jars/upload') answer(200, { filename: '/tmp/flink-web/abc_runner.jar' });
+        else if (url.endsWith('/run')) {
+          runBody = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          answer(400, { errors: ['a stand-in cluster runs nothing'] });
+        } else answer(404, { errors: ['not found'] });
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    try {
+      const result = await runCli(
+        ['flink', copy.jobPath, '--cluster', `http://127.0.0.1:${port}`, '--quiet'],
+        {
+          timeoutMs: 600_000,
+          idleMs: 600_000,
+        },
+      );
+      expect(result.code, describeRun(result)).toBe(1);
+      expect(result.stderr).toContain('a stand-in cluster runs nothing');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(runBody?.entryClass).toBe('dev.pipewright.flink.Runner');
+    const args = runBody?.programArgsList ?? [];
+    expect(args[0]).toBe('--plan-base64');
+    const planText = Buffer.from(args[1] ?? '', 'base64').toString('utf8');
+    const plan = JSON.parse(planText) as { worker: { command: string[] } };
+    expect(plan.worker.command).toEqual(['node', '{worker}']);
+    // The job's own files are named by their paths; the checkout and the CLI's node are not.
+    expect(planText).not.toContain(path.join(repoRoot, 'dist'));
+    expect(planText).not.toContain(process.execPath);
+    expect(planText).not.toContain('flinkWorker');
   });
 
   it('refuses a feedback edge and a transaction, one line each naming it, and leaves nothing behind', async () => {

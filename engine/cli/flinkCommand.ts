@@ -9,7 +9,7 @@ import { startFlinkJob } from '../deploy/flinkJobRun.js';
 import { flinkSinkDir, joinSinkParts } from '../deploy/flinkSinkParts.js';
 import { checkInputFiles } from '../deploy/inputFileCheck.js';
 import { defaultRunDirs } from '../deploy/runDirs.js';
-import { type FlinkPlan, flinkPlan } from '../graph/flinkPlan.js';
+import { type FlinkPlan, flinkPlan, flinkWorkerCommand } from '../graph/flinkPlan.js';
 import { flinkRefusals } from '../graph/flinkSupport.js';
 import { inputFilesOf } from '../graph/inputFiles.js';
 import { JobError } from '../graph/jobError.js';
@@ -93,7 +93,7 @@ export async function flinkCommand(
     const plan = flinkPlan(job, {
       resolvePath: (path) => resolve(dirs.jobDir, path),
       sinkDir: flinkSinkDir,
-      workerCommand: [process.execPath, files.worker],
+      workerCommand: flinkWorkerCommand(command.cluster !== undefined, process.execPath),
       ...(command.parallelism === undefined ? {} : { parallelism: command.parallelism }),
       // On a cluster, the cluster's own checkpoint folder (this one may not be the cluster's to see).
       ...(command.cluster === undefined ? { checkpointDir: join(home, 'checkpoints') } : {}),

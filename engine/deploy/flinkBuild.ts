@@ -1,6 +1,7 @@
-// The Flink runner's jar and the worker it starts, found beside this checkout and built when they
-// are missing or older than their sources: `mvn package` of flink/ (Flink's jars come from Maven
-// Central into ~/.m2 the first time), and dist/flink/flinkWorker.mjs from `npm run build`.
+// The Flink runner's jar and the worker it carries, found beside this checkout; the jar is built
+// when it is missing or older than its sources: `mvn package` of flink/ (Flink's jars come from
+// Maven Central into ~/.m2 the first time), which copies in dist/flink/flinkWorker.mjs, from
+// `npm run build`.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -37,6 +38,7 @@ export interface FlinkRunnerFiles {
   readonly jar: string;
   /** Flink's own jars for a MiniCluster, `:`-separated, one line. */
   readonly classpathFile: string;
+  /** The worker bundle the jar is built with (the plan names the jar's copy, `{worker}`). */
   readonly worker: string;
 }
 
@@ -57,7 +59,10 @@ export function flinkRunnerFiles(from = dirname(fileURLToPath(import.meta.url)))
   };
 }
 
-/** A digest of flink/pom.xml and flink/src: the jar is built again when it changes. */
+/**
+ * A digest of flink/pom.xml, flink/src/main and the worker bundle the jar carries
+ * (dist/flink/flinkWorker.mjs): the jar is built again when it changes.
+ */
 export function flinkSourceStamp(root: string): string {
   const hash = createHash('sha256');
   const walk = (dir: string) => {
@@ -71,6 +76,7 @@ export function flinkSourceStamp(root: string): string {
   };
   hash.update(readFileSync(join(root, 'flink', 'pom.xml')));
   walk(join(root, 'flink', 'src', 'main'));
+  hash.update('\0worker\0').update(readFileSync(join(root, 'dist', 'flink', 'flinkWorker.mjs')));
   return hash.digest('hex');
 }
 

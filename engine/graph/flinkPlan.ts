@@ -12,6 +12,18 @@ export const FLINK_DEFAULT_CHECKPOINT_MS = 1000;
 /** Records in a worker's batch, and how long the first of them waits at most for the rest. */
 export const FLINK_BATCH = { records: 1000, latencyMs: 100 } as const;
 
+/** In `worker.command`, the path of the worker the runner jar carries, which the runner writes out. */
+export const FLINK_WORKER_PLACEHOLDER = '{worker}';
+
+/**
+ * The plan's worker command: the jar's own worker (so no TaskManager needs this checkout), run by
+ * the `node` on a cluster's TaskManagers' PATH, or on the embedded MiniCluster by the very node
+ * running the CLI (`execPath`: the one the user chose to run Pipewright with, PATH or not).
+ */
+export function flinkWorkerCommand(onCluster: boolean, execPath: string): string[] {
+  return [onCluster ? 'node' : execPath, FLINK_WORKER_PLACEHOLDER];
+}
+
 export interface FlinkPlan {
   readonly format: typeof FLINK_PLAN_FORMAT;
   readonly jobName: string;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { flinkPlan } from './flinkPlan.js';
+import { flinkPlan, flinkWorkerCommand } from './flinkPlan.js';
 import { flinkRefusals } from './flinkSupport.js';
 import type { Job } from './schema.js';
 import { validateJob } from './validation/validateJob.js';
@@ -94,6 +94,20 @@ describe('flinkPlan', () => {
     expect(plan.sinkDirs).toEqual({ out: '/jobs/out/o.jsonl.parts' });
     expect(plan.edges[0]).toMatchObject({ id: 'e1', partition: 'hash', key: 'k', fromPort: 'out' });
     expect(plan.worker.command).toEqual(['node', '/w.mjs']);
+  });
+
+  it("names the jar's worker, {worker}: a cluster's node from its PATH, the MiniCluster's the CLI's", () => {
+    expect(flinkWorkerCommand(true, '/opt/node/bin/node')).toEqual(['node', '{worker}']);
+    expect(flinkWorkerCommand(false, '/opt/node/bin/node')).toEqual(['/opt/node/bin/node', '{worker}']);
+    const plan = flinkPlan(job(base), {
+      resolvePath: (p) => `/jobs/${p}`,
+      sinkDir: (p) => p,
+      workerCommand: flinkWorkerCommand(true, process.execPath),
+    });
+    expect(plan.worker.command).toEqual(['node', '{worker}']);
+    // Nothing of the CLI's machine but the job's own files: no node, no checkout's dist/.
+    expect(JSON.stringify(plan)).not.toContain(process.execPath);
+    expect(JSON.stringify(plan)).not.toMatch(/dist\/flink|flinkWorker/);
   });
 
   it('sets every parallelism to --parallelism', () => {

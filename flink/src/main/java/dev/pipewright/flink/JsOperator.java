@@ -116,7 +116,7 @@ public final class JsOperator extends AbstractStreamOperator<String>
 
     var task = getRuntimeContext().getTaskInfo();
     int subtask = task.getIndexOfThisSubtask();
-    worker = WorkerProcess.start(workerCommand, "worker of operator \"" + operator.id + "\" subtask " + subtask);
+    worker = WorkerProcess.start(BundledWorker.command(workerCommand), "worker of operator \"" + operator.id + "\" subtask " + subtask);
     StringBuilder open = new StringBuilder(256 + operator.json.length());
     open.append("{\"t\":\"open\",\"operator\":").append(operator.json).append(",\"inputs\":[");
     open.append(String.join(",", inputJsons)).append("],\"subtask\":").append(subtask);

@@ -79,10 +79,27 @@ final class WorkerProcess implements AutoCloseable {
     try {
       process = builder.start();
     } catch (IOException e) {
-      // No such program, no permission: every restart would fail the same way.
-      throw UserError.fail("cannot start the " + name + " (" + String.join(" ", command) + "): " + e.getMessage());
+      // No such program, no permission: the TaskManager lacks what the job needs, a restart would
+      // fail the same way (on the same TaskManagers) and only bury the reason under three more
+      // failures. So no restarts, as for a user's error: one line saying what to install.
+      throw UserError.fail(cannotStart(command, name, e));
     }
     return new WorkerProcess(name, process);
+  }
+
+  /**
+   * The line for a worker that cannot be started. A program named without a folder (the plan's
+   * `node`) that is not there was looked for on the PATH: the TaskManager needs it installed.
+   */
+  static String cannotStart(List<String> command, String name, IOException e) {
+    String program = command.get(0);
+    String reason = String.valueOf(e.getMessage());
+    boolean onPath = !program.contains("/") && !program.contains(java.io.File.separator);
+    if (onPath && reason.contains("error=2,")) {
+      String install = program.equals("node") ? " (install Node.js 20 or later on every TaskManager)" : "";
+      return "cannot start the " + name + ": `" + program + "` was not found on the TaskManager's PATH" + install;
+    }
+    return "cannot start the " + name + " (" + String.join(" ", command) + "): " + reason;
   }
 
   /** Sends one frame. A broken pipe means the worker died: an IOException, which Flink restarts. */
