@@ -69,9 +69,12 @@ export function runWithTreeCpu(command, args, { cwd, withThreads = () => false, 
         if (!s) continue;
         let p = processes.get(pid);
         if (!p) {
-          p = { pid, argv: readCmdline(pid), cpuS: 0, threads: new Map() };
+          p = { pid, argv: [], cpuS: 0, threads: new Map() };
           processes.set(pid, p);
         }
+        // Read each time: a process Java starts is first its jspawnhelper, then the program.
+        const argv = readCmdline(pid);
+        if (argv.length) p.argv = argv;
         p.cpuS = Math.max(p.cpuS, s.cpuS);
         if (!withThreads(p.argv)) continue;
         let tids;
