@@ -1,7 +1,9 @@
 // The keyed read-modify-write job on Apache Flink, the peer users compare Pipewright with:
 // bench/flink/ (a Maven project; bench tooling only, never a dependency of the product) runs it
 // in a local MiniCluster on the heap (HashMap) and the RocksDB state backends, at parallelism 1
-// and 2, on the keyed suite's input, checked against the keyed suite's reference digest.
+// and 2 (RocksDB at 4 too), on the keyed suite's input, checked against the keyed suite's
+// reference digest; beside them, the same job run by Pipewright's own runner on Flink
+// (bench/flinkRunnerRows.mjs).
 //
 // Maven builds it once into bench/.work/flink/ (compiled classes and the dependency classpath,
 // jars from Maven Central in ~/.m2); the build is reused while bench/flink/ is unchanged. Each
@@ -14,6 +16,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { BENCH_DIR, keyedCanon, keyedData, WORK_DIR } from './data.mjs';
 import { clean, runTimed } from './engineRun.mjs';
+import { runnerConfigs, runnerCpuSplit, runnerReport, runnerSummary } from './flinkRunnerRows.mjs';
 
 const PROJECT = join(BENCH_DIR, 'flink');
 const BUILD = join(WORK_DIR, 'flink');
@@ -172,15 +175,37 @@ function flinkConfig(d, build, { backend, parallelism }, { outDir, stateDir, ver
   };
 }
 
+/** Flink's native rows: both backends at parallelism 1 and 2; RocksDB at 4 too, the runner's pair. */
+const NATIVE_ROWS = [
+  ['heap', 1],
+  ['heap', 2],
+  ['rocksdb', 1],
+  ['rocksdb', 2],
+  ['rocksdb', 4],
+];
+
 /**
- * Measures Flink's four rows on the keyed suite's input. `engineRows` are the keyed suite's
- * rows when it ran in this process; otherwise `engineConfigs(d)` (the Pipewright rows) are
- * measured here, round-robin with Flink's.
+ * Measures Flink's native rows and Pipewright's runner rows (bench/flinkRunnerRows.mjs) on the
+ * keyed suite's input. `engineRows` are the keyed suite's rows when it ran in this process;
+ * otherwise `engineConfigs(d)` (the Pipewright rows) are measured here, round-robin with Flink's.
+ * The runner rows need `engineOk`, `engineEntry`, `jobsDir` and `keyedJob` (the keyed suite's job).
  */
 export async function flinkSuite(
   size,
   opt,
-  { measure, verifyOutput, log, outDir, stateDir, engineRows, engineConfigs },
+  {
+    measure,
+    verifyOutput,
+    log,
+    outDir,
+    stateDir,
+    engineRows,
+    engineConfigs,
+    engineOk,
+    engineEntry,
+    jobsDir,
+    keyedJob,
+  },
 ) {
   const build = flinkBuild(log);
   if (!build.ok) {
@@ -191,14 +216,18 @@ export async function flinkSuite(
   log(
     `flink: keyed read-modify-write on Flink, ${d.records.toLocaleString('en-US')} records (${build.java}; build ${build.build})`,
   );
-  const configs = [];
-  for (const { backend } of FLINK_BACKENDS) {
-    for (const parallelism of [1, 2]) {
-      configs.push(flinkConfig(d, build, { backend, parallelism }, { outDir, stateDir, verifyOutput }));
-    }
-  }
+  const configs = NATIVE_ROWS.map(([backend, parallelism]) =>
+    flinkConfig(d, build, { backend, parallelism }, { outDir, stateDir, verifyOutput }),
+  );
+  const runner = engineOk
+    ? await runnerConfigs(d, { engineEntry, jobsDir, outDir, keyedJob, verifyOutput, log })
+    : { error: 'the engine does not run (see above)' };
+  if (runner.error) log(`flink: runner rows not measured: ${runner.error}`);
   const ownEngine = engineRows === undefined;
-  const rows = await measure([...(ownEngine ? engineConfigs(d) : []), ...configs], { runs: opt.runs });
+  const rows = await measure(
+    [...(ownEngine ? engineConfigs(d) : []), ...configs, ...(runner.configs ?? [])],
+    { runs: opt.runs },
+  );
   for (const r of rows.filter((x) => x.kind === 'flink')) {
     const runs = r.inspections.filter(Boolean);
     r.jobMs = runs.map((x) => x.jobMs);
@@ -208,6 +237,8 @@ export async function flinkSuite(
   }
   const flink = rows.filter((r) => r.kind === 'flink');
   const engine = (ownEngine ? rows : engineRows).filter((r) => r.kind === 'engine');
+  const runnerRows = rows.filter((r) => r.kind === 'runner');
+  if (runner.configs) await runnerCpuSplit(runnerRows, runner.configs, { engineEntry, log });
   return {
     data: { records: d.records, keys: d.keys, bytes: d.bytes },
     java: build.java,
@@ -217,6 +248,9 @@ export async function flinkSuite(
     rows: flink,
     engineRows: ownEngine ? engine : undefined,
     ratios: ratios(engine, flink),
+    runner: runner.error
+      ? { error: runner.error }
+      : { rows: runnerRows, summary: runnerSummary(runnerRows, flink, engine) },
   };
 }
 
@@ -264,7 +298,7 @@ export function flinkReport(f) {
     '| implementation | records/s (best, process) | best s | Flink job s (best) | its CPU s | runs s | peak RSS | output |',
   );
   L.push('| --- | ---: | ---: | ---: | ---: | --- | ---: | --- |');
-  const rows = [...(f.engineRows ?? []), ...f.rows];
+  const rows = [...(f.engineRows ?? []), ...f.rows, ...(f.runner?.rows ?? [])];
   for (const r of rows) {
     const failed = r.error ? `FAILED: ${r.error.replaceAll('|', '\\|')}` : undefined;
     L.push(
@@ -296,5 +330,6 @@ export function flinkReport(f) {
       'the job alone, and the last ratio uses it: Pipewright with its start-up against Flink without.',
   );
   L.push('');
+  L.push(...runnerReport(f.runner));
   return L;
 }

@@ -1242,10 +1242,19 @@ async function main() {
       outDir: OUT_DIR,
       stateDir: STATE_DIR,
       engineRows: results.keyed?.rows,
+      // The native rows' pairs; level at parallelism 4 too, the runner's at 4.
       engineConfigs: (d) =>
         results.engine.ok
-          ? ['memory', 'level'].flatMap((b) => [1, 2].map((p) => keyedEngineConfig(d, b, p, p)))
+          ? [
+              ...['memory', 'level'].flatMap((b) => [1, 2].map((p) => keyedEngineConfig(d, b, p, p))),
+              keyedEngineConfig(d, 'level', 4, 4),
+            ]
           : [],
+      // The runner rows: the keyed suite's job, from the copy of dist/ the engine rows run.
+      engineOk: results.engine.ok,
+      engineEntry: ENGINE_ENTRY,
+      jobsDir: JOBS_DIR,
+      keyedJob,
     });
   }
   if (opt.only.includes('awaited')) results.awaited = await awaitedSuite(sizes.awaited, opt);
