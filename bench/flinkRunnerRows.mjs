@@ -34,6 +34,7 @@ function snapshotRunner(engineEntry) {
   mkdirSync(join(to, 'target'), { recursive: true });
   const from = join(REPO_DIR, 'flink');
   cpSync(join(from, 'pom.xml'), join(to, 'pom.xml'));
+  cpSync(join(from, 'jvm-options.txt'), join(to, 'jvm-options.txt'));
   cpSync(join(from, 'src', 'main'), join(to, 'src', 'main'), { recursive: true });
   // The CLI takes the jar as current when the stamp is the digest of the sources copied here.
   for (const f of ['pipewright-flink-runner.jar', 'classpath.txt', 'pipewright-stamp.txt']) {

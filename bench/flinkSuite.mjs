@@ -26,28 +26,14 @@ const STAMP_FILE = join(BUILD, 'build.json');
 const MAIN_CLASS = 'bench.flink.KeyedJob';
 
 /**
- * What Flink's own distribution passes its JVMs on Java 17 (env.java.opts.all): its
- * serializers reflect into these modules.
+ * What Flink's own distribution passes its JVMs on Java 17 (env.java.opts.all, kept in
+ * flink/jvm-options.txt): its serializers reflect into these modules.
  */
 const JVM_FLAGS = [
-  '-XX:+IgnoreUnrecognizedVMOptions',
-  '--add-exports=java.base/sun.net.util=ALL-UNNAMED',
-  '--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED',
-  '--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED',
-  ...[
-    'java.lang',
-    'java.net',
-    'java.io',
-    'java.nio',
-    'sun.nio.ch',
-    'java.lang.reflect',
-    'java.text',
-    'java.time',
-    'java.util',
-    'java.util.concurrent',
-    'java.util.concurrent.atomic',
-    'java.util.concurrent.locks',
-  ].map((p) => `--add-opens=java.base/${p}=ALL-UNNAMED`),
+  ...readFileSync(join(BENCH_DIR, '..', 'flink', 'jvm-options.txt'), 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#')),
   // Flink logs at info by default: a few hundred lines a run. Warnings and errors still show.
   '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
 ];

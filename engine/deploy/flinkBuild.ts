@@ -10,27 +10,16 @@ import { fileURLToPath } from 'node:url';
 import { JobError } from '../graph/jobError.js';
 import { acquire, type LockTarget, lockFileOf, newRecord, unlinkQuietly } from './lockFile.js';
 
-/** What Flink's own distribution passes its JVMs on Java 17 (env.java.opts.all): its serializers reflect into these modules. */
-export const FLINK_JVM_FLAGS: readonly string[] = [
-  '-XX:+IgnoreUnrecognizedVMOptions',
-  '--add-exports=java.base/sun.net.util=ALL-UNNAMED',
-  '--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED',
-  '--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED',
-  ...[
-    'java.lang',
-    'java.net',
-    'java.io',
-    'java.nio',
-    'sun.nio.ch',
-    'java.lang.reflect',
-    'java.text',
-    'java.time',
-    'java.util',
-    'java.util.concurrent',
-    'java.util.concurrent.atomic',
-    'java.util.concurrent.locks',
-  ].map((p) => `--add-opens=java.base/${p}=ALL-UNNAMED`),
-];
+/**
+ * The options Flink's own distribution gives every JVM on Java 17 (flink/jvm-options.txt, one a
+ * line, `#` starting a comment): its serializers reflect into these modules.
+ */
+export function flinkJvmOptions(root: string): string[] {
+  return readFileSync(join(root, 'flink', 'jvm-options.txt'), 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+}
 
 export interface FlinkRunnerFiles {
   /** The checkout: the folder holding flink/pom.xml. */

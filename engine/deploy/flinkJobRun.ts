@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { FLINK_JVM_FLAGS, type FlinkRunnerFiles } from './flinkBuild.js';
+import { type FlinkRunnerFiles, flinkJvmOptions } from './flinkBuild.js';
 
 /** A line the runner prints on its stdout. */
 export type FlinkEvent =
@@ -43,7 +43,7 @@ export function startFlinkJob(
     child = spawn(
       'java',
       [
-        ...FLINK_JVM_FLAGS,
+        ...flinkJvmOptions(files.root),
         // Flink logs at info by default: hundreds of lines a run, kept in the log file anyway.
         '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
         '-cp',

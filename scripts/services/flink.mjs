@@ -43,31 +43,14 @@ export const SLOTS_PER_TASK_MANAGER = 2;
 const START_TIMEOUT_MS = 180_000;
 
 /**
- * `env.java.opts.all` of flink-dist's default config.yaml: what Flink needs opened on Java 17
- * (without java.util's, a job's submission through REST fails with InaccessibleObjectException).
+ * `env.java.opts.all` of flink-dist's default config.yaml (kept in flink/jvm-options.txt): what
+ * Flink needs opened on Java 17 (without java.util's, a job's submission through REST fails with
+ * InaccessibleObjectException).
  */
-export const JAVA_OPTS_ALL = [
-  '--add-exports=java.base/sun.net.util=ALL-UNNAMED',
-  '--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED',
-  '--add-exports=jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED',
-  '--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED',
-  '--add-exports=jdk.compiler/com.sun.tools.javac.parser=ALL-UNNAMED',
-  '--add-exports=jdk.compiler/com.sun.tools.javac.tree=ALL-UNNAMED',
-  '--add-exports=jdk.compiler/com.sun.tools.javac.util=ALL-UNNAMED',
-  '--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED',
-  '--add-opens=java.base/java.lang=ALL-UNNAMED',
-  '--add-opens=java.base/java.net=ALL-UNNAMED',
-  '--add-opens=java.base/java.io=ALL-UNNAMED',
-  '--add-opens=java.base/java.nio=ALL-UNNAMED',
-  '--add-opens=java.base/sun.nio.ch=ALL-UNNAMED',
-  '--add-opens=java.base/java.lang.reflect=ALL-UNNAMED',
-  '--add-opens=java.base/java.text=ALL-UNNAMED',
-  '--add-opens=java.base/java.time=ALL-UNNAMED',
-  '--add-opens=java.base/java.util=ALL-UNNAMED',
-  '--add-opens=java.base/java.util.concurrent=ALL-UNNAMED',
-  '--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED',
-  '--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED',
-];
+export const JAVA_OPTS_ALL = readFileSync(join(HERE, '..', '..', 'flink', 'jvm-options.txt'), 'utf8')
+  .split('\n')
+  .map((line) => line.trim())
+  .filter((line) => line !== '' && !line.startsWith('#'));
 
 /** The cluster's jars in `cacheDir`/flink-libs (flink-pom.xml). Resolves to the folder. */
 export function flinkLibs(cacheDir) {
