@@ -7,8 +7,8 @@
 // does, so a rebuild during the run cannot mix builds. The CLI finds the runner jar and the worker
 // above its own file (engine/deploy/flinkBuild.ts: the first folder holding flink/pom.xml), so
 // the runner is copied beside that copy too (pom, sources and the built jar, into
-// bench/.work/engine/flink): the CLI then runs the copied worker, dist/flink/flinkWorker.mjs,
-// and a jar built from the copied sources. A smoke run (untimed) builds the jar there with Maven
+// bench/.work/engine/flink): the CLI then runs a jar built from the copied sources, which
+// carries the copied worker (dist/flink/flinkWorker.mjs) and starts it as it unpacks it. A smoke run (untimed) builds the jar there with Maven
 // when flink/target has none that is current, and says why the rows cannot run when it fails.
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -128,7 +128,8 @@ export async function runnerCpuSplit(rows, configs, { engineEntry, log }) {
       continue;
     }
     const jvm = res.processes.find((p) => isJvm(p.argv));
-    const workers = res.processes.filter((p) => p.argv.some((a) => a.endsWith('flinkWorker.mjs')));
+    // The runner starts the worker it carries, extracted as flinkWorker-<digest>.mjs (BundledWorker).
+    const workers = res.processes.filter((p) => p.argv.some((a) => /flinkWorker(-[0-9a-f]+)?\.mjs$/.test(a)));
     const cli = res.processes.filter((p) => p !== jvm && !workers.includes(p));
     const areas = {};
     for (const t of jvm?.threads ?? []) areas[threadArea(t.name)] = (areas[threadArea(t.name)] ?? 0) + t.cpuS;
