@@ -51,6 +51,8 @@ async function otherCheckout(): Promise<string> {
   const checkout = await makeTempDir('pipewright-other-checkout-');
   await cp(path.join(repoRoot, 'scripts'), path.join(checkout, 'scripts'), { recursive: true });
   await cp(path.join(repoRoot, 'package.json'), path.join(checkout, 'package.json'));
+  // The Flink cluster's JVM options, which the services script reads as it loads.
+  await cp(path.join(repoRoot, 'flink', 'jvm-options.txt'), path.join(checkout, 'flink', 'jvm-options.txt'));
   await symlink(path.join(repoRoot, 'node_modules'), path.join(checkout, 'node_modules'));
   return checkout;
 }
