@@ -35,7 +35,7 @@ const RECORDS = 400_000;
  * mid-way (user code cannot wait on a clock: SES gives its compartments no Date.now()); the
  * records it must give, by key.
  */
-async function slowJob(records: number, name: string) {
+async function slowJob(records: number, name: string, parallelism = 2) {
   const dir = await makeTempDir('pipewright-flink-slow-');
   const input = Array.from({ length: records }, (_, i) => ({ k: `k${i % KEYS}`, i, v: (i * 7) % 13 }));
   await writeFile(path.join(dir, 'in.jsonl'), input.map((r) => `${JSON.stringify(r)}\n`).join(''));
@@ -56,7 +56,7 @@ async function slowJob(records: number, name: string) {
       {
         id: 'acc',
         kind: 'process',
-        parallelism: 2,
+        parallelism,
         params: {
           code: `function process(r, ctx) {
   const s = ctx.state.value('s');
@@ -158,7 +158,9 @@ await describeWithServer('flink', 'pipewright flink --cluster when things go wro
   it('gives exactly the clean output when a TaskManager is killed with -9 mid-run and started again', async () => {
     cluster = await startPrivateFlink();
     const name = `tm-kill-${process.pid}`;
-    const job = await slowJob(RECORDS, name);
+    // At parallelism 4 the job takes all 4 slots, so it has subtasks on the TaskManager killed
+    // (at 2, Flink may place the whole job on the other one, and the kill would touch nothing).
+    const job = await slowJob(RECORDS, name, 4);
     const run = background(['flink', job.jobPath, '--cluster', cluster.url]);
     const jobId = await runningWithCheckpoints(cluster.url, name, 1);
     await cluster.killTaskManager(1);

@@ -133,12 +133,15 @@ export interface PrivateFlink {
  */
 export async function startPrivateFlink(): Promise<PrivateFlink> {
   const dir = temporaryFolder('pw-flink-');
-  const port = await freePort();
+  // Ten in a row, REST first: a free port taken alone is free again once let go, and a second
+  // search could hand it out among the other nine (a cluster refused "its RPC port is also its
+  // REST port" once in the soak tier).
+  const port = await freeConsecutivePorts(10);
   const settings: FlinkSettings = {
     dir,
     cacheDir: servicesSettings().flink.cacheDir,
     port,
-    ...flinkPortsFrom(await freeConsecutivePorts(9)),
+    ...flinkPortsFrom(port + 1),
   };
   try {
     await startFlink(settings);

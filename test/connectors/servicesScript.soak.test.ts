@@ -111,8 +111,11 @@ describe.skipIf(!installed && !SERVICES_REQUIRED)('servers of the connector test
         PIPEWRIGHT_REDIS_PORT: String(await freePort()),
         PIPEWRIGHT_KAFKA_PORT: String(await freePort()),
         PIPEWRIGHT_KAFKA_CONTROLLER_PORT: String(await freePort()),
-        PIPEWRIGHT_FLINK_PORT: String(await freePort()),
-        PIPEWRIGHT_FLINK_RPC_PORT: String(await freeConsecutivePorts(9)),
+        // Ten in a row, REST first, so that no search hands one of them out twice.
+        ...(await freeConsecutivePorts(10).then((first) => ({
+          PIPEWRIGHT_FLINK_PORT: String(first),
+          PIPEWRIGHT_FLINK_RPC_PORT: String(first + 1),
+        }))),
       };
       const flinkUrl = `http://127.0.0.1:${env.PIPEWRIGHT_FLINK_PORT}`;
       const pgUrl = `postgres://pipewright:pipewright@127.0.0.1:${env.PIPEWRIGHT_PG_PORT}/pipewright`;
