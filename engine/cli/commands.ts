@@ -15,7 +15,7 @@ import type { Problem } from '../graph/problem.js';
 import { WaitLines } from '../metrics/waitNotices.js';
 import { loadKindModule } from '../operators/kindFactories.js';
 import { flinkCommand } from './flinkCommand.js';
-import { readJobFile } from './jobFile.js';
+import { readJobFile, readValidJobFile } from './jobFile.js';
 import { trustDecision } from './jobTrust.js';
 import { watchLauncher } from './launcherWatch.js';
 import { MetricsFile } from './metricsFile.js';
@@ -116,19 +116,9 @@ async function run(command: Extract<Command, { name: 'run' }>): Promise<number> 
     complain(kinds.error);
     return 1;
   }
-  const read = readJobFile(command.job);
-  if (read.unreadable !== undefined) {
-    complain(read.unreadable);
-    return 1;
-  }
-  const { job, problems } = read;
-  if (job === undefined) {
-    for (const problem of problems) complain(problemLine(command.job, problem));
-    complain(
-      `${command.job} is not a valid job (${problems.length} problem${problems.length === 1 ? '' : 's'})`,
-    );
-    return 1;
-  }
+  const read = readValidJobFile(command.job, complain, (problem) => problemLine(command.job, problem));
+  if (read === undefined) return 1;
+  const { job } = read;
   const defaults = defaultRunDirs(command.job, job.name);
   const jobDir = defaults.jobDir;
   const trust = await trustDecision({

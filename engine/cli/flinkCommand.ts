@@ -17,7 +17,7 @@ import type { Problem } from '../graph/problem.js';
 import type { Job } from '../graph/schema.js';
 import { resolveEnvParams } from '../operators/envParams.js';
 import { runOnCluster } from './flinkClusterRun.js';
-import { readJobFile } from './jobFile.js';
+import { readValidJobFile } from './jobFile.js';
 import { trustDecision } from './jobTrust.js';
 import type { Command } from './usage.js';
 
@@ -32,19 +32,9 @@ export async function flinkCommand(
   command: Extract<Command, { name: 'flink' }>,
   io: FlinkCommandIo,
 ): Promise<number> {
-  const read = readJobFile(command.job);
-  if (read.unreadable !== undefined) {
-    io.complain(read.unreadable);
-    return 1;
-  }
-  const { job: valid, problems } = read;
-  if (valid === undefined) {
-    for (const problem of problems) io.complain(io.problemLine(problem));
-    io.complain(
-      `${command.job} is not a valid job (${problems.length} problem${problems.length === 1 ? '' : 's'})`,
-    );
-    return 1;
-  }
+  const read = readValidJobFile(command.job, io.complain, io.problemLine);
+  if (read === undefined) return 1;
+  const valid = read.job;
   const refusals = flinkRefusals(valid);
   if (refusals.length > 0) {
     for (const refusal of refusals) io.complain(io.problemLine(refusal));

@@ -41,3 +41,33 @@ export function readJobFile(file: string): JobFile {
   // Paths in params are compared as the run resolves them: against the job file's folder.
   return { text, document: value, ...validateJob(value, { jobDir: dirname(resolve(file)) }) };
 }
+
+/** A job file that reads as a valid job: what a run starts from. */
+export interface ValidJobFile {
+  readonly text: string;
+  readonly document?: unknown;
+  readonly job: Job;
+}
+
+/**
+ * The job in `file`, for a command that runs it (`run`, `flink`): when it cannot be read, or is
+ * not valid, that is said (each problem a line, then how many) and the result is undefined.
+ */
+export function readValidJobFile(
+  file: string,
+  complain: (text: string) => void,
+  problemLine: (problem: Problem) => string,
+): ValidJobFile | undefined {
+  const read = readJobFile(file);
+  if (read.unreadable !== undefined) {
+    complain(read.unreadable);
+    return undefined;
+  }
+  const { job, problems } = read;
+  if (job === undefined) {
+    for (const problem of problems) complain(problemLine(problem));
+    complain(`${file} is not a valid job (${problems.length} problem${problems.length === 1 ? '' : 's'})`);
+    return undefined;
+  }
+  return { text: read.text, document: read.document, job };
+}
