@@ -63,7 +63,7 @@ export async function runOnCluster(options: ClusterRunOptions): Promise<number> 
   let stops = 0;
   let stopping: Promise<string> | undefined;
   let stopFailure: unknown;
-  const stopRequests = (async () => {
+  void (async () => {
     for (;;) {
       stops = await options.stops.next();
       if (stops === 1) {
@@ -80,7 +80,6 @@ export async function runOnCluster(options: ClusterRunOptions): Promise<number> 
       }
     }
   })();
-  void stopRequests;
 
   let lastRead = 0;
   let lastAt = Date.now();

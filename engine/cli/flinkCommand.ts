@@ -162,7 +162,7 @@ async function runOnMiniCluster(
   const logFile = join(home, 'flink.log');
   if (!quiet) io.say(`job "${plan.jobName}" on Flink (an embedded MiniCluster); Flink's log: ${logFile}`);
   const started = Date.now();
-  const run = startFlinkJob(files, planFile, logFile, () => {});
+  const run = startFlinkJob(files, planFile, logFile);
   let stopped = false;
   void stops.next().then(() => {
     stopped = true;

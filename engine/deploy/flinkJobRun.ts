@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { type FlinkRunnerFiles, flinkJvmOptions } from './flinkBuild.js';
 
 /** A line the runner prints on its stdout. */
-export type FlinkEvent =
+type FlinkEvent =
   | { readonly event: 'submitted'; readonly jobId: string }
   | { readonly event: 'finished'; readonly jobId?: string; readonly ms?: number }
   | { readonly event: 'failed'; readonly message: string }
@@ -30,12 +30,7 @@ export interface FlinkJobRun {
   kill(): void;
 }
 
-export function startFlinkJob(
-  files: FlinkRunnerFiles,
-  planFile: string,
-  logFile: string,
-  onEvent: (event: FlinkEvent) => void,
-): FlinkJobRun {
+export function startFlinkJob(files: FlinkRunnerFiles, planFile: string, logFile: string): FlinkJobRun {
   const log = createWriteStream(logFile);
   let child: ChildProcess;
   const done = (async (): Promise<FlinkJobOutcome> => {
@@ -68,7 +63,6 @@ export function startFlinkJob(
       }
       if (event.event === 'failed') failure = String(event.message);
       if (event.event === 'finished') finished = true;
-      onEvent(event);
     });
     const [status, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
       child.on('error', (error) => {
