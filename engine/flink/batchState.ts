@@ -9,7 +9,13 @@
 // the same refusals for bad names and values, map entries in the order of their encoded keys
 // (UTF-8, as LevelDB and the heap backend read them), a list's values as they were plus what
 // was added, unless it was cleared.
-import type { ListStateApi, MapStateApi, StateApi, ValueStateApi } from '../state/keyedState.js';
+import {
+  type ListStateApi,
+  type MapStateApi,
+  type StateApi,
+  undefinedMapValue,
+  type ValueStateApi,
+} from '../state/keyedState.js';
 import { jsonTextCodec } from '../state/stateCodecs.js';
 import { checkStateName, decodeKey, encodeKey } from '../state/stateKeys.js';
 import { compareUtf8 } from '../state/storeBrowser.js';
@@ -194,7 +200,7 @@ export class BatchState {
         return known === null ? undefined : jsonTextCodec.decode(known);
       },
       set: (mapKey, value) => {
-        if (value === undefined) throw new TypeError(`${what}: set(key, undefined); use delete(key)`);
+        if (value === undefined) throw undefinedMapValue(what);
         const encoded = encodeKey(mapKey);
         put(encoded, jsonTextCodec.encode(what, value) as string);
       },

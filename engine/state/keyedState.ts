@@ -60,6 +60,11 @@ export interface StateApi {
   list(name: string): ListStateApi;
 }
 
+/** What a map state's set(key, undefined) throws (on every backend, and in a Flink worker). */
+export function undefinedMapValue(what: string): TypeError {
+  return new TypeError(`${what}: set(key, undefined); use delete(key)`);
+}
+
 export class KeyedState {
   private keyGroup = 0;
   private key: unknown;
@@ -254,7 +259,7 @@ export class KeyedState {
         return stored === undefined ? undefined : codec.decode(stored);
       },
       set: (mapKey, value) => {
-        if (value === undefined) throw new TypeError(`${what}: set(key, undefined); use delete(key)`);
+        if (value === undefined) throw undefinedMapValue(what);
         c.set(c.meta(), encodeKey(mapKey), codec.encode(what, value));
       },
       has: (mapKey) => c.get(c.meta(), encodeKey(mapKey)) !== undefined,
