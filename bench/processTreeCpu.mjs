@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 const TICKS = 100;
 
 /** { name, ppid, cpuS } of /proc/<pid>/stat or /proc/<pid>/task/<tid>/stat; undefined once it is gone. */
-function readStat(path) {
+export function readStat(path) {
   try {
     const stat = readFileSync(path, 'utf8');
     // The name may hold spaces and parentheses: the fields after it start after the last ')'.

@@ -6,7 +6,8 @@
 //   node bench/threadCpu.mjs -- node bin/pipewright.js run job.json --threads 2
 // Prints one line: wall seconds, all threads' CPU seconds, and the threads' CPU seconds, most first.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { readStat } from './processTreeCpu.mjs';
 
 const at = process.argv.indexOf('--');
 const [command, ...args] = at >= 0 ? process.argv.slice(at + 1) : [];
@@ -14,8 +15,6 @@ if (command === undefined) {
   console.error('usage: node bench/threadCpu.mjs -- COMMAND [ARGS...]');
   process.exit(2);
 }
-/** Clock ticks per second of /proc's times (USER_HZ: 100 on Linux). */
-const TICKS = 100;
 const t0 = performance.now();
 const child = spawn(command, args, { stdio: 'inherit' });
 const threads = new Map();
@@ -27,15 +26,9 @@ const read = () => {
     return;
   }
   for (const tid of tasks) {
-    try {
-      const stat = readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8');
-      // The name may hold spaces: the fields after it start after the last ')'.
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      threads.set(tid, { name, cpu: (Number(fields[11]) + Number(fields[12])) / TICKS });
-    } catch {
-      // The thread ended between the listing and the read.
-    }
+    // Undefined when the thread ended between the listing and the read.
+    const stat = readStat(`/proc/${child.pid}/task/${tid}/stat`);
+    if (stat !== undefined) threads.set(tid, { name: stat.name, cpu: stat.cpuS });
   }
 };
 const timer = setInterval(read, 50);
