@@ -40,7 +40,8 @@ export interface ExecutorRun {
   /** Runs to the end (or to a stop); rejects with the run's JobError. Call once. */
   run(): Promise<RunSummary>;
   stop(): void;
-  pause(): void;
+  /** Resolves once the run is held (every thread), its figures as they stand. */
+  pause(): Promise<void>;
   resume(): void;
   /** The figures so far (on several threads, as of each thread's latest report). */
   metrics(): JobMetrics | undefined;

@@ -193,9 +193,12 @@ export class JobRun {
     this.executor.halt();
   }
 
-  /** Holds the run at the next slice boundary (DeterministicExecutor.pause); stop() resumes it first. */
-  pause(): void {
-    if (!this.stopping) this.executor.pause();
+  /**
+   * Holds the run at the next slice boundary (DeterministicExecutor.pause), resolving once it is
+   * held; stop() resumes it first.
+   */
+  async pause(): Promise<void> {
+    if (!this.stopping) await this.executor.pause();
   }
 
   resume(): void {

@@ -33,6 +33,7 @@ const WATCH_EVERY_MS = 100;
 const POLL_EVERY_MS = 5;
 /** How long threads get to clean up after a failure before they are terminated. */
 const CLEANUP_MS = 2000;
+const noop = () => {};
 
 /**
  * As the CLI's run (no checkpoint folder: no checkpoints, as a preview takes none), and for the
@@ -264,6 +265,13 @@ export class ParallelJobRun {
       case 'metrics':
         part.rows = message.subtasks;
         return;
+      case 'paused':
+        part.rows = message.subtasks;
+        if (this.holding?.round === message.round) {
+          this.holding.left.delete(part);
+          if (this.holding.left.size === 0) this.heldEverywhere();
+        }
+        return;
       case 'preview': {
         const listener = this.options.previewSinks;
         for (const record of message.records) listener?.(message.operatorId, message.subtask, record);
@@ -336,6 +344,9 @@ export class ParallelJobRun {
   }
 
   private stopRequested = false;
+  /** The pause waiting for every thread to say it holds. */
+  private holding: { round: number; left: Set<PartThread>; resolve(): void; held: Promise<void> } | undefined;
+  private pauseRounds = 0;
 
   /**
    * A clean stop, as JobRun.stop: with checkpoints, one more and the run ends at it; without,
@@ -353,8 +364,7 @@ export class ParallelJobRun {
     }
     this.stopRequested = true;
     // A paused run could never reach the final checkpoint.
-    this.paused = false;
-    this.broadcast({ type: 'resume' });
+    this.resume();
     const coordinator = this.coordinator;
     if (coordinator === undefined) {
       this.broadcast({ type: 'requestStop' });
@@ -369,16 +379,39 @@ export class ParallelJobRun {
     });
   }
 
-  /** Each thread holds at its next slice boundary (the designer's Pause); stop() resumes first. */
-  pause(): void {
-    if (this.stopRequested) return;
+  /**
+   * Each thread holds at its next slice boundary (the designer's Pause); resolves once every one
+   * has, with its rows as they stand, so a paused run's metrics no longer move. stop() resumes first.
+   */
+  async pause(): Promise<void> {
+    if (this.stopRequested || this.done) return;
+    // A second pause before the threads hold waits for the same.
+    if (this.holding !== undefined) return this.holding.held;
     this.paused = true;
-    this.broadcast({ type: 'pause' });
+    const round = ++this.pauseRounds;
+    // A thread that has closed runs nothing more (and hears nothing).
+    const left = new Set(this.parts.filter((p) => !p.closed));
+    let resolve = noop;
+    const everywhere = new Promise<void>((r) => {
+      resolve = r;
+    });
+    // A run that ends meanwhile holds nothing more.
+    const held = Promise.race([everywhere, this.ended.then(noop, noop)]);
+    this.holding = { round, left, resolve, held };
+    if (left.size === 0) this.heldEverywhere();
+    this.broadcast({ type: 'pause', round });
+    await held;
   }
 
   resume(): void {
     this.paused = false;
+    this.heldEverywhere();
     this.broadcast({ type: 'resume' });
+  }
+
+  private heldEverywhere(): void {
+    this.holding?.resolve();
+    this.holding = undefined;
   }
 
   /** Ends the run at once, wherever it is (a second Ctrl-C). */

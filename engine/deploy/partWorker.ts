@@ -81,9 +81,11 @@ function handle(message: ToPartWorker): void {
     case 'requestStop':
       running!.requestStop();
       return;
-    case 'pause':
-      running!.pause();
+    case 'pause': {
+      const round = message.round;
+      void running!.pause().then(() => post({ type: 'paused', round, subtasks: rows() }));
       return;
+    }
     case 'resume':
       running!.resume();
       return;

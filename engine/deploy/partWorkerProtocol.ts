@@ -55,7 +55,8 @@ export type ToPartWorker =
   | { readonly type: 'probe'; readonly round: number }
   /** Sources stop; what is in flight goes on to the sinks. */
   | { readonly type: 'requestStop' }
-  | { readonly type: 'pause' }
+  /** Hold at the next slice boundary and say so (`paused`, with the same round). */
+  | { readonly type: 'pause'; readonly round: number }
   | { readonly type: 'resume' }
   /** Every subtask has finished and the last checkpoint is settled: commit and close. */
   | { readonly type: 'commit' }
@@ -107,6 +108,8 @@ export type FromPartWorker =
   | { readonly type: 'finished' }
   /** This thread's subtasks' rows (with where their time went: runtime/loadMeter.ts). */
   | { readonly type: 'metrics'; readonly subtasks: readonly SubtaskRow[] }
+  /** Held by pause `round` (or ended, or resumed first): its rows as they stand, for good. */
+  | { readonly type: 'paused'; readonly round: number; readonly subtasks: readonly SubtaskRow[] }
   /** Records a preview sink subtask received, in order, since its last batch. */
   | {
       readonly type: 'preview';

@@ -154,9 +154,14 @@ export class DeterministicExecutor implements Executor {
     return this.stopping;
   }
 
-  /** Holds the run at the next slice boundary: no subtask runs and no checkpoint starts until resume(). */
-  pause(): void {
-    this.pauseGate.close();
+  /**
+   * Holds the run at the next slice boundary: no subtask runs and no checkpoint starts until
+   * resume(). Resolves once it is held there (or has ended).
+   */
+  pause(): Promise<void> {
+    const held = this.pauseGate.close();
+    this.wake?.();
+    return held;
   }
 
   resume(): void {
@@ -178,6 +183,7 @@ export class DeterministicExecutor implements Executor {
     try {
       await this.loop(load, lastYield);
     } finally {
+      this.pauseGate.end();
       load.end(performance.now());
     }
   }
@@ -191,6 +197,7 @@ export class DeterministicExecutor implements Executor {
       const paused = this.pauseGate.waiting;
       if (paused !== undefined) {
         load.settle(performance.now());
+        this.pauseGate.reached();
         await paused;
         lastYield = performance.now();
         this.scan.reset();

@@ -12,8 +12,11 @@ export interface Executor {
   /** Sources stop; the records already out still flow to the sinks. */
   requestStop(): void;
   readonly stopRequested: boolean;
-  /** Holds the run at the next slice boundary: no subtask runs and no checkpoint starts until resume(). */
-  pause(): void;
+  /**
+   * Holds the run at the next slice boundary: no subtask runs and no checkpoint starts until
+   * resume(). Resolves once the run is held there, has ended, or was resumed first.
+   */
+  pause(): Promise<void>;
   resume(): void;
   readonly paused: boolean;
 }

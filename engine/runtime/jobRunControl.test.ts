@@ -53,7 +53,7 @@ function countingJob(count: number, settings: Record<string, unknown> = {}): Job
 const sourceCount = (run: ExecutorRun) =>
   run.metrics()?.operators.find((o) => o.id === 'gen')?.recordsOut ?? 0;
 /** Longer than the parallel run's threads take between two reports of their figures (200 ms). */
-const REPORTS_SETTLE_MS = 300;
+const REPORTS_MS = 300;
 const waitFor = async (condition: () => boolean) => {
   for (let i = 0; i < 2000 && !condition(); i++) await new Promise((r) => setTimeout(r, 5));
   expect(condition()).toBe(true);
@@ -65,11 +65,11 @@ describe.each(EXECUTORS)('run control (%s)', (executor) => {
     const run = await openJob(executor, countingJob(500_000), { jobDir: dir, stateDir: join(dir, 'state') });
     const done = run.run();
     await waitFor(() => sourceCount(run) > 0);
-    run.pause();
-    // Whatever slice was under way ends, and the figures of the threads come in; after that nothing moves.
-    await new Promise((r) => setTimeout(r, REPORTS_SETTLE_MS));
+    // Once the pause answers, the slice under way has ended and every thread's figures are in:
+    // from then on nothing moves, however late a thread would otherwise have reported.
+    await run.pause();
     const held = sourceCount(run);
-    await new Promise((r) => setTimeout(r, REPORTS_SETTLE_MS));
+    await new Promise((r) => setTimeout(r, REPORTS_MS));
     expect(sourceCount(run)).toBe(held);
     expect(held).toBeLessThan(500_000);
     run.resume();
@@ -87,8 +87,7 @@ describe.each(EXECUTORS)('run control (%s)', (executor) => {
     });
     const done = run.run();
     await waitFor(() => sourceCount(run) > 0);
-    run.pause();
-    await new Promise((r) => setTimeout(r, 20));
+    await run.pause();
     run.stop();
     const summary = await done;
     expect(summary.stopped).toBe(true);

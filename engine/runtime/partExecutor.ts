@@ -117,8 +117,12 @@ export class PartExecutor implements Executor {
     this.wakeUp();
   }
 
-  pause(): void {
-    this.pauseGate.close();
+  /** Holds the run at the next slice boundary; resolves once it is held there. */
+  pause(): Promise<void> {
+    const held = this.pauseGate.close();
+    // A thread asleep for want of work holds as soon as it wakes.
+    this.wakeUp();
+    return held;
   }
 
   resume(): void {
@@ -162,6 +166,7 @@ export class PartExecutor implements Executor {
     try {
       await this.loop(load, lastYield);
     } finally {
+      this.pauseGate.end();
       load.end(performance.now());
     }
   }
@@ -174,6 +179,7 @@ export class PartExecutor implements Executor {
       const paused = this.pauseGate.waiting;
       if (paused !== undefined) {
         load.settle(performance.now());
+        this.pauseGate.reached();
         await paused;
         lastYield = performance.now();
         this.scan.reset();

@@ -172,7 +172,9 @@ export class HostRun extends StatusReportingRun implements DrivenRun {
   async pause(): Promise<RunInfo> {
     if (this.status === 'paused') return this.info();
     if (this.status !== 'running' || this.engine === undefined || this.stopRequested) this.refuse('pause');
-    this.engine.pause();
+    await this.engine.pause();
+    // It may have ended, or been asked to stop, while the threads came to hold.
+    if (this.status !== 'running' || this.stopRequested) return this.info();
     this.setStatus('paused');
     this.preview?.flush();
     this.feed?.now();

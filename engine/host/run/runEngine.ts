@@ -24,7 +24,8 @@ export interface RunEngine {
   /** Runs to the end or a stop; rejects with the engine's one-line JobError. */
   run(): Promise<RunSummary>;
   metrics(): JobMetrics;
-  pause(): void;
+  /** Resolves once the run is held (every thread at a slice boundary), so its metrics stand still. */
+  pause(): Promise<void>;
   resume(): void;
   stop(): void;
   liveState(operatorId: string, subtask: number): LiveState | undefined;
