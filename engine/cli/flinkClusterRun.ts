@@ -3,16 +3,14 @@
 // user's one line when it fails, the sinks' parts joined when it finishes. A first Ctrl-C stops
 // it with a savepoint (Flink's stop: the sinks commit what the savepoint covers), a second
 // cancels it.
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { FlinkRunnerFiles } from '../deploy/flinkBuild.js';
-import { ENDED, type FlinkJobStatus, FlinkRest, userMessageOf } from '../deploy/flinkRest.js';
+import { ENDED, type FlinkJobStatus, userMessageOf } from '../deploy/flinkRest.js';
+import { type FlinkCluster, submitToCluster } from '../deploy/flinkSubmission.js';
 import type { FlinkPlan } from '../graph/flinkPlan.js';
-import { JobError } from '../graph/jobError.js';
 import { formatCount } from './progressDisplay.js';
 
 export interface ClusterRunOptions {
-  readonly address: string;
+  readonly cluster: FlinkCluster;
   readonly files: FlinkRunnerFiles;
   readonly plan: FlinkPlan;
   /** Where Ctrl-C's savepoint goes when neither --savepoint-dir nor the cluster says. */
@@ -38,25 +36,10 @@ function recordsRead(status: FlinkJobStatus): number {
     .reduce((n, v) => n + (v.metrics?.['write-records'] ?? 0), 0);
 }
 
-/** The jar's name on the cluster: a build's digest in it, so a new build is uploaded again. */
-async function jarName(files: FlinkRunnerFiles): Promise<string> {
-  const digest = createHash('sha256')
-    .update(await readFile(files.jar))
-    .digest('hex')
-    .slice(0, 12);
-  return `pipewright-flink-runner-${digest}.jar`;
-}
-
 export async function runOnCluster(options: ClusterRunOptions): Promise<number> {
-  const { address, files, plan, quiet, say, complain } = options;
-  const rest = new FlinkRest(address);
-  const version = await rest.version();
-  if (!version.startsWith('2.')) {
-    throw new JobError(`the Flink cluster at ${address} runs Flink ${version}; the runner needs Flink 2`);
-  }
-  const jarId = await rest.jar(files.jar, await jarName(files));
-  const planText = Buffer.from(JSON.stringify(plan)).toString('base64');
-  const jobId = await rest.run(jarId, 'dev.pipewright.flink.Runner', ['--plan-base64', planText]);
+  const { cluster, files, plan, quiet, say, complain } = options;
+  const { address, rest, version } = cluster;
+  const jobId = await submitToCluster(cluster, files, plan);
   if (!quiet) say(`job "${plan.jobName}" submitted to ${address} as ${jobId} (Flink ${version})`);
 
   const tty = process.stderr.isTTY === true && !quiet;

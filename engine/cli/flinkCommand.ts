@@ -2,20 +2,18 @@
 // cluster (flinkClusterRun.ts; flink/PROTOCOL.md, docs/flink.md). Everything that can be refused
 // is refused before a JVM starts or a cluster is asked: an invalid job, a kind or edge the runner
 // cannot run yet, an untrusted job, a missing input file.
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { ensureFlinkRunner, type FlinkRunnerFiles, flinkRunnerFiles } from '../deploy/flinkBuild.js';
 import { startFlinkJob } from '../deploy/flinkJobRun.js';
-import { flinkSinkDir, joinSinkParts } from '../deploy/flinkSinkParts.js';
+import { prepareFlinkRun, reachCluster } from '../deploy/flinkSubmission.js';
 import { checkInputFiles } from '../deploy/inputFileCheck.js';
 import { defaultRunDirs } from '../deploy/runDirs.js';
-import { type FlinkPlan, flinkPlan, flinkWorkerCommand } from '../graph/flinkPlan.js';
+import type { FlinkPlan } from '../graph/flinkPlan.js';
 import { flinkRefusals } from '../graph/flinkSupport.js';
 import { inputFilesOf } from '../graph/inputFiles.js';
 import { JobError } from '../graph/jobError.js';
 import type { Problem } from '../graph/problem.js';
-import type { Job } from '../graph/schema.js';
-import { resolveEnvParams } from '../operators/envParams.js';
 import { runOnCluster } from './flinkClusterRun.js';
 import { readValidJobFile } from './jobFile.js';
 import { trustDecision } from './jobTrust.js';
@@ -58,49 +56,25 @@ export async function flinkCommand(
     for (const warning of missing) io.complain(`${command.job}: ${warning.message} (${warning.path})`);
     return 1;
   }
-  let job: Job;
-  try {
-    // `${env:NAME}` in params, as the local engine resolves them just before an operator opens.
-    job = {
-      ...valid,
-      operators: valid.operators.map((o) => ({ ...o, params: resolveEnvParams(o.params, o.id) })),
-    } as Job;
-  } catch (error) {
-    return failedWith(io, error);
-  }
-
-  // Beside the local engine's state and checkpoints: .pipewright/NAME/flink/.
-  const home = join(dirname(dirs.stateDir), 'flink');
   const stops = new StopRequests();
   const onSignal = () => stops.add();
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
+    // First what the job's own params may refuse (an unset `${env:NAME}`), then Maven.
+    const { plan, home, joinSinks } = await prepareFlinkRun(valid, dirs, {
+      ...(command.cluster === undefined ? {} : { cluster: command.cluster }),
+      ...(command.parallelism === undefined ? {} : { parallelism: command.parallelism }),
+    });
+    // A cluster that does not answer is said before Maven runs.
+    const cluster = command.cluster === undefined ? undefined : await reachCluster(command.cluster);
     const files = flinkRunnerFiles();
     await ensureFlinkRunner(files, (text) => {
       if (!command.quiet) io.complain(text);
     });
-    const plan = flinkPlan(job, {
-      resolvePath: (path) => resolve(dirs.jobDir, path),
-      sinkDir: flinkSinkDir,
-      workerCommand: flinkWorkerCommand(command.cluster !== undefined, process.execPath),
-      ...(command.parallelism === undefined ? {} : { parallelism: command.parallelism }),
-      // On a cluster, the cluster's own checkpoint folder (this one may not be the cluster's to see).
-      ...(command.cluster === undefined ? { checkpointDir: join(home, 'checkpoints') } : {}),
-    });
-    // A run before this one may have left parts (a killed run): they are not this run's output.
-    await rm(home, { recursive: true, force: true });
-    await mkdir(home, { recursive: true });
-    for (const dir of Object.values(plan.sinkDirs)) await rm(dir, { recursive: true, force: true });
-    const joinSinks = async () => {
-      for (const operator of plan.operators) {
-        if (operator.kind !== 'sink.jsonl') continue;
-        await joinSinkParts(plan.sinkDirs[operator.id]!, (operator.params as { path: string }).path);
-      }
-    };
-    if (command.cluster !== undefined) {
+    if (cluster !== undefined) {
       return await runOnCluster({
-        address: command.cluster,
+        cluster,
         files,
         plan,
         savepointFallback: join(home, 'savepoints'),

@@ -1,0 +1,103 @@
+// What every run on Flink does before the job starts, whoever asks (`pipewright flink`, the
+// designer's Run on Flink…): the job's params resolved as the local engine resolves them, its
+// plan for the runner (flink/PROTOCOL.md), its folder beside the local runs' emptied of what a
+// run before left, and, on a session cluster, the runner jar uploaded once per build and the
+// job submitted from it.
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { type FlinkPlan, flinkPlan, flinkWorkerCommand } from '../graph/flinkPlan.js';
+import { JobError } from '../graph/jobError.js';
+import type { Job } from '../graph/schema.js';
+import { resolveEnvParams } from '../operators/envParams.js';
+import type { FlinkRunnerFiles } from './flinkBuild.js';
+import { FlinkRest } from './flinkRest.js';
+import { flinkSinkDir, joinSinkParts } from './flinkSinkParts.js';
+import type { RunDirs } from './runDirs.js';
+
+/** The runner's main class in its jar. */
+const RUNNER_CLASS = 'dev.pipewright.flink.Runner';
+
+export interface FlinkRunSetup {
+  readonly plan: FlinkPlan;
+  /** `.pipewright/NAME/flink/`, beside the local engine's state and checkpoints. */
+  readonly home: string;
+  /** Joins the sinks' committed parts into their files (the job has finished or stopped). */
+  joinSinks(): Promise<void>;
+}
+
+/**
+ * The plan of `valid` (a job already checked: valid, runnable on Flink, trusted), its folder
+ * emptied. Throws the one line of a `${env:NAME}` that is not set.
+ */
+export async function prepareFlinkRun(
+  valid: Job,
+  dirs: RunDirs,
+  options: { readonly cluster?: string; readonly parallelism?: number },
+): Promise<FlinkRunSetup> {
+  // `${env:NAME}` in params, as the local engine resolves them just before an operator opens.
+  const job = {
+    ...valid,
+    operators: valid.operators.map((o) => ({ ...o, params: resolveEnvParams(o.params, o.id) })),
+  } as Job;
+  const home = join(dirname(dirs.stateDir), 'flink');
+  const plan = flinkPlan(job, {
+    resolvePath: (path) => resolve(dirs.jobDir, path),
+    sinkDir: flinkSinkDir,
+    workerCommand: flinkWorkerCommand(options.cluster !== undefined, process.execPath),
+    ...(options.parallelism === undefined ? {} : { parallelism: options.parallelism }),
+    // On a cluster, the cluster's own checkpoint folder (this one may not be the cluster's to see).
+    ...(options.cluster === undefined ? { checkpointDir: join(home, 'checkpoints') } : {}),
+  });
+  // A run before this one may have left parts (a killed run): they are not this run's output.
+  await rm(home, { recursive: true, force: true });
+  await mkdir(home, { recursive: true });
+  for (const dir of Object.values(plan.sinkDirs)) await rm(dir, { recursive: true, force: true });
+  return {
+    plan,
+    home,
+    joinSinks: async () => {
+      for (const operator of plan.operators) {
+        if (operator.kind !== 'sink.jsonl') continue;
+        await joinSinkParts(plan.sinkDirs[operator.id]!, (operator.params as { path: string }).path);
+      }
+    },
+  };
+}
+
+/** The jar's name on the cluster: a build's digest in it, so a new build is uploaded again. */
+async function jarName(files: FlinkRunnerFiles): Promise<string> {
+  const digest = createHash('sha256')
+    .update(await readFile(files.jar))
+    .digest('hex')
+    .slice(0, 12);
+  return `pipewright-flink-runner-${digest}.jar`;
+}
+
+/** A session cluster that answered, and its Flink version. */
+export interface FlinkCluster {
+  readonly address: string;
+  readonly rest: FlinkRest;
+  readonly version: string;
+}
+
+/** Asks the cluster at `address` what it runs (before anything is built); refuses one not on Flink 2. */
+export async function reachCluster(address: string): Promise<FlinkCluster> {
+  const rest = new FlinkRest(address);
+  const version = await rest.version();
+  if (!version.startsWith('2.')) {
+    throw new JobError(`the Flink cluster at ${address} runs Flink ${version}; the runner needs Flink 2`);
+  }
+  return { address, rest, version };
+}
+
+/** Submits the plan's job to the cluster (the runner jar uploaded first if it lacks this build); its id. */
+export async function submitToCluster(
+  cluster: FlinkCluster,
+  files: FlinkRunnerFiles,
+  plan: FlinkPlan,
+): Promise<string> {
+  const jarId = await cluster.rest.jar(files.jar, await jarName(files));
+  const planText = Buffer.from(JSON.stringify(plan)).toString('base64');
+  return cluster.rest.run(jarId, RUNNER_CLASS, ['--plan-base64', planText]);
+}
