@@ -7,15 +7,50 @@ import { JobError } from '../graph/jobError.js';
 /** How a job stands, as /jobs/:id says it. */
 export interface FlinkJobStatus {
   readonly state: string;
-  readonly vertices: readonly {
-    readonly name: string;
-    readonly parallelism: number;
-    readonly metrics?: {
-      readonly 'read-records'?: number;
-      readonly 'write-records'?: number;
-    };
-  }[];
+  readonly vertices: readonly FlinkVertex[];
 }
+
+/** A job vertex: a chain of operators, `A -> B -> C` in its name, run as one task per subtask. */
+export interface FlinkVertex {
+  readonly id: string;
+  readonly name: string;
+  readonly parallelism: number;
+  readonly metrics?: {
+    readonly 'read-records'?: number;
+    readonly 'write-records'?: number;
+  };
+}
+
+/** A checkpoint as /jobs/:id/checkpoints lists it (Flink's names). */
+export interface FlinkCheckpoint {
+  readonly id: number;
+  readonly status: 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
+  readonly is_savepoint?: boolean;
+  readonly trigger_timestamp: number;
+  readonly end_to_end_duration: number;
+  readonly checkpointed_size: number;
+  readonly state_size: number;
+  readonly processed_data?: number;
+  readonly failure_message?: string | null;
+}
+
+/** One subtask of a vertex in a checkpoint (/jobs/:id/checkpoints/details/:cid/subtasks/:vid). */
+export interface FlinkCheckpointSubtask {
+  readonly index: number;
+  readonly checkpointed_size?: number;
+  readonly state_size?: number;
+  readonly checkpoint?: { readonly sync?: number; readonly async?: number };
+  readonly alignment?: { readonly duration?: number };
+}
+
+export interface VertexSubtaskRecords {
+  readonly subtask: number;
+  readonly read: number;
+  readonly written: number;
+}
+
+/** Metric ids per request: a long query string is refused by the REST server's line limit. */
+const METRICS_PER_CALL = 50;
 
 export interface FlinkCheckpointCounts {
   readonly completed: number;
@@ -129,6 +164,64 @@ export class FlinkRest {
       failed: stats.counts?.failed ?? 0,
       ...(last == null ? {} : { lastSize: last.checkpointed_size ?? last.state_size ?? 0 }),
     };
+  }
+
+  /**
+   * Values of a vertex's metrics by id (`0.busyTimeMsPerSecond`, `1.bars.numRecordsIn`: subtask,
+   * then operator, then metric); ids Flink has not registered yet are left out.
+   */
+  async vertexMetrics(jobId: string, vertexId: string, ids: readonly string[]): Promise<Map<string, number>> {
+    const values = new Map<string, number>();
+    for (let i = 0; i < ids.length; i += METRICS_PER_CALL) {
+      const get = ids
+        .slice(i, i + METRICS_PER_CALL)
+        .map(encodeURIComponent)
+        .join(',');
+      const got = (await this.call('GET', `/jobs/${jobId}/vertices/${vertexId}/metrics?get=${get}`)) as {
+        id: string;
+        value: string;
+      }[];
+      for (const { id, value } of got ?? []) {
+        const n = Number(value);
+        if (Number.isFinite(n)) values.set(id, n);
+      }
+    }
+    return values;
+  }
+
+  /**
+   * Records each subtask of a vertex read from and wrote to the network: its chain's input and
+   * output. Once the job has ended they are exact (the job's own counts), where the metrics of
+   * its operators are as last fetched.
+   */
+  async vertexSubtasks(jobId: string, vertexId: string): Promise<readonly VertexSubtaskRecords[]> {
+    const vertex = (await this.call('GET', `/jobs/${jobId}/vertices/${vertexId}`)) as {
+      subtasks?: { subtask: number; metrics?: { 'read-records'?: number; 'write-records'?: number } }[];
+    };
+    return (vertex.subtasks ?? []).map((s) => ({
+      subtask: s.subtask,
+      read: s.metrics?.['read-records'] ?? 0,
+      written: s.metrics?.['write-records'] ?? 0,
+    }));
+  }
+
+  /** The checkpoints Flink still lists for the job (its history: the latest few), newest first. */
+  async checkpointHistory(jobId: string): Promise<readonly FlinkCheckpoint[]> {
+    const stats = (await this.call('GET', `/jobs/${jobId}/checkpoints`)) as { history?: FlinkCheckpoint[] };
+    return stats.history ?? [];
+  }
+
+  /** What each subtask of a vertex put into a checkpoint. */
+  async checkpointSubtasks(
+    jobId: string,
+    checkpointId: number,
+    vertexId: string,
+  ): Promise<readonly FlinkCheckpointSubtask[]> {
+    const details = (await this.call(
+      'GET',
+      `/jobs/${jobId}/checkpoints/details/${checkpointId}/subtasks/${vertexId}`,
+    )) as { subtasks?: FlinkCheckpointSubtask[] };
+    return details.subtasks ?? [];
   }
 
   /** The job's root exception as Flink keeps it (the whole Java stack trace text). */

@@ -26,6 +26,7 @@ export const MENU_COMMANDS = [
   'view.autoLayout',
   'run.run',
   'run.debug',
+  'run.flink',
   'run.pause',
   'run.resume',
   'run.stop',

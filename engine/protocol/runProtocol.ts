@@ -35,6 +35,19 @@ export interface RunStartParams {
    * outside the job's folder or an environment variable fails the run as it opens.
    */
   readonly trusted?: boolean;
+  /**
+   * Run ▸ Run on Flink…: the job goes to the Flink session cluster at this REST address (as
+   * `pipewright flink --cluster`), and the run's events show Flink's figures. Mode "run" only,
+   * without preview or restore; the job must be trusted (a Flink job runs unconfined).
+   */
+  readonly flink?: FlinkTarget;
+}
+
+export interface FlinkTarget {
+  /** The cluster's REST address, `http://HOST:8081`. */
+  readonly cluster: string;
+  /** Every operator's parallelism, in place of the job's (`--parallelism`). */
+  readonly parallelism?: number;
 }
 
 export type Breakpoint =
@@ -82,6 +95,8 @@ export interface RunInfo {
   /** Where this run keeps its state and checkpoints. */
   readonly stateDir: string;
   readonly checkpointDir: string;
+  /** A run on Flink: the cluster, and the job's id there once it is submitted. */
+  readonly flink?: { readonly cluster: string; readonly jobId?: string };
 }
 
 /** What one step delivered and what it did: the Debugger panel shows exactly this. */

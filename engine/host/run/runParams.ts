@@ -3,7 +3,7 @@
 // a refusal says which field is wrong and what it should be.
 import { isAbsolute } from 'node:path';
 import type { HostMethod, ParamsOf } from '../../protocol/protocol.js';
-import type { Breakpoint, CompareSide, RunStartParams } from '../../protocol/runProtocol.js';
+import type { Breakpoint, CompareSide, FlinkTarget, RunStartParams } from '../../protocol/runProtocol.js';
 import { encodeKey } from '../../state/stateKeys.js';
 
 type Raw = Readonly<Record<string, unknown>>;
@@ -112,6 +112,7 @@ export function runStartParams(raw: Raw): RunStartParams {
   }
   if (raw.trusted !== undefined && typeof raw.trusted !== 'boolean')
     refuse(method, 'trusted', 'must be true or false');
+  const flink = raw.flink === undefined ? undefined : flinkTarget(raw.flink);
   return {
     text: string(method, raw, 'text'),
     path: absolutePath(method, raw, 'path'),
@@ -120,6 +121,32 @@ export function runStartParams(raw: Raw): RunStartParams {
     ...(restore === undefined ? {} : { restore: restore as 'latest' | number }),
     ...(raw.breakpoints === undefined ? {} : { breakpoints: breakpoints(method, raw) }),
     ...(raw.trusted === true ? { trusted: true } : {}),
+    ...(flink === undefined ? {} : { flink }),
+  };
+}
+
+/** Where Run on Flink… sends the job: an http(s) address, and a parallelism the runner takes. */
+function flinkTarget(value: unknown): FlinkTarget {
+  const method = 'run.start';
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    refuse(method, 'flink', 'must be an object {cluster, parallelism?}');
+  const raw = value as Raw;
+  const cluster = string(method, raw, 'cluster', 2048).trim();
+  let url: URL | undefined;
+  try {
+    url = new URL(cluster);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    refuse(
+      method,
+      'flink.cluster',
+      `must be the cluster's REST address, http://HOST:PORT (got "${cluster.slice(0, 200)}")`,
+    );
+  return {
+    cluster,
+    ...(raw.parallelism === undefined ? {} : { parallelism: integer(method, raw, 'parallelism', 1, 32768) }),
   };
 }
 

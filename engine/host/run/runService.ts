@@ -6,17 +6,23 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { findCheckpoint } from '../../checkpoint/findCheckpoint.js';
+import { checkInputFiles } from '../../deploy/inputFileCheck.js';
 import { defaultRunDirs, type RunDirsOf } from '../../deploy/runDirs.js';
+import { flinkRefusals } from '../../graph/flinkSupport.js';
+import { inputFilesOf } from '../../graph/inputFiles.js';
 import { planJob } from '../../graph/plan.js';
 import type { Problem } from '../../graph/problem.js';
+import type { Job } from '../../graph/schema.js';
 import { parseJobText } from '../../graph/validation/jsonText.js';
 import { validateJobText } from '../../graph/validation/validateJob.js';
-import type { RunEvents, RunMethods } from '../../protocol/runProtocol.js';
+import { confinementBreaches, describeBreach } from '../../operators/confinement.js';
+import type { RunEvents, RunMethods, RunStartParams } from '../../protocol/runProtocol.js';
 import type { CallMarker } from '../../runtime/callMarker.js';
 import { CheckpointTimings, listCheckpoints } from '../checkpointHistory.js';
 import type { MethodSpec } from '../hostService.js';
 import { DebugRun } from './debugRun.js';
 import type { DrivenRun, RunEventSink } from './drivenRun.js';
+import { FlinkHostRun } from './flinkHostRun.js';
 import { HostRun } from './hostRun.js';
 import {
   checkpointsParams,
@@ -55,6 +61,31 @@ function jobNameOf(text: string, path: string): string {
   throw new Error(
     `run.checkpoints: the job in ${path} has no name to find its checkpoints by: ${problemList(problems)}`,
   );
+}
+
+/** What Run on Flink… cannot take: each its one line, before anything is built or submitted. */
+function refuseOnFlink(params: RunStartParams, job: Job): void {
+  if (params.mode !== 'run')
+    throw new Error('run.start: a run on Flink runs in mode "run"; the debugger steps local runs only');
+  if (params.previewSinks)
+    throw new Error('run.start: a run on Flink writes its sinks; turn preview off to run on Flink');
+  if (params.restore !== undefined) {
+    throw new Error(
+      'run.start: a run on Flink cannot restart from a local checkpoint yet; run it from the beginning',
+    );
+  }
+  // Flink's workers run the code unconfined: a job that reaches outside its folder needs trust
+  // there, as `pipewright flink` asks for it (its confinement is the local engine's).
+  const breaches = params.trusted === true ? [] : confinementBreaches(job.operators, dirname(params.path));
+  if (breaches.length > 0) {
+    const more = breaches.length > 1 ? ` (and ${breaches.length - 1} more)` : '';
+    throw new Error(
+      `run.start: the job is not trusted, and on Flink it would ${describeBreach(breaches[0]!)}${more}: trust it before running it there`,
+    );
+  }
+  const refusals = flinkRefusals(job);
+  if (refusals.length > 0)
+    throw new Error(`run.start: the job cannot run on Flink yet: ${problemList(refusals)}`);
 }
 
 /**
@@ -127,6 +158,7 @@ export function createRunService(
         if (!existsSync(dirname(params.path))) {
           throw new Error(`run.start: the folder of ${params.path} does not exist; save the job first`);
         }
+        if (params.flink !== undefined) refuseOnFlink(params, job);
         if (params.previewSinks && params.restore !== undefined) {
           throw new Error(
             'run.start: a run with preview sinks writes nothing, checkpoints included, so it cannot restart from one; turn preview off to restart from a checkpoint',
@@ -163,14 +195,22 @@ export function createRunService(
             ...(notes.length === 0 ? {} : { note: notes.join('; ') }),
             ...(restore === undefined ? {} : { restoredFrom: restore.id }),
           };
+          if (params.flink !== undefined) {
+            const missing = await checkInputFiles(params.path, inputFilesOf(parseJobText(params.text).value));
+            if (missing.length > 0) {
+              throw new Error(`run.start: ${missing.map((m) => `${m.message} (${m.path})`).join('; ')}`);
+            }
+          }
           const run: DrivenRun =
-            params.mode === 'debug'
-              ? await DebugRun.start({
-                  ...common,
-                  breakpoints: params.breakpoints ?? [],
-                  ...(restore === undefined ? {} : { restore }),
-                })
-              : await HostRun.start({ ...common, ...(restore === undefined ? {} : { restore }) });
+            params.flink !== undefined
+              ? FlinkHostRun.start({ ...common, target: params.flink })
+              : params.mode === 'debug'
+                ? await DebugRun.start({
+                    ...common,
+                    breakpoints: params.breakpoints ?? [],
+                    ...(restore === undefined ? {} : { restore }),
+                  })
+                : await HostRun.start({ ...common, ...(restore === undefined ? {} : { restore }) });
           current = { run, plan };
           return run.info();
         } finally {

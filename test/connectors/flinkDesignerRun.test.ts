@@ -1,0 +1,151 @@
+// Run ▸ Run on Flink… as the designer drives it (issue 28): run.start with a cluster sends the job
+// to the Flink session cluster `npm run services` starts, and the run's events carry Flink's
+// figures into the same panels as a local run: status, per operator and subtask records and where
+// the time went, backpressure per edge, checkpoints with each subtask's bytes; the sinks' output
+// is the local engine's; Stop is a stop with a savepoint; Pause is refused, saying why.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeEach, expect, it } from 'vitest';
+import type { ParamsOf } from '../../engine/protocol/protocol.js';
+import { byKey, FLINK_TIMEOUT } from '../flinkHarness.js';
+import { hostSessionPerTest } from '../hostSession.js';
+import { describeWithServer, FLINK_URL } from './servers.js';
+
+const session = hostSessionPerTest('pipewright-flink-designer-');
+const { result, failure, eventsOf, until, ended } = session;
+let dir = '';
+beforeEach(() => {
+  dir = session.dir;
+});
+
+const CODE =
+  'async function process(r, ctx) { const s = ctx.state.value("n"); const n = ((await s.get()) ?? 0) + 1; await s.set(n); ctx.emit({ k: r.k, i: r.i, n }); }';
+
+/** `count` lines counted per key (k = i % 97) at parallelism 2, checkpoints every 500 ms. */
+async function countingJob(folder: string, count: number): Promise<ParamsOf<'run.start'>> {
+  const lines = Array.from({ length: count }, (_, i) => JSON.stringify({ k: `k${i % 97}`, i }));
+  await writeFile(join(folder, 'in.jsonl'), `${lines.join('\n')}\n`);
+  const job = {
+    format: 'pipewright.job/1',
+    name: 'counting',
+    settings: { checkpointIntervalMs: 500, maxParallelism: 128 },
+    operators: [
+      { id: 'in', kind: 'source.jsonl', parallelism: 1, params: { path: 'in.jsonl' } },
+      { id: 'count', kind: 'process', parallelism: 2, params: { code: CODE } },
+      { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: 'out.jsonl' } },
+    ],
+    edges: [
+      { id: 'e1', from: 'in', to: 'count', partition: 'hash', key: 'k' },
+      { id: 'e2', from: 'count', to: 'out', partition: 'rebalance' },
+    ],
+  };
+  return {
+    text: JSON.stringify(job),
+    path: join(folder, 'counting.job.json'),
+    mode: 'run',
+    previewSinks: false,
+    trusted: true,
+  };
+}
+
+const lines = async (path: string) =>
+  (await readFile(path, 'utf8'))
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+await describeWithServer('flink', 'Run on Flink… in the designer', () => {
+  it(
+    'runs the job on the cluster with live metrics and checkpoints, and writes the local output',
+    async () => {
+      const params = await countingJob(dir, 200_000);
+      const info = await result('run.start', { ...params, flink: { cluster: FLINK_URL } });
+      expect(info.status).toBe('starting');
+      expect(info.flink).toEqual({ cluster: FLINK_URL });
+      const runId = info.runId;
+      const last = await ended(runId);
+      expect(last.status, last.message).toBe('finished');
+      expect(last.message).toBe(`done on Flink at ${FLINK_URL}`);
+      const statuses = eventsOf('run.status', runId);
+      const running = statuses.find((s) => s.status === 'running')!;
+      expect(running.message).toMatch(/^job [0-9a-f]{32} at http:\S+ \(Flink 2\.\d+\.\d+\)$/);
+      expect(running.flink?.jobId).toMatch(/^[0-9a-f]{32}$/);
+
+      const metrics = eventsOf('run.metrics', runId);
+      expect(metrics.length).toBeGreaterThan(1);
+      const final = metrics.at(-1)!;
+      const op = (id: string) => final.operators.find((o) => o.id === id)!;
+      expect(final.operators.map((o) => o.id).sort()).toEqual(['count', 'in', 'out']);
+      expect(op('in').recordsOut).toBe(200_000);
+      expect(op('count').recordsIn).toBe(200_000);
+      expect(op('out').recordsIn).toBe(200_000);
+      expect(op('count').subtasks.map((s) => s.keyGroups)).toEqual([
+        [0, 63],
+        [64, 127],
+      ]);
+      expect(op('count').subtasks.every((s) => s.recordsIn > 0)).toBe(true);
+      // Where the time went, as Flink measures it per task: a second in all, give or take rounding.
+      const busy = metrics.flatMap((m) => m.operators.find((o) => o.id === 'count')!.subtasks);
+      const measured = busy.filter((s) => s.busyTimeMsPerSecond !== undefined);
+      expect(measured.length).toBeGreaterThan(0);
+      for (const s of measured) {
+        const sum =
+          s.busyTimeMsPerSecond! + (s.backPressuredTimeMsPerSecond ?? 0) + (s.idleTimeMsPerSecond ?? 0);
+        expect(Math.abs(sum - 1000)).toBeLessThanOrEqual(50);
+      }
+      expect(final.edges.map((e) => [e.id, e.from])).toEqual([
+        ['e1', 'in'],
+        ['e2', 'count'],
+      ]);
+
+      const checkpoints = eventsOf('run.checkpoint', runId);
+      expect(checkpoints.length).toBeGreaterThan(0);
+      const completed = checkpoints.filter((c) => c.status === 'completed');
+      expect(completed.length).toBeGreaterThan(0);
+      // Each once, in the order they were taken.
+      const ids = checkpoints.map((c) => c.id);
+      expect(ids).toEqual([...new Set(ids)].sort((a, b) => a - b));
+      const counted = completed.at(-1)!.subtasks.filter((s) => s.operator === 'count');
+      expect(counted.map((s) => s.subtask)).toEqual([0, 1]);
+      expect(counted.every((s) => s.bytes > 0)).toBe(true);
+
+      // The same records as the local engine writes, each key's in order.
+      const local = join(dir, 'local');
+      await import('node:fs/promises').then((fs) => fs.mkdir(local));
+      const here = await countingJob(local, 200_000);
+      const { trusted: _trusted, ...localParams } = here;
+      const localRun = await result('run.start', localParams);
+      expect((await ended(localRun.runId)).status).toBe('finished');
+      const expected = await lines(join(local, 'out.jsonl'));
+      const actual = await lines(join(dir, 'out.jsonl'));
+      expect(actual).toHaveLength(200_000);
+      expect(byKey(actual, 'k')).toEqual(byKey(expected, 'k'));
+    },
+    FLINK_TIMEOUT,
+  );
+
+  it(
+    'refuses Pause, and stops with a savepoint',
+    async () => {
+      const params = await countingJob(dir, 3_000_000);
+      const { runId } = await result('run.start', { ...params, flink: { cluster: FLINK_URL } });
+      await until(
+        'records counted on Flink',
+        () =>
+          eventsOf('run.metrics', runId).some(
+            (m) => (m.operators.find((o) => o.id === 'count')?.recordsIn ?? 0) > 0,
+          ),
+        FLINK_TIMEOUT,
+      );
+      expect(await failure('run.pause', { runId })).toMatch(/^cannot pause run .*: Flink has no pause/);
+      const stopped = await result('run.stop', { runId });
+      expect(stopped.status, stopped.message).toBe('stopped');
+      expect(stopped.message).toMatch(/^stopped with a savepoint at \S+savepoint-\S+$/);
+      // What the savepoint covers was committed, and is less than the whole input.
+      const written = await lines(join(dir, 'out.jsonl'));
+      expect(written.length).toBeGreaterThan(0);
+      expect(written.length).toBeLessThan(3_000_000);
+    },
+    FLINK_TIMEOUT,
+  );
+});
