@@ -122,6 +122,7 @@ export function buildApplicationMenu(options: MenuOptions): Menu {
       submenu: [
         command('Run', 'run.run', 'F5'),
         command('Debug', 'run.debug'),
+        command('Run on Flink…', 'run.flink'),
         { type: 'separator' },
         command('Pause', 'run.pause'),
         command('Resume', 'run.resume'),

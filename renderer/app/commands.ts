@@ -13,7 +13,16 @@ export interface ViewportCommands {
 
 export type RunCommands = Pick<
   RunController,
-  'run' | 'debug' | 'pause' | 'resume' | 'stop' | 'step' | 'toNextOperator' | 'stepBack' | 'restart'
+  | 'run'
+  | 'debug'
+  | 'runOnFlink'
+  | 'pause'
+  | 'resume'
+  | 'stop'
+  | 'step'
+  | 'toNextOperator'
+  | 'stepBack'
+  | 'restart'
 >;
 
 export type CommandTable = Record<MenuCommand, () => unknown>;
@@ -55,6 +64,7 @@ export function createCommands(
     'view.autoLayout': () => s().autoLayout(),
     'run.run': () => runs.run(),
     'run.debug': () => runs.debug(),
+    'run.flink': () => runs.runOnFlink(),
     'run.pause': () => runs.pause(),
     'run.resume': () => runs.resume(),
     'run.stop': () => runs.stop(),

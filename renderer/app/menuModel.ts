@@ -56,6 +56,7 @@ export const MENUS: readonly MenuModel[] = [
     items: [
       { command: 'run.run', label: 'Run' },
       { command: 'run.debug', label: 'Debug' },
+      { command: 'run.flink', label: 'Run on Flink…' },
       'separator',
       { command: 'run.pause', label: 'Pause' },
       { command: 'run.resume', label: 'Resume' },

@@ -1,8 +1,9 @@
-// The questions Run, Debug and Restart from checkpoint… ask: save an unsaved job first (it runs
-// from its file), and which checkpoint to restart from.
+// The questions Run, Debug, Run on Flink… and Restart from checkpoint… ask: save an unsaved job
+// first (it runs from its file), which cluster to send it to, and which checkpoint to restart from.
 import { useId, useState } from 'react';
-import type { RunCheckpointEvent, RunMode } from '../../engine/protocol/protocol.js';
+import type { FlinkTarget, RunCheckpointEvent, RunMode } from '../../engine/protocol/protocol.js';
 import { Modal } from '../dialogs/Modal';
+import { parseTarget } from './flinkTarget';
 import { useRun } from './runContext';
 import type { RestartChoice } from './runStore';
 import { formatBytes, formatMs, formatTimeOfDay } from './units';
@@ -30,7 +31,82 @@ export function RunDialogs() {
       </Modal>
     );
   }
+  if (prompt.kind === 'flink') return <FlinkDialog cluster={prompt.cluster} resolve={prompt.resolve} />;
   return <RestartDialog checkpoints={prompt.checkpoints} resolve={prompt.resolve} />;
+}
+
+/**
+ * Run on Flink…: the session cluster's REST address (the last one given) and, optionally, a
+ * parallelism for every operator in place of the job's, as `pipewright flink --cluster`.
+ */
+function FlinkDialog({
+  cluster,
+  resolve,
+}: {
+  cluster: string;
+  resolve: (target: FlinkTarget | undefined) => void;
+}) {
+  const [address, setAddress] = useState(cluster);
+  const [parallelism, setParallelism] = useState('');
+  const [problem, setProblem] = useState<string | undefined>();
+  const addressId = useId();
+  const parallelismId = useId();
+  const submit = () => {
+    const target = parseTarget(address, parallelism);
+    if ('problem' in target) setProblem(target.problem);
+    else resolve(target);
+  };
+  return (
+    <Modal label="Run on Flink" onCancel={() => resolve(undefined)}>
+      <h2>Run on Flink</h2>
+      <p>
+        The job goes to a Flink session cluster, as <code>pipewright flink --cluster</code> sends it; its
+        status, records per subtask, backpressure and checkpoints show here as Flink reports them. Stop takes
+        a savepoint. Every TaskManager needs <code>node</code> on its PATH.
+      </p>
+      <form
+        className="flink-target"
+        onSubmit={(e) => {
+          e.preventDefault();
+          submit();
+        }}
+      >
+        <label htmlFor={addressId}>Cluster (REST address)</label>
+        <input
+          id={addressId}
+          value={address}
+          spellCheck={false}
+          onChange={(e) => {
+            setAddress(e.target.value);
+            setProblem(undefined);
+          }}
+        />
+        <label htmlFor={parallelismId}>Parallelism (empty: the job’s own)</label>
+        <input
+          id={parallelismId}
+          value={parallelism}
+          inputMode="numeric"
+          onChange={(e) => {
+            setParallelism(e.target.value);
+            setProblem(undefined);
+          }}
+        />
+        {problem !== undefined && (
+          <p className="field-problem" role="alert">
+            {problem}
+          </p>
+        )}
+        <div className="modal-buttons">
+          <button type="submit" className="primary">
+            Run on Flink
+          </button>
+          <button type="button" onClick={() => resolve(undefined)}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
 }
 
 /** Which checkpoint to go on from, and whether at full speed or held in the debugger just after it. */

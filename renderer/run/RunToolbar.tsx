@@ -20,6 +20,7 @@ export function RunToolbar({ run }: { run: (command: MenuCommand) => void }) {
   const notice = useRun((s) => s.notice);
   const previewSinks = useRun((s) => s.previewSinks);
   const setPreviewSinks = useRun((s) => s.setPreviewSinks);
+  const onFlink = useRun((s) => s.flink !== undefined);
   const restricted = useDesigner(isRestricted);
   const state = {
     status,
@@ -32,6 +33,7 @@ export function RunToolbar({ run }: { run: (command: MenuCommand) => void }) {
     outdated,
     runningTo,
     restricted,
+    onFlink,
   };
   const enabled = controlsEnabled(state);
   const untilTrusted = (title: string) => (restricted ? 'Restricted mode: trust this job to run it' : title);

@@ -4,6 +4,7 @@
 // each checks when its turn comes whether it still applies.
 import type {
   Breakpoint,
+  FlinkTarget,
   RunInfo,
   RunMethods,
   RunMode,
@@ -22,6 +23,7 @@ import {
   toggleOperatorBreakpoint,
 } from './breakpoints';
 import { type DocumentFields, documentChange, documentKey, jobEdited } from './documentChange';
+import { readCluster, writeCluster } from './flinkTarget';
 import type { RunClient } from './runClient';
 import { controlsEnabled, isActive } from './runControls';
 import { breakpointsOf, type RestartChoice, type RunStore } from './runStore';
@@ -74,7 +76,12 @@ export function createRunController(deps: RunControllerDeps) {
 
   const controls = () => {
     const s = r();
-    return controlsEnabled({ status: s.status, mode: s.mode, hasStep: s.step !== undefined });
+    return controlsEnabled({
+      status: s.status,
+      mode: s.mode,
+      hasStep: s.step !== undefined,
+      onFlink: s.flink !== undefined,
+    });
   };
 
   /** Applies an event of the current run; holds it while a start is unanswered; drops other runs'. */
@@ -176,7 +183,7 @@ export function createRunController(deps: RunControllerDeps) {
     return false;
   };
 
-  const start = async (mode: RunMode, restore?: RunStartParams['restore']) => {
+  const start = async (mode: RunMode, restore?: RunStartParams['restore'], flink?: FlinkTarget) => {
     if (isActive(r().status) || !(await runnable())) return;
     const path = await savedPath();
     if (path === undefined) return;
@@ -190,11 +197,13 @@ export function createRunController(deps: RunControllerDeps) {
         text: designer.getState().textToSave(),
         path,
         mode,
-        previewSinks: r().previewSinks,
+        // A run on Flink writes its sinks: there is no preview there.
+        previewSinks: flink === undefined && r().previewSinks,
         breakpoints,
         // The engine confines a run the user has not trusted (docs/security.md).
         trusted: designer.getState().trust === 'trusted',
         ...(restore === undefined ? {} : { restore }),
+        ...(flink === undefined ? {} : { flink }),
       });
     } catch (error) {
       early = undefined;
@@ -295,6 +304,24 @@ export function createRunController(deps: RunControllerDeps) {
           r().setNotice(undefined);
         },
       ),
+    /** Asks for the cluster (the last one given, remembered) and runs the job there. */
+    runOnFlink: () =>
+      enqueue(async () => {
+        if (!controls().flink || !(await runnable())) return;
+        const target = await new Promise<FlinkTarget | undefined>((resolve) =>
+          r().setPrompt({
+            kind: 'flink',
+            cluster: readCluster(),
+            resolve: (answer) => {
+              r().setPrompt(undefined);
+              resolve(answer);
+            },
+          }),
+        );
+        if (target === undefined) return;
+        writeCluster(target.cluster);
+        await start('run', undefined, target);
+      }),
     /** Lists the job's completed checkpoints, and starts from the one chosen (stopping a live run first). */
     restart: () =>
       enqueue(async () => {

@@ -31,6 +31,17 @@ describe('run controls', () => {
     expect(c).toMatchObject({ step: false, previewSinks: false, editBreakpoints: false });
   });
 
+  it('offers Run on Flink where Run is, and no Pause on Flink, whose status says so', () => {
+    expect(controlsEnabled(idle).flink).toBe(true);
+    expect(controlsEnabled({ ...idle, restricted: true }).flink).toBe(false);
+    const onFlink = { ...idle, status: 'running', onFlink: true } as const;
+    expect(controlsEnabled(onFlink)).toMatchObject({ flink: false, pause: false, stop: true });
+    expect(statusText({ ...onFlink, message: 'job ab12 at http://h:8081 (Flink 2.3.0)' })).toBe(
+      'Running on Flink — job ab12 at http://h:8081 (Flink 2.3.0)',
+    );
+    expect(statusText({ ...onFlink, status: 'starting' })).toBe('Starting on Flink…');
+  });
+
   it('steps only a paused debug run, and steps back only from a shown step', () => {
     const pausedDebug = { ...idle, status: 'paused', mode: 'debug' } as const;
     expect(controlsEnabled(pausedDebug)).toMatchObject({

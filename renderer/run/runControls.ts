@@ -20,6 +20,8 @@ export interface RunControlState {
   readonly runningTo?: ResumeUntil;
   /** The job is in restricted mode: not trusted, and it needs trust (renderer/trust/jobTrust.ts). */
   readonly restricted?: boolean;
+  /** The run is on a Flink cluster: it cannot pause, and the status says where it runs. */
+  readonly onFlink?: boolean;
 }
 
 export function isActive(status: RunPhase): boolean {
@@ -29,6 +31,7 @@ export function isActive(status: RunPhase): boolean {
 export interface ControlsEnabled {
   readonly run: boolean;
   readonly debug: boolean;
+  readonly flink: boolean;
   readonly pause: boolean;
   readonly resume: boolean;
   readonly stop: boolean;
@@ -47,7 +50,9 @@ export function controlsEnabled(s: RunControlState): ControlsEnabled {
   return {
     run: mayStart,
     debug: mayStart,
-    pause: s.status === 'running',
+    flink: mayStart,
+    // Flink has no pause: a run there stops with a savepoint instead.
+    pause: s.status === 'running' && s.onFlink !== true,
     resume: s.status === 'paused',
     stop: active,
     step: debugPaused,
@@ -75,8 +80,10 @@ function phaseText(s: RunControlState): string {
     case 'idle':
       return 'Not running';
     case 'starting':
+      if (s.onFlink === true) return 'Starting on Flink…';
       return s.mode === 'debug' ? 'Starting a debug run…' : 'Starting…';
     case 'running':
+      if (s.onFlink === true) return 'Running on Flink';
       if (s.mode !== 'debug') return 'Running';
       return s.runningTo === 'nextOperator'
         ? 'Debugging: running to the next operator'

@@ -7,6 +7,7 @@ import { createStore } from 'zustand/vanilla';
 import type {
   Breakpoint,
   BreakpointProblem,
+  FlinkTarget,
   ResumeUntil,
   RunCheckpointEvent,
   RunInfo,
@@ -51,6 +52,12 @@ export type RunPrompt =
       readonly resolve: (save: boolean) => void;
     }
   | {
+      readonly kind: 'flink';
+      /** The address the dialog starts with: the last one given. */
+      readonly cluster: string;
+      readonly resolve: (target: FlinkTarget | undefined) => void;
+    }
+  | {
       readonly kind: 'restart';
       /** Completed ones, newest first. */
       readonly checkpoints: readonly RunCheckpointEvent[];
@@ -72,6 +79,8 @@ export interface RunState {
   restoredFrom: number | undefined;
   stateDir: string | undefined;
   checkpointDir: string | undefined;
+  /** A run on Flink: the cluster, and the job's id there once submitted. */
+  flink: RunInfo['flink'];
   previewSinks: boolean;
   /** The engine's current step. */
   step: StepView | undefined;
@@ -152,6 +161,7 @@ function cleared(): Omit<
     restoredFrom: undefined,
     stateDir: undefined,
     checkpointDir: undefined,
+    flink: undefined,
     step: undefined,
     history: [],
     shown: undefined,
@@ -194,6 +204,7 @@ export function createRunStore(documentKey = UNSAVED) {
         restoredFrom: info.restoredFrom,
         stateDir: info.stateDir,
         checkpointDir: info.checkpointDir,
+        flink: info.flink,
         // The tints are of the run going; an ended run holds nothing back.
         ...(live ? {} : { operatorTint: new Map(), edgeTint: new Map() }),
       });
