@@ -68,6 +68,7 @@ export function CheckpointsPanel() {
   const checkpoints = useRun((s) => s.checkpoints);
   const status = useRun((s) => s.status);
   const folder = useRun((s) => s.checkpointDir);
+  const flink = useRun((s) => s.flink);
   const previewSinks = useRun((s) => s.previewSinks);
   const draft = useDesigner((s) => s.draft);
   const settings = checkpointSettingsOf(draft);
@@ -75,7 +76,8 @@ export function CheckpointsPanel() {
   if (checkpoints.length === 0) {
     return <p className="run-empty">{noCheckpointText(status, settings, previewSinks)}</p>;
   }
-  const gone = letGo(checkpoints, settings.retained);
+  // A Flink cluster keeps as many as its own settings say, which the designer does not know.
+  const gone = flink === undefined ? letGo(checkpoints, settings.retained) : new Set<number>();
   const toggle = (id: number) =>
     setOpen((before) => {
       const next = new Set(before);
@@ -87,7 +89,13 @@ export function CheckpointsPanel() {
     <div className="checkpoints-panel">
       <p className="muted">
         {completed} completed, {checkpoints.length - completed} failed.
-        {folder !== undefined && (
+        {flink !== undefined ? (
+          <>
+            {' '}
+            Kept by the Flink cluster at <code className="checkpoint-folder">{flink.cluster}</code>, as many
+            as its <code>state.checkpoints.num-retained</code> says.
+          </>
+        ) : folder === undefined ? null : (
           <>
             {' '}
             Kept in <code className="checkpoint-folder">{folder}</code>

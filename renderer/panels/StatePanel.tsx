@@ -138,7 +138,18 @@ function OperatorState({ rows, tables }: { rows: OperatorStateRows; tables: read
 export function StatePanel() {
   const metrics = useRun((s) => s.metrics);
   const status = useRun((s) => s.status);
+  const flink = useRun((s) => s.flink);
   const transactionTables = useTransactionTables();
+  if (flink !== undefined) {
+    // Flink counts no keys or entries per subtask, and its state is out of the browser's reach.
+    return (
+      <p className="run-empty">
+        A run on Flink keeps its state in the cluster’s TaskManagers (RocksDB), which the designer cannot
+        read: the Checkpoints tab shows each subtask’s share of every checkpoint, and the Metrics tab its
+        records and load.
+      </p>
+    );
+  }
   if (metrics === undefined) {
     return (
       <p className="run-empty">

@@ -109,6 +109,12 @@ await describeWithServer('flink', 'Run on Flink… in the designer', () => {
       expect(counted.map((s) => s.subtask)).toEqual([0, 1]);
       expect(counted.every((s) => s.bytes > 0)).toBe(true);
 
+      // Its state and checkpoints are the cluster's: none of the job's local ones stand for them.
+      expect(await result('state.checkpoints', { runId })).toEqual({ ids: [], retained: 3 });
+      expect(await failure('state.page', { runId, operator: 'count', subtask: 0, limit: 10 })).toBe(
+        `state.page: run ${runId} is on Flink: its state and checkpoints are the cluster's, which the state browser cannot read`,
+      );
+
       // The same records as the local engine writes, each key's in order.
       const local = join(dir, 'local');
       await import('node:fs/promises').then((fs) => fs.mkdir(local));

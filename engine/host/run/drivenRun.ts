@@ -45,6 +45,11 @@ export interface DrivenRun {
   liveStore(operatorId: string, subtask: number): LiveState | undefined;
   /** Why the state of this run cannot be read live now, when it cannot; undefined when it can. */
   liveStateUnavailable(): string | undefined;
+  /**
+   * Why none of this run's state, live or checkpointed, is on this machine (a run on Flink);
+   * undefined for a local run. Its job's local checkpoints are another run's, not this one's.
+   */
+  readonly stateElsewhere?: string;
   /** Resolves once the run has let go of its state folder (it may be read from disk then). */
   readonly released: Promise<void>;
   /** Lets go of whatever an ended run still holds (a debug session kept for stepping back). */

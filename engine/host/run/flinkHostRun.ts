@@ -216,7 +216,11 @@ export class FlinkHostRun extends StatusReportingRun implements DrivenRun {
   }
 
   liveStateUnavailable(): string | undefined {
-    return `run ${this.runId} is on Flink: its state lives in the cluster's TaskManagers, which the state browser cannot read`;
+    return this.stateElsewhere;
+  }
+
+  get stateElsewhere(): string {
+    return `run ${this.runId} is on Flink: its state and checkpoints are the cluster's, which the state browser cannot read`;
   }
 
   async dispose(): Promise<void> {}

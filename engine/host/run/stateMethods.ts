@@ -113,6 +113,8 @@ export function createStateMethods(runOf: (method: string, runId: string) => Run
     checkpointId: number | undefined,
     read: (browser: StoreBrowser, keyGroups: { start: number; end: number }) => Promise<T>,
   ): Promise<T> {
+    const elsewhere = entry.run.stateElsewhere;
+    if (elsewhere !== undefined) throw new Error(`${method}: ${elsewhere}`);
     // A checkpoint's operator and subtask are checked against the checkpoint, which has them as it was taken.
     if (checkpointId !== undefined) {
       return views.read(entry.run.dirs.checkpointDir, checkpointId, operatorId, subtask, (view) =>
@@ -141,11 +143,14 @@ export function createStateMethods(runOf: (method: string, runId: string) => Run
 
   /** Where a key lives: live by the job's key groups, in a checkpoint as that checkpoint has them. */
   async function locate(
+    method: string,
     entry: RunEntry,
     op: PlannedOperator,
     key: unknown,
     side: CompareSide,
   ): Promise<{ keyGroup: number; subtask: number }> {
+    const elsewhere = entry.run.stateElsewhere;
+    if (elsewhere !== undefined) throw new Error(`${method}: ${elsewhere}`);
     if (side !== 'live') return views.locate(entry.run.dirs.checkpointDir, side, op.id, key);
     return locateKey(key, op.parallelism, entry.plan.maxParallelism);
   }
@@ -176,6 +181,9 @@ export function createStateMethods(runOf: (method: string, runId: string) => Run
       params: runIdParams('state.checkpoints'),
       run: async ({ runId }) => {
         const { run } = runOf('state.checkpoints', runId);
+        // The job's local checkpoints are not a run on Flink's.
+        if (run.stateElsewhere !== undefined)
+          return { ids: [], retained: run.job.settings.checkpointsRetained };
         const ids = await new CheckpointStorage(run.dirs.checkpointDir).completedIds();
         return { ids, retained: run.job.settings.checkpointsRetained };
       },
@@ -188,7 +196,7 @@ export function createStateMethods(runOf: (method: string, runId: string) => Run
         const op = keyedOperator(method, entry, params.operator);
         const found: KeyStateView[] = [];
         for (const key of keysOfText(params.key)) {
-          const { keyGroup, subtask } = await locate(entry, op, key, params.checkpointId ?? 'live');
+          const { keyGroup, subtask } = await locate(method, entry, op, key, params.checkpointId ?? 'live');
           const state = await readSubtask(method, entry, op.id, subtask, params.checkpointId, (browser) =>
             readKeyState(browser, keyGroup, key),
           );
@@ -203,7 +211,7 @@ export function createStateMethods(runOf: (method: string, runId: string) => Run
         const method = 'state.elements';
         const entry = runOf(method, params.runId);
         const op = keyedOperator(method, entry, params.operator);
-        const { keyGroup, subtask } = await locate(entry, op, params.key, params.checkpointId ?? 'live');
+        const { keyGroup, subtask } = await locate(method, entry, op, params.key, params.checkpointId ?? 'live');
         return readSubtask(method, entry, op.id, subtask, params.checkpointId, (browser) =>
           readElements(browser, keyGroup, params.key, params),
         );
@@ -216,8 +224,8 @@ export function createStateMethods(runOf: (method: string, runId: string) => Run
         const entry = runOf(method, params.runId);
         const op = keyedOperator(method, entry, params.operator);
         const [from, to] = await Promise.all([
-          locate(entry, op, params.key, params.from),
-          locate(entry, op, params.key, params.to),
+          locate(method, entry, op, params.key, params.from),
+          locate(method, entry, op, params.key, params.to),
         ]);
         const checkpointOf = (side: CompareSide) => (side === 'live' ? undefined : side);
         const states = await readSubtask(
