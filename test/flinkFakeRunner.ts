@@ -31,6 +31,8 @@ export class FakeRunner {
   private waiting: ((frame: Frame | undefined) => void) | undefined;
   private ended = false;
   stderr = '';
+  /** Registered timers, as `DOMAIN:KEY:TIME` (e or p, the key as JSON). */
+  readonly timers = new Set<string>();
   readonly exited: Promise<number | null>;
   /** State per key (its JSON text). */
   readonly state = new Map<string, KeyState>();
@@ -79,14 +81,20 @@ export class FakeRunner {
    * Sends a batch (`k` undefined for an unkeyed operator), answering reads from the state as it
    * was when the batch began; on `done` applies its writes in order.
    */
-  async batch(records: readonly { e: string; k?: unknown; r: unknown }[]): Promise<BatchAnswer> {
+  async batch(
+    records: readonly (
+      | { e: string; k?: unknown; r: unknown; ts?: number }
+      | { timer: 'e' | 'p'; ts: number; k: unknown }
+    )[],
+    watermark?: number,
+  ): Promise<BatchAnswer> {
     const framed = records.map((record) => {
       if (record.k === undefined) return record;
       const s: Record<string, string | null> = {};
       for (const name of this.sentNames) s[name] = this.keyState(record.k).v.get(name) ?? null;
       return { ...record, s };
     });
-    this.send({ t: 'batch', records: framed });
+    this.send({ t: 'batch', records: framed, ...(watermark === undefined ? {} : { w: watermark }) });
     const reads: Frame[] = [];
     for (;;) {
       const frame = await this.next();
@@ -149,7 +157,12 @@ export class FakeRunner {
       } else if (op === 'mc') state.m.delete(name);
       else if (op === 'l') state.l.set(name, [...(state.l.get(name) ?? []), a as string]);
       else if (op === 'lc') state.l.delete(name);
-      else throw new Error(`unknown write ${op}`);
+      else if (op === 'te' || op === 'tp' || op === 'xe' || op === 'xp') {
+        // Flink's timer service: one timer per key, time and domain.
+        const timer = `${op[1]}:${JSON.stringify(records[i]!.k)}:${name}`;
+        if (op[0] === 't') this.timers.add(timer);
+        else this.timers.delete(timer);
+      } else throw new Error(`unknown write ${op}`);
     }
   }
 

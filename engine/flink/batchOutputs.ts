@@ -15,7 +15,9 @@ export class BatchOutputs extends Emitter {
   override emit(value: unknown, port?: string): void {
     this.recordsOut++;
     const text = JSON.stringify(value);
-    this.out.push(port === undefined || port === 'out' ? text : [port, text]);
+    const timestamp = this.lineage.timestamp;
+    if (timestamp !== undefined) this.out.push([port ?? 'out', text, timestamp]);
+    else this.out.push(port === undefined || port === 'out' ? text : [port, text]);
   }
 
   /** The batch's records, in the order emitted; the next batch starts with none. */

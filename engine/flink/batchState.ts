@@ -41,7 +41,9 @@ export type StateWrite =
   | readonly [i: number, op: 'm', name: string, mapKey: string, text: StateText]
   | readonly [i: number, op: 'mc', name: string]
   | readonly [i: number, op: 'l', name: string, text: string]
-  | readonly [i: number, op: 'lc', name: string];
+  | readonly [i: number, op: 'lc', name: string]
+  /** A timer of the item's key: register (`te`, `tp`) or delete (`xe`, `xp`), event or processing time. */
+  | readonly [i: number, op: 'te' | 'tp' | 'xe' | 'xp', ts: number];
 
 interface MapCache {
   /** Elements known: the runner's, then this batch's writes over them (null: deleted). */
@@ -111,6 +113,12 @@ export class BatchState {
     }
     this.current = cache;
     this.index = i;
+  }
+
+  /** A timer of the current item's key, registered or deleted, in order with its state writes. */
+  timer(op: 'te' | 'tp' | 'xe' | 'xp', ts: number): void {
+    this.key();
+    this.log.push([this.index, op, ts]);
   }
 
   /** The batch's writes, in the order made. */

@@ -282,15 +282,59 @@ describe('the Flink worker', () => {
     expect(await runner.close()).toBe(0);
   });
 
-  it('says ctx.timers cannot run on Flink yet', async () => {
+  it('gives records their time and the watermark, keeps timers with the runner and fires them as told', async () => {
     const runner = start();
-    const code = 'function process(record, ctx) {\n ctx.timers.eventTime(5);\n}';
-    expect(await runner.open(keyedOpen('count', code))).toEqual({ t: 'ready' });
-    const { answer } = await runner.batch([{ e: 'in', k: 'a', r: { word: 'a' } }]);
-    expect(answer).toEqual({
-      t: 'error',
-      message: 'operator "count" failed: ctx.timers cannot run on Flink yet',
+    const code = `async function process(r, ctx) {
+      const seen = ctx.state.value('seen');
+      await seen.set(((await seen.get()) ?? 0) + 1);
+      ctx.timers.eventTime(ctx.timestamp + 10);
+      ctx.timers.eventTime(ctx.timestamp + 10);
+      if (r.drop) ctx.timers.deleteEventTime(r.drop);
+      ctx.timers.processingTime(99);
+      ctx.emit({ at: ctx.timestamp, watermark: String(ctx.watermark), key: ctx.key });
+    }
+    async function onTimer(ts, ctx) {
+      ctx.emit({ fired: ts, key: ctx.key, domain: ctx.timeDomain, at: ctx.timestamp, seen: await ctx.state.value('seen').get(), watermark: String(ctx.watermark) });
+    }`;
+    expect(await runner.open(keyedOpen('t', code))).toEqual({ t: 'ready' });
+    const first = await runner.batch([
+      { e: 'in', k: 'a', r: {}, ts: 100 },
+      { e: 'in', k: 'b', r: { drop: 110 }, ts: 100 },
+    ]);
+    expect(first.answer).toEqual({
+      t: 'done',
+      out: [
+        ['out', '{"at":100,"watermark":"-Infinity","key":"a"}', 100],
+        ['out', '{"at":100,"watermark":"-Infinity","key":"b"}', 100],
+      ],
+      writes: [
+        [0, 'v', 'seen', '1'],
+        [0, 'te', 110],
+        [0, 'te', 110],
+        [0, 'tp', 99],
+        [1, 'v', 'seen', '1'],
+        [1, 'te', 110],
+        [1, 'te', 110],
+        [1, 'xe', 110],
+        [1, 'tp', 99],
+      ],
     });
+    // The runner's timer service keeps one per key, time and domain.
+    expect([...runner.timers].sort()).toEqual(['e:"a":110', 'p:"a":99', 'p:"b":99']);
+    // A watermark of 110 fires a's event-time timer; the end of input, as Flink says it, is Infinity.
+    const fired = await runner.batch(
+      [
+        { timer: 'e', ts: 110, k: 'a' },
+        { timer: 'p', ts: 99, k: 'b' },
+      ],
+      9223372036854775807,
+    );
+    expect(fired.answer.out).toEqual([
+      ['out', '{"fired":110,"key":"a","domain":"eventTime","at":110,"seen":1,"watermark":"Infinity"}', 110],
+      '{"fired":99,"key":"b","domain":"processingTime","seen":1,"watermark":"Infinity"}',
+    ]);
+    const watermarked = await runner.batch([{ e: 'in', k: 'c', r: {}, ts: 120 }], 105);
+    expect(watermarked.answer.out).toEqual([['out', '{"at":120,"watermark":"105","key":"c"}', 120]]);
     expect(await runner.close()).toBe(0);
   });
 

@@ -24,17 +24,39 @@ export interface OpenMessage {
   readonly jobName?: string;
 }
 
-/** One record of a batch: its input edge, key, value and the value states read for it. */
+/** One record of a batch: its input edge, key, value, event time and the value states read for it. */
 export interface BatchRecord {
   readonly e: string;
   readonly k?: unknown;
   readonly r: unknown;
+  readonly ts?: number;
   readonly s?: Readonly<Record<string, StateText>>;
 }
 
+/** A timer that fired, among a keyed operator's records: `e` event time, `p` processing time. */
+export interface BatchTimer {
+  readonly timer: 'e' | 'p';
+  readonly ts: number;
+  readonly k: unknown;
+  readonly s?: Readonly<Record<string, StateText>>;
+}
+
+export type BatchItem = BatchRecord | BatchTimer;
+
 export interface BatchMessage {
   readonly t: 'batch';
-  readonly records: readonly BatchRecord[];
+  readonly records: readonly BatchItem[];
+  /** The operator's watermark as the batch was sent; absent before the first one. */
+  readonly w?: number;
+}
+
+/** Flink's Long.MAX_VALUE watermark, the end of input, as a double. */
+const END_OF_TIME = 9.223372036854776e18;
+
+/** `w` as ctx.watermark says it: -Infinity before the first, Infinity at the end. */
+export function watermarkOf(w: number | undefined): number {
+  if (w === undefined) return Number.NEGATIVE_INFINITY;
+  return w >= END_OF_TIME ? Number.POSITIVE_INFINITY : w;
 }
 
 export type RunnerMessage = OpenMessage | BatchMessage | { readonly t: 'close' };
@@ -52,8 +74,11 @@ export type ReadRequest =
   | { readonly t: 'read'; readonly i: number; readonly what: 'mapEntries'; readonly name: string }
   | { readonly t: 'read'; readonly i: number; readonly what: 'list'; readonly name: string };
 
-/** A record emitted: its JSON text on port `out`, or [port, text]. */
-export type Output = string | readonly [port: string, text: string];
+/** A record emitted: its JSON text on port `out`, or [port, text], or [port, text, event time]. */
+export type Output =
+  | string
+  | readonly [port: string, text: string]
+  | readonly [port: string, text: string, ts: number];
 
 export type WorkerMessage =
   | { readonly t: 'ready' }

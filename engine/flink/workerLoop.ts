@@ -96,7 +96,7 @@ export async function serve(pipe: FramePipe): Promise<number> {
       }
     } else if (type === 'batch' && operator !== undefined) {
       try {
-        const { out, writes } = await operator.runBatch((frame as BatchMessage).records);
+        const { out, writes } = await operator.runBatch(frame as BatchMessage);
         await turn();
         const failure = escaped();
         answer(failure === undefined ? { t: 'done', out, writes } : { t: 'error', message: failure });

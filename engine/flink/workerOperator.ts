@@ -3,6 +3,7 @@
 // environment whose emitter collects the batch's records and whose keyed state is the batch's
 // cache over the runner's state. Each record goes through LogicCalls as a local subtask's does,
 // so what user code sees, and the one line a failure becomes, are the local engine's.
+import { keyGroupOf } from '../graph/keyGroups.js';
 import { keyPathsOf, type PlannedEdge, type PlannedOperator } from '../graph/plan.js';
 import type { Operator, Partition } from '../graph/schema.js';
 import { compileOperatorFunctions, userFunctionLogics } from '../operators/userFunctions.js';
@@ -12,31 +13,32 @@ import { LogicCalls } from '../runtime/logicCalls.js';
 import type { SubtaskEnvironment } from '../runtime/operatorLogic.js';
 import { NO_WATERMARK, type TimerService } from '../runtime/timers.js';
 import { KeyedState } from '../state/keyedState.js';
+import type { MaybePromise } from '../state/maybePromise.js';
 import { MemoryKvStore } from '../state/memoryKvStore.js';
 import { BatchOutputs } from './batchOutputs.js';
 import { BatchState, type StateReader, type StateWrite } from './batchState.js';
-import type { BatchRecord, OpenMessage, Output } from './pipeMessages.js';
+import { type BatchMessage, type OpenMessage, type Output, watermarkOf } from './pipeMessages.js';
 
 /** The environment's parts that change per record. */
 interface WorkerEnvironment extends SubtaskEnvironment {
   current: Envelope | undefined;
   input: string | undefined;
+  watermark: number;
 }
 
 /**
- * Timers of a keyed operator: not yet on Flink (they need the runner's timer service). Thrown
- * from user code's call, so the failure names the operator and subtask as any other does.
- * Unkeyed operators keep the local engine's refusal (every input must be hash-partitioned).
+ * Timers of a keyed operator, as writes of the batch (PROTOCOL.md): the runner registers them in
+ * Flink's timer service under the item's key, which dedupes them as the local one does. Unkeyed
+ * operators keep the local engine's refusal (every input must be hash-partitioned).
  */
-const NO_TIMERS: TimerService = {
-  register: () => {
-    throw new Error('ctx.timers cannot run on Flink yet');
-  },
-  delete: () => {
-    throw new Error('ctx.timers cannot run on Flink yet');
-  },
-  count: 0,
-};
+function batchTimers(state: BatchState): TimerService {
+  return {
+    register: (domain, timestamp) => state.timer(domain === 'eventTime' ? 'te' : 'tp', timestamp),
+    delete: (domain, timestamp) => state.timer(domain === 'eventTime' ? 'xe' : 'xp', timestamp),
+    // Flink counts them; the worker sees only a batch's.
+    count: 0,
+  };
+}
 
 export class WorkerOperator {
   private constructor(
@@ -44,6 +46,7 @@ export class WorkerOperator {
     private readonly calls: LogicCalls,
     private readonly outputs: BatchOutputs,
     private readonly state: BatchState,
+    private readonly maxParallelism: number,
   ) {}
 
   /**
@@ -95,14 +98,20 @@ export class WorkerOperator {
       current: undefined,
       input: undefined,
       maxParallelism,
-      // The pipe carries no event time yet: ctx.watermark is the local "none yet".
+      // Each batch says the operator's watermark (runBatch).
       watermark: NO_WATERMARK,
-      timers: keyed ? NO_TIMERS : undefined,
+      timers: keyed ? batchTimers(state) : undefined,
       checkpoints: undefined,
     };
     const logic = new Logic(env, functions);
     await logic.open();
-    return new WorkerOperator(env, new LogicCalls(planned, subtask, logic, undefined, 0), outputs, state);
+    return new WorkerOperator(
+      env,
+      new LogicCalls(planned, subtask, logic, undefined, 0),
+      outputs,
+      state,
+      maxParallelism,
+    );
   }
 
   /**
@@ -114,26 +123,50 @@ export class WorkerOperator {
   }
 
   /**
-   * Runs a batch's records in order, awaiting each; its records out and state writes. Throws
-   * the local engine's one-line failure (a JobError) at the first record that fails.
+   * Runs a batch's records and timers in order, awaiting each; its records out and state writes.
+   * Throws the local engine's one-line failure (a JobError) at the first item that fails.
    */
-  async runBatch(records: readonly BatchRecord[]): Promise<{ out: Output[]; writes: readonly StateWrite[] }> {
+  async runBatch(batch: BatchMessage): Promise<{ out: Output[]; writes: readonly StateWrite[] }> {
     const env = this.env;
     const keyed = env.operator.keyed;
+    const lineage = this.outputs.lineage;
+    const items = batch.records;
+    env.watermark = watermarkOf(batch.w);
     this.state.beginBatch();
     this.outputs.take();
     try {
-      for (let i = 0; i < records.length; i++) {
-        const record = records[i]!;
-        env.current = envelope(record.r, keyed ? record.k : undefined, 0, undefined, undefined, i);
-        env.input = record.e;
-        if (keyed) this.state.setRecord(i, record.k, record.s);
-        const pending = this.calls.process(env.current);
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i]!;
+        let pending: MaybePromise;
+        if ('timer' in item) {
+          // As the local subtask fires one (runtime/inputProcessor.ts): no record, state and ctx.key
+          // the timer's key, and an event-time timer's time on what it emits.
+          const eventTime = item.timer === 'e';
+          env.current = undefined;
+          env.input = undefined;
+          lineage.timestamp = eventTime ? item.ts : undefined;
+          this.state.setRecord(i, item.k, item.s);
+          const keyGroup = keyGroupOf(item.k, this.maxParallelism);
+          env.state?.setKey(keyGroup, item.k);
+          pending = this.calls.onTimer({
+            domain: eventTime ? 'eventTime' : 'processingTime',
+            timestamp: item.ts,
+            keyGroup,
+            key: item.k,
+          });
+        } else {
+          env.current = envelope(item.r, keyed ? item.k : undefined, 0, item.ts, undefined, i);
+          env.input = item.e;
+          lineage.timestamp = item.ts;
+          if (keyed) this.state.setRecord(i, item.k, item.s);
+          pending = this.calls.process(env.current);
+        }
         if (pending !== undefined) await pending;
       }
     } finally {
       env.current = undefined;
       env.input = undefined;
+      lineage.timestamp = undefined;
     }
     return { out: this.outputs.take(), writes: this.state.writes() };
   }

@@ -52,7 +52,11 @@ describe('flinkRefusals', () => {
       job({
         ...base,
         operators: [
-          { id: 'src', kind: 'source.jsonl', params: { path: 'in.jsonl', timestampField: 't' } },
+          {
+            id: 'src',
+            kind: 'source.jsonl',
+            params: { path: 'in.jsonl', timestampField: 't', onBadTimestamp: 'skip' },
+          },
           { id: 'w', kind: 'window', params: { type: 'tumbling', sizeMs: 1000, aggregate: 'count' } },
           base.operators[1],
           base.operators[2],
@@ -66,7 +70,7 @@ describe('flinkRefusals', () => {
       }),
     );
     expect(refused.map((p) => [p.code, p.ids, p.path])).toEqual([
-      ['flink-event-time', ['src'], '$.operators[0].params.timestampField'],
+      ['flink-event-time', ['src'], '$.operators[0].params.onBadTimestamp'],
       ['flink-kind', ['w'], '$.operators[1].kind'],
       ['flink-mixed-inputs', ['p', 'e3'], '$.operators[2]'],
     ]);

@@ -51,12 +51,12 @@ export function flinkRefusals(job: Job): Problem[] {
       return;
     }
     const params = operator.params as Record<string, unknown>;
-    if (operator.kind === 'source.jsonl' && params.timestampField !== undefined) {
+    if (operator.kind === 'source.jsonl' && params.onBadTimestamp === 'skip') {
       problems.push(
         problem(
           'flink-event-time',
-          `operator "${operator.id}": event time (timestampField) cannot run on Flink yet: watermarks and timers are the runner's next step`,
-          `${at}.params.timestampField`,
+          `operator "${operator.id}": onBadTimestamp "skip" cannot run on Flink yet: a line without a time fails the job there`,
+          `${at}.params.onBadTimestamp`,
           [operator.id],
         ),
       );

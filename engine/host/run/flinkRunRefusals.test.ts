@@ -57,12 +57,17 @@ it('refuses what a run on Flink cannot take, naming it, and sends nothing to a c
   );
   const timed = job({
     operators: [
-      { id: 'in', kind: 'source.jsonl', parallelism: 1, params: { path: 'in.jsonl', timestampField: 't' } },
+      {
+        id: 'in',
+        kind: 'source.jsonl',
+        parallelism: 1,
+        params: { path: 'in.jsonl', timestampField: 't', onBadTimestamp: 'skip' },
+      },
       { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: 'out.jsonl' } },
     ],
   });
   expect(await refused({}, timed)).toMatch(
-    /^run\.start: the job cannot run on Flink yet: operator "in": event time \(timestampField\) cannot run on Flink yet: .*\(\$\.operators\[0\]\.params\.timestampField\)$/,
+    /^run\.start: the job cannot run on Flink yet: operator "in": onBadTimestamp "skip" cannot run on Flink yet: .*\(\$\.operators\[0\]\.params\.onBadTimestamp\)$/,
   );
   const missing = job({
     operators: [

@@ -1,11 +1,13 @@
 package dev.pipewright.flink;
 
 import java.io.File;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.api.common.eventtime.SerializableTimestampAssigner;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -80,10 +82,31 @@ final class JobBuilder {
   private SingleOutputStreamOperator<String> source(Plan.Operator op) {
     File file = new File(op.path);
     FileSource<String> source = FileSource
-        .forRecordStreamFormat(new JsonlFormat(op.id, file.getName()), Path.fromLocalFile(file))
+        .forRecordStreamFormat(new JsonlFormat(op.id, file.getName(), op.timestampPath), Path.fromLocalFile(file))
         .build();
-    return env.fromSource(source, WatermarkStrategy.noWatermarks(), op.id)
+    return env.fromSource(source, watermarks(op), op.id)
         .uid(op.id).name(op.id).setParallelism(op.parallelism);
+  }
+
+  /**
+   * Event time for a source with a `timestampField`: each record's time read from it (the format
+   * has checked every line has one) and watermarks by the local rule (SourceWatermarks); idle
+   * after `idleTimeoutMs` without a record, as locally.
+   */
+  private static WatermarkStrategy<String> watermarks(Plan.Operator op) {
+    String[] path = op.timestampPath;
+    if (path == null) return WatermarkStrategy.noWatermarks();
+    long bound = op.maxOutOfOrdernessMs;
+    WatermarkStrategy<String> strategy = WatermarkStrategy
+        .<String>forGenerator(context -> new SourceWatermarks(bound))
+        .withTimestampAssigner((SerializableTimestampAssigner<String>) (text, previous) -> {
+          try {
+            return EventTimes.read(text, path);
+          } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+          }
+        });
+    return op.idleTimeoutMs > 0 ? strategy.withIdleness(Duration.ofMillis(op.idleTimeoutMs)) : strategy;
   }
 
   private void sink(Plan.Operator op) {

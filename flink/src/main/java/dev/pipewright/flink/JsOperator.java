@@ -8,7 +8,12 @@ import java.util.Map;
 import java.util.ArrayList;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.InternalTimer;
+import org.apache.flink.streaming.api.operators.InternalTimerService;
+import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -36,7 +41,7 @@ import org.apache.flink.util.OutputTag;
  * batches over a pipe.)
  */
 public final class JsOperator extends AbstractStreamOperator<String>
-    implements OneInputStreamOperator<EdgeRecord, String> {
+    implements OneInputStreamOperator<EdgeRecord, String>, Triggerable<Object, VoidNamespace> {
   private static final long serialVersionUID = 1L;
 
   private final Plan.Operator operator;
@@ -60,12 +65,17 @@ public final class JsOperator extends AbstractStreamOperator<String>
   private transient StreamRecord<String> reuse;
   private transient StringBuilder frame;
 
-  /** The batch gathering: its records' edges, keys (keyed operators) and texts. */
+  /**
+   * The batch gathering: its items' kinds (a record, or a timer that fired: {@link #EVENT_TIMER},
+   * {@link #PROCESSING_TIMER}), edges, keys (keyed operators), texts and event times.
+   */
+  private transient byte[] kinds;
   private transient int[] edges;
   private transient Object[] keys;
   private transient String[] texts;
+  private transient long[] times;
   private transient int count;
-  /** The batch out at the worker: its keys, by record index; `out` says whether there is one. */
+  /** The batch out at the worker: its keys, by item index; `out` says whether there is one. */
   private transient Object[] outKeys;
   private transient boolean out;
   /** The latency timer of the gathering batch fired while a batch was out. */
@@ -79,6 +89,18 @@ public final class JsOperator extends AbstractStreamOperator<String>
   private transient LinkedHashMap<String, String> prefetch;
   /** Set once the input is done and the last batch answered: the worker may then exit cleanly. */
   private transient boolean finished;
+  /** A keyed operator's timers (Flink's, in keyed state); null when not keyed. */
+  private transient InternalTimerService<VoidNamespace> timers;
+  /** The operator's watermark (ctx.watermark), Long.MIN_VALUE before the first. */
+  private transient long watermark;
+  /** Firing a watermark's event-time timers: timers the worker registers wait for the next one. */
+  private transient boolean advancing;
+  /** Timers registered while {@link #advancing}: {key, op, ts}, registered once it is done. */
+  private transient ArrayList<Object[]> deferredTimers;
+
+  private static final byte RECORD = 0;
+  private static final byte EVENT_TIMER = 1;
+  private static final byte PROCESSING_TIMER = 2;
 
   public JsOperator(Plan.Operator operator, String[] edgeIds, List<String> inputJsons, boolean keyed,
       Plan plan, List<String> sidePorts) {
@@ -102,17 +124,24 @@ public final class JsOperator extends AbstractStreamOperator<String>
   public void open() throws Exception {
     super.open();
     frame = new StringBuilder(1 << 16);
+    kinds = new byte[batchRecords];
     edges = new int[batchRecords];
     keys = new Object[batchRecords];
     outKeys = new Object[batchRecords];
     texts = new String[batchRecords];
+    times = new long[batchRecords];
+    watermark = Long.MIN_VALUE;
+    deferredTimers = new ArrayList<>();
     prefetch = new LinkedHashMap<>();
     reuse = new StreamRecord<>(null);
     quotedEdgeIds = new String[edgeIds.length];
     for (int i = 0; i < edgeIds.length; i++) if (edgeIds[i] != null) quotedEdgeIds[i] = Json.quote(edgeIds[i]);
     tags = new HashMap<>();
     for (String port : sidePorts) tags.put(port, tag(port));
-    if (keyed) states = new KeyedStates(getKeyedStateStore());
+    if (keyed) {
+      states = new KeyedStates(getKeyedStateStore());
+      timers = getInternalTimerService("pipewright-timers", VoidNamespaceSerializer.INSTANCE, this);
+    }
 
     var task = getRuntimeContext().getTaskInfo();
     int subtask = task.getIndexOfThisSubtask();
@@ -147,10 +176,38 @@ public final class JsOperator extends AbstractStreamOperator<String>
   public void processElement(StreamRecord<EdgeRecord> element) throws Exception {
     EdgeRecord record = element.getValue();
     int i = count;
+    kinds[i] = RECORD;
     edges[i] = record.edge;
     texts[i] = record.text;
+    times[i] = element.hasTimestamp() ? element.getTimestamp() : WorkerMessage.NO_TIME;
     // Flink has set the backend's key to this record's (it runs the key selector per record).
     if (keyed) keys[i] = getCurrentKey();
+    gathered(i);
+  }
+
+  @Override
+  public void onEventTime(InternalTimer<Object, VoidNamespace> timer) throws Exception {
+    timerFired(EVENT_TIMER, timer.getTimestamp());
+  }
+
+  @Override
+  public void onProcessingTime(InternalTimer<Object, VoidNamespace> timer) throws Exception {
+    timerFired(PROCESSING_TIMER, timer.getTimestamp());
+  }
+
+  /** A timer of the current key fired: it joins the gathering batch among the records. */
+  private void timerFired(byte kind, long ts) throws Exception {
+    int i = count;
+    kinds[i] = kind;
+    edges[i] = -1;
+    texts[i] = null;
+    times[i] = ts;
+    keys[i] = getCurrentKey();
+    gathered(i);
+  }
+
+  /** Item `i` has joined the gathering batch: the latency timer starts, and a full batch goes. */
+  private void gathered(int i) throws Exception {
     count = i + 1;
     if (i == 0 && latencyMs > 0) {
       long batchNumber = batchesSent;
@@ -173,10 +230,18 @@ public final class JsOperator extends AbstractStreamOperator<String>
     if (n == 0) return;
     StringBuilder b = frame;
     b.setLength(0);
-    b.append("{\"t\":\"batch\",\"records\":[");
+    b.append("{\"t\":\"batch\",");
+    if (watermark != Long.MIN_VALUE) b.append("\"w\":").append(watermark).append(',');
+    b.append("\"records\":[");
     for (int i = 0; i < n; i++) {
       if (i > 0) b.append(',');
-      b.append("{\"e\":").append(quotedEdgeIds[edges[i]]);
+      byte kind = kinds[i];
+      if (kind == RECORD) {
+        b.append("{\"e\":").append(quotedEdgeIds[edges[i]]);
+        if (times[i] != WorkerMessage.NO_TIME) b.append(",\"ts\":").append(times[i]);
+      } else {
+        b.append("{\"timer\":\"").append(kind == EVENT_TIMER ? 'e' : 'p').append("\",\"ts\":").append(times[i]);
+      }
       if (keyed) {
         Object key = keys[i];
         Keys.appendJson(b.append(",\"k\":"), key);
@@ -192,7 +257,8 @@ public final class JsOperator extends AbstractStreamOperator<String>
         }
         b.append('}');
       }
-      b.append(",\"r\":").append(texts[i]).append('}');
+      if (kind == RECORD) b.append(",\"r\":").append(texts[i]);
+      b.append('}');
       texts[i] = null;
     }
     b.append("]}");
@@ -258,7 +324,17 @@ public final class JsOperator extends AbstractStreamOperator<String>
     if (!m.writes.isEmpty()) {
       if (!keyed) throw new IOException("the worker wrote state for an operator that is not keyed");
       for (Object[] write : m.writes) {
-        setCurrentKey(outKeys[(Integer) write[0]]);
+        Object key = outKeys[(Integer) write[0]];
+        String op = (String) write[1];
+        if (op.length() == 2 && (op.charAt(0) == 't' || op.charAt(0) == 'x')) {
+          long ts = timerTime(write[2]);
+          // Registered while a watermark's timers fire, one due now would fire in this round:
+          // locally it fires at the next watermark.
+          if (advancing && op.charAt(0) == 't') deferredTimers.add(new Object[] {key, op, ts});
+          else timer(key, op, ts);
+          continue;
+        }
+        setCurrentKey(key);
         states.apply(write);
       }
     }
@@ -266,19 +342,65 @@ public final class JsOperator extends AbstractStreamOperator<String>
     ArrayList<String> ports = m.outPorts;
     for (int j = 0, n = texts.size(); j < n; j++) {
       String port = ports.get(j);
+      long ts = m.outTime(j);
+      StreamRecord<String> record = ts == WorkerMessage.NO_TIME ? untimed(texts.get(j)) : reuse.replace(texts.get(j), ts);
       if (port == null || "out".equals(port)) {
-        output.collect(reuse.replace(texts.get(j)));
+        output.collect(record);
       } else {
         OutputTag<String> tag = tags.get(port);
-        if (tag != null) output.collect(tag, new StreamRecord<>(texts.get(j))); // else no edge reads it
+        // else no edge reads it
+        if (tag != null) output.collect(tag, ts == WorkerMessage.NO_TIME ? new StreamRecord<>(record.getValue()) : new StreamRecord<>(record.getValue(), ts));
       }
     }
   }
 
+  /** `reuse` holding `text` and no time (replace keeps the time the record before had). */
+  private StreamRecord<String> untimed(String text) {
+    reuse.replace(text);
+    reuse.eraseTimestamp();
+    return reuse;
+  }
+
+  /** A timer's time from a write: whole ms (the worker refuses nothing the local engine takes). */
+  private long timerTime(Object value) throws Exception {
+    if (value instanceof Integer || value instanceof Long) return ((Number) value).longValue();
+    double ms = ((Number) value).doubleValue();
+    if (ms == Math.rint(ms) && Math.abs(ms) < 9.0e15) return (long) ms;
+    throw UserError.fail("operator \"" + operator.id + "\": a timer at " + value
+        + " ms cannot run on Flink, whose times are whole milliseconds");
+  }
+
+  /** Registers (`te`, `tp`) or deletes (`xe`, `xp`) a timer of `key`. */
+  private void timer(Object key, String op, long ts) {
+    setCurrentKey(key);
+    switch (op) {
+      case "te" -> timers.registerEventTimeTimer(VoidNamespace.INSTANCE, ts);
+      case "tp" -> timers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, ts);
+      case "xe" -> timers.deleteEventTimeTimer(VoidNamespace.INSTANCE, ts);
+      default -> timers.deleteProcessingTimeTimer(VoidNamespace.INSTANCE, ts);
+    }
+  }
+
+  /**
+   * Records before the watermark leave before it; then, keyed, its event-time timers fire
+   * through the worker (as batches); then it goes on (PROTOCOL.md, "Timers and watermarks").
+   */
   @Override
   public void processWatermark(Watermark mark) throws Exception {
-    drain(); // records before the watermark leave before it
-    super.processWatermark(mark);
+    drain();
+    watermark = mark.getTimestamp();
+    if (timeServiceManager != null) {
+      advancing = true;
+      try {
+        timeServiceManager.advanceWatermark(mark);
+        drain();
+      } finally {
+        advancing = false;
+      }
+      for (Object[] t : deferredTimers) timer(t[0], (String) t[1], (Long) t[2]);
+      deferredTimers.clear();
+    }
+    output.emitWatermark(mark);
   }
 
   @Override
@@ -290,8 +412,31 @@ public final class JsOperator extends AbstractStreamOperator<String>
   @Override
   public void finish() throws Exception {
     drain();
+    firePendingProcessingTimers();
     finished = true;
     super.finish();
+  }
+
+  /**
+   * The end of input: Flink's final watermark has fired every event-time timer; the
+   * processing-time ones still pending fire now, in time order, as the local engine fires them
+   * at the end (and those they set, in turn).
+   */
+  private void firePendingProcessingTimers() throws Exception {
+    if (timers == null) return;
+    for (;;) {
+      ArrayList<Object[]> pending = new ArrayList<>();
+      timers.forEachProcessingTimeTimer((namespace, ts) -> pending.add(new Object[] {getCurrentKey(), ts}));
+      if (pending.isEmpty()) return;
+      pending.sort((a, b) -> Long.compare((Long) a[1], (Long) b[1]));
+      for (Object[] p : pending) {
+        setCurrentKey(p[0]);
+        long ts = (Long) p[1];
+        timers.deleteProcessingTimeTimer(VoidNamespace.INSTANCE, ts);
+        timerFired(PROCESSING_TIMER, ts);
+      }
+      drain();
+    }
   }
 
   @Override

@@ -37,10 +37,13 @@ public final class JsonlFormat extends SimpleStreamFormat<String> {
   private final String operatorId;
   /** The file's name, for messages (the local engine names it by its base name). */
   private final String fileName;
+  /** `timestampField` split at its dots, or null: each line's time is checked here, with its line. */
+  private final String[] timestampPath;
 
-  public JsonlFormat(String operatorId, String fileName) {
+  public JsonlFormat(String operatorId, String fileName, String[] timestampPath) {
     this.operatorId = operatorId;
     this.fileName = fileName;
+    this.timestampPath = timestampPath;
   }
 
   @Override
@@ -95,6 +98,7 @@ public final class JsonlFormat extends SimpleStreamFormat<String> {
             ? new String(line, start, end - start, StandardCharsets.ISO_8859_1)
             : decode(start, end);
         check(text);
+        if (timestampPath != null) checkTime(text);
         return text;
       }
       return null;
@@ -168,6 +172,23 @@ public final class JsonlFormat extends SimpleStreamFormat<String> {
         throw UserError.fail(where() + " is not valid JSON (" + e.getOriginalMessage() + ")");
       } catch (IOException e) {
         throw UserError.fail(where() + " is not valid JSON (" + e.getMessage() + ")");
+      }
+    }
+
+    /**
+     * The line has a time the source's timestamp assigner can read (EventTimes), or the job fails
+     * here, where the line is known, in the local engine's words.
+     */
+    private void checkTime(String text) throws IOException {
+      long time;
+      try {
+        time = EventTimes.read(text, timestampPath);
+      } catch (EventTimes.FractionalTime e) {
+        throw UserError.fail(where() + " has " + e.getMessage());
+      }
+      if (time == EventTimes.NONE) {
+        throw UserError.fail(where() + " has no timestamp in field \"" + String.join(".", timestampPath)
+            + "\" (a number of ms or an ISO date)");
       }
     }
 

@@ -42,13 +42,23 @@ public final class Plan {
     public final String path;
     /** The operator's JSON object, as the worker's `open` frame sends it. */
     public final String json;
+    /** A source's `timestampField`, split at its dots; null without event time. */
+    public final String[] timestampPath;
+    /** A source's `maxOutOfOrdernessMs` (0 by default). */
+    public final long maxOutOfOrdernessMs;
+    /** A source's `idleTimeoutMs`; 0: it never goes idle. */
+    public final long idleTimeoutMs;
 
-    Operator(String id, String kind, int parallelism, String path, String json) {
+    Operator(String id, String kind, int parallelism, String path, String json, JsonNode params) {
       this.id = id;
       this.kind = kind;
       this.parallelism = parallelism;
       this.path = path;
       this.json = json;
+      JsonNode field = params.path("timestampField");
+      this.timestampPath = field.isTextual() ? field.asText().split("\\.", -1) : null;
+      this.maxOutOfOrdernessMs = params.path("maxOutOfOrdernessMs").asLong(0);
+      this.idleTimeoutMs = params.path("idleTimeoutMs").asLong(0);
     }
 
     public boolean isWorker() {
@@ -118,7 +128,8 @@ public final class Plan {
           required(op, "kind"),
           Math.max(1, op.path("parallelism").asInt(1)),
           path.isTextual() ? path.asText() : null,
-          Json.MAPPER.writeValueAsString(op)));
+          Json.MAPPER.writeValueAsString(op),
+          op.path("params")));
     }
     operators = Collections.unmodifiableList(ops);
     List<Edge> es = new ArrayList<>();

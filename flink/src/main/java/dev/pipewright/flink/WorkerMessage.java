@@ -21,7 +21,9 @@ final class WorkerMessage {
   final ArrayList<String> out = new ArrayList<>();
   /** `out`'s ports, parallel to `out`: null for the default port. */
   final ArrayList<String> outPorts = new ArrayList<>();
-  /** `writes`, each an array of Integer, String and null. */
+  /** `out`'s event times, parallel to `out`; null until a record has one, then NO_TIME where one has none. */
+  long[] outTimes;
+  /** `writes`, each an array of Integer, Long, String and null. */
   final ArrayList<Object[]> writes = new ArrayList<>();
 
   static WorkerMessage parse(byte[] json) throws IOException {
@@ -59,15 +61,41 @@ final class WorkerMessage {
         String port = p.getValueAsString();
         p.nextToken();
         String text = p.getValueAsString();
-        if (p.nextToken() != JsonToken.END_ARRAY || port == null || text == null) {
-          throw new IOException("an \"out\" pair is not [port, text]");
+        JsonToken after = p.nextToken();
+        if (after == JsonToken.VALUE_NUMBER_INT) {
+          time(out.size(), p.getLongValue());
+          after = p.nextToken();
+        }
+        if (after != JsonToken.END_ARRAY || port == null || text == null) {
+          throw new IOException("an \"out\" element is not [port, text] or [port, text, ts]");
         }
         out.add(text);
-        outPorts.add(port);
+        outPorts.add("out".equals(port) ? null : port);
       } else {
         throw new IOException("an \"out\" element is neither a text nor a [port, text] pair");
       }
     }
+  }
+
+  /** Output `index` has event time `ts`; those before it without one keep NO_TIME. */
+  private void time(int index, long ts) {
+    if (outTimes == null) {
+      outTimes = new long[Math.max(16, index + 1)];
+      java.util.Arrays.fill(outTimes, NO_TIME);
+    } else if (index >= outTimes.length) {
+      int from = outTimes.length;
+      outTimes = java.util.Arrays.copyOf(outTimes, Math.max(from * 2, index + 1));
+      java.util.Arrays.fill(outTimes, from, outTimes.length, NO_TIME);
+    }
+    outTimes[index] = ts;
+  }
+
+  /** An output without event time. */
+  static final long NO_TIME = Long.MIN_VALUE;
+
+  /** Output `j`'s event time, or NO_TIME. */
+  long outTime(int j) {
+    return outTimes == null || j >= outTimes.length ? NO_TIME : outTimes[j];
   }
 
   private void readWrites(JsonParser p, JsonToken start) throws IOException {
@@ -78,7 +106,9 @@ final class WorkerMessage {
       w.clear();
       for (JsonToken e; (e = p.nextToken()) != JsonToken.END_ARRAY; ) {
         switch (e) {
-          case VALUE_NUMBER_INT -> w.add(p.getIntValue());
+          // A record index fits an int; a timer's time is epoch ms.
+          case VALUE_NUMBER_INT -> w.add(p.getNumberType() == JsonParser.NumberType.INT ? (Object) p.getIntValue() : (Object) p.getLongValue());
+          case VALUE_NUMBER_FLOAT -> w.add(p.getDoubleValue());
           case VALUE_STRING -> w.add(p.getText());
           case VALUE_NULL -> w.add(null);
           default -> throw new IOException("a write holds " + e);

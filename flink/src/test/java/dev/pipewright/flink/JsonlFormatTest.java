@@ -19,10 +19,14 @@ class JsonlFormatTest {
   @TempDir Path dir;
 
   private List<String> read(byte[] content) throws Exception {
+    return read(content, null);
+  }
+
+  private List<String> read(byte[] content, String[] timestampPath) throws Exception {
     Path file = dir.resolve("in.jsonl");
     Files.write(file, content);
     List<String> lines = new ArrayList<>();
-    try (StreamFormat.Reader<String> reader = new JsonlFormat("src", "in.jsonl")
+    try (StreamFormat.Reader<String> reader = new JsonlFormat("src", "in.jsonl", timestampPath)
         .createReader(new Configuration(), new LocalDataInputStream(file.toFile()))) {
       for (String line; (line = reader.read()) != null; ) lines.add(line);
     }
@@ -42,6 +46,32 @@ class JsonlFormatTest {
     System.arraycopy(bom, 0, content, 0, 3);
     System.arraycopy(rest.getBytes("UTF-8"), 0, content, 3, content.length - 3);
     assertEquals(List.of("{\"a\":1}", "[2, 3]", "\"é\"", "4"), read(content));
+  }
+
+  @Test
+  void aLineWithoutATimeFailsNamingItsLineInTheLocalWords() {
+    String[] path = {"at", "t"};
+    SuppressRestartsException e = assertThrows(SuppressRestartsException.class,
+        () -> read("{\"at\":{\"t\":5}}\n{\"at\":{\"t\":\"soon\"}}\n".getBytes("UTF-8"), path));
+    assertEquals("operator \"src\": in.jsonl:2 has no timestamp in field \"at.t\" (a number of ms or an ISO date)",
+        e.getCause().getMessage());
+    e = assertThrows(SuppressRestartsException.class, () -> read("{\"at\":{\"t\":1.5}}\n".getBytes("UTF-8"), path));
+    assertEquals("operator \"src\": in.jsonl:1 has event time 1.5 is not a whole number of ms, which Flink's times are",
+        e.getCause().getMessage());
+  }
+
+  @Test
+  void eventTimesAreReadAsJavaScriptReadsThem() throws Exception {
+    String[] t = {"t"};
+    assertEquals(1704067200000L, EventTimes.read("{\"t\":1704067200000}", t));
+    assertEquals(5L, EventTimes.read("{\"a\":[1,{\"t\":2}],\"t\":5.0}", t));
+    assertEquals(1704067200000L, EventTimes.read("{\"t\":\"2024-01-01\"}", t));
+    assertEquals(1704067200123L, EventTimes.read("{\"t\":\"2024-01-01T00:00:00.123Z\"}", t));
+    assertEquals(1704063600000L, EventTimes.read("{\"t\":\"2024-01-01T00:00:00+01:00\"}", t));
+    assertEquals(1704067200000L, EventTimes.read("{\"t\":\"Mon, 1 Jan 2024 00:00:00 GMT\"}", t));
+    assertEquals(EventTimes.NONE, EventTimes.read("{\"t\":true}", t));
+    assertEquals(EventTimes.NONE, EventTimes.read("{\"u\":1}", t));
+    assertEquals(EventTimes.NONE, EventTimes.read("[1]", t));
   }
 
   @Test
