@@ -211,7 +211,13 @@ export function createStateMethods(runOf: (method: string, runId: string) => Run
         const method = 'state.elements';
         const entry = runOf(method, params.runId);
         const op = keyedOperator(method, entry, params.operator);
-        const { keyGroup, subtask } = await locate(method, entry, op, params.key, params.checkpointId ?? 'live');
+        const { keyGroup, subtask } = await locate(
+          method,
+          entry,
+          op,
+          params.key,
+          params.checkpointId ?? 'live',
+        );
         return readSubtask(method, entry, op.id, subtask, params.checkpointId, (browser) =>
           readElements(browser, keyGroup, params.key, params),
         );
