@@ -15,6 +15,8 @@ import {
   writeJsonl,
 } from '../../test/cliHarness.js';
 import { FakeRunner, workerPath } from '../../test/flinkFakeRunner.js';
+import { nexmarkEvent } from '../operators/nexmark/nexmarkEvent.js';
+import { nexmarkConfigOf } from '../operators/sourceNexmark.js';
 
 const WORD_COUNT = `// Keyed by "word": the value state below holds the count of this one word.
 async function process(record, ctx) {
@@ -335,6 +337,26 @@ describe('the Flink worker', () => {
     ]);
     const watermarked = await runner.batch([{ e: 'in', k: 'c', r: {}, ts: 120 }], 105);
     expect(watermarked.answer.out).toEqual([['out', '{"at":120,"watermark":"105","key":"c"}', 120]]);
+    expect(await runner.close()).toBe(0);
+  });
+
+  it("makes source.nexmark's events by number with the local generator, each with its time", async () => {
+    const runner = start();
+    const params = { count: 100, eventsPerSec: 1000, seed: 3 };
+    expect(
+      await runner.open({
+        operator: { id: 'nexmark', kind: 'source.nexmark', parallelism: 2, params },
+        inputs: [],
+        keyed: false,
+      }),
+    ).toEqual({ t: 'ready' });
+    runner.send({ t: 'make', next: 1, stride: 2, count: 3 });
+    const events = [1, 3, 5].map((n) => nexmarkEvent(nexmarkConfigOf(params), n));
+    expect(await runner.next()).toEqual({
+      t: 'made',
+      records: events.map((e) => JSON.stringify(e)),
+      times: events.map((e) => e.dateTime),
+    });
     expect(await runner.close()).toBe(0);
   });
 

@@ -59,7 +59,22 @@ export function watermarkOf(w: number | undefined): number {
   return w >= END_OF_TIME ? Number.POSITIVE_INFINITY : w;
 }
 
-export type RunnerMessage = OpenMessage | BatchMessage | { readonly t: 'close' };
+/** A source's events by number (source.nexmark): next, next + stride, …, `count` of them. */
+export interface MakeMessage {
+  readonly t: 'make';
+  readonly next: number;
+  readonly stride: number;
+  readonly count: number;
+}
+
+/** The events made: each one's JSON text and event time, in order. */
+export interface MadeMessage {
+  readonly t: 'made';
+  readonly records: readonly string[];
+  readonly times: readonly number[];
+}
+
+export type RunnerMessage = OpenMessage | BatchMessage | MakeMessage | { readonly t: 'close' };
 
 /** A state read the batch's cache could not answer, for the key of record `i`. */
 export type ReadRequest =
@@ -84,7 +99,8 @@ export type WorkerMessage =
   | { readonly t: 'ready' }
   | { readonly t: 'error'; readonly message: string }
   | ReadRequest
-  | { readonly t: 'done'; readonly out: readonly Output[]; readonly writes: readonly StateWrite[] };
+  | { readonly t: 'done'; readonly out: readonly Output[]; readonly writes: readonly StateWrite[] }
+  | MadeMessage;
 
 /** The type of a runner's frame, or a description of what came instead. */
 export function messageType(frame: unknown): string {

@@ -1,10 +1,13 @@
 // The worker's conversation with the runner (flink/PROTOCOL.md, "The worker pipe"): `open`
 // compiles the code and answers ready or error, each `batch` runs its records and answers done
-// or error (asking for state it lacks on the way), `close` or the end of input ends it.
+// or error (asking for state it lacks on the way); a source's worker (source.nexmark) answers
+// `make` with the events asked for; `close` or the end of input ends it.
 import type { StateReader, StateText } from './batchState.js';
 import type { FramePipe } from './frames.js';
+import { NexmarkMaker } from './nexmarkMaker.js';
 import {
   type BatchMessage,
+  type MakeMessage,
   messageType,
   type OpenMessage,
   type ReadRequest,
@@ -80,13 +83,24 @@ export async function serve(pipe: FramePipe): Promise<number> {
   const reader = pipeReader(pipe);
   const answer = (message: WorkerMessage) => pipe.write(message);
   let operator: WorkerOperator | undefined;
+  /** A source's worker (source.nexmark) makes events instead of running code. */
+  let maker: NexmarkMaker | undefined;
   const escaped = watchEscapedRejections(() => operator);
   for (;;) {
     const frame = pipe.read();
     if (frame === undefined) return 0;
     const type = messageType(frame);
     if (type === 'close') return 0;
-    if (type === 'open') {
+    if (type === 'open' && (frame as OpenMessage).operator.kind === 'source.nexmark') {
+      try {
+        maker = NexmarkMaker.open(frame as OpenMessage);
+        answer({ t: 'ready' });
+      } catch (error) {
+        answer({ t: 'error', message: describe(error) });
+      }
+    } else if (type === 'make' && maker !== undefined) {
+      answer(maker.make(frame as MakeMessage));
+    } else if (type === 'open') {
       try {
         operator = await WorkerOperator.open(frame as OpenMessage, reader);
         answer({ t: 'ready' });

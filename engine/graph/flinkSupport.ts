@@ -8,6 +8,7 @@ import type { Job } from './schema.js';
 /** The kinds the runner builds, and what each maps to on Flink (docs/flink.md says the same). */
 export const FLINK_KINDS: Readonly<Record<string, string>> = {
   'source.jsonl': "Flink's FileSource, one split per file",
+  'source.nexmark': "a Flink source whose readers make the events with the engine's own generator, in a worker each",
   'sink.jsonl': "Flink's FileSink, exactly once, joined into the sink's file at the end",
   map: 'a Node worker per subtask',
   filter: 'a Node worker per subtask',
@@ -19,7 +20,6 @@ export const FLINK_KINDS: Readonly<Record<string, string>> = {
 const LATER: Readonly<Record<string, string>> = {
   window: "windows come with event time, the runner's next step",
   transaction: 'transactions on Flink are the next issue',
-  'source.nexmark': 'the NEXMark generator comes with event time',
   'source.generator': 'the generator source is not built for Flink yet',
   'source.kafka': "Kafka comes through Flink's own Kafka connector, not built yet",
   'sink.kafka': "Kafka comes through Flink's own Kafka connector, not built yet",
@@ -51,6 +51,16 @@ export function flinkRefusals(job: Job): Problem[] {
       return;
     }
     const params = operator.params as Record<string, unknown>;
+    if (operator.kind === 'source.nexmark' && params.ratePerSec !== undefined) {
+      problems.push(
+        problem(
+          'flink-param',
+          `operator "${operator.id}": ratePerSec cannot run on Flink yet: the NEXMark source there makes its events as fast as it can`,
+          `${at}.params.ratePerSec`,
+          [operator.id],
+        ),
+      );
+    }
     if (operator.kind === 'source.jsonl' && params.onBadTimestamp === 'skip') {
       problems.push(
         problem(

@@ -44,7 +44,7 @@ final class JobBuilder {
   void build() {
     for (Plan.Operator op : topologicalOrder()) {
       switch (op.kind) {
-        case "source.jsonl" -> built.put(op.id, source(op));
+        case "source.jsonl", "source.nexmark" -> built.put(op.id, source(op));
         case "sink.jsonl" -> sink(op);
         case "map", "filter", "flatMap", "process" -> built.put(op.id, worker(op));
         default -> throw new IllegalArgumentException(
@@ -80,6 +80,13 @@ final class JobBuilder {
   }
 
   private SingleOutputStreamOperator<String> source(Plan.Operator op) {
+    if ("source.nexmark".equals(op.kind)) {
+      // Each record comes with its time (the event's dateTime); watermarks by the local rule.
+      long bound = op.maxOutOfOrdernessMs;
+      WatermarkStrategy<String> strategy = WatermarkStrategy.forGenerator(context -> new SourceWatermarks(bound));
+      return env.fromSource(new NexmarkSource(op, plan, op.count), strategy, op.id)
+          .uid(op.id).name(op.id).setParallelism(op.parallelism);
+    }
     File file = new File(op.path);
     FileSource<String> source = FileSource
         .forRecordStreamFormat(new JsonlFormat(op.id, file.getName(), op.timestampPath), Path.fromLocalFile(file))

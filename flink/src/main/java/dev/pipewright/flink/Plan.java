@@ -48,6 +48,8 @@ public final class Plan {
     public final long maxOutOfOrdernessMs;
     /** A source's `idleTimeoutMs`; 0: it never goes idle. */
     public final long idleTimeoutMs;
+    /** A source's `count`, or -1 without end. */
+    public final long count;
 
     Operator(String id, String kind, int parallelism, String path, String json, JsonNode params) {
       this.id = id;
@@ -59,6 +61,7 @@ public final class Plan {
       this.timestampPath = field.isTextual() ? field.asText().split("\\.", -1) : null;
       this.maxOutOfOrdernessMs = params.path("maxOutOfOrdernessMs").asLong(0);
       this.idleTimeoutMs = params.path("idleTimeoutMs").asLong(0);
+      this.count = params.path("count").isNumber() ? params.path("count").asLong() : -1;
     }
 
     public boolean isWorker() {

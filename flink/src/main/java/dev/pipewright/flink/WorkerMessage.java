@@ -42,6 +42,8 @@ final class WorkerMessage {
           case "mk" -> m.mk = p.getValueAsString();
           case "out" -> m.readOut(p, v);
           case "writes" -> m.readWrites(p, v);
+          case "records" -> m.readRecords(p, v);
+          case "times" -> m.readTimes(p, v);
           default -> p.skipChildren();
         }
       }
@@ -74,6 +76,26 @@ final class WorkerMessage {
       } else {
         throw new IOException("an \"out\" element is neither a text nor a [port, text] pair");
       }
+    }
+  }
+
+  /** `made`'s records: texts, into `out` (on the default port). */
+  private void readRecords(JsonParser p, JsonToken start) throws IOException {
+    if (start != JsonToken.START_ARRAY) throw new IOException("\"records\" is not an array");
+    for (JsonToken t; (t = p.nextToken()) != JsonToken.END_ARRAY; ) {
+      if (t != JsonToken.VALUE_STRING) throw new IOException("a made record is not a text");
+      out.add(p.getText());
+      outPorts.add(null);
+    }
+  }
+
+  /** `made`'s times, parallel to its records. */
+  private void readTimes(JsonParser p, JsonToken start) throws IOException {
+    if (start != JsonToken.START_ARRAY) throw new IOException("\"times\" is not an array");
+    int index = 0;
+    for (JsonToken t; (t = p.nextToken()) != JsonToken.END_ARRAY; index++) {
+      if (t != JsonToken.VALUE_NUMBER_INT) throw new IOException("a made time is not whole ms");
+      time(index, p.getLongValue());
     }
   }
 
