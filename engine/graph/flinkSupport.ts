@@ -13,6 +13,8 @@ export const FLINK_KINDS: Readonly<Record<string, string>> = {
   filter: 'a Node worker per subtask',
   flatMap: 'a Node worker per subtask',
   process: 'a Node worker per subtask, keyed state in Flink (RocksDB)',
+  'source.kafka': "Flink's KafkaSource, read_committed, offsets in checkpoints",
+  'sink.kafka': "Flink's KafkaSink, exactly once: a transaction per checkpoint",
 };
 
 /** Why a kind does not run on Flink yet: said after "cannot run on Flink yet". */
@@ -21,12 +23,28 @@ const LATER: Readonly<Record<string, string>> = {
   transaction: 'transactions on Flink are the next issue',
   'source.nexmark': 'the NEXMark generator comes with event time',
   'source.generator': 'the generator source is not built for Flink yet',
-  'source.kafka': "Kafka comes through Flink's own Kafka connector, not built yet",
-  'sink.kafka': "Kafka comes through Flink's own Kafka connector, not built yet",
   'source.postgres': 'PostgreSQL change capture is not built for Flink yet',
   'sink.postgres': 'the JDBC sink is not built yet',
   'source.redis': 'the Redis source is not built for Flink yet',
   'sink.redis': 'the Redis sink is not built for Flink yet',
+};
+
+/** Params that ask for event time (a record's time, watermarks), which the runner has not yet. */
+const EVENT_TIME_PARAMS: Readonly<Record<string, readonly string[]>> = {
+  'source.jsonl': ['timestampField'],
+  'source.kafka': ['timestampField', 'maxOutOfOrdernessMs', 'idleTimeoutMs'],
+};
+
+/** Params a kind that runs on Flink cannot honour there yet, and why. */
+const PARAMS_LATER: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'source.kafka': {
+    retryTimeoutMs:
+      "on Flink the Kafka client's own timeouts and Flink's restarts decide how long an unreachable broker is waited for",
+  },
+  'sink.kafka': {
+    retryTimeoutMs:
+      "on Flink the Kafka client's own timeouts and Flink's restarts decide how long an unreachable broker is waited for",
+  },
 };
 
 function problem(code: string, message: string, path: string, ids: readonly string[]): Problem {
@@ -51,12 +69,26 @@ export function flinkRefusals(job: Job): Problem[] {
       return;
     }
     const params = operator.params as Record<string, unknown>;
-    if (operator.kind === 'source.jsonl' && params.timestampField !== undefined) {
+    for (const param of EVENT_TIME_PARAMS[operator.kind] ?? []) {
+      if (params[param] === undefined) continue;
       problems.push(
         problem(
           'flink-event-time',
-          `operator "${operator.id}": event time (timestampField) cannot run on Flink yet: watermarks and timers are the runner's next step`,
-          `${at}.params.timestampField`,
+          param === 'timestampField'
+            ? `operator "${operator.id}": event time (timestampField) cannot run on Flink yet: watermarks and timers are the runner's next step`
+            : `operator "${operator.id}": params.${param} cannot run on Flink yet: it shapes watermarks, which are the runner's next step`,
+          `${at}.params.${param}`,
+          [operator.id],
+        ),
+      );
+    }
+    for (const [param, why] of Object.entries(PARAMS_LATER[operator.kind] ?? {})) {
+      if (params[param] === undefined) continue;
+      problems.push(
+        problem(
+          'flink-param',
+          `operator "${operator.id}": params.${param} cannot run on Flink yet (${why})`,
+          `${at}.params.${param}`,
           [operator.id],
         ),
       );
