@@ -3,7 +3,8 @@
 // file, run with `pipewright run` and with `pipewright flink --cluster`, gives the same output:
 // the output topic read back read_committed holds the same messages (value and key bytes), each
 // key's in the same order, and the file the same lines. A key's input is in one partition, as a
-// keyed topic's is: across partitions Kafka gives no order, on either engine.
+// keyed topic's is: across partitions Kafka gives no order, on either engine. A record that is
+// not JSON and a missing topic fail the job on both with the same line.
 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -125,6 +126,52 @@ await describeWithServers(['kafka', 'flink'], 'source.kafka and sink.kafka on Fl
       ).toBe(true);
       expect(flink.lines).toEqual(local.lines);
       expect(flink.lines.length).toBe(RECORDS);
+    },
+    2 * FLINK_TIMEOUT,
+  );
+
+  it(
+    "fails at once with the local engine's line for a record that is not JSON and a missing topic",
+    async () => {
+      const inTopic = await makeTopic('flink-kafka-bad', 1);
+      await produce(inTopic, [
+        { partition: 0, value: '{"k":1}' },
+        { partition: 0, value: '{"k":' },
+      ]);
+      const dir = await makeTempDir('pipewright-flink-kafka-bad-');
+      const lines = async (sinkTopic: string) => {
+        const jobPath = path.join(dir, 'bad.job.json');
+        await writeJob(jobPath, {
+          format: 'pipewright.job/1',
+          name: `${path.basename(dir)}-bad`,
+          operators: [
+            {
+              id: 'in',
+              kind: 'source.kafka',
+              params: { bootstrapServers: KAFKA_BROKERS, topic: inTopic, stopAt: 'latest' },
+            },
+            { id: 'out', kind: 'sink.kafka', params: { bootstrapServers: KAFKA_BROKERS, topic: sinkTopic } },
+          ],
+          edges: [{ id: 'e', from: 'in', to: 'out', partition: 'forward' }],
+        });
+        const local = await runCli(['run', jobPath, '--quiet']);
+        const flink = await runCli(['flink', jobPath, '--cluster', FLINK_URL, '--quiet'], ON_FLINK);
+        expect(local.code, describeRun(local)).toBe(1);
+        expect(flink.code, describeRun(flink)).toBe(1);
+        return [local.stderr.trim(), flink.stderr.trim()];
+      };
+      const [localMissing, flinkMissing] = await lines(`flink-kafka-missing-${path.basename(dir)}`);
+      expect(flinkMissing).toBe(localMissing);
+      expect(flinkMissing).toMatch(
+        /^pipewright: operator "out": Kafka topic "flink-kafka-missing-.*" does not exist at /,
+      );
+      // The parser's words differ (JSON.parse's, Jackson's): the rest is the same line.
+      const [localBad, flinkBad] = await lines(await makeTopic('flink-kafka-bad-out', 1));
+      const upToWords = (line: string) => line.slice(0, line.lastIndexOf('('));
+      expect(upToWords(flinkBad)).toBe(upToWords(localBad));
+      expect(flinkBad).toMatch(
+        /^pipewright: operator "in": Kafka topic "flink-kafka-bad-.*" partition 0 offset 1 cannot be read: its value is not JSON \(.+\)$/,
+      );
     },
     2 * FLINK_TIMEOUT,
   );
