@@ -80,6 +80,75 @@ describe('flinkRefusals', () => {
   });
 });
 
+const kafkaJob = (source: Record<string, unknown>, sink: Record<string, unknown>) =>
+  job({
+    ...base,
+    operators: [
+      { id: 'in', kind: 'source.kafka', params: { bootstrapServers: 'localhost:9092', ...source } },
+      base.operators[1],
+      { id: 'out', kind: 'sink.kafka', params: { bootstrapServers: 'localhost:9092', topic: 'o', ...sink } },
+    ],
+    edges: [
+      { id: 'e1', from: 'in', to: 'p', partition: 'hash', key: 'k' },
+      { id: 'e2', from: 'p', to: 'out', partition: 'rebalance' },
+    ],
+  });
+
+describe('flinkRefusals of the Kafka kinds', () => {
+  it("lets source.kafka and sink.kafka through with the params Flink's connector honours", () => {
+    expect(
+      flinkRefusals(
+        kafkaJob(
+          {
+            topicPattern: 'in-.*',
+            startingOffsets: { timestamp: 1 },
+            groupId: 'g',
+            stopAt: 'latest',
+            format: 'string',
+            keyFormat: 'json',
+            includeMetadata: true,
+            onBadRecord: 'skip',
+            partitionDiscoveryMs: 0,
+          },
+          {
+            keyField: 'a.b',
+            deliveryGuarantee: 'at-least-once',
+            format: 'string',
+            transactionalIdPrefix: 'x',
+            transactionTimeoutMs: 60000,
+          },
+        ),
+      ),
+    ).toEqual([]);
+    expect(flinkRefusals(kafkaJob({ topic: 'i', startingOffsets: 'committed', groupId: 'g' }, {}))).toEqual(
+      [],
+    );
+  });
+
+  it('refuses their event-time and retry params, one line each naming the operator and param', () => {
+    const refused = flinkRefusals(
+      kafkaJob(
+        { topic: 'i', timestampField: 't', maxOutOfOrdernessMs: 5, idleTimeoutMs: 9, retryTimeoutMs: 1 },
+        { retryTimeoutMs: 1 },
+      ),
+    );
+    expect(refused.map((p) => [p.code, p.ids, p.path])).toEqual([
+      ['flink-event-time', ['in'], '$.operators[0].params.timestampField'],
+      ['flink-event-time', ['in'], '$.operators[0].params.maxOutOfOrdernessMs'],
+      ['flink-event-time', ['in'], '$.operators[0].params.idleTimeoutMs'],
+      ['flink-param', ['in'], '$.operators[0].params.retryTimeoutMs'],
+      ['flink-param', ['out'], '$.operators[2].params.retryTimeoutMs'],
+    ]);
+    expect(refused.map((p) => p.message)).toEqual([
+      'operator "in": params.timestampField cannot run on Flink yet: event time on a Kafka source is not built for Flink yet',
+      'operator "in": params.maxOutOfOrdernessMs cannot run on Flink yet: event time on a Kafka source is not built for Flink yet',
+      'operator "in": params.idleTimeoutMs cannot run on Flink yet: event time on a Kafka source is not built for Flink yet',
+      `operator "in": params.retryTimeoutMs cannot run on Flink yet (on Flink the Kafka client's own timeouts and Flink's restarts decide how long an unreachable broker is waited for)`,
+      `operator "out": params.retryTimeoutMs cannot run on Flink yet (on Flink the Kafka client's own timeouts and Flink's restarts decide how long an unreachable broker is waited for)`,
+    ]);
+  });
+});
+
 describe('flinkPlan', () => {
   it("keeps the job's operators and edges, paths made absolute, checkpoints never off", () => {
     const plan = flinkPlan(job({ ...base, settings: { checkpointIntervalMs: 0, maxParallelism: 64 } }), {

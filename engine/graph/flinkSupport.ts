@@ -8,12 +8,15 @@ import type { Job } from './schema.js';
 /** The kinds the runner builds, and what each maps to on Flink (docs/flink.md says the same). */
 export const FLINK_KINDS: Readonly<Record<string, string>> = {
   'source.jsonl': "Flink's FileSource, one split per file",
-  'source.nexmark': "a Flink source whose readers make the events with the engine's own generator, in a worker each",
+  'source.nexmark':
+    "a Flink source whose readers make the events with the engine's own generator, in a worker each",
   'sink.jsonl': "Flink's FileSink, exactly once, joined into the sink's file at the end",
   map: 'a Node worker per subtask',
   filter: 'a Node worker per subtask',
   flatMap: 'a Node worker per subtask',
   process: 'a Node worker per subtask, keyed state in Flink (RocksDB)',
+  'source.kafka': "Flink's KafkaSource, read_committed, offsets in checkpoints",
+  'sink.kafka': "Flink's KafkaSink, exactly once: a transaction per checkpoint",
 };
 
 /** Why a kind does not run on Flink yet: said after "cannot run on Flink yet". */
@@ -21,12 +24,28 @@ const LATER: Readonly<Record<string, string>> = {
   window: "windows come with event time, the runner's next step",
   transaction: 'transactions on Flink are the next issue',
   'source.generator': 'the generator source is not built for Flink yet',
-  'source.kafka': "Kafka comes through Flink's own Kafka connector, not built yet",
-  'sink.kafka': "Kafka comes through Flink's own Kafka connector, not built yet",
   'source.postgres': 'PostgreSQL change capture is not built for Flink yet',
   'sink.postgres': 'the JDBC sink is not built yet',
   'source.redis': 'the Redis source is not built for Flink yet',
   'sink.redis': 'the Redis sink is not built for Flink yet',
+};
+
+/** Params that ask for event time where the runner does not give it yet. */
+const EVENT_TIME_PARAMS: Readonly<Record<string, readonly string[]>> = {
+  'source.kafka': ['timestampField', 'maxOutOfOrdernessMs', 'idleTimeoutMs'],
+};
+
+/** Params a kind that runs on Flink cannot honour there yet, and why. */
+const PARAMS_LATER: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'source.nexmark': { ratePerSec: 'the NEXMark source there makes its events as fast as it can' },
+  'source.kafka': {
+    retryTimeoutMs:
+      "on Flink the Kafka client's own timeouts and Flink's restarts decide how long an unreachable broker is waited for",
+  },
+  'sink.kafka': {
+    retryTimeoutMs:
+      "on Flink the Kafka client's own timeouts and Flink's restarts decide how long an unreachable broker is waited for",
+  },
 };
 
 function problem(code: string, message: string, path: string, ids: readonly string[]): Problem {
@@ -51,12 +70,13 @@ export function flinkRefusals(job: Job): Problem[] {
       return;
     }
     const params = operator.params as Record<string, unknown>;
-    if (operator.kind === 'source.nexmark' && params.ratePerSec !== undefined) {
+    for (const param of EVENT_TIME_PARAMS[operator.kind] ?? []) {
+      if (params[param] === undefined) continue;
       problems.push(
         problem(
-          'flink-param',
-          `operator "${operator.id}": ratePerSec cannot run on Flink yet: the NEXMark source there makes its events as fast as it can`,
-          `${at}.params.ratePerSec`,
+          'flink-event-time',
+          `operator "${operator.id}": params.${param} cannot run on Flink yet: event time on a Kafka source is not built for Flink yet`,
+          `${at}.params.${param}`,
           [operator.id],
         ),
       );
@@ -67,6 +87,17 @@ export function flinkRefusals(job: Job): Problem[] {
           'flink-event-time',
           `operator "${operator.id}": onBadTimestamp "skip" cannot run on Flink yet: a line without a time fails the job there`,
           `${at}.params.onBadTimestamp`,
+          [operator.id],
+        ),
+      );
+    }
+    for (const [param, why] of Object.entries(PARAMS_LATER[operator.kind] ?? {})) {
+      if (params[param] === undefined) continue;
+      problems.push(
+        problem(
+          'flink-param',
+          `operator "${operator.id}": params.${param} cannot run on Flink yet (${why})`,
+          `${at}.params.${param}`,
           [operator.id],
         ),
       );

@@ -3,20 +3,12 @@
 // the savepoint covers; a TaskManager killed with -9 mid-run and started again leaves exactly the
 // clean output. The first two on the cluster of `npm run services`, the kill on one of the
 // test's own (privateServers.ts), so that the shared one is never disturbed.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import {
-  binPath,
-  copyExample,
-  describeRun,
-  makeTempDir,
-  readJsonl,
-  removeTempDirs,
-  runCli,
-} from '../cliHarness.js';
+import { copyExample, describeRun, makeTempDir, readJsonl, removeTempDirs, runCli } from '../cliHarness.js';
 import { byKey, ON_FLINK } from '../flinkHarness.js';
+import { background, rest, runningWithCheckpoints } from './flinkClusterWatch.js';
 import { type PrivateFlink, startPrivateFlink } from './privateServers.js';
 import { describeWithServer, FLINK_URL } from './servers.js';
 
@@ -77,47 +69,6 @@ async function slowJob(records: number, name: string, parallelism = 2) {
   const jobPath = path.join(dir, `${name}.job.json`);
   await writeFile(jobPath, JSON.stringify(job));
   return { dir, jobPath, expected: byKey(expected, 'k'), out: path.join(dir, 'out.jsonl') };
-}
-
-/** The CLI in the background, its output kept, so that the test can act while it runs. */
-function background(args: readonly string[]) {
-  const child: ChildProcess = spawn(process.execPath, [binPath, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr!.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const done = new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { child, done, output: () => ({ stdout, stderr }) };
-}
-
-async function rest<T>(base: string, route: string): Promise<T> {
-  const response = await fetch(`${base}${route}`, { signal: AbortSignal.timeout(10_000) });
-  return (await response.json()) as T;
-}
-
-/** Waits until the job of this name runs on the cluster and has completed `checkpoints` checkpoints. */
-async function runningWithCheckpoints(base: string, name: string, checkpoints: number): Promise<string> {
-  const deadline = Date.now() + 300_000;
-  // Polled often: the job must still be running when the test acts.
-  while (Date.now() < deadline) {
-    const { jobs } = await rest<{ jobs: { jid: string; name: string; state: string }[] }>(
-      base,
-      '/jobs/overview',
-    );
-    const job = jobs.find((j) => j.name === name && j.state === 'RUNNING');
-    if (job !== undefined) {
-      const stats = await rest<{ counts?: { completed?: number } }>(base, `/jobs/${job.jid}/checkpoints`);
-      if ((stats.counts?.completed ?? 0) >= checkpoints) return job.jid;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`job "${name}" did not run with ${checkpoints} checkpoints within 5 minutes`);
 }
 
 await describeWithServer('flink', 'pipewright flink --cluster when things go wrong', () => {

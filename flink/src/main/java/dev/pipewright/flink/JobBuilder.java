@@ -1,6 +1,8 @@
 package dev.pipewright.flink;
 
 import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -14,6 +16,8 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.connector.file.sink.FileSink;
 import org.apache.flink.connector.file.src.FileSource;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
@@ -46,6 +50,8 @@ final class JobBuilder {
       switch (op.kind) {
         case "source.jsonl", "source.nexmark" -> built.put(op.id, source(op));
         case "sink.jsonl" -> sink(op);
+        case "source.kafka" -> built.put(op.id, kafkaSource(op));
+        case "sink.kafka" -> kafkaSink(op);
         case "map", "filter", "flatMap", "process" -> built.put(op.id, worker(op));
         default -> throw new IllegalArgumentException(
             "operator \"" + op.id + "\" is a " + op.kind + ", which cannot run on Flink yet");
@@ -135,6 +141,33 @@ final class JobBuilder {
     DataStream<String> text = in.map(new Text()).uid(op.id + "/text").name(op.id).setParallelism(op.parallelism)
         .startNewChain();
     text.sinkTo(sink).uid(op.id).name(op.id).setParallelism(op.parallelism);
+  }
+
+  private SingleOutputStreamOperator<String> kafkaSource(Plan.Operator op) {
+    KafkaSource<String> source = uncheckedIo(() -> KafkaSources.source(op, plan.jobName));
+    return env.fromSource(source, WatermarkStrategy.noWatermarks(), op.id)
+        .uid(op.id).name(op.id).setParallelism(op.parallelism);
+  }
+
+  private void kafkaSink(Plan.Operator op) {
+    KafkaSink<String> sink = uncheckedIo(() -> KafkaSinks.sink(op, plan.jobName));
+    // Its own task, as sink.jsonl's: the key's parse and the producer's sends beside the upstream
+    // operator, not in its thread.
+    DataStream<String> text = inputs(op).map(new Text()).uid(op.id + "/text").name(op.id)
+        .setParallelism(op.parallelism).startNewChain();
+    text.sinkTo(sink).uid(op.id).name(op.id).setParallelism(op.parallelism);
+  }
+
+  private interface IoSupplier<T> {
+    T get() throws IOException;
+  }
+
+  private static <T> T uncheckedIo(IoSupplier<T> supplier) {
+    try {
+      return supplier.get();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private SingleOutputStreamOperator<String> worker(Plan.Operator op) {
