@@ -57,7 +57,16 @@ describe('flinkRefusals', () => {
             kind: 'source.jsonl',
             params: { path: 'in.jsonl', timestampField: 't', onBadTimestamp: 'skip' },
           },
-          { id: 'w', kind: 'window', params: { type: 'tumbling', sizeMs: 1000, aggregate: 'count' } },
+          {
+            id: 'w',
+            kind: 'window',
+            params: {
+              type: 'tumbling',
+              sizeMs: 1000,
+              aggregate: 'code',
+              code: 'function createAccumulator() { return 0; }\nfunction add(a) { return a + 1; }\nfunction merge(a, b) { return a + b; }\nfunction result(a) { return a; }',
+            },
+          },
           base.operators[1],
           base.operators[2],
         ],
@@ -71,7 +80,7 @@ describe('flinkRefusals', () => {
     );
     expect(refused.map((p) => [p.code, p.ids, p.path])).toEqual([
       ['flink-event-time', ['src'], '$.operators[0].params.onBadTimestamp'],
-      ['flink-kind', ['w'], '$.operators[1].kind'],
+      ['flink-param', ['w'], '$.operators[1].params.code'],
       ['flink-mixed-inputs', ['p', 'e3'], '$.operators[2]'],
     ]);
     expect(refused[2]!.message).toBe(

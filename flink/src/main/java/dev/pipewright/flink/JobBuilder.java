@@ -23,6 +23,13 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.streaming.api.windowing.assigners.EventTimeSessionWindows;
+import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
+import org.apache.flink.util.OutputTag;
 import org.apache.flink.streaming.api.functions.sink.filesystem.bucketassigners.BasePathBucketAssigner;
 import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.OnCheckpointRollingPolicy;
 
@@ -39,13 +46,15 @@ final class JobBuilder {
   private final StreamExecutionEnvironment env;
   /** Each built operator's main output (its `out` port). */
   private final Map<String, SingleOutputStreamOperator<String>> built = new HashMap<>();
+  /** Ports whose stream is not a side output of JsOperator.tag's (a window's `late`), by "id/port". */
+  private final Map<String, DataStream<String>> sideOutputs = new HashMap<>();
 
   JobBuilder(Plan plan, StreamExecutionEnvironment env) {
     this.plan = plan;
     this.env = env;
   }
 
-  void build() {
+  void build() throws IOException {
     for (Plan.Operator op : topologicalOrder()) {
       switch (op.kind) {
         case "source.jsonl", "source.nexmark" -> built.put(op.id, source(op));
@@ -53,6 +62,7 @@ final class JobBuilder {
         case "source.kafka" -> built.put(op.id, kafkaSource(op));
         case "sink.kafka" -> kafkaSink(op);
         case "map", "filter", "flatMap", "process" -> built.put(op.id, worker(op));
+        case "window" -> built.put(op.id, window(op));
         default -> throw new IllegalArgumentException(
             "operator \"" + op.id + "\" is a " + op.kind + ", which cannot run on Flink yet");
       }
@@ -189,6 +199,45 @@ final class JobBuilder {
   }
 
   /**
+   * `window` on Flink's window operator (docs/flink.md): the local kind's windows and event-time
+   * trigger are Flink's (tumbling and sliding with an offset, sessions merged), its built-in
+   * aggregates in Java (WindowAggregate), its output the local record (WindowResult); a record
+   * late for every window it belongs to goes unchanged to port `late`.
+   */
+  private SingleOutputStreamOperator<String> window(Plan.Operator op) throws IOException {
+    JsonNode params = Json.MAPPER.readTree(op.json).path("params");
+    DataStream<EdgeRecord> in = inputs(op);
+    if (!(in instanceof KeyedStream)) {
+      throw new IllegalArgumentException("operator \"" + op.id + "\": a window's inputs must be hash edges");
+    }
+    @SuppressWarnings("unchecked")
+    KeyedStream<EdgeRecord, Object> keyed = (KeyedStream<EdgeRecord, Object>) in;
+    long size = params.path("sizeMs").asLong(0);
+    long offset = params.path("offsetMs").asLong(0);
+    WindowAssigner<Object, TimeWindow> assigner = switch (params.path("type").asText()) {
+      case "tumbling" -> TumblingEventTimeWindows.of(Duration.ofMillis(size), Duration.ofMillis(offset));
+      case "sliding" -> SlidingEventTimeWindows.of(
+          Duration.ofMillis(size), Duration.ofMillis(params.path("slideMs").asLong()), Duration.ofMillis(offset));
+      default -> EventTimeSessionWindows.withGap(Duration.ofMillis(params.path("gapMs").asLong()));
+    };
+    String field = params.path("field").isTextual() ? params.path("field").asText() : null;
+    String name = params.path("aggregate").asText();
+    WindowAggregate aggregate = new WindowAggregate(op.id, name,
+        "count".equals(name) || field == null ? null : field.split("\\.", -1));
+    OutputTag<EdgeRecord> late = new OutputTag<>("late:" + op.id, TypeInformation.of(EdgeRecord.class));
+    SingleOutputStreamOperator<String> out = keyed
+        .window(assigner)
+        .allowedLateness(Duration.ofMillis(params.path("allowedLatenessMs").asLong(0)))
+        .sideOutputLateData(late)
+        .aggregate(aggregate, new WindowResult(aggregate), TypeInformation.of(double[].class),
+            TypeInformation.of(double[].class), Types.STRING)
+        .uid(op.id).name(op.id).setParallelism(op.parallelism);
+    sideOutputs.put(op.id + "/late", out.getSideOutput(late).map(new Text())
+        .uid(op.id + "/late").name(op.id + ": late").setParallelism(op.parallelism));
+    return out;
+  }
+
+  /**
    * The operator's input: its edges' streams, each tagged and partitioned, unioned; keyed when
    * they are hash edges. Hash and other edges cannot be mixed: a keyed operator needs every record
    * keyed (the CLI refuses it first; this is the runner's own guard).
@@ -207,7 +256,11 @@ final class JobBuilder {
       int index = plan.edges.indexOf(e);
       SingleOutputStreamOperator<String> upstream = built.get(e.from);
       if (upstream == null) throw new IllegalArgumentException("plan: edge \"" + e.id + "\" starts at a sink");
-      DataStream<String> port = "out".equals(e.fromPort) ? upstream : upstream.getSideOutput(JsOperator.tag(e.fromPort));
+      DataStream<String> port = "out".equals(e.fromPort)
+          ? upstream
+          : sideOutputs.containsKey(e.from + "/" + e.fromPort)
+              ? sideOutputs.get(e.from + "/" + e.fromPort)
+              : upstream.getSideOutput(JsOperator.tag(e.fromPort));
       DataStream<EdgeRecord> tagged = port.map(new Tag(index))
           .uid("edge/" + e.id).name(e.id).setParallelism(plan.operator(e.from).parallelism);
       DataStream<EdgeRecord> partitioned = switch (e.partition) {
