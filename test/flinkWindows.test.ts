@@ -6,15 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  describeRun,
-  makeTempDir,
-  readJsonl,
-  removeTempDirs,
-  runCli,
-  writeJob,
-  writeJsonl,
-} from './cliHarness.js';
+import { describeRun, makeTempDir, removeTempDirs, runCli, writeJob, writeJsonl } from './cliHarness.js';
 import { FLINK_TIMEOUT, ON_FLINK } from './flinkHarness.js';
 
 afterAll(removeTempDirs);
