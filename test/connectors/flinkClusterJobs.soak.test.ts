@@ -8,7 +8,13 @@ import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { copyExample, describeRun, makeTempDir, readJsonl, removeTempDirs, runCli } from '../cliHarness.js';
 import { byKey, ON_FLINK } from '../flinkHarness.js';
-import { background, rest, runningWithCheckpoints } from './flinkClusterWatch.js';
+import {
+  background,
+  KEYED_SUM,
+  rest,
+  runningWithCheckpoints,
+  runThroughTaskManagerKill,
+} from './flinkClusterWatch.js';
 import { type PrivateFlink, startPrivateFlink } from './privateServers.js';
 import { describeWithServer, FLINK_URL } from './servers.js';
 
@@ -50,13 +56,7 @@ async function slowJob(records: number, name: string, parallelism = 2) {
         kind: 'process',
         parallelism,
         params: {
-          code: `function process(r, ctx) {
-  const s = ctx.state.value('s');
-  const a = s.get() ?? { n: 0, sum: 0 };
-  a.n += 1; a.sum += r.v;
-  s.set(a);
-  ctx.emit({ k: r.k, n: a.n, sum: a.sum });
-}`,
+          code: KEYED_SUM,
         },
       },
       { id: 'out', kind: 'sink.jsonl', params: { path: 'out.jsonl' } },
@@ -112,13 +112,7 @@ await describeWithServer('flink', 'pipewright flink --cluster when things go wro
     // At parallelism 4 the job takes all 4 slots, so it has subtasks on the TaskManager killed
     // (at 2, Flink may place the whole job on the other one, and the kill would touch nothing).
     const job = await slowJob(RECORDS, name, 4);
-    const run = background(['flink', job.jobPath, '--cluster', cluster.url]);
-    const jobId = await runningWithCheckpoints(cluster.url, name, 1);
-    await cluster.killTaskManager(1);
-    await new Promise((resolve) => setTimeout(resolve, 3000));
-    await cluster.startTaskManager(1);
-    const code = await run.done;
-    const { stdout, stderr } = run.output();
+    const { code, stdout, stderr, jobId } = await runThroughTaskManagerKill(cluster, job.jobPath, name);
     expect(code, `${stdout}\n${stderr}`).toBe(0);
     expect(byKey(await readJsonl<Record<string, unknown>>(job.out), 'k')).toEqual(job.expected);
     // The loss was the job's to recover from, not a kill after its end.

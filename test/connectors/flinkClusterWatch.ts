@@ -3,6 +3,16 @@
 // job runs with checkpoints (flinkClusterJobs.soak.test.ts, flinkKafka.soak.test.ts).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { binPath } from '../cliHarness.js';
+import type { PrivateFlink } from './privateServers.js';
+
+/** The soak jobs' keyed process: each key's count and sum so far, as the bench's keyed job. */
+export const KEYED_SUM = `function process(r, ctx) {
+  const s = ctx.state.value('s');
+  const a = s.get() ?? { n: 0, sum: 0 };
+  a.n += 1; a.sum += r.v;
+  s.set(a);
+  ctx.emit({ k: r.k, n: a.n, sum: a.sum });
+}`;
 
 /** The CLI in the background, its output kept, so that the test can act while it runs. */
 export function background(args: readonly string[]) {
@@ -47,4 +57,23 @@ export async function runningWithCheckpoints(
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`job "${name}" did not run with ${checkpoints} checkpoints within 5 minutes`);
+}
+
+/**
+ * Runs the job file with `pipewright flink --cluster` on a private cluster and, once a checkpoint
+ * has completed, kills TaskManager 1 with -9 and starts it again 3 s later; the CLI's exit code,
+ * its output and the job's id once it has ended.
+ */
+export async function runThroughTaskManagerKill(
+  cluster: PrivateFlink,
+  jobPath: string,
+  jobName: string,
+): Promise<{ code: number | null; stdout: string; stderr: string; jobId: string }> {
+  const run = background(['flink', jobPath, '--cluster', cluster.url]);
+  const jobId = await runningWithCheckpoints(cluster.url, jobName, 1);
+  await cluster.killTaskManager(1);
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  await cluster.startTaskManager(1);
+  const code = await run.done;
+  return { code, ...run.output(), jobId };
 }

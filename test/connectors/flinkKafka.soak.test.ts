@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { type JobDocument, makeTempDir, removeTempDirs, writeJob } from '../cliHarness.js';
 import { byKey } from '../flinkHarness.js';
-import { background, rest, runningWithCheckpoints } from './flinkClusterWatch.js';
+import { KEYED_SUM, rest, runThroughTaskManagerKill } from './flinkClusterWatch.js';
 import { readCommitted } from './kafkaSinkTopic.js';
 import { makeTopic, type Produced, produce, removeTopics } from './kafkaSourceHarness.js';
 import { type PrivateFlink, startPrivateFlink } from './privateServers.js';
@@ -62,13 +62,7 @@ function job(name: string, inTopic: string, outTopic: string): JobDocument {
         kind: 'process',
         parallelism: 4,
         params: {
-          code: `function process(r, ctx) {
-  const s = ctx.state.value('s');
-  const a = s.get() ?? { n: 0, sum: 0 };
-  a.n += 1; a.sum += r.v;
-  s.set(a);
-  ctx.emit({ k: r.k, n: a.n, sum: a.sum });
-}`,
+          code: KEYED_SUM,
         },
       },
       {
@@ -100,13 +94,7 @@ await describeWithServers(
       const jobPath = path.join(dir, 'job.job.json');
       await writeJob(jobPath, job(name, inTopic, outTopic));
       // At parallelism 4 the job takes all 4 slots, so it has subtasks on the TaskManager killed.
-      const run = background(['flink', jobPath, '--cluster', cluster.url]);
-      const jobId = await runningWithCheckpoints(cluster.url, name, 1);
-      await cluster.killTaskManager(1);
-      await new Promise((resolve) => setTimeout(resolve, 3000));
-      await cluster.startTaskManager(1);
-      const code = await run.done;
-      const { stdout, stderr } = run.output();
+      const { code, stdout, stderr, jobId } = await runThroughTaskManagerKill(cluster, jobPath, name);
       expect(code, `${stdout}\n${stderr}`).toBe(0);
       const written = await readCommitted(KAFKA_BROKERS, outTopic);
       expect(written.openTransactions).toBe(false);
