@@ -56,7 +56,12 @@ export class FlinkHostRun extends StatusReportingRun implements DrivenRun {
   static start(options: FlinkHostRunOptions): FlinkHostRun {
     const run = new FlinkHostRun(options);
     run.setStatus('starting', `asking the Flink cluster at ${options.target.cluster}`);
-    void run.submit().catch((error: unknown) => run.finish('failed', (error as Error).message));
+    void run.submit().catch(async (error: unknown) => {
+      // Following it failed (the cluster stopped answering): a job that may still run there is
+      // cancelled, as far as the cluster can be reached, rather than left running unwatched.
+      if (run.jobId !== undefined) await run.rest?.cancel(run.jobId).catch(() => {});
+      run.finish('failed', (error as Error).message);
+    });
     return run;
   }
 
