@@ -18,10 +18,24 @@ import { runWithTreeCpu } from './processTreeCpu.mjs';
 
 export const RUNNER_PARALLELISMS = [1, 2, 4];
 
+/** The session cluster `npm run services` starts: two TaskManagers of two slots each. */
+const CLUSTER_URL = process.env.PIPEWRIGHT_FLINK_URL ?? 'http://127.0.0.1:8081';
+
+/** Whether a Flink cluster answers at `url` (its REST API's /config), within a few seconds. */
+async function clusterAnswers(url) {
+  try {
+    const res = await fetch(`${url}/config`, { signal: AbortSignal.timeout(3000) });
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
 /** Issue 28's targets, as [label, measured ratio's name, at least]. */
 const TARGETS = [
   ['the runner at parallelism 1 / native Java on Flink (RocksDB, parallelism 1)', 'p1VsNative', 0.6],
   ['the runner at parallelism 2 / the runner at parallelism 1', 'p2VsP1', 1.6],
+  ['the same on the session cluster (two TaskManagers)', 'clusterP2VsP1', 1.6],
 ];
 
 /** bench/.work/engine: the folder above the copied dist/ the CLI runs from. */
@@ -42,36 +56,45 @@ function snapshotRunner(engineEntry) {
   }
 }
 
-/** `pipewright flink JOB --quiet --trust` from the copied CLI, as measure() times it. */
-function runRunner(engineEntry, jobPath) {
-  return runTimed(process.execPath, [engineEntry, 'flink', jobPath, '--quiet', '--trust'], {
-    timeoutMs: 20 * 60_000,
-  });
+/** `pipewright flink JOB --quiet --trust [--cluster URL]` from the copied CLI, as measure() times it. */
+function runRunner(engineEntry, jobPath, cluster) {
+  const args = [
+    engineEntry,
+    'flink',
+    jobPath,
+    '--quiet',
+    '--trust',
+    ...(cluster ? ['--cluster', cluster] : []),
+  ];
+  return runTimed(process.execPath, args, { timeoutMs: 20 * 60_000 });
 }
 
 /**
  * A runner row: the keyed suite's job (input, code, topology and `level` backend: on Flink,
  * RocksDB) at `parallelism`, checked against the keyed reference in the sink's joined file.
  */
-function runnerConfig(d, parallelism, ctx) {
-  const name = `keyed-flink-runner-p${parallelism}`;
+function runnerConfig(d, parallelism, ctx, cluster) {
+  const name = `keyed-flink-runner-${cluster ? 'cluster-' : ''}p${parallelism}`;
   const job = ctx.keyedJob(name, { dataPath: d.path, backend: 'level', parallelism });
   const jobPath = writeJob(join(ctx.jobsDir, `${name}.job.json`), job);
   const out = join(ctx.outDir, `${name}.jsonl`);
   return {
-    id: `runner-rocksdb-p${parallelism}`,
-    label: `Pipewright on Flink (runner): RocksDB, parallelism ${parallelism}`,
+    id: `runner-${cluster ? 'cluster' : 'rocksdb'}-p${parallelism}`,
+    label: cluster
+      ? `Pipewright on Flink (runner): the session cluster's two TaskManagers, RocksDB, parallelism ${parallelism}`
+      : `Pipewright on Flink (runner): RocksDB, parallelism ${parallelism}`,
     records: d.records,
     kind: 'runner',
     backend: 'rocksdb',
     parallelism,
+    cluster,
     jobPath,
     // A JVM and workers the CLI starts: --profile's `node --cpu-prof` reaches only the CLI.
     cpuProfile: false,
     // The plan, Flink's log and checkpoints; the sink's part files beside its file.
     prepare: () =>
       clean(out, join(ctx.jobsDir, '.pipewright', name), join(ctx.outDir, `.${name}.jsonl.flink`)),
-    run: () => runRunner(ctx.engineEntry, jobPath),
+    run: () => runRunner(ctx.engineEntry, jobPath, cluster),
     verify: () => ctx.verifyOutput(out, keyedCanon, d.expectedDigest),
   };
 }
@@ -91,7 +114,22 @@ export async function runnerConfigs(d, ctx) {
       ? `exit ${res.code ?? res.signal}: ${(res.stderr || res.stdout).trim().split('\n').slice(0, 3).join(' | ')}`
       : await smoke.verify();
   if (bad) return { error: `\`pipewright flink\` of a 2000-record job: ${bad}` };
-  return { configs: RUNNER_PARALLELISMS.map((p) => runnerConfig(d, p, ctx)) };
+  const configs = RUNNER_PARALLELISMS.map((p) => runnerConfig(d, p, ctx));
+  // The same job submitted to the running session cluster (its TaskManagers are this machine's
+  // too): no JVM of the CLI's own, the jar uploaded once (the smoke run below does it).
+  if (await clusterAnswers(CLUSTER_URL)) {
+    const onCluster = runnerConfig(keyedData({ records: 2000, keys: 50 }), 1, ctx, CLUSTER_URL);
+    onCluster.prepare();
+    const res = await runRunner(ctx.engineEntry, onCluster.jobPath, CLUSTER_URL);
+    const failed = res.code !== 0 ? `exit ${res.code ?? res.signal}` : await onCluster.verify();
+    if (failed) ctx.log(`flink: cluster rows not measured: a smoke run on ${CLUSTER_URL} failed (${failed})`);
+    else configs.push(...RUNNER_PARALLELISMS.map((p) => runnerConfig(d, p, ctx, CLUSTER_URL)));
+  } else {
+    ctx.log(
+      `flink: cluster rows not measured: no Flink cluster answers at ${CLUSTER_URL} (npm run services)`,
+    );
+  }
+  return { configs };
 }
 
 /** A JVM thread's share of the work, by its name (Linux keeps 15 characters of it). */
@@ -114,7 +152,8 @@ function threadArea(name) {
 export async function runnerCpuSplit(rows, configs, { engineEntry, log }) {
   for (const r of rows) {
     const c = configs.find((x) => x.id === r.id);
-    if (!c || r.error) continue;
+    // A cluster's JVMs are not the CLI's children: /proc under the CLI sees only the CLI.
+    if (!c || r.error || c.cluster) continue;
     c.prepare();
     const isJvm = (argv) => argv.includes('dev.pipewright.flink.Runner');
     const res = await runWithTreeCpu(
@@ -148,7 +187,9 @@ export async function runnerCpuSplit(rows, configs, { engineEntry, log }) {
  * the issue's targets. All best records/s against best records/s, of the same run.
  */
 export function runnerSummary(runnerRows, flinkRows, engineRows) {
-  const p1 = runnerRows.find((r) => r.parallelism === 1);
+  const onCluster = (r) => r.id.startsWith('runner-cluster-');
+  const p1 = runnerRows.find((r) => r.parallelism === 1 && !onCluster(r));
+  const clusterP1 = runnerRows.find((r) => r.parallelism === 1 && onCluster(r));
   const ratio = (a, b) => (a?.rps && b?.rps ? a.rps / b.rps : undefined);
   const rows = runnerRows.map((r) => {
     const native = flinkRows.find((f) => f.backend === 'rocksdb' && f.parallelism === r.parallelism);
@@ -163,14 +204,17 @@ export function runnerSummary(runnerRows, flinkRows, engineRows) {
       vsNative: ratio(r, native),
       engine: engine?.label,
       vsEngine: ratio(r, engine),
-      vsP1: r === p1 ? undefined : ratio(r, p1),
+      vsP1: r === p1 || r === clusterP1 ? undefined : ratio(r, onCluster(r) ? clusterP1 : p1),
       cpu: r.cpu,
       bestCpuMs: r.bestCpuMs,
     };
   });
+  const mini = rows.filter((r) => !r.label.includes('TaskManagers'));
+  const cluster = rows.filter((r) => r.label.includes('TaskManagers'));
   const measured = {
-    p1VsNative: rows.find((r) => r.parallelism === 1)?.vsNative,
-    p2VsP1: rows.find((r) => r.parallelism === 2)?.vsP1,
+    p1VsNative: mini.find((r) => r.parallelism === 1)?.vsNative,
+    p2VsP1: mini.find((r) => r.parallelism === 2)?.vsP1,
+    clusterP2VsP1: cluster.find((r) => r.parallelism === 2)?.vsP1,
   };
   const targets = TARGETS.map(([label, key, atLeast]) => ({
     label,
@@ -240,6 +284,16 @@ export function runnerReport(runner) {
       "reads the runner's `finished` line and does not print it). The runner checkpoints every second (its FileSink " +
       'commits only on checkpoints) where the native rows run without checkpoints.',
   );
+  if (rows.some((r) => r.label.includes('TaskManagers'))) {
+    L.push('');
+    L.push(
+      "The session cluster's rows submit the same job to the cluster `npm run services` starts (a JobManager and two " +
+        'TaskManagers of two slots each, JVMs on this same machine, already running): their time has no JVM start, and ' +
+        'their "/ the runner at parallelism 1" is against the cluster\'s own p1 row; "/ native Java" compares with ' +
+        'the native job on a MiniCluster, as the other rows do. Their CPU is not split: the TaskManagers are not the ' +
+        "CLI's processes.",
+    );
+  }
   L.push('');
   return L;
 }
