@@ -4,11 +4,12 @@
 // Metrics tab shows the keyed operator's two subtasks with where their time went as Flink
 // measures it; it finishes with the local engine's output, and the Checkpoints tab lists Flink's
 // checkpoints with each subtask's bytes.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { expect, test } from 'vitest';
 import { describeWithServer, FLINK_URL } from '../test/connectors/servers.js';
+import { writeCountingJob } from '../test/flinkCountingJob.js';
 import { FLINK_TIMEOUT } from '../test/flinkHarness.js';
 import type { AppSession } from './appHarness.js';
 import {
@@ -27,34 +28,13 @@ sessionPerFile((opened) => {
 });
 
 const RECORDS = 300_000;
-const CODE =
-  'async function process(r, ctx) {\n  const s = ctx.state.value("n");\n  const n = ((await s.get()) ?? 0) + 1;\n  await s.set(n);\n  ctx.emit({ k: r.k, n });\n}\n';
 
-function openCounting(page: Page): Promise<void> {
-  const dir = session.workDir;
-  const lines = Array.from({ length: RECORDS }, (_, i) => JSON.stringify({ k: `k${i % 97}`, i }));
-  writeFileSync(join(dir, 'in.jsonl'), `${lines.join('\n')}\n`);
-  const job = {
-    format: 'pipewright.job/1',
-    name: 'counting',
-    settings: { checkpointIntervalMs: 500, maxParallelism: 128 },
-    operators: [
-      { id: 'in', kind: 'source.jsonl', parallelism: 1, params: { path: 'in.jsonl' } },
-      { id: 'count', kind: 'process', parallelism: 2, params: { code: CODE } },
-      { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: 'out.jsonl' } },
-    ],
-    edges: [
-      { id: 'e1', from: 'in', to: 'count', partition: 'hash', key: 'k' },
-      { id: 'e2', from: 'count', to: 'out', partition: 'rebalance' },
-    ],
-  };
-  const path = join(dir, 'counting.job.json');
-  writeFileSync(path, `${JSON.stringify(job, null, 2)}\n`);
-  return (async () => {
-    await page.getByRole('button', { name: 'Open job file…' }).click();
-    await answerFileDialog(page, 'Open job', path, 'Open');
-    await operator(page, 'count').waitFor();
-  })();
+/** Writes the counting job into the session's folder and opens it from the start page. */
+async function openCounting(page: Page): Promise<void> {
+  const { path } = writeCountingJob(session.workDir, RECORDS);
+  await page.getByRole('button', { name: 'Open job file…' }).click();
+  await answerFileDialog(page, 'Open job', path, 'Open');
+  await operator(page, 'count').waitFor();
 }
 
 await describeWithServer('flink', 'Run on Flink… in the designer', () => {

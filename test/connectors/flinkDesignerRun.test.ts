@@ -3,10 +3,11 @@
 // figures into the same panels as a local run: status, per operator and subtask records and where
 // the time went, backpressure per edge, checkpoints with each subtask's bytes; the sinks' output
 // is the local engine's; Stop is a stop with a savepoint; Pause is refused, saying why.
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, expect, it } from 'vitest';
 import type { ParamsOf } from '../../engine/protocol/protocol.js';
+import { writeCountingJob } from '../flinkCountingJob.js';
 import { byKey, FLINK_TIMEOUT } from '../flinkHarness.js';
 import { hostSessionPerTest } from '../hostSession.js';
 import { describeWithServer, FLINK_URL } from './servers.js';
@@ -18,34 +19,10 @@ beforeEach(() => {
   dir = session.dir;
 });
 
-const CODE =
-  'async function process(r, ctx) { const s = ctx.state.value("n"); const n = ((await s.get()) ?? 0) + 1; await s.set(n); ctx.emit({ k: r.k, i: r.i, n }); }';
-
-/** `count` lines counted per key (k = i % 97) at parallelism 2, checkpoints every 500 ms. */
-async function countingJob(folder: string, count: number): Promise<ParamsOf<'run.start'>> {
-  const lines = Array.from({ length: count }, (_, i) => JSON.stringify({ k: `k${i % 97}`, i }));
-  await writeFile(join(folder, 'in.jsonl'), `${lines.join('\n')}\n`);
-  const job = {
-    format: 'pipewright.job/1',
-    name: 'counting',
-    settings: { checkpointIntervalMs: 500, maxParallelism: 128 },
-    operators: [
-      { id: 'in', kind: 'source.jsonl', parallelism: 1, params: { path: 'in.jsonl' } },
-      { id: 'count', kind: 'process', parallelism: 2, params: { code: CODE } },
-      { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: 'out.jsonl' } },
-    ],
-    edges: [
-      { id: 'e1', from: 'in', to: 'count', partition: 'hash', key: 'k' },
-      { id: 'e2', from: 'count', to: 'out', partition: 'rebalance' },
-    ],
-  };
-  return {
-    text: JSON.stringify(job),
-    path: join(folder, 'counting.job.json'),
-    mode: 'run',
-    previewSinks: false,
-    trusted: true,
-  };
+/** The counting job's run.start params, trusted as the designer sends a job it made. */
+function countingJob(folder: string, count: number): ParamsOf<'run.start'> {
+  const { path, text } = writeCountingJob(folder, count);
+  return { text, path, mode: 'run', previewSinks: false, trusted: true };
 }
 
 const lines = async (path: string) =>
@@ -58,7 +35,7 @@ await describeWithServer('flink', 'Run on Flink… in the designer', () => {
   it(
     'runs the job on the cluster with live metrics and checkpoints, and writes the local output',
     async () => {
-      const params = await countingJob(dir, 200_000);
+      const params = countingJob(dir, 200_000);
       const info = await result('run.start', { ...params, flink: { cluster: FLINK_URL } });
       expect(info.status).toBe('starting');
       expect(info.flink).toEqual({ cluster: FLINK_URL });
@@ -117,8 +94,8 @@ await describeWithServer('flink', 'Run on Flink… in the designer', () => {
 
       // The same records as the local engine writes, each key's in order.
       const local = join(dir, 'local');
-      await import('node:fs/promises').then((fs) => fs.mkdir(local));
-      const here = await countingJob(local, 200_000);
+      await mkdir(local);
+      const here = countingJob(local, 200_000);
       const { trusted: _trusted, ...localParams } = here;
       const localRun = await result('run.start', localParams);
       expect((await ended(localRun.runId)).status).toBe('finished');
@@ -133,7 +110,7 @@ await describeWithServer('flink', 'Run on Flink… in the designer', () => {
   it(
     'refuses Pause, and stops with a savepoint',
     async () => {
-      const params = await countingJob(dir, 3_000_000);
+      const params = countingJob(dir, 3_000_000);
       const { runId } = await result('run.start', { ...params, flink: { cluster: FLINK_URL } });
       await until(
         'records counted on Flink',
