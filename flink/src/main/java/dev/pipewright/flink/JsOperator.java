@@ -12,7 +12,6 @@ import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.InternalTimer;
-import org.apache.flink.streaming.api.operators.InternalTimerService;
 import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
@@ -90,13 +89,9 @@ public final class JsOperator extends AbstractStreamOperator<String>
   /** Set once the input is done and the last batch answered: the worker may then exit cleanly. */
   private transient boolean finished;
   /** A keyed operator's timers (Flink's, in keyed state); null when not keyed. */
-  private transient InternalTimerService<VoidNamespace> timers;
+  private transient OperatorTimers timers;
   /** The operator's watermark (ctx.watermark), Long.MIN_VALUE before the first. */
   private transient long watermark;
-  /** Firing a watermark's event-time timers: timers the worker registers wait for the next one. */
-  private transient boolean advancing;
-  /** Timers registered while {@link #advancing}: {key, op, ts}, registered once it is done. */
-  private transient ArrayList<Object[]> deferredTimers;
 
   private static final byte RECORD = 0;
   private static final byte EVENT_TIMER = 1;
@@ -131,7 +126,6 @@ public final class JsOperator extends AbstractStreamOperator<String>
     texts = new String[batchRecords];
     times = new long[batchRecords];
     watermark = Long.MIN_VALUE;
-    deferredTimers = new ArrayList<>();
     prefetch = new LinkedHashMap<>();
     reuse = new StreamRecord<>(null);
     quotedEdgeIds = new String[edgeIds.length];
@@ -140,7 +134,9 @@ public final class JsOperator extends AbstractStreamOperator<String>
     for (String port : sidePorts) tags.put(port, tag(port));
     if (keyed) {
       states = new KeyedStates(getKeyedStateStore());
-      timers = getInternalTimerService("pipewright-timers", VoidNamespaceSerializer.INSTANCE, this);
+      timers = new OperatorTimers(
+          getInternalTimerService("pipewright-timers", VoidNamespaceSerializer.INSTANCE, this),
+          this::setCurrentKey, operator.id);
     }
 
     var task = getRuntimeContext().getTaskInfo();
@@ -326,12 +322,8 @@ public final class JsOperator extends AbstractStreamOperator<String>
       for (Object[] write : m.writes) {
         Object key = outKeys[(Integer) write[0]];
         String op = (String) write[1];
-        if (op.length() == 2 && (op.charAt(0) == 't' || op.charAt(0) == 'x')) {
-          long ts = timerTime(write[2]);
-          // Registered while a watermark's timers fire, one due now would fire in this round:
-          // locally it fires at the next watermark.
-          if (advancing && op.charAt(0) == 't') deferredTimers.add(new Object[] {key, op, ts});
-          else timer(key, op, ts);
+        if (OperatorTimers.isTimerWrite(op)) {
+          timers.write(key, op, write[2]);
           continue;
         }
         setCurrentKey(key);
@@ -361,26 +353,6 @@ public final class JsOperator extends AbstractStreamOperator<String>
     return reuse;
   }
 
-  /** A timer's time from a write: whole ms (the worker refuses nothing the local engine takes). */
-  private long timerTime(Object value) throws Exception {
-    if (value instanceof Integer || value instanceof Long) return ((Number) value).longValue();
-    double ms = ((Number) value).doubleValue();
-    if (ms == Math.rint(ms) && Math.abs(ms) < 9.0e15) return (long) ms;
-    throw UserError.fail("operator \"" + operator.id + "\": a timer at " + value
-        + " ms cannot run on Flink, whose times are whole milliseconds");
-  }
-
-  /** Registers (`te`, `tp`) or deletes (`xe`, `xp`) a timer of `key`. */
-  private void timer(Object key, String op, long ts) {
-    setCurrentKey(key);
-    switch (op) {
-      case "te" -> timers.registerEventTimeTimer(VoidNamespace.INSTANCE, ts);
-      case "tp" -> timers.registerProcessingTimeTimer(VoidNamespace.INSTANCE, ts);
-      case "xe" -> timers.deleteEventTimeTimer(VoidNamespace.INSTANCE, ts);
-      default -> timers.deleteProcessingTimeTimer(VoidNamespace.INSTANCE, ts);
-    }
-  }
-
   /**
    * Records before the watermark leave before it; then, keyed, its event-time timers fire
    * through the worker (as batches); then it goes on (PROTOCOL.md, "Timers and watermarks").
@@ -389,16 +361,14 @@ public final class JsOperator extends AbstractStreamOperator<String>
   public void processWatermark(Watermark mark) throws Exception {
     drain();
     watermark = mark.getTimestamp();
-    if (timeServiceManager != null) {
-      advancing = true;
+    if (timeServiceManager != null && timers != null) {
+      timers.beginAdvance();
       try {
         timeServiceManager.advanceWatermark(mark);
         drain();
       } finally {
-        advancing = false;
+        timers.endAdvance();
       }
-      for (Object[] t : deferredTimers) timer(t[0], (String) t[1], (Long) t[2]);
-      deferredTimers.clear();
     }
     output.emitWatermark(mark);
   }
@@ -424,16 +394,10 @@ public final class JsOperator extends AbstractStreamOperator<String>
    */
   private void firePendingProcessingTimers() throws Exception {
     if (timers == null) return;
-    for (;;) {
-      ArrayList<Object[]> pending = new ArrayList<>();
-      timers.forEachProcessingTimeTimer((namespace, ts) -> pending.add(new Object[] {getCurrentKey(), ts}));
-      if (pending.isEmpty()) return;
-      pending.sort((a, b) -> Long.compare((Long) a[1], (Long) b[1]));
+    for (List<Object[]> pending; !(pending = timers.takeProcessingTimers(this::getCurrentKey)).isEmpty(); ) {
       for (Object[] p : pending) {
         setCurrentKey(p[0]);
-        long ts = (Long) p[1];
-        timers.deleteProcessingTimeTimer(VoidNamespace.INSTANCE, ts);
-        timerFired(PROCESSING_TIMER, ts);
+        timerFired(PROCESSING_TIMER, (Long) p[1]);
       }
       drain();
     }
