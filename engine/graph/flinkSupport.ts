@@ -30,11 +30,6 @@ const LATER: Readonly<Record<string, string>> = {
   'sink.redis': 'the Redis sink is not built for Flink yet',
 };
 
-/** Params that ask for event time where the runner does not give it yet. */
-const EVENT_TIME_PARAMS: Readonly<Record<string, readonly string[]>> = {
-  'source.kafka': ['timestampField', 'maxOutOfOrdernessMs', 'idleTimeoutMs'],
-};
-
 /** Params a kind that runs on Flink cannot honour there yet, and why. */
 const PARAMS_LATER: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   'source.nexmark': { ratePerSec: 'the NEXMark source there makes its events as fast as it can' },
@@ -71,17 +66,6 @@ export function flinkRefusals(job: Job): Problem[] {
       return;
     }
     const params = operator.params as Record<string, unknown>;
-    for (const param of EVENT_TIME_PARAMS[operator.kind] ?? []) {
-      if (params[param] === undefined) continue;
-      problems.push(
-        problem(
-          'flink-event-time',
-          `operator "${operator.id}": params.${param} cannot run on Flink yet: event time on a Kafka source is not built for Flink yet`,
-          `${at}.params.${param}`,
-          [operator.id],
-        ),
-      );
-    }
     if (operator.kind === 'source.jsonl' && params.onBadTimestamp === 'skip') {
       problems.push(
         problem(

@@ -16,6 +16,8 @@ export interface Produced {
   readonly value: string;
   readonly key?: string;
   readonly headers?: Record<string, string>;
+  /** The record's Kafka timestamp (ms); the producer's clock when absent. */
+  readonly timestamp?: number;
 }
 
 const made = new Set<string>();
@@ -68,6 +70,7 @@ export async function produce(topic: string, records: readonly Produced[], batch
           value: r.value,
           ...(r.key === undefined ? {} : { key: r.key }),
           ...(r.headers === undefined ? {} : { headers: r.headers }),
+          ...(r.timestamp === undefined ? {} : { timestamp: BigInt(r.timestamp) }),
         })),
       });
     }

@@ -156,7 +156,9 @@ final class JobBuilder {
   private SingleOutputStreamOperator<String> kafkaSource(Plan.Operator op) {
     KafkaSource<String> source = uncheckedIo(() -> KafkaSources.source(op, plan.jobName));
     return env.fromSource(source, WatermarkStrategy.noWatermarks(), op.id)
-        .uid(op.id).name(op.id).setParallelism(op.parallelism);
+        .uid(op.id).name(op.id).setParallelism(op.parallelism)
+        .assignTimestampsAndWatermarks(KafkaSources.watermarks(op))
+        .uid(op.id + "/time").name(op.id).setParallelism(op.parallelism);
   }
 
   private void kafkaSink(Plan.Operator op) {

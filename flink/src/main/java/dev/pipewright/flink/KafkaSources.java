@@ -1,10 +1,13 @@
 package dev.pipewright.flink;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import org.apache.flink.api.common.eventtime.SerializableTimestampAssigner;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.connector.kafka.source.KafkaSource;
@@ -33,7 +36,11 @@ import org.apache.kafka.clients.consumer.OffsetResetStrategy;
  *   <li>`groupId`: offsets committed to the group once a checkpoint completes (Flink's
  *       commit.offsets.on.checkpoint); without it nothing is committed;
  *   <li>each record's text as KafkaRecordText makes it; a bad record fails the job without
- *       restarts with the local engine's line, or with `onBadRecord` "skip" is left out.
+ *       restarts with the local engine's line, or with `onBadRecord` "skip" is left out;
+ *   <li>event time always, as locally: the record's Kafka timestamp, or its `timestampField`
+ *       (a record without one fails the job, or with `onBadTimestamp` "skip" is left out), and
+ *       watermarks made per subtask over all the partitions it reads, in the order it emits
+ *       them (see {@link #watermarks}).
  * </ul>
  */
 final class KafkaSources {
@@ -52,7 +59,8 @@ final class KafkaSources {
             !"string".equals(params.path("format").asText("json")),
             "json".equals(params.path("keyFormat").asText("string")),
             params.path("includeMetadata").asBoolean(false)),
-            "skip".equals(params.path("onBadRecord").asText("fail"))))
+            "skip".equals(params.path("onBadRecord").asText("fail")),
+            op.timestampPath, "skip".equals(params.path("onBadTimestamp").asText("fail"))))
         .setStartingOffsets(startingOffsets(params, servers))
         .setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")
         .setProperty(KafkaSourceOptions.CLIENT_ID_PREFIX.key(), "pipewright-" + jobName + "-" + op.id)
@@ -63,6 +71,31 @@ final class KafkaSources {
     if (group.isTextual()) builder.setGroupId(group.asText());
     if ("latest".equals(params.path("stopAt").asText(null))) builder.setBounded(StableOffsets.latest(servers));
     return builder.build();
+  }
+
+  /**
+   * The local Kafka source's watermarks (sourceKafka.ts): the subtask's highest record time so
+   * far minus `maxOutOfOrdernessMs` (SourceWatermarks), over every partition it reads together,
+   * idle after `idleTimeoutMs` without a record. Given to an assigner after the source, not to
+   * `fromSource`: there Flink would keep a watermark per partition and send their least, so a
+   * slow partition would hold back what the local engine lets through, and the two would call
+   * different records late.
+   */
+  static WatermarkStrategy<String> watermarks(Plan.Operator op) {
+    long bound = op.maxOutOfOrdernessMs;
+    String[] path = op.timestampPath;
+    WatermarkStrategy<String> strategy = WatermarkStrategy
+        .<String>forGenerator(context -> new SourceWatermarks(bound))
+        .withTimestampAssigner((SerializableTimestampAssigner<String>) (text, kafkaTime) -> {
+          if (path == null) return kafkaTime;
+          try {
+            // The deserializer has already let through only records with a time.
+            return EventTimes.read(text, path);
+          } catch (IOException e) {
+            throw new IllegalStateException(e);
+          }
+        });
+    return op.idleTimeoutMs > 0 ? strategy.withIdleness(Duration.ofMillis(op.idleTimeoutMs)) : strategy;
   }
 
   private static List<String> topics(JsonNode params) {
@@ -101,11 +134,17 @@ final class KafkaSources {
     private final String operatorId;
     private final KafkaRecordText shape;
     private final boolean skipBad;
+    /** The record's `timestampField`, split at dots; null: its Kafka timestamp is its time. */
+    private final String[] timestampPath;
+    private final boolean skipBadTimestamp;
 
-    Deserializer(String operatorId, KafkaRecordText shape, boolean skipBad) {
+    Deserializer(String operatorId, KafkaRecordText shape, boolean skipBad, String[] timestampPath,
+        boolean skipBadTimestamp) {
       this.operatorId = operatorId;
       this.shape = shape;
       this.skipBad = skipBad;
+      this.timestampPath = timestampPath;
+      this.skipBadTimestamp = skipBadTimestamp;
     }
 
     @Override
@@ -116,10 +155,31 @@ final class KafkaSources {
             record.value(), record.headers());
       } catch (KafkaRecordText.BadRecord bad) {
         if (skipBad) return;
-        throw UserError.fail("operator \"" + operatorId + "\": Kafka topic \"" + record.topic() + "\" partition "
-            + record.partition() + " offset " + record.offset() + " cannot be read: " + bad.getMessage());
+        throw cannotRead(record, bad.getMessage());
       }
+      if (timestampPath != null && !hasTime(record, text)) return;
       out.collect(text);
+    }
+
+    /** Whether the record has a time in its field; without one it is skipped or fails the job. */
+    private boolean hasTime(ConsumerRecord<byte[], byte[]> record, String text) {
+      long time;
+      try {
+        time = EventTimes.read(text, timestampPath);
+      } catch (EventTimes.FractionalTime e) {
+        throw cannotRead(record, "it has " + e.getMessage());
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+      if (time != EventTimes.NONE) return true;
+      if (skipBadTimestamp) return false;
+      throw cannotRead(record, "it has no timestamp in field \"" + String.join(".", timestampPath)
+          + "\" (a number of ms or an ISO date)");
+    }
+
+    private RuntimeException cannotRead(ConsumerRecord<byte[], byte[]> record, String why) {
+      return UserError.fail("operator \"" + operatorId + "\": Kafka topic \"" + record.topic() + "\" partition "
+          + record.partition() + " offset " + record.offset() + " cannot be read: " + why);
     }
 
     @Override
