@@ -24,6 +24,11 @@ export interface BatchAnswer {
   readonly reads: Frame[];
 }
 
+/** An item of a batch: a record (`k` undefined for an unkeyed operator) or a timer that fired. */
+export type BatchItem =
+  | { e: string; k?: unknown; r: unknown; ts?: number }
+  | { timer: 'e' | 'p'; ts: number; k: unknown };
+
 export class FakeRunner {
   readonly child: ChildProcessWithoutNullStreams;
   private pending = Buffer.alloc(0);
@@ -81,20 +86,33 @@ export class FakeRunner {
    * Sends a batch (`k` undefined for an unkeyed operator), answering reads from the state as it
    * was when the batch began; on `done` applies its writes in order.
    */
-  async batch(
-    records: readonly (
-      | { e: string; k?: unknown; r: unknown; ts?: number }
-      | { timer: 'e' | 'p'; ts: number; k: unknown }
-    )[],
-    watermark?: number,
-  ): Promise<BatchAnswer> {
+  async batch(records: readonly BatchItem[], watermark?: number): Promise<BatchAnswer> {
+    this.send(this.framed(records, watermark));
+    return this.answered(records);
+  }
+
+  /**
+   * Sends the batches at once, as the runner does with two in flight: each one's `s` is the
+   * state before the first; then answers them in order, applying each one's writes at its `done`.
+   */
+  async batchesInFlight(batches: readonly (readonly BatchItem[])[]): Promise<BatchAnswer[]> {
+    for (const records of batches) this.send(this.framed(records));
+    const answers: BatchAnswer[] = [];
+    for (const records of batches) answers.push(await this.answered(records));
+    return answers;
+  }
+
+  private framed(records: readonly BatchItem[], watermark?: number): unknown {
     const framed = records.map((record) => {
       if (record.k === undefined) return record;
       const s: Record<string, string | null> = {};
       for (const name of this.sentNames) s[name] = this.keyState(record.k).v.get(name) ?? null;
       return { ...record, s };
     });
-    this.send({ t: 'batch', records: framed, ...(watermark === undefined ? {} : { w: watermark }) });
+    return { t: 'batch', records: framed, ...(watermark === undefined ? {} : { w: watermark }) };
+  }
+
+  private async answered(records: readonly BatchItem[]): Promise<BatchAnswer> {
     const reads: Frame[] = [];
     for (;;) {
       const frame = await this.next();

@@ -104,17 +104,26 @@ describe('value state in a batch', () => {
     expect(state.writes()).toEqual([]);
   });
 
-  it('starts every batch empty', () => {
-    const { reader, asked } = fakeRunner({ '"k"': { v: { n: '1' } } }, ['k']);
+  it("carries the values a batch ended with over the next one's `s`, and nothing else", async () => {
+    const { reader, asked } = fakeRunner({ '"k"': { v: { n: '1' }, m: { m: [['a', '1']] } } }, ['k']);
     const state = new BatchState(reader);
     state.beginBatch();
     state.setRecord(0, 'k', undefined);
     state.api.value('n').set(5);
+    await state.api.map('m').set('a', 2);
+    // The runner read this `s` before the batch above was applied (two batches in flight).
     state.beginBatch();
-    state.setRecord(0, 'k', undefined);
-    expect(state.api.value('n').get()).toBe(1);
-    expect(asked).toEqual(['0 value n']);
+    state.setRecord(0, 'k', { n: '1' });
+    expect(state.api.value('n').get()).toBe(5);
+    // A map read goes to the runner, which answers after applying the batch before.
+    expect(await state.api.map('m').get('a')).toBe(1);
+    expect(asked).toEqual(['0 map m a']);
     expect(state.writes()).toEqual([]);
+    // Two batches on, nothing is carried: the runner's `s` has the writes.
+    state.beginBatch();
+    state.beginBatch();
+    state.setRecord(0, 'k', { n: '7' });
+    expect(state.api.value('n').get()).toBe(7);
   });
 });
 

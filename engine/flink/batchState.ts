@@ -67,7 +67,13 @@ interface KeyCache {
 }
 
 export class BatchState {
-  private readonly keys = new Map<string, KeyCache>();
+  private keys = new Map<string, KeyCache>();
+  /**
+   * The value states the batch before ended with, per key. The runner read this batch's `s`
+   * while that one was still out (two batches in flight), so where the two differ these are the
+   * newer: only the worker writes the operator's state.
+   */
+  private previous = new Map<string, KeyCache>();
   private current: KeyCache | undefined;
   private index = -1;
   private log: StateWrite[] = [];
@@ -86,9 +92,10 @@ export class BatchState {
 
   constructor(private readonly reader: StateReader) {}
 
-  /** A new batch: nothing known, nothing written. */
+  /** A new batch: nothing written, nothing known but the values the last batch ended with. */
   beginBatch(): void {
-    this.keys.clear();
+    this.previous = this.keys;
+    this.keys = new Map();
     this.current = undefined;
     this.index = -1;
     this.log = [];
@@ -103,7 +110,8 @@ export class BatchState {
     const keyText = encodeKey(key);
     let cache = this.keys.get(keyText);
     if (cache === undefined) {
-      cache = { values: new Map(), maps: new Map(), lists: new Map() };
+      // Map and list reads need no carrying: the runner answers them after applying the batch before.
+      cache = { values: new Map(this.previous.get(keyText)?.values), maps: new Map(), lists: new Map() };
       this.keys.set(keyText, cache);
     }
     if (sent !== undefined) {

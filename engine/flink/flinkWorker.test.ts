@@ -107,6 +107,30 @@ describe('the Flink worker', () => {
     expect(await runner.close()).toBe(0);
   });
 
+  it('takes a batch that comes before the answer to a read, and carries its values into it', async () => {
+    // The runner keeps two batches out: the second's `s` was read before the first's writes.
+    const code = `function process(r, ctx) {
+  const count = ctx.state.value('count');
+  const n = (count.get() ?? 0) + 1;
+  count.set(n);
+  const seen = ctx.state.map('seen');
+  const before = seen.get(r.from) ?? 0;
+  seen.set(r.from, before + 1);
+  ctx.emit({ count: n, before });
+}`;
+    const runner = start();
+    expect(await runner.open(keyedOpen('count', code))).toEqual({ t: 'ready' });
+    const item = { e: 'in', k: 'stream', r: { word: 'stream', from: 'a' } };
+    expect((await runner.batch([item])).answer.out).toEqual(['{"count":1,"before":0}']);
+    // The first batch's map read is answered after the second batch is in the pipe.
+    const [first, second] = await runner.batchesInFlight([[item], [item]]);
+    expect(first!.reads).toEqual([{ t: 'read', i: 0, what: 'map', name: 'seen', mk: 'a' }]);
+    expect(first!.answer.out).toEqual(['{"count":2,"before":1}']);
+    expect(second!.answer.out).toEqual(['{"count":3,"before":2}']);
+    expect(runner.keyState('stream').v.get('count')).toBe('3');
+    expect(await runner.close()).toBe(0);
+  });
+
   it('keeps map and list state through the runner, map entries in key order', async () => {
     const runner = start();
     const code = `async function process(r, ctx) {

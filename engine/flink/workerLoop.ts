@@ -18,18 +18,24 @@ import { WorkerOperator } from './workerOperator.js';
 /**
  * State reads over the pipe. They happen inside user code, which may catch what a read throws:
  * a pipe that ended or an answer of the wrong kind therefore ends the process there and then.
+ * The runner keeps two batches out (PROTOCOL.md, "Two batches in flight"): the next batch may
+ * come before the answer to a read, and waits in `ahead` for its turn.
  */
-function pipeReader(pipe: FramePipe): StateReader {
+function pipeReader(pipe: FramePipe, ahead: unknown[]): StateReader {
   const ask = (request: ReadRequest, answer: string): Record<string, unknown> => {
     pipe.write(request);
     let frame: unknown;
-    try {
-      frame = pipe.read();
-    } catch (error) {
-      quit(1, `flink worker: ${(error as Error).message}`);
-    }
-    if (frame === undefined) quit(0);
-    const type = messageType(frame);
+    let type: string;
+    do {
+      try {
+        frame = pipe.read();
+      } catch (error) {
+        quit(1, `flink worker: ${(error as Error).message}`);
+      }
+      if (frame === undefined) quit(0);
+      type = messageType(frame);
+      if (type === 'batch') ahead.push(frame);
+    } while (type === 'batch');
     if (type !== answer) quit(1, `flink worker: the runner answered a ${request.what} read with ${type}`);
     return frame as Record<string, unknown>;
   };
@@ -80,14 +86,16 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Answers the runner's frames until close or the end of input; the exit status. */
 export async function serve(pipe: FramePipe): Promise<number> {
-  const reader = pipeReader(pipe);
+  /** Batches that came while a read waited for its answer, oldest first. */
+  const ahead: unknown[] = [];
+  const reader = pipeReader(pipe, ahead);
   const answer = (message: WorkerMessage) => pipe.write(message);
   let operator: WorkerOperator | undefined;
   /** A source's worker (source.nexmark) makes events instead of running code. */
   let maker: NexmarkMaker | undefined;
   const escaped = watchEscapedRejections(() => operator);
   for (;;) {
-    const frame = pipe.read();
+    const frame = ahead.length > 0 ? ahead.shift() : pipe.read();
     if (frame === undefined) return 0;
     const type = messageType(frame);
     if (type === 'close') return 0;

@@ -1,6 +1,8 @@
 package dev.pipewright.flink;
 
 import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -74,10 +76,14 @@ public final class JsOperator extends AbstractStreamOperator<String>
   private transient String[] texts;
   private transient long[] times;
   private transient int count;
-  /** The batch out at the worker: its keys, by item index; `out` says whether there is one. */
-  private transient Object[] outKeys;
-  private transient boolean out;
-  /** The latency timer of the gathering batch fired while a batch was out. */
+  /**
+   * The batches out at the worker, oldest first: each one's keys, by item index. The worker
+   * answers in order, and its reads are of the oldest batch (it finished the ones before).
+   */
+  private transient ArrayDeque<Object[]> outKeys;
+  /** Key arrays of answered batches, for the next gathering ones. */
+  private transient ArrayDeque<Object[]> spareKeys;
+  /** The latency timer of the gathering batch fired while {@link #IN_FLIGHT} batches were out. */
   private transient boolean sendWhenAnswered;
   /** Batches sent; a latency timer set for an earlier batch does nothing. */
   private transient long batchesSent;
@@ -92,6 +98,14 @@ public final class JsOperator extends AbstractStreamOperator<String>
   private transient OperatorTimers timers;
   /** The operator's watermark (ctx.watermark), Long.MIN_VALUE before the first. */
   private transient long watermark;
+
+  /**
+   * Batches out at once: while the worker runs one, the next is already in its pipe, so it never
+   * waits for the runner to apply an answer and read the next batch's state (the bench's
+   * finding). The worker carries the values it wrote into the next batch, since that batch's
+   * `s` was read before they were applied (PROTOCOL.md, "Two batches in flight").
+   */
+  private static final int IN_FLIGHT = 2;
 
   private static final byte RECORD = 0;
   private static final byte EVENT_TIMER = 1;
@@ -122,7 +136,8 @@ public final class JsOperator extends AbstractStreamOperator<String>
     kinds = new byte[batchRecords];
     edges = new int[batchRecords];
     keys = new Object[batchRecords];
-    outKeys = new Object[batchRecords];
+    outKeys = new ArrayDeque<>(IN_FLIGHT);
+    spareKeys = new ArrayDeque<>(IN_FLIGHT);
     texts = new String[batchRecords];
     times = new long[batchRecords];
     watermark = Long.MIN_VALUE;
@@ -210,17 +225,21 @@ public final class JsOperator extends AbstractStreamOperator<String>
       var time = getProcessingTimeService();
       time.registerTimer(time.getCurrentProcessingTime() + latencyMs, t -> {
         if (batchesSent != batchNumber || count == 0) return;
-        if (out) sendWhenAnswered = true;
+        if (outKeys.size() >= IN_FLIGHT) sendWhenAnswered = true;
         else send();
       });
     }
     if (count >= batchRecords) {
-      awaitAnswer(); // at most one batch out and one gathering: the worker's pace holds the input
+      // At most IN_FLIGHT batches out and one gathering: the worker's pace holds the input.
+      while (outKeys.size() >= IN_FLIGHT) handle(worker.receive());
       send();
     }
   }
 
-  /** Sends the gathering batch (no batch may be out), reading the `s` states for its records. */
+  /**
+   * Sends the gathering batch (fewer than IN_FLIGHT out), reading the `s` states for its
+   * records: as applied so far, without the writes of a batch still out.
+   */
   private void send() throws Exception {
     int n = count;
     if (n == 0) return;
@@ -258,26 +277,25 @@ public final class JsOperator extends AbstractStreamOperator<String>
       texts[i] = null;
     }
     b.append("]}");
-    Object[] swap = outKeys;
-    outKeys = keys;
-    keys = swap;
+    outKeys.addLast(keys);
+    Object[] spare = spareKeys.pollFirst();
+    keys = spare != null ? spare : new Object[batchRecords];
     count = 0;
     batchesSent++;
     sendWhenAnswered = false;
-    out = true;
     worker.send(b);
   }
 
   /** Takes the frames that have come (a mail per frame from the worker's reader thread). */
   private void takeFrames() throws Exception {
     if (worker == null) return; // closed already
-    for (byte[] f; out && (f = worker.poll()) != null; ) handle(f);
-    if (!out && sendWhenAnswered) send();
+    for (byte[] f; !outKeys.isEmpty() && (f = worker.poll()) != null; ) handle(f);
+    if (outKeys.size() < IN_FLIGHT && sendWhenAnswered) send();
   }
 
-  /** Waits for the answer to the batch that is out, serving its reads. */
+  /** Waits for the answers to every batch out, serving their reads. */
   private void awaitAnswer() throws Exception {
-    while (out) handle(worker.receive());
+    while (!outKeys.isEmpty()) handle(worker.receive());
   }
 
   /** Sends what has gathered and waits for every answer: before barriers, watermarks, the end. */
@@ -291,11 +309,16 @@ public final class JsOperator extends AbstractStreamOperator<String>
 
   private void handle(byte[] bytes) throws Exception {
     WorkerMessage m = WorkerMessage.parse(bytes);
+    if (outKeys.isEmpty() && !"error".equals(m.t)) {
+      throw new IOException("the worker sent \"" + m.t + "\" with no batch out");
+    }
     switch (m.t) {
       case "read" -> worker.send(answer(m));
       case "done" -> {
         apply(m);
-        out = false;
+        Object[] answered = outKeys.pollFirst();
+        Arrays.fill(answered, null);
+        spareKeys.addLast(answered);
       }
       case "error" -> throw UserError.fail(m.message);
       default -> throw new IOException("the worker answered a batch with \"" + m.t + "\"");
@@ -311,7 +334,7 @@ public final class JsOperator extends AbstractStreamOperator<String>
         default -> "{\"t\":\"value\",\"v\":null}";
       };
     }
-    setCurrentKey(outKeys[m.i]);
+    setCurrentKey(outKeys.peekFirst()[m.i]);
     if ("value".equals(m.what) && !prefetch.containsKey(m.name)) prefetch.put(m.name, Json.quote(m.name) + ":");
     return states.answer(m.what, m.name, m.mk);
   }
@@ -319,8 +342,9 @@ public final class JsOperator extends AbstractStreamOperator<String>
   private void apply(WorkerMessage m) throws Exception {
     if (!m.writes.isEmpty()) {
       if (!keyed) throw new IOException("the worker wrote state for an operator that is not keyed");
+      Object[] batchKeys = outKeys.peekFirst();
       for (Object[] write : m.writes) {
-        Object key = outKeys[(Integer) write[0]];
+        Object key = batchKeys[(Integer) write[0]];
         String op = (String) write[1];
         if (OperatorTimers.isTimerWrite(op)) {
           timers.write(key, op, write[2]);
