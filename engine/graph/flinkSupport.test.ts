@@ -152,6 +152,32 @@ describe('flinkRefusals of the Kafka kinds', () => {
   });
 });
 
+describe('flinkRefusals of the Redis kinds', () => {
+  it('lets source.redis and sink.redis through with every param the local kinds have', () => {
+    const redis = { url: 'redis://127.0.0.1:6379', retryTimeoutMs: 5000 };
+    expect(
+      flinkRefusals(
+        job({
+          ...base,
+          operators: [
+            {
+              id: 'in',
+              kind: 'source.redis',
+              params: { ...redis, stream: 'i', startId: '$', stopAt: 'last', onBadRecord: 'skip' },
+            },
+            base.operators[1],
+            { id: 'out', kind: 'sink.redis', parallelism: 2, params: { ...redis, stream: 'o' } },
+          ],
+          edges: [
+            { id: 'e1', from: 'in', to: 'p', partition: 'hash', key: 'k' },
+            { id: 'e2', from: 'p', to: 'out', partition: 'forward' },
+          ],
+        }),
+      ),
+    ).toEqual([]);
+  });
+});
+
 describe('flinkPlan', () => {
   it("keeps the job's operators and edges, paths made absolute, checkpoints never off", () => {
     const plan = flinkPlan(job({ ...base, settings: { checkpointIntervalMs: 0, maxParallelism: 64 } }), {

@@ -18,6 +18,10 @@ export const FLINK_KINDS: Readonly<Record<string, string>> = {
   window: "Flink's window operator, its built-in aggregates in Java",
   'source.kafka': "Flink's KafkaSource, read_committed, offsets in checkpoints",
   'sink.kafka': "Flink's KafkaSink, exactly once: a transaction per checkpoint",
+  'source.redis':
+    "the runner's own Redis source (Jedis): subtask 0 reads the stream, the last id read in checkpoints",
+  'sink.redis':
+    "the runner's own Redis sink (Jedis), exactly once: a checkpoint's entries and marker in one MULTI/EXEC",
 };
 
 /** Why a kind does not run on Flink yet: said after "cannot run on Flink yet". */
@@ -26,8 +30,6 @@ const LATER: Readonly<Record<string, string>> = {
   'source.generator': 'the generator source is not built for Flink yet',
   'source.postgres': 'PostgreSQL change capture is not built for Flink yet',
   'sink.postgres': 'the JDBC sink is not built yet',
-  'source.redis': 'the Redis source is not built for Flink yet',
-  'sink.redis': 'the Redis sink is not built for Flink yet',
 };
 
 /** Params a kind that runs on Flink cannot honour there yet, and why. */

@@ -61,6 +61,8 @@ final class JobBuilder {
         case "sink.jsonl" -> sink(op);
         case "source.kafka" -> built.put(op.id, kafkaSource(op));
         case "sink.kafka" -> kafkaSink(op);
+        case "source.redis" -> built.put(op.id, redisSource(op));
+        case "sink.redis" -> redisSink(op);
         case "map", "filter", "flatMap", "process" -> built.put(op.id, worker(op));
         case "window" -> built.put(op.id, window(op));
         default -> throw new IllegalArgumentException(
@@ -165,6 +167,20 @@ final class JobBuilder {
     KafkaSink<String> sink = uncheckedIo(() -> KafkaSinks.sink(op, plan.jobName));
     // Its own task, as sink.jsonl's: the key's parse and the producer's sends beside the upstream
     // operator, not in its thread.
+    DataStream<String> text = inputs(op).map(new Text()).uid(op.id + "/text").name(op.id)
+        .setParallelism(op.parallelism).startNewChain();
+    text.sinkTo(sink).uid(op.id).name(op.id).setParallelism(op.parallelism);
+  }
+
+  private SingleOutputStreamOperator<String> redisSource(Plan.Operator op) {
+    RedisSource source = uncheckedIo(() -> new RedisSource(op));
+    return env.fromSource(source, WatermarkStrategy.noWatermarks(), op.id)
+        .uid(op.id).name(op.id).setParallelism(op.parallelism);
+  }
+
+  private void redisSink(Plan.Operator op) {
+    RedisSink sink = uncheckedIo(() -> new RedisSink(op));
+    // Its own task, as the other sinks'.
     DataStream<String> text = inputs(op).map(new Text()).uid(op.id + "/text").name(op.id)
         .setParallelism(op.parallelism).startNewChain();
     text.sinkTo(sink).uid(op.id).name(op.id).setParallelism(op.parallelism);

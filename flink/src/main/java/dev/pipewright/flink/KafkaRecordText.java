@@ -3,9 +3,6 @@ package dev.pipewright.flink;
 import java.io.IOException;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonParseException;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonParser;
@@ -90,36 +87,11 @@ final class KafkaRecordText implements Serializable {
     }
   }
 
-  /**
-   * The headers as the local engine's object: a name given twice keeps its first place and its
-   * last value, as assigning to a JavaScript object does; a missing value is ''; names that are
-   * array indices come first, in numeric order, as JavaScript orders an object's keys; and
-   * `__proto__` is left out (assigning a string to it does nothing in JavaScript).
-   */
+  /** The headers as the local engine's object of them (JsObjects' rules); a missing value is ''. */
   static Map<String, String> headerObject(Iterable<Header> headers) {
-    Map<String, String> named = new LinkedHashMap<>();
-    List<String> indices = new ArrayList<>();
-    for (Header h : headers) {
-      String name = h.key();
-      if (name == null || name.equals("__proto__")) continue;
-      String value = h.value() == null ? "" : new String(h.value(), StandardCharsets.UTF_8);
-      if (!named.containsKey(name) && isArrayIndex(name)) indices.add(name);
-      named.put(name, value);
-    }
-    if (indices.isEmpty()) return named;
-    indices.sort((a, b) -> Long.compare(Long.parseLong(a), Long.parseLong(b)));
-    Map<String, String> ordered = new LinkedHashMap<>();
-    for (String name : indices) ordered.put(name, named.get(name));
-    ordered.putAll(named);
-    return ordered;
-  }
-
-  /** A canonical array index: digits without a leading zero, below 2^32 - 1. */
-  private static boolean isArrayIndex(String name) {
-    int n = name.length();
-    if (n == 0 || n > 10 || (n > 1 && name.charAt(0) == '0')) return false;
-    for (int i = 0; i < n; i++) if (name.charAt(i) < '0' || name.charAt(i) > '9') return false;
-    return Long.parseLong(name) < 4294967295L;
+    JsObjects.Builder object = new JsObjects.Builder();
+    for (Header h : headers) object.put(h.key(), h.value() == null ? "" : new String(h.value(), StandardCharsets.UTF_8));
+    return object.build();
   }
 
   /** `text` if it is one JSON value (JSON.parse's rule: whitespace around it only), compacted. */
