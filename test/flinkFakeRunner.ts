@@ -27,7 +27,8 @@ export interface BatchAnswer {
 /** An item of a batch: a record (`k` undefined for an unkeyed operator) or a timer that fired. */
 export type BatchItem =
   | { e: string; k?: unknown; r: unknown; ts?: number }
-  | { timer: 'e' | 'p'; ts: number; k: unknown };
+  | { timer: 'e' | 'p'; ts: number; k: unknown }
+  | { wm: number; k?: undefined };
 
 export class FakeRunner {
   readonly child: ChildProcessWithoutNullStreams;

@@ -20,6 +20,11 @@ export class BatchOutputs extends Emitter {
     else this.out.push(port === undefined || port === 'out' ? text : [port, text]);
   }
 
+  /** A watermark of the batch passed here: the runner sends it on after what came before. */
+  watermarkPassed(): void {
+    this.out.push(null);
+  }
+
   /** The batch's records, in the order emitted; the next batch starts with none. */
   take(): Output[] {
     const out = this.out;

@@ -79,7 +79,7 @@ afterAll(removeTempDirs);
 describe('the Flink worker', () => {
   it('counts words with value state kept by the runner across batches', async () => {
     const runner = start();
-    expect(await runner.open(keyedOpen('count', WORD_COUNT))).toEqual({ t: 'ready' });
+    expect(await runner.open(keyedOpen('count', WORD_COUNT))).toMatchObject({ t: 'ready' });
     const words = (...list: string[]) => list.map((word) => ({ e: 'in', k: word, r: { word } }));
 
     const first = await runner.batch(words('stream', 'flink', 'stream'));
@@ -119,7 +119,7 @@ describe('the Flink worker', () => {
   ctx.emit({ count: n, before });
 }`;
     const runner = start();
-    expect(await runner.open(keyedOpen('count', code))).toEqual({ t: 'ready' });
+    expect(await runner.open(keyedOpen('count', code))).toMatchObject({ t: 'ready' });
     const item = { e: 'in', k: 'stream', r: { word: 'stream', from: 'a' } };
     expect((await runner.batch([item])).answer.out).toEqual(['{"count":1,"before":0}']);
     // The first batch's map read is answered after the second batch is in the pipe.
@@ -145,7 +145,7 @@ describe('the Flink worker', () => {
       for await (const v of log.values()) all.push(v);
       ctx.emit({ entries, all });
     }`;
-    expect(await runner.open(keyedOpen('p', code))).toEqual({ t: 'ready' });
+    expect(await runner.open(keyedOpen('p', code))).toMatchObject({ t: 'ready' });
     await runner.batch([
       { e: 'in', k: 'k', r: { word: 'b' } },
       { e: 'in', k: 'k', r: { word: 'a' } },
@@ -202,7 +202,7 @@ describe('the Flink worker', () => {
 
     for (const [id, kind, code] of kinds) {
       const runner = start();
-      expect(await runner.open(unkeyedOpen(id, kind, code, `to-${id}`))).toEqual({ t: 'ready' });
+      expect(await runner.open(unkeyedOpen(id, kind, code, `to-${id}`))).toMatchObject({ t: 'ready' });
       const { answer } = await runner.batch(RECORDS.map((r) => ({ e: `to-${id}`, r })));
       const sink = (await readFile(path.join(dir, `${id}.jsonl`), 'utf8'))
         .split('\n')
@@ -220,7 +220,7 @@ describe('the Flink worker', () => {
       ctx.emit(r, r.late ? 'late' : undefined);
       ctx.emit({ again: r.n }, 'out');
     }`;
-    expect(await runner.open(unkeyedOpen('p', 'process', code))).toEqual({ t: 'ready' });
+    expect(await runner.open(unkeyedOpen('p', 'process', code))).toMatchObject({ t: 'ready' });
     const { answer } = await runner.batch([
       { e: 'in', r: { n: 1 } },
       { e: 'in', r: { n: 2, late: true } },
@@ -235,7 +235,7 @@ describe('the Flink worker', () => {
   if (record.word === "stream") throw new TypeError("bad " + record.word);
   ctx.emit(record);
 }`;
-    expect(await runner.open(keyedOpen('count', code, { subtask: 1, parallelism: 2 }))).toEqual({
+    expect(await runner.open(keyedOpen('count', code, { subtask: 1, parallelism: 2 }))).toMatchObject({
       t: 'ready',
     });
     const { answer } = await runner.batch([
@@ -258,7 +258,7 @@ describe('the Flink worker', () => {
   if (record.word === "lost") Promise.resolve().then(() => { throw new RangeError("nobody waits for " + record.word); });
   ctx.emit(record);
 }`;
-    expect(await runner.open(keyedOpen('count', code))).toEqual({ t: 'ready' });
+    expect(await runner.open(keyedOpen('count', code))).toMatchObject({ t: 'ready' });
     const first = await runner.batch([{ e: 'in', k: 'ok', r: { word: 'ok' } }]);
     expect(first.answer).toMatchObject({ t: 'done' });
     const { answer } = await runner.batch([{ e: 'in', k: 'lost', r: { word: 'lost' } }]);
@@ -296,7 +296,7 @@ describe('the Flink worker', () => {
   it('refuses state in an unkeyed operator with the local text', async () => {
     const runner = start();
     const code = 'function flatMap(record, ctx) {\n ctx.state.value("x").get();\n}';
-    expect(await runner.open(unkeyedOpen('words', 'flatMap', code, 'lines-to-words'))).toEqual({
+    expect(await runner.open(unkeyedOpen('words', 'flatMap', code, 'lines-to-words'))).toMatchObject({
       t: 'ready',
     });
     const { answer } = await runner.batch([{ e: 'lines-to-words', r: { line: 'a b' } }]);
@@ -322,7 +322,8 @@ describe('the Flink worker', () => {
     async function onTimer(ts, ctx) {
       ctx.emit({ fired: ts, key: ctx.key, domain: ctx.timeDomain, at: ctx.timestamp, seen: await ctx.state.value('seen').get(), watermark: String(ctx.watermark) });
     }`;
-    expect(await runner.open(keyedOpen('t', code))).toEqual({ t: 'ready' });
+    // With an onTimer the runner empties the worker before each watermark.
+    expect(await runner.open(keyedOpen('t', code))).toEqual({ t: 'ready', onTimer: true });
     const first = await runner.batch([
       { e: 'in', k: 'a', r: {}, ts: 100 },
       { e: 'in', k: 'b', r: { drop: 110 }, ts: 100 },
@@ -364,6 +365,27 @@ describe('the Flink worker', () => {
     expect(await runner.close()).toBe(0);
   });
 
+  it('takes a watermark among the records where no onTimer sees it, and marks its place in out', async () => {
+    const runner = start();
+    const code = `function process(r, ctx) {
+      ctx.timers.eventTime(ctx.timestamp + 1);
+      ctx.emit({ i: r.i, watermark: String(ctx.watermark) });
+    }`;
+    expect(await runner.open(keyedOpen('t', code))).toEqual({ t: 'ready', onTimer: false });
+    const item = (i: number) => ({ e: 'in', k: 'a', r: { i }, ts: 100 + i });
+    const { answer } = await runner.batch([item(0), { wm: 100 }, item(1), { wm: 2 ** 63 }, item(2)], 90);
+    expect(answer.out).toEqual([
+      ['out', '{"i":0,"watermark":"90"}', 100],
+      null,
+      ['out', '{"i":1,"watermark":"100"}', 101],
+      null,
+      ['out', '{"i":2,"watermark":"Infinity"}', 102],
+    ]);
+    // An item's index stays its place in the batch: the writes name records 0, 2 and 4.
+    expect((answer.writes as unknown[][]).map((w) => w[0])).toEqual([0, 2, 4]);
+    expect(await runner.close()).toBe(0);
+  });
+
   it("makes source.nexmark's events by number with the local generator, each with its time", async () => {
     const runner = start();
     const params = { count: 100, eventsPerSec: 1000, seed: 3 };
@@ -373,7 +395,7 @@ describe('the Flink worker', () => {
         inputs: [],
         keyed: false,
       }),
-    ).toEqual({ t: 'ready' });
+    ).toMatchObject({ t: 'ready' });
     runner.send({ t: 'make', next: 1, stride: 2, count: 3 });
     const events = [1, 3, 5].map((n) => nexmarkEvent(nexmarkConfigOf(params), n));
     expect(await runner.next()).toEqual({
@@ -387,7 +409,7 @@ describe('the Flink worker', () => {
   it('refuses a value state can not hold, in the local words', async () => {
     const runner = start();
     const code = 'function process(record, ctx) {\n ctx.state.value("x").set(() => 1);\n}';
-    expect(await runner.open(keyedOpen('count', code))).toEqual({ t: 'ready' });
+    expect(await runner.open(keyedOpen('count', code))).toMatchObject({ t: 'ready' });
     const { answer } = await runner.batch([{ e: 'in', k: 'a', r: { word: 'a' } }]);
     expect(answer).toEqual({
       t: 'error',
@@ -397,7 +419,7 @@ describe('the Flink worker', () => {
 
   it('exits 0 at the end of its input', async () => {
     const runner = start();
-    expect(await runner.open(keyedOpen('count', WORD_COUNT))).toEqual({ t: 'ready' });
+    expect(await runner.open(keyedOpen('count', WORD_COUNT))).toMatchObject({ t: 'ready' });
     runner.child.stdin.end();
     expect(await runner.exited).toBe(0);
   });

@@ -41,7 +41,15 @@ export interface BatchTimer {
   readonly s?: Readonly<Record<string, StateText>>;
 }
 
-export type BatchItem = BatchRecord | BatchTimer;
+/**
+ * A watermark in its place among the records (an operator no onTimer sees it fire for): ctx.watermark
+ * is `wm` from here on, and the answer's `out` marks the place with null.
+ */
+export interface BatchWatermark {
+  readonly wm: number;
+}
+
+export type BatchItem = BatchRecord | BatchTimer | BatchWatermark;
 
 export interface BatchMessage {
   readonly t: 'batch';
@@ -89,14 +97,18 @@ export type ReadRequest =
   | { readonly t: 'read'; readonly i: number; readonly what: 'mapEntries'; readonly name: string }
   | { readonly t: 'read'; readonly i: number; readonly what: 'list'; readonly name: string };
 
-/** A record emitted: its JSON text on port `out`, or [port, text], or [port, text, event time]. */
+/**
+ * A record emitted: its JSON text on port `out`, or [port, text], or [port, text, event time];
+ * or null, the place of a watermark the batch carried.
+ */
 export type Output =
+  | null
   | string
   | readonly [port: string, text: string]
   | readonly [port: string, text: string, ts: number];
 
 export type WorkerMessage =
-  | { readonly t: 'ready' }
+  | { readonly t: 'ready'; readonly onTimer?: boolean }
   | { readonly t: 'error'; readonly message: string }
   | ReadRequest
   | { readonly t: 'done'; readonly out: readonly Output[]; readonly writes: readonly StateWrite[] }

@@ -111,7 +111,7 @@ export async function serve(pipe: FramePipe): Promise<number> {
     } else if (type === 'open') {
       try {
         operator = await WorkerOperator.open(frame as OpenMessage, reader);
-        answer({ t: 'ready' });
+        answer({ t: 'ready', onTimer: operator.hasOnTimer });
       } catch (error) {
         operator = undefined;
         answer({ t: 'error', message: describe(error) });

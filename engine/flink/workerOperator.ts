@@ -47,6 +47,8 @@ export class WorkerOperator {
     private readonly outputs: BatchOutputs,
     private readonly state: BatchState,
     private readonly maxParallelism: number,
+    /** The code has an onTimer: the runner then empties the worker before each watermark. */
+    readonly hasOnTimer: boolean,
   ) {}
 
   /**
@@ -111,6 +113,7 @@ export class WorkerOperator {
       outputs,
       state,
       maxParallelism,
+      functions.onTimer !== undefined,
     );
   }
 
@@ -138,6 +141,11 @@ export class WorkerOperator {
       for (let i = 0; i < items.length; i++) {
         const item = items[i]!;
         let pending: MaybePromise;
+        if ('wm' in item) {
+          env.watermark = watermarkOf(item.wm);
+          this.outputs.watermarkPassed();
+          continue;
+        }
         if ('timer' in item) {
           // As the local subtask fires one (runtime/inputProcessor.ts): no record, state and ctx.key
           // the timer's key, and an event-time timer's time on what it emits.

@@ -1,7 +1,7 @@
 // Event time from source.kafka on the Flink cluster (issue 28): the record's Kafka timestamp, or
 // its timestampField, and watermarks by the local rule (the subtask's highest time so far minus
 // the bound, over every partition it reads). A keyed tumbling window with its late port, fed
-// out-of-order records of one partition, gives on Flink the windows and the late records
+// out-of-order records of one partition, through a map, gives on Flink the windows and the late records
 // `pipewright run` gives: the same records are late only if the watermarks fall between the same
 // records. A record without its time is left out with onBadTimestamp "skip", and otherwise fails
 // the job with the local engine's line.
@@ -59,6 +59,8 @@ function job(name: string, topic: string, source: Record<string, unknown>): JobD
           ...source,
         },
       },
+      // Watermarks pass a worker without onTimer among the records (PROTOCOL.md).
+      { id: 'pass', kind: 'map', params: { code: 'function map(r) { return r; }' } },
       {
         id: 'counts',
         kind: 'window',
@@ -69,7 +71,8 @@ function job(name: string, topic: string, source: Record<string, unknown>): JobD
       { id: 'late', kind: 'sink.jsonl', params: { path: 'late.jsonl' } },
     ],
     edges: [
-      { id: 'in-counts', from: 'in', to: 'counts', partition: 'hash', key: 'k' },
+      { id: 'in-pass', from: 'in', to: 'pass', partition: 'forward' },
+      { id: 'pass-counts', from: 'pass', to: 'counts', partition: 'hash', key: 'k' },
       { id: 'counts-out', from: 'counts', to: 'out', partition: 'rebalance' },
       { id: 'counts-late', from: 'counts', fromPort: 'late', to: 'late', partition: 'rebalance' },
     ],

@@ -26,20 +26,22 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>Records gather into a batch, sent when it holds `batch.records` records, when
  * `batch.latencyMs` has passed since its first record (a processing-time timer), before each
- * checkpoint barrier, before a watermark and at the end of input; so nothing a checkpoint covers
- * is still in a worker. One batch is out at the worker while the next gathers: the worker's run
- * of the user code overlaps this thread's work on the next records (measured on 500k keyed
- * records at parallelism 1, a batch at a time took about as long as this thread's and the
- * worker's CPU time added up). The worker's frames reach this thread through the task's mailbox
- * (a mail per frame), so a batch's answer is taken up even when no record comes.
+ * checkpoint barrier and at the end of input; so nothing a checkpoint covers is still in a
+ * worker. Two batches may be out at the worker while a third gathers, so the worker finds the
+ * next batch waiting when it answers one (PROTOCOL.md, "Two batches in flight"). The worker's
+ * frames reach this thread through the task's mailbox (a mail per frame), so an answer is taken
+ * up even when no record comes.
  *
- * <p>While a batch is out, the worker's `read` requests are answered from the keyed state as it
- * was when that batch was sent: its own writes wait for its `done`, and the next batch's records
- * write nothing before they are sent. `done`'s writes are applied in order, each under its
- * record's key, then its outputs emitted in order: port `out` as the main output, other ports as
- * side outputs ({@link #tag}). The value states sent in `s` are read when a batch is sent, after
- * the batch before it has written. (PyFlink's Python operators work alike: a process per subtask,
- * batches over a pipe.)
+ * <p>A watermark empties the worker first only where an `onTimer` may see what it fires (a keyed
+ * operator whose code has one): its timers then fire through the worker before it goes on.
+ * Otherwise it travels among the records and goes downstream at its place among the outputs.
+ *
+ * <p>The worker's `read` requests are of the oldest batch out, and are answered from the keyed
+ * state with every earlier batch's writes applied. `done`'s writes are applied in order, each
+ * under its record's key, then its outputs emitted in order: port `out` as the main output, other
+ * ports as side outputs ({@link #tag}). The value states sent in `s` are read when a batch is
+ * sent, without the writes of a batch still out, which the worker carries over. (PyFlink's Python
+ * operators work alike: a process per subtask, batches over a pipe.)
  */
 public final class JsOperator extends AbstractStreamOperator<String>
     implements OneInputStreamOperator<EdgeRecord, String>, Triggerable<Object, VoidNamespace> {
@@ -98,6 +100,17 @@ public final class JsOperator extends AbstractStreamOperator<String>
   private transient OperatorTimers timers;
   /** The operator's watermark (ctx.watermark), Long.MIN_VALUE before the first. */
   private transient long watermark;
+  /** The watermark when the gathering batch's first item came: the batch's `w`. */
+  private transient long batchWatermark;
+  /**
+   * Whether watermarks travel among the records instead of emptying the worker first: when no
+   * `onTimer` can see what a watermark fires (an unkeyed operator, or code without one). Each
+   * goes downstream at its place among the outputs, which the worker marks (PROTOCOL.md,
+   * "Watermarks among the records").
+   */
+  private transient boolean watermarksInBand;
+  /** The watermarks sent among the records and not yet answered, oldest first. */
+  private transient ArrayDeque<Long> watermarksOut;
 
   /**
    * Batches out at once: while the worker runs one, the next is already in its pipe, so it never
@@ -110,6 +123,7 @@ public final class JsOperator extends AbstractStreamOperator<String>
   private static final byte RECORD = 0;
   private static final byte EVENT_TIMER = 1;
   private static final byte PROCESSING_TIMER = 2;
+  private static final byte WATERMARK = 3;
 
   public JsOperator(Plan.Operator operator, String[] edgeIds, List<String> inputJsons, boolean keyed,
       Plan plan, List<String> sidePorts) {
@@ -141,6 +155,8 @@ public final class JsOperator extends AbstractStreamOperator<String>
     texts = new String[batchRecords];
     times = new long[batchRecords];
     watermark = Long.MIN_VALUE;
+    batchWatermark = Long.MIN_VALUE;
+    watermarksOut = new ArrayDeque<>();
     prefetch = new LinkedHashMap<>();
     reuse = new StreamRecord<>(null);
     quotedEdgeIds = new String[edgeIds.length];
@@ -168,7 +184,7 @@ public final class JsOperator extends AbstractStreamOperator<String>
       worker.send(open);
       WorkerMessage reply = WorkerMessage.parse(worker.receive());
       switch (reply.t) {
-        case "ready" -> { }
+        case "ready" -> watermarksInBand = !(keyed && reply.onTimer);
         case "error" -> throw UserError.fail(reply.message);
         default -> throw new IOException("the worker answered `open` with \"" + reply.t + "\"");
       }
@@ -220,6 +236,7 @@ public final class JsOperator extends AbstractStreamOperator<String>
   /** Item `i` has joined the gathering batch: the latency timer starts, and a full batch goes. */
   private void gathered(int i) throws Exception {
     count = i + 1;
+    if (i == 0) batchWatermark = watermark;
     if (i == 0 && latencyMs > 0) {
       long batchNumber = batchesSent;
       var time = getProcessingTimeService();
@@ -246,11 +263,15 @@ public final class JsOperator extends AbstractStreamOperator<String>
     StringBuilder b = frame;
     b.setLength(0);
     b.append("{\"t\":\"batch\",");
-    if (watermark != Long.MIN_VALUE) b.append("\"w\":").append(watermark).append(',');
+    if (batchWatermark != Long.MIN_VALUE) b.append("\"w\":").append(batchWatermark).append(',');
     b.append("\"records\":[");
     for (int i = 0; i < n; i++) {
       if (i > 0) b.append(',');
       byte kind = kinds[i];
+      if (kind == WATERMARK) {
+        b.append("{\"wm\":").append(times[i]).append('}');
+        continue;
+      }
       if (kind == RECORD) {
         b.append("{\"e\":").append(quotedEdgeIds[edges[i]]);
         if (times[i] != WorkerMessage.NO_TIME) b.append(",\"ts\":").append(times[i]);
@@ -357,6 +378,13 @@ public final class JsOperator extends AbstractStreamOperator<String>
     ArrayList<String> texts = m.out;
     ArrayList<String> ports = m.outPorts;
     for (int j = 0, n = texts.size(); j < n; j++) {
+      if (texts.get(j) == null) {
+        // The place of a watermark sent among the records.
+        Long mark = watermarksOut.pollFirst();
+        if (mark == null) throw new IOException("the worker placed a watermark that was not sent");
+        output.emitWatermark(new Watermark(mark));
+        continue;
+      }
       String port = ports.get(j);
       long ts = m.outTime(j);
       StreamRecord<String> record = ts == WorkerMessage.NO_TIME ? untimed(texts.get(j)) : reuse.replace(texts.get(j), ts);
@@ -383,6 +411,10 @@ public final class JsOperator extends AbstractStreamOperator<String>
    */
   @Override
   public void processWatermark(Watermark mark) throws Exception {
+    if (watermarksInBand) {
+      watermarkAmongRecords(mark);
+      return;
+    }
     drain();
     watermark = mark.getTimestamp();
     if (timeServiceManager != null && timers != null) {
@@ -395,6 +427,33 @@ public final class JsOperator extends AbstractStreamOperator<String>
       }
     }
     output.emitWatermark(mark);
+  }
+
+  /**
+   * No `onTimer` can see what the watermark fires, so nothing needs to wait for the worker: the
+   * watermark joins the gathering batch in its place (the worker's ctx.watermark changes there)
+   * and goes downstream when the answer reaches its place, after the outputs of the records
+   * before it and before those after it. A keyed operator's timers still advance, so that the
+   * timers the code set go as locally (a timer without onTimer fires into nothing).
+   */
+  private void watermarkAmongRecords(Watermark mark) throws Exception {
+    int i = count;
+    kinds[i] = WATERMARK;
+    edges[i] = -1;
+    texts[i] = null;
+    times[i] = mark.getTimestamp();
+    keys[i] = null;
+    watermarksOut.addLast(mark.getTimestamp());
+    gathered(i);
+    watermark = mark.getTimestamp();
+    if (timeServiceManager != null && timers != null) {
+      timers.beginAdvance();
+      try {
+        timeServiceManager.advanceWatermark(mark);
+      } finally {
+        timers.endAdvance();
+      }
+    }
   }
 
   @Override

@@ -17,6 +17,8 @@ final class WorkerMessage {
   String what;
   String name;
   String mk;
+  /** `ready`: the code has an onTimer (a process operator's). */
+  boolean onTimer;
   /** `out`'s texts, in order. */
   final ArrayList<String> out = new ArrayList<>();
   /** `out`'s ports, parallel to `out`: null for the default port. */
@@ -40,6 +42,7 @@ final class WorkerMessage {
           case "what" -> m.what = p.getValueAsString();
           case "name" -> m.name = p.getValueAsString();
           case "mk" -> m.mk = p.getValueAsString();
+          case "onTimer" -> m.onTimer = p.getValueAsBoolean();
           case "out" -> m.readOut(p, v);
           case "writes" -> m.readWrites(p, v);
           case "records" -> m.readRecords(p, v);
@@ -57,6 +60,10 @@ final class WorkerMessage {
     for (JsonToken t; (t = p.nextToken()) != JsonToken.END_ARRAY; ) {
       if (t == JsonToken.VALUE_STRING) {
         out.add(p.getText());
+        outPorts.add(null);
+      } else if (t == JsonToken.VALUE_NULL) {
+        // A watermark's place (PROTOCOL.md, "Watermarks among the records").
+        out.add(null);
         outPorts.add(null);
       } else if (t == JsonToken.START_ARRAY) {
         p.nextToken();
