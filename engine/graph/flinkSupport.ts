@@ -18,6 +18,8 @@ export const FLINK_KINDS: Readonly<Record<string, string>> = {
   window: "Flink's window operator, its built-in aggregates in Java",
   'source.kafka': "Flink's KafkaSource, read_committed, offsets in checkpoints",
   'sink.kafka': "Flink's KafkaSink, exactly once: a transaction per checkpoint",
+  'sink.postgres':
+    'a JDBC sink of the runner: upsert flushed at every checkpoint, append exactly once through prepared transactions',
 };
 
 /** Why a kind does not run on Flink yet: said after "cannot run on Flink yet". */
@@ -25,7 +27,6 @@ const LATER: Readonly<Record<string, string>> = {
   transaction: 'transactions on Flink are the next issue',
   'source.generator': 'the generator source is not built for Flink yet',
   'source.postgres': 'PostgreSQL change capture is not built for Flink yet',
-  'sink.postgres': 'the JDBC sink is not built yet',
   'source.redis': 'the Redis source is not built for Flink yet',
   'sink.redis': 'the Redis sink is not built for Flink yet',
 };
@@ -46,6 +47,10 @@ const PARAMS_LATER: Readonly<Record<string, Readonly<Record<string, string>>>> =
   'sink.kafka': {
     retryTimeoutMs:
       "on Flink the Kafka client's own timeouts and Flink's restarts decide how long an unreachable broker is waited for",
+  },
+  'sink.postgres': {
+    retryTimeoutMs:
+      "on Flink a server that does not answer fails the subtask, and Flink's restarts from the last checkpoint decide how long it is waited for",
   },
 };
 

@@ -14,6 +14,7 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.connector.file.sink.FileSink;
 import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
@@ -61,6 +62,7 @@ final class JobBuilder {
         case "sink.jsonl" -> sink(op);
         case "source.kafka" -> built.put(op.id, kafkaSource(op));
         case "sink.kafka" -> kafkaSink(op);
+        case "sink.postgres" -> postgresSink(op);
         case "map", "filter", "flatMap", "process" -> built.put(op.id, worker(op));
         case "window" -> built.put(op.id, window(op));
         default -> throw new IllegalArgumentException(
@@ -163,6 +165,15 @@ final class JobBuilder {
     KafkaSink<String> sink = uncheckedIo(() -> KafkaSinks.sink(op, plan.jobName));
     // Its own task, as sink.jsonl's: the key's parse and the producer's sends beside the upstream
     // operator, not in its thread.
+    DataStream<String> text = inputs(op).map(new Text()).uid(op.id + "/text").name(op.id)
+        .setParallelism(op.parallelism).startNewChain();
+    text.sinkTo(sink).uid(op.id).name(op.id).setParallelism(op.parallelism);
+  }
+
+  private void postgresSink(Plan.Operator op) {
+    Sink<String> sink = uncheckedIo(() -> PostgresSinks.sink(op, plan.jobName));
+    // Its own task, as the other sinks': the rows' conversion and the statements' round trips
+    // beside the upstream operator, not in its thread.
     DataStream<String> text = inputs(op).map(new Text()).uid(op.id + "/text").name(op.id)
         .setParallelism(op.parallelism).startNewChain();
     text.sinkTo(sink).uid(op.id).name(op.id).setParallelism(op.parallelism);
