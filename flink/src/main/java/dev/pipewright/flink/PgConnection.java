@@ -4,7 +4,6 @@ import java.io.Serializable;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -85,7 +84,11 @@ final class PgConnection implements Serializable {
     props.putAll(properties);
     props.putIfAbsent("ApplicationName", truncate("pipewright " + operatorId, 63));
     props.putIfAbsent("connectTimeout", "10");
-    return DriverManager.getConnection(jdbcUrl, props);
+    // The driver itself, not DriverManager: DriverManager keeps the drivers of every job's class
+    // loader registered (a TaskManager runs many jobs), and looks them up by the caller's.
+    Connection connection = new org.postgresql.Driver().connect(jdbcUrl, props);
+    if (connection == null) throw new SQLException("the PostgreSQL driver does not take " + jdbcUrl);
+    return connection;
   }
 
   private static String truncate(String s, int max) {
