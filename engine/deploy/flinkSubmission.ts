@@ -13,6 +13,7 @@ import { resolveEnvParams } from '../operators/envParams.js';
 import type { FlinkRunnerFiles } from './flinkBuild.js';
 import { FlinkRest } from './flinkRest.js';
 import { flinkSinkDir, joinSinkParts } from './flinkSinkParts.js';
+import { checkFlinkSinkTables } from './flinkTableCheck.js';
 import type { RunDirs } from './runDirs.js';
 
 /** The runner's main class in its jar. */
@@ -28,7 +29,8 @@ export interface FlinkRunSetup {
 
 /**
  * The plan of `valid` (a job already checked: valid, runnable on Flink, trusted), its folder
- * emptied. Throws the one line of a `${env:NAME}` that is not set.
+ * emptied. Throws the one line of a `${env:NAME}` that is not set, or of a sink's table that
+ * is not as the sink needs it (flinkTableCheck.ts).
  */
 export async function prepareFlinkRun(
   valid: Job,
@@ -40,6 +42,7 @@ export async function prepareFlinkRun(
     ...valid,
     operators: valid.operators.map((o) => ({ ...o, params: resolveEnvParams(o.params, o.id) })),
   } as Job;
+  await checkFlinkSinkTables(job);
   const home = join(dirname(dirs.stateDir), 'flink');
   const plan = flinkPlan(job, {
     resolvePath: (path) => resolve(dirs.jobDir, path),

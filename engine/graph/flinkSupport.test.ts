@@ -178,6 +178,32 @@ describe('flinkRefusals of the Redis kinds', () => {
   });
 });
 
+const postgresJob = (sink: Record<string, unknown>) =>
+  job({
+    ...base,
+    operators: [
+      base.operators[0],
+      base.operators[1],
+      { id: 'out', kind: 'sink.postgres', params: { connection: 'postgres://u@h/db', table: 't', ...sink } },
+    ],
+  });
+
+describe('flinkRefusals of sink.postgres', () => {
+  it('lets upsert and append through, and refuses retryTimeoutMs naming the operator', () => {
+    expect(flinkRefusals(postgresJob({ mode: 'upsert', keyColumns: ['id'] }))).toEqual([]);
+    expect(flinkRefusals(postgresJob({ mode: 'append' }))).toEqual([]);
+    const refused = flinkRefusals(postgresJob({ mode: 'append', retryTimeoutMs: 1000 }));
+    expect(refused.map((p) => [p.code, p.ids, p.path, p.message])).toEqual([
+      [
+        'flink-param',
+        ['out'],
+        '$.operators[2].params.retryTimeoutMs',
+        `operator "out": params.retryTimeoutMs cannot run on Flink yet (on Flink a server that does not answer fails the subtask, and Flink's restarts from the last checkpoint decide how long it is waited for)`,
+      ],
+    ]);
+  });
+});
+
 describe('flinkPlan', () => {
   it("keeps the job's operators and edges, paths made absolute, checkpoints never off", () => {
     const plan = flinkPlan(job({ ...base, settings: { checkpointIntervalMs: 0, maxParallelism: 64 } }), {

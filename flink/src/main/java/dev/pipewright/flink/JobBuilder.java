@@ -14,6 +14,7 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.connector.file.sink.FileSink;
 import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
@@ -63,6 +64,7 @@ final class JobBuilder {
         case "sink.kafka" -> kafkaSink(op);
         case "source.redis" -> built.put(op.id, redisSource(op));
         case "sink.redis" -> redisSink(op);
+        case "sink.postgres" -> postgresSink(op);
         case "map", "filter", "flatMap", "process" -> built.put(op.id, worker(op));
         case "window" -> built.put(op.id, window(op));
         default -> throw new IllegalArgumentException(
@@ -181,6 +183,15 @@ final class JobBuilder {
   private void redisSink(Plan.Operator op) {
     RedisSink sink = uncheckedIo(() -> new RedisSink(op));
     // Its own task, as the other sinks'.
+    DataStream<String> text = inputs(op).map(new Text()).uid(op.id + "/text").name(op.id)
+        .setParallelism(op.parallelism).startNewChain();
+    text.sinkTo(sink).uid(op.id).name(op.id).setParallelism(op.parallelism);
+  }
+
+  private void postgresSink(Plan.Operator op) {
+    Sink<String> sink = uncheckedIo(() -> PostgresSinks.sink(op, plan.jobName));
+    // Its own task, as the other sinks': the rows' conversion and the statements' round trips
+    // beside the upstream operator, not in its thread.
     DataStream<String> text = inputs(op).map(new Text()).uid(op.id + "/text").name(op.id)
         .setParallelism(op.parallelism).startNewChain();
     text.sinkTo(sink).uid(op.id).name(op.id).setParallelism(op.parallelism);
