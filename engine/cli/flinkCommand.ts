@@ -65,6 +65,14 @@ export async function flinkCommand(
     const { plan, home, joinSinks } = await prepareFlinkRun(valid, dirs, {
       ...(command.cluster === undefined ? {} : { cluster: command.cluster }),
       ...(command.parallelism === undefined ? {} : { parallelism: command.parallelism }),
+      // A path of this machine is the user's, relative to where they are; a URI is Flink's.
+      ...(command.fromSavepoint === undefined
+        ? {}
+        : {
+            fromSavepoint: /^[a-z][a-z0-9+.-]*:/i.test(command.fromSavepoint)
+              ? command.fromSavepoint
+              : resolve(command.fromSavepoint),
+          }),
     });
     // A cluster that does not answer is said before Maven runs.
     const cluster = command.cluster === undefined ? undefined : await reachCluster(command.cluster);

@@ -43,7 +43,8 @@ Exit status: 0 valid (warnings or not), 1 not valid, or a warning with --strict 
 cannot be read), 2 usage error, 130 interrupted (Ctrl-C).`;
 
 export const FLINK_USAGE = `Usage: pipewright flink JOB.job.json [--cluster URL] [--parallelism N]
-                                     [--savepoint-dir DIR] [--quiet] [--trust]
+                                     [--savepoint-dir DIR] [--from-savepoint PATH]
+                                     [--quiet] [--trust]
 
 Runs the job on Apache Flink: the runner jar (flink/, built with Maven the first time) builds
 the job as Flink's DataStream job, and each subtask of a map, filter, flatMap or process runs
@@ -58,6 +59,10 @@ Options:
   --parallelism N      run every operator at parallelism N (default: each operator's own)
   --savepoint-dir DIR  where Ctrl-C's savepoint goes on a cluster (default: the cluster's
                        state.savepoints.dir, else .pipewright/NAME/flink/savepoints)
+  --from-savepoint PATH
+                       start from this savepoint (the one a stop printed, or any of the
+                       job's): the job goes on where it stopped, and each sink.jsonl file
+                       goes on from what the stopped run wrote
   --quiet              print only errors
   --trust              trust the job: let it name files outside its folder and read
                        environment variables (docs/security.md)
@@ -72,7 +77,8 @@ export const USAGE = `Usage:
                               [--metrics FILE] [--quiet] [--trust]
   pipewright validate JOB.job.json [--json] [--strict]
   pipewright flink JOB.job.json [--cluster URL] [--parallelism N]
-                                [--savepoint-dir DIR] [--quiet] [--trust]
+                                [--savepoint-dir DIR] [--from-savepoint PATH]
+                                [--quiet] [--trust]
   pipewright run --help | validate --help | flink --help
   pipewright --help | --version
 
@@ -132,6 +138,8 @@ export type Command =
       /** --cluster: a Flink session cluster's REST address; absent: an embedded MiniCluster. */
       cluster?: string;
       savepointDir?: string;
+      /** --from-savepoint: a savepoint (path or URI) the job starts from. */
+      fromSavepoint?: string;
       quiet: boolean;
       trust: boolean;
     }
@@ -160,6 +168,7 @@ const OPTIONS: Readonly<Record<CommandName, Readonly<Record<string, { value?: st
     cluster: { value: 'URL' },
     parallelism: { value: 'N' },
     'savepoint-dir': { value: 'DIR' },
+    'from-savepoint': { value: 'PATH' },
     quiet: {},
     trust: {},
     help: {},
@@ -278,6 +287,7 @@ export function parseCommand(argv: readonly string[]): Command {
       ...(parallelism === undefined ? {} : { parallelism }),
       ...(cluster === undefined ? {} : { cluster }),
       ...(savepointDir === undefined ? {} : { savepointDir }),
+      ...(text('from-savepoint') === undefined ? {} : { fromSavepoint: text('from-savepoint') }),
       quiet: values.quiet === true,
       trust: values.trust === true,
     };

@@ -6,7 +6,7 @@
 // no order, since a writer takes a new random id, its counter back at 0, after every restart.
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { finished } from 'node:stream/promises';
 
@@ -32,6 +32,20 @@ export async function committedParts(dir: string): Promise<string[]> {
     .filter((name) => PART.test(name))
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
     .map((name) => join(dir, name));
+}
+
+/**
+ * A run that starts from a savepoint continues the stopped run's output: the sink's file, as
+ * that run joined it, becomes the folder's first part (its name sorts before any part the runner
+ * names by time), so the join at the end writes it, then what this run adds.
+ */
+export async function continueSinkFile(dir: string, path: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  try {
+    await rename(path, join(dir, 'part-0000000000000-000000000-continued-0'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }
 
 /** Joins the committed parts into `path` (written whole, then renamed over it) and removes the folder. */

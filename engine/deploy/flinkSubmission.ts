@@ -4,7 +4,7 @@
 // run before left, and, on a session cluster, the runner jar uploaded once per build and the
 // job submitted from it.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { type FlinkPlan, flinkPlan, flinkWorkerCommand } from '../graph/flinkPlan.js';
 import { JobError } from '../graph/jobError.js';
@@ -12,7 +12,7 @@ import type { Job } from '../graph/schema.js';
 import { resolveEnvParams } from '../operators/envParams.js';
 import type { FlinkRunnerFiles } from './flinkBuild.js';
 import { FlinkRest } from './flinkRest.js';
-import { flinkSinkDir, joinSinkParts } from './flinkSinkParts.js';
+import { continueSinkFile, flinkSinkDir, joinSinkParts } from './flinkSinkParts.js';
 import { checkFlinkSinkTables } from './flinkTableCheck.js';
 import type { RunDirs } from './runDirs.js';
 
@@ -35,8 +35,10 @@ export interface FlinkRunSetup {
 export async function prepareFlinkRun(
   valid: Job,
   dirs: RunDirs,
-  options: { readonly cluster?: string; readonly parallelism?: number },
+  options: { readonly cluster?: string; readonly parallelism?: number; readonly fromSavepoint?: string },
 ): Promise<FlinkRunSetup> {
+  const savepoint = options.fromSavepoint;
+  if (savepoint !== undefined) await checkSavepoint(savepoint);
   // `${env:NAME}` in params, as the local engine resolves them just before an operator opens.
   const job = {
     ...valid,
@@ -51,11 +53,21 @@ export async function prepareFlinkRun(
     ...(options.parallelism === undefined ? {} : { parallelism: options.parallelism }),
     // On a cluster, the cluster's own checkpoint folder (this one may not be the cluster's to see).
     ...(options.cluster === undefined ? { checkpointDir: join(home, 'checkpoints') } : {}),
+    ...(savepoint === undefined ? {} : { savepoint }),
   });
-  // A run before this one may have left parts (a killed run): they are not this run's output.
-  await rm(home, { recursive: true, force: true });
+  if (savepoint === undefined) {
+    // A run before this one may have left parts (a killed run): they are not this run's output.
+    await rm(home, { recursive: true, force: true });
+    for (const dir of Object.values(plan.sinkDirs)) await rm(dir, { recursive: true, force: true });
+  } else {
+    // It continues a stopped run: its savepoints (maybe the one it starts from) stay, and each
+    // sink's file goes on from what that run wrote.
+    for (const operator of plan.operators) {
+      if (operator.kind !== 'sink.jsonl') continue;
+      await continueSinkFile(plan.sinkDirs[operator.id]!, (operator.params as { path: string }).path);
+    }
+  }
   await mkdir(home, { recursive: true });
-  for (const dir of Object.values(plan.sinkDirs)) await rm(dir, { recursive: true, force: true });
   return {
     plan,
     home,
@@ -66,6 +78,22 @@ export async function prepareFlinkRun(
       }
     },
   };
+}
+
+/**
+ * A savepoint on this machine (a path, or a `file:` URI as Flink names one) must be there; one
+ * elsewhere (`s3://`, `hdfs://`) is the cluster's to find.
+ */
+async function checkSavepoint(savepoint: string): Promise<void> {
+  let local: string | undefined;
+  if (savepoint.startsWith('file:')) local = savepoint.replace(/^file:(\/\/)?/, '');
+  else if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(savepoint)) local = savepoint;
+  if (local === undefined) return;
+  try {
+    await stat(local);
+  } catch {
+    throw new JobError(`--from-savepoint: there is no savepoint at ${savepoint}`);
+  }
 }
 
 /** The jar's name on the cluster: a build's digest in it, so a new build is uploaded again. */

@@ -37,6 +37,8 @@ export interface FlinkPlan {
   readonly sinkDirs: Readonly<Record<string, string>>;
   /** Where Flink keeps checkpoints; absent: the runner's own temporary folder. */
   readonly checkpointDir?: string;
+  /** A savepoint (or retained checkpoint) the job starts from: `--from-savepoint`. */
+  readonly savepoint?: string;
 }
 
 export interface FlinkPlanOptions {
@@ -48,6 +50,7 @@ export interface FlinkPlanOptions {
   /** --parallelism: every operator's parallelism, in place of the job's. */
   readonly parallelism?: number;
   readonly checkpointDir?: string;
+  readonly savepoint?: string;
 }
 
 export function flinkPlan(job: Job, options: FlinkPlanOptions): FlinkPlan {
@@ -78,5 +81,6 @@ export function flinkPlan(job: Job, options: FlinkPlanOptions): FlinkPlan {
     edges: job.edges,
     sinkDirs,
     ...(options.checkpointDir === undefined ? {} : { checkpointDir: options.checkpointDir }),
+    ...(options.savepoint === undefined ? {} : { savepoint: options.savepoint }),
   };
 }

@@ -1,6 +1,6 @@
 // Soak: `pipewright flink --cluster` when things go wrong (issue 28). A user's error fails the job
 // at once with the local engine's line; Ctrl-C stops it with a savepoint, the sink holding what
-// the savepoint covers; a TaskManager killed with -9 mid-run and started again leaves exactly the
+// the savepoint covers, and --from-savepoint goes on from it to one clean run's output; a TaskManager killed with -9 mid-run and started again leaves exactly the
 // clean output. The first two on the cluster of `npm run services`, the kill on one of the
 // test's own (privateServers.ts), so that the shared one is never disturbed.
 import { readFile, writeFile } from 'node:fs/promises';
@@ -85,16 +85,18 @@ await describeWithServer('flink', 'pipewright flink --cluster when things go wro
     );
   });
 
-  it('stops with a savepoint at Ctrl-C, the sink holding what the savepoint covers', async () => {
+  it('stops with a savepoint at Ctrl-C, the sink holding what it covers, and goes on from it', async () => {
     const name = `stop-${process.pid}`;
-    const job = await slowJob(RECORDS, name);
+    // Three times the others' records: the stop must come while the job still runs.
+    const job = await slowJob(3 * RECORDS, name);
     const run = background(['flink', job.jobPath, '--cluster', FLINK_URL]);
     await runningWithCheckpoints(FLINK_URL, name, 1);
     run.child.kill('SIGINT');
     const code = await run.done;
     const { stdout, stderr } = run.output();
     expect(code, `${stdout}\n${stderr}`).toBe(0);
-    expect(stdout).toMatch(new RegExp(`^stopped: job "${name}" with a savepoint at \\S+$`, 'm'));
+    const stopped = new RegExp(`^stopped: job "${name}" with a savepoint at (\\S+)$`, 'm').exec(stdout);
+    expect(stopped, stdout).not.toBeNull();
     const written = byKey(await readJsonl<Record<string, unknown>>(job.out), 'k');
     let total = 0;
     for (const [key, records] of written) {
@@ -103,7 +105,25 @@ await describeWithServer('flink', 'pipewright flink --cluster when things go wro
       total += records.length;
     }
     expect(total).toBeGreaterThan(0);
-    expect(total).toBeLessThan(RECORDS);
+    expect(total).toBeLessThan(3 * RECORDS);
+
+    // Started again from the savepoint, the job goes on where it stopped: one clean run's output.
+    const resumed = await runCli(
+      ['flink', job.jobPath, '--cluster', FLINK_URL, '--from-savepoint', stopped![1]!, '--quiet'],
+      ON_FLINK,
+    );
+    expect(resumed.code, describeRun(resumed)).toBe(0);
+    expect(byKey(await readJsonl<Record<string, unknown>>(job.out), 'k')).toEqual(job.expected);
+
+    // A savepoint that is not there is one line, before anything is submitted.
+    const missing = await runCli(
+      ['flink', job.jobPath, '--cluster', FLINK_URL, '--from-savepoint', path.join(job.dir, 'nowhere')],
+      ON_FLINK,
+    );
+    expect(missing.code).toBe(1);
+    expect(missing.stderr.trim()).toBe(
+      `pipewright: --from-savepoint: there is no savepoint at ${path.join(job.dir, 'nowhere')}`,
+    );
   });
 
   it('gives exactly the clean output when a TaskManager is killed with -9 mid-run and started again', async () => {

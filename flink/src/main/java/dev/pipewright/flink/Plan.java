@@ -31,6 +31,8 @@ public final class Plan {
   public final Map<String, String> sinkDirs;
   /** Optional: where checkpoints go (a path or URI); absent, the runner makes a temp dir. */
   public final String checkpointDir;
+  /** Optional: the savepoint (a path or URI) the job starts from. */
+  public final String savepoint;
 
   /** One operator, as the job file has it, with its own JSON kept for the worker's `open`. */
   public static final class Operator implements Serializable {
@@ -143,6 +145,8 @@ public final class Plan {
     sinkDirs = Collections.unmodifiableMap(dirs);
     JsonNode dir = root.path("checkpointDir");
     checkpointDir = dir.isTextual() && !dir.asText().isEmpty() ? dir.asText() : null;
+    JsonNode from = root.path("savepoint");
+    savepoint = from.isTextual() && !from.asText().isEmpty() ? from.asText() : null;
   }
 
   private static Edge edge(JsonNode e) throws IOException {

@@ -139,6 +139,11 @@ public final class Runner {
       conf.put("execution.checkpointing.dir", checkpoints.contains("://")
           ? checkpoints : Paths.get(checkpoints).toAbsolutePath().toUri().toString());
     }
+    if (plan.savepoint != null) {
+      // Every state in it must find its operator (by uid, the operator's id), as Flink's default.
+      conf.put("execution.state-recovery.path", plan.savepoint.contains(":")
+          ? plan.savepoint : Paths.get(plan.savepoint).toAbsolutePath().toUri().toString());
+    }
     conf.put("restart-strategy.type", "fixed-delay");
     conf.put("restart-strategy.fixed-delay.attempts", "3");
     conf.put("restart-strategy.fixed-delay.delay", "1 s");
