@@ -15,7 +15,7 @@ export const FLINK_KINDS: Readonly<Record<string, string>> = {
   filter: 'a Node worker per subtask',
   flatMap: 'a Node worker per subtask',
   process: 'a Node worker per subtask, keyed state in Flink (RocksDB)',
-  window: "Flink's window operator, its built-in aggregates in Java",
+  window: "Flink's window operator, its built-in aggregates in Java, a code aggregate in a worker beside it",
   'source.kafka': "Flink's KafkaSource, read_committed, offsets in checkpoints",
   'sink.kafka': "Flink's KafkaSink, exactly once: a transaction per checkpoint",
 };
@@ -38,7 +38,6 @@ const EVENT_TIME_PARAMS: Readonly<Record<string, readonly string[]>> = {
 /** Params a kind that runs on Flink cannot honour there yet, and why. */
 const PARAMS_LATER: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   'source.nexmark': { ratePerSec: 'the NEXMark source there makes its events as fast as it can' },
-  window: { code: 'a code aggregate runs in a worker beside the window, not built yet' },
   'source.kafka': {
     retryTimeoutMs:
       "on Flink the Kafka client's own timeouts and Flink's restarts decide how long an unreachable broker is waited for",

@@ -201,7 +201,8 @@ final class JobBuilder {
   /**
    * `window` on Flink's window operator (docs/flink.md): the local kind's windows and event-time
    * trigger are Flink's (tumbling and sliding with an offset, sessions merged), its built-in
-   * aggregates in Java (WindowAggregate), its output the local record (WindowResult); a record
+   * aggregates in Java (WindowAggregate), a code aggregate in a worker beside it (CodeWindows),
+   * its output the local record (WindowResult); a record
    * late for every window it belongs to goes unchanged to port `late`.
    */
   private SingleOutputStreamOperator<String> window(Plan.Operator op) throws IOException {
@@ -220,8 +221,14 @@ final class JobBuilder {
           Duration.ofMillis(size), Duration.ofMillis(params.path("slideMs").asLong()), Duration.ofMillis(offset));
       default -> EventTimeSessionWindows.withGap(Duration.ofMillis(params.path("gapMs").asLong()));
     };
-    String field = params.path("field").isTextual() ? params.path("field").asText() : null;
     String name = params.path("aggregate").asText();
+    if ("code".equals(name)) {
+      CodeWindows.Built code = CodeWindows.build(plan, op, keyed, assigner,
+          Duration.ofMillis(params.path("allowedLatenessMs").asLong(0)), "session".equals(params.path("type").asText()));
+      sideOutputs.put(op.id + "/late", code.late());
+      return code.out();
+    }
+    String field = params.path("field").isTextual() ? params.path("field").asText() : null;
     WindowAggregate aggregate = new WindowAggregate(op.id, name,
         "count".equals(name) || field == null ? null : field.split("\\.", -1));
     OutputTag<EdgeRecord> late = new OutputTag<>("late:" + op.id, TypeInformation.of(EdgeRecord.class));
