@@ -81,16 +81,6 @@ export function flinkRefusals(job: Job): Problem[] {
         ),
       );
     }
-    if (operator.kind === 'source.jsonl' && params.onBadTimestamp === 'skip') {
-      problems.push(
-        problem(
-          'flink-event-time',
-          `operator "${operator.id}": onBadTimestamp "skip" cannot run on Flink yet: a line without a time fails the job there`,
-          `${at}.params.onBadTimestamp`,
-          [operator.id],
-        ),
-      );
-    }
     for (const [param, why] of Object.entries(PARAMS_LATER[operator.kind] ?? {})) {
       if (params[param] === undefined) continue;
       problems.push(

@@ -95,7 +95,7 @@ final class JobBuilder {
     return order;
   }
 
-  private SingleOutputStreamOperator<String> source(Plan.Operator op) {
+  private SingleOutputStreamOperator<String> source(Plan.Operator op) throws IOException {
     if ("source.nexmark".equals(op.kind)) {
       // Each record comes with its time (the event's dateTime); watermarks by the local rule.
       long bound = op.maxOutOfOrdernessMs;
@@ -105,7 +105,8 @@ final class JobBuilder {
     }
     File file = new File(op.path);
     FileSource<String> source = FileSource
-        .forRecordStreamFormat(new JsonlFormat(op.id, file.getName(), op.timestampPath), Path.fromLocalFile(file))
+        .forRecordStreamFormat(new JsonlFormat(op.id, file.getName(), op.timestampPath,
+            JsonlFormat.skipsBadTimestamps(op)), Path.fromLocalFile(file))
         .build();
     return env.fromSource(source, watermarks(op), op.id)
         .uid(op.id).name(op.id).setParallelism(op.parallelism);
