@@ -157,6 +157,26 @@ describe('flinkRefusals of the Kafka kinds', () => {
   });
 });
 
+const sourceJob = (source: Record<string, unknown>) =>
+  job({
+    ...base,
+    operators: [{ id: 'src', ...source }, base.operators[1], base.operators[2]],
+  });
+
+describe('flinkRefusals of the sources made in a worker', () => {
+  it('lets source.generator through, with event time', () => {
+    const generate = 'function generate(i) { return { i, t: i }; }';
+    expect(
+      flinkRefusals(
+        sourceJob({
+          kind: 'source.generator',
+          params: { code: generate, count: 5, seed: 1, timestampField: 't', maxOutOfOrdernessMs: 2 },
+        }),
+      ),
+    ).toEqual([]);
+  });
+});
+
 describe('flinkPlan', () => {
   it("keeps the job's operators and edges, paths made absolute, checkpoints never off", () => {
     const plan = flinkPlan(job({ ...base, settings: { checkpointIntervalMs: 0, maxParallelism: 64 } }), {

@@ -10,6 +10,7 @@ export const FLINK_KINDS: Readonly<Record<string, string>> = {
   'source.jsonl': "Flink's FileSource, one split per file",
   'source.nexmark':
     "a Flink source whose readers make the events with the engine's own generator, in a worker each",
+  'source.generator': "a Flink source whose readers make record i with the user's generate, in a worker each",
   'sink.jsonl': "Flink's FileSink, exactly once, joined into the sink's file at the end",
   map: 'a Node worker per subtask',
   filter: 'a Node worker per subtask',
@@ -23,7 +24,6 @@ export const FLINK_KINDS: Readonly<Record<string, string>> = {
 /** Why a kind does not run on Flink yet: said after "cannot run on Flink yet". */
 const LATER: Readonly<Record<string, string>> = {
   transaction: 'transactions on Flink are the next issue',
-  'source.generator': 'the generator source is not built for Flink yet',
   'source.postgres': 'PostgreSQL change capture is not built for Flink yet',
   'sink.postgres': 'the JDBC sink is not built yet',
   'source.redis': 'the Redis source is not built for Flink yet',
@@ -38,6 +38,7 @@ const EVENT_TIME_PARAMS: Readonly<Record<string, readonly string[]>> = {
 /** Params a kind that runs on Flink cannot honour there yet, and why. */
 const PARAMS_LATER: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   'source.nexmark': { ratePerSec: 'the NEXMark source there makes its events as fast as it can' },
+  'source.generator': { ratePerSec: 'the generator source there makes its records as fast as it can' },
   'source.kafka': {
     retryTimeoutMs:
       "on Flink the Kafka client's own timeouts and Flink's restarts decide how long an unreachable broker is waited for",

@@ -57,7 +57,7 @@ final class JobBuilder {
   void build() throws IOException {
     for (Plan.Operator op : topologicalOrder()) {
       switch (op.kind) {
-        case "source.jsonl", "source.nexmark" -> built.put(op.id, source(op));
+        case "source.jsonl", "source.nexmark", "source.generator" -> built.put(op.id, source(op));
         case "sink.jsonl" -> sink(op);
         case "source.kafka" -> built.put(op.id, kafkaSource(op));
         case "sink.kafka" -> kafkaSink(op);
@@ -101,6 +101,10 @@ final class JobBuilder {
       long bound = op.maxOutOfOrdernessMs;
       WatermarkStrategy<String> strategy = WatermarkStrategy.forGenerator(context -> new SourceWatermarks(bound));
       return env.fromSource(new NexmarkSource(op, plan, op.count), strategy, op.id)
+          .uid(op.id).name(op.id).setParallelism(op.parallelism);
+    }
+    if ("source.generator".equals(op.kind)) {
+      return env.fromSource(new NexmarkSource(op, plan, op.count), GeneratorTimes.watermarks(op), op.id)
           .uid(op.id).name(op.id).setParallelism(op.parallelism);
     }
     File file = new File(op.path);

@@ -11,8 +11,9 @@ import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.core.io.InputStatus;
 
 /**
- * One subtask of source.nexmark: its splits' events made by a worker process with the local
- * engine's generator (the `make` frame, PROTOCOL.md), a batch at a time, each collected with its
+ * One subtask of source.nexmark (or source.generator, whose worker makes record i with the
+ * user's generate where NEXMark's makes event i): its splits' events made by a worker process
+ * with the local engine's generator (the `make` frame, PROTOCOL.md), a batch at a time, each collected with its
  * event time. Like the local reader it makes the lowest next number of its splits first, so its
  * records come in time order; a checkpoint keeps each split's next number, so a restore goes on
  * with the event after the last one a checkpoint covered.
@@ -67,6 +68,8 @@ final class NexmarkReader implements SourceReader<String, NexmarkSplit> {
     if (source.count >= 0) count = Math.min(count, (source.count - split.next + split.stride - 1) / split.stride);
     worker.send("{\"t\":\"make\",\"next\":" + split.next + ",\"stride\":" + split.stride + ",\"count\":" + count + "}");
     WorkerMessage made = WorkerMessage.parse(worker.receive());
+    // A generator's code failed: its one line, without restarts (it would fail again).
+    if ("error".equals(made.t)) throw UserError.fail(made.message);
     if (!"made".equals(made.t)) throw new IOException("the worker answered `make` with \"" + made.t + "\"");
     for (int i = 0, n = made.out.size(); i < n; i++) output.collect(made.out.get(i), made.outTime(i));
     split.next += count * split.stride;

@@ -14,7 +14,8 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * source.nexmark on Flink: the local engine's NEXMark stream, event n made by the engine's own
  * generator in a worker beside each reader (NexmarkReader), split by event number as locally
  * (NexmarkSplit), so event n, its text and its time are the same on both engines at any
- * parallelism. Bounded when `count` is set.
+ * parallelism. Bounded when `count` is set. source.generator is the same source: its worker
+ * makes record i with the user's generate (engine/flink/generatorMaker.ts), split alike.
  */
 public final class NexmarkSource implements Source<String, NexmarkSplit, List<NexmarkSplit>> {
   private static final long serialVersionUID = 1L;
