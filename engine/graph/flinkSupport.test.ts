@@ -164,16 +164,26 @@ const sourceJob = (source: Record<string, unknown>) =>
   });
 
 describe('flinkRefusals of the sources made in a worker', () => {
-  it('lets source.generator through, with event time', () => {
+  it('lets source.generator through, with event time, and both at a ratePerSec', () => {
     const generate = 'function generate(i) { return { i, t: i }; }';
     expect(
       flinkRefusals(
         sourceJob({
           kind: 'source.generator',
-          params: { code: generate, count: 5, seed: 1, timestampField: 't', maxOutOfOrdernessMs: 2 },
+          params: {
+            code: generate,
+            count: 5,
+            seed: 1,
+            timestampField: 't',
+            maxOutOfOrdernessMs: 2,
+            ratePerSec: 9,
+          },
         }),
       ),
     ).toEqual([]);
+    expect(flinkRefusals(sourceJob({ kind: 'source.nexmark', params: { count: 5, ratePerSec: 9 } }))).toEqual(
+      [],
+    );
   });
 });
 

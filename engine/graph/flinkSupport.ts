@@ -37,8 +37,6 @@ const EVENT_TIME_PARAMS: Readonly<Record<string, readonly string[]>> = {
 
 /** Params a kind that runs on Flink cannot honour there yet, and why. */
 const PARAMS_LATER: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  'source.nexmark': { ratePerSec: 'the NEXMark source there makes its events as fast as it can' },
-  'source.generator': { ratePerSec: 'the generator source there makes its records as fast as it can' },
   'source.kafka': {
     retryTimeoutMs:
       "on Flink the Kafka client's own timeouts and Flink's restarts decide how long an unreachable broker is waited for",

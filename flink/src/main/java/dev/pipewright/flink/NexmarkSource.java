@@ -26,6 +26,8 @@ public final class NexmarkSource implements Source<String, NexmarkSplit, List<Ne
   final int maxParallelism;
   /** `count`, or -1 without end. */
   final long count;
+  /** `ratePerSec`, shared by the readers; 0: as fast as they can. */
+  final double ratePerSec;
   private final int parallelism;
 
   NexmarkSource(Plan.Operator operator, Plan plan, long count) {
@@ -35,6 +37,11 @@ public final class NexmarkSource implements Source<String, NexmarkSplit, List<Ne
     this.maxParallelism = plan.maxParallelism;
     this.count = count;
     this.parallelism = operator.parallelism;
+    try {
+      this.ratePerSec = Json.MAPPER.readTree(operator.json).path("params").path("ratePerSec").asDouble(0);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   @Override
