@@ -207,8 +207,8 @@ final class JobBuilder {
    * `window` on Flink's window operator (docs/flink.md): the local kind's windows and event-time
    * trigger are Flink's (tumbling and sliding with an offset, sessions merged), its built-in
    * aggregates in Java (WindowAggregate), a code aggregate in a worker beside it (CodeWindows),
-   * its output the local record (WindowResult); a record
-   * late for every window it belongs to goes unchanged to port `late`.
+   * its output the local record (WindowResult); a record late for every window it belongs to goes
+   * unchanged to port `late`.
    */
   private SingleOutputStreamOperator<String> window(Plan.Operator op) throws IOException {
     JsonNode params = Json.MAPPER.readTree(op.json).path("params");
