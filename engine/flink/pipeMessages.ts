@@ -67,7 +67,7 @@ export function watermarkOf(w: number | undefined): number {
   return w >= END_OF_TIME ? Number.POSITIVE_INFINITY : w;
 }
 
-/** A source's events by number (source.nexmark): next, next + stride, …, `count` of them. */
+/** A source's records by number (source.nexmark, source.generator): next, next + stride, …, `count` of them. */
 export interface MakeMessage {
   readonly t: 'make';
   readonly next: number;
@@ -75,11 +75,11 @@ export interface MakeMessage {
   readonly count: number;
 }
 
-/** The events made: each one's JSON text and event time, in order. */
+/** The records made: each one's JSON text and event time (null: none; no times: none has one), in order. */
 export interface MadeMessage {
   readonly t: 'made';
   readonly records: readonly string[];
-  readonly times: readonly number[];
+  readonly times?: readonly (number | null)[];
 }
 
 export type RunnerMessage = OpenMessage | BatchMessage | MakeMessage | { readonly t: 'close' };

@@ -1,9 +1,10 @@
 // The worker's conversation with the runner (flink/PROTOCOL.md, "The worker pipe"): `open`
 // compiles the code and answers ready or error, each `batch` runs its records and answers done
-// or error (asking for state it lacks on the way); a source's worker (source.nexmark) answers
-// `make` with the events asked for; `close` or the end of input ends it.
+// or error (asking for state it lacks on the way); a source's worker (source.nexmark,
+// source.generator) answers `make` with the records asked for; `close` or the end of input ends it.
 import type { StateReader, StateText } from './batchState.js';
 import type { FramePipe } from './frames.js';
+import { GeneratorMaker } from './generatorMaker.js';
 import { NexmarkMaker } from './nexmarkMaker.js';
 import {
   type BatchMessage,
@@ -70,7 +71,9 @@ export function describe(error: unknown): string {
  * batch the worker yields one turn before it answers, and the batch it was made in (or, made
  * later by a timer of the code's own, the next) is answered with the failure.
  */
-function watchEscapedRejections(operator: () => WorkerOperator | undefined): () => string | undefined {
+function watchEscapedRejections(
+  operator: () => { escapedFailure(reason: unknown): string } | undefined,
+): () => string | undefined {
   let escaped: string | undefined;
   process.on('unhandledRejection', (reason) => {
     const open = operator();
@@ -91,23 +94,34 @@ export async function serve(pipe: FramePipe): Promise<number> {
   const reader = pipeReader(pipe, ahead);
   const answer = (message: WorkerMessage) => pipe.write(message);
   let operator: WorkerOperator | undefined;
-  /** A source's worker (source.nexmark) makes events instead of running code. */
-  let maker: NexmarkMaker | undefined;
-  const escaped = watchEscapedRejections(() => operator);
+  /** A source's worker (source.nexmark, source.generator) makes records instead of running code. */
+  let maker: NexmarkMaker | GeneratorMaker | undefined;
+  const escaped = watchEscapedRejections(
+    () => operator ?? (maker instanceof GeneratorMaker ? maker : undefined),
+  );
   for (;;) {
     const frame = ahead.length > 0 ? ahead.shift() : pipe.read();
     if (frame === undefined) return 0;
     const type = messageType(frame);
     if (type === 'close') return 0;
-    if (type === 'open' && (frame as OpenMessage).operator.kind === 'source.nexmark') {
+    const kind = type === 'open' ? (frame as OpenMessage).operator.kind : undefined;
+    if (kind === 'source.nexmark' || kind === 'source.generator') {
       try {
-        maker = NexmarkMaker.open(frame as OpenMessage);
+        const open = frame as OpenMessage;
+        maker = kind === 'source.nexmark' ? NexmarkMaker.open(open) : GeneratorMaker.open(open);
         answer({ t: 'ready' });
       } catch (error) {
         answer({ t: 'error', message: describe(error) });
       }
     } else if (type === 'make' && maker !== undefined) {
-      answer(maker.make(frame as MakeMessage));
+      try {
+        const made = await maker.make(frame as MakeMessage);
+        await turn();
+        const failure = escaped();
+        answer(failure === undefined ? made : { t: 'error', message: failure });
+      } catch (error) {
+        answer({ t: 'error', message: describe(error) });
+      }
     } else if (type === 'open') {
       try {
         operator = await WorkerOperator.open(frame as OpenMessage, reader);

@@ -1,5 +1,6 @@
-// One subtask of a map, filter, flatMap or process operator, run for the Flink runner: the local
-// engine's own logic (operators/userFunctions.ts) and ctx (operators/userContext.ts), in an
+// One subtask of a map, filter, flatMap or process operator (or a window's code aggregate,
+// windowFires.ts), run for the Flink runner: the local engine's own logic
+// (operators/userFunctions.ts) and ctx (operators/userContext.ts), in an
 // environment whose emitter collects the batch's records and whose keyed state is the batch's
 // cache over the runner's state. Each record goes through LogicCalls as a local subtask's does,
 // so what user code sees, and the one line a failure becomes, are the local engine's.
@@ -18,6 +19,7 @@ import { MemoryKvStore } from '../state/memoryKvStore.js';
 import { BatchOutputs } from './batchOutputs.js';
 import { BatchState, type StateReader, type StateWrite } from './batchState.js';
 import { type BatchMessage, type OpenMessage, type Output, watermarkOf } from './pipeMessages.js';
+import { windowFiresLogic } from './windowFires.js';
 
 /** The environment's parts that change per record. */
 interface WorkerEnvironment extends SubtaskEnvironment {
@@ -60,10 +62,11 @@ export class WorkerOperator {
     const Logic = Object.hasOwn(userFunctionLogics, operator.kind)
       ? userFunctionLogics[operator.kind as keyof typeof userFunctionLogics]
       : undefined;
-    if (Logic === undefined) {
+    // A window's code aggregate folds what Flink's window operator sends (windowFires.ts).
+    const windowFold = operator.kind === 'window';
+    if (Logic === undefined && !windowFold) {
       throw new Error(`operator "${operator.id}": kind ${operator.kind} does not run in a Flink worker`);
     }
-    const functions = compileOperatorFunctions(operator as Operator);
     const planned: PlannedOperator = {
       id: operator.id,
       operator: operator as Operator,
@@ -105,7 +108,11 @@ export class WorkerOperator {
       timers: keyed ? batchTimers(state) : undefined,
       checkpoints: undefined,
     };
-    const logic = new Logic(env, functions);
+    const functions = Logic === undefined ? undefined : compileOperatorFunctions(operator as Operator);
+    const logic =
+      Logic === undefined || functions === undefined
+        ? windowFiresLogic(env, operator as Operator)
+        : new Logic(env, functions);
     await logic.open();
     return new WorkerOperator(
       env,
@@ -113,7 +120,7 @@ export class WorkerOperator {
       outputs,
       state,
       maxParallelism,
-      functions.onTimer !== undefined,
+      functions?.onTimer !== undefined,
     );
   }
 

@@ -78,12 +78,11 @@ describe('flinkRefusals', () => {
         ],
       }),
     );
+    // The window's code aggregate and onBadTimestamp "skip" run on Flink: not refused.
     expect(refused.map((p) => [p.code, p.ids, p.path])).toEqual([
-      ['flink-event-time', ['src'], '$.operators[0].params.onBadTimestamp'],
-      ['flink-param', ['w'], '$.operators[1].params.code'],
       ['flink-mixed-inputs', ['p', 'e3'], '$.operators[2]'],
     ]);
-    expect(refused[2]!.message).toBe(
+    expect(refused[0]!.message).toBe(
       'operator "p": its inputs mix hash edges with edge "e3" (rebalance), which Flink cannot key as one stream',
     );
   });
@@ -201,6 +200,36 @@ describe('flinkRefusals of sink.postgres', () => {
         `operator "out": params.retryTimeoutMs cannot run on Flink yet (on Flink a server that does not answer fails the subtask, and Flink's restarts from the last checkpoint decide how long it is waited for)`,
       ],
     ]);
+  });
+});
+
+const sourceJob = (source: Record<string, unknown>) =>
+  job({
+    ...base,
+    operators: [{ id: 'src', ...source }, base.operators[1], base.operators[2]],
+  });
+
+describe('flinkRefusals of the sources made in a worker', () => {
+  it('lets source.generator through, with event time, and both at a ratePerSec', () => {
+    const generate = 'function generate(i) { return { i, t: i }; }';
+    expect(
+      flinkRefusals(
+        sourceJob({
+          kind: 'source.generator',
+          params: {
+            code: generate,
+            count: 5,
+            seed: 1,
+            timestampField: 't',
+            maxOutOfOrdernessMs: 2,
+            ratePerSec: 9,
+          },
+        }),
+      ),
+    ).toEqual([]);
+    expect(flinkRefusals(sourceJob({ kind: 'source.nexmark', params: { count: 5, ratePerSec: 9 } }))).toEqual(
+      [],
+    );
   });
 });
 

@@ -10,12 +10,13 @@ export const FLINK_KINDS: Readonly<Record<string, string>> = {
   'source.jsonl': "Flink's FileSource, one split per file",
   'source.nexmark':
     "a Flink source whose readers make the events with the engine's own generator, in a worker each",
+  'source.generator': "a Flink source whose readers make record i with the user's generate, in a worker each",
   'sink.jsonl': "Flink's FileSink, exactly once, joined into the sink's file at the end",
   map: 'a Node worker per subtask',
   filter: 'a Node worker per subtask',
   flatMap: 'a Node worker per subtask',
   process: 'a Node worker per subtask, keyed state in Flink (RocksDB)',
-  window: "Flink's window operator, its built-in aggregates in Java",
+  window: "Flink's window operator, its built-in aggregates in Java, a code aggregate in a worker beside it",
   'source.kafka': "Flink's KafkaSource, read_committed, offsets in checkpoints",
   'sink.kafka': "Flink's KafkaSink, exactly once: a transaction per checkpoint",
   'source.redis':
@@ -29,14 +30,11 @@ export const FLINK_KINDS: Readonly<Record<string, string>> = {
 /** Why a kind does not run on Flink yet: said after "cannot run on Flink yet". */
 const LATER: Readonly<Record<string, string>> = {
   transaction: 'transactions on Flink are the next issue',
-  'source.generator': 'the generator source is not built for Flink yet',
   'source.postgres': 'PostgreSQL change capture is not built for Flink yet',
 };
 
 /** Params a kind that runs on Flink cannot honour there yet, and why. */
 const PARAMS_LATER: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  'source.nexmark': { ratePerSec: 'the NEXMark source there makes its events as fast as it can' },
-  window: { code: 'a code aggregate runs in a worker beside the window, not built yet' },
   'source.kafka': {
     retryTimeoutMs:
       "on Flink the Kafka client's own timeouts and Flink's restarts decide how long an unreachable broker is waited for",
@@ -73,16 +71,6 @@ export function flinkRefusals(job: Job): Problem[] {
       return;
     }
     const params = operator.params as Record<string, unknown>;
-    if (operator.kind === 'source.jsonl' && params.onBadTimestamp === 'skip') {
-      problems.push(
-        problem(
-          'flink-event-time',
-          `operator "${operator.id}": onBadTimestamp "skip" cannot run on Flink yet: a line without a time fails the job there`,
-          `${at}.params.onBadTimestamp`,
-          [operator.id],
-        ),
-      );
-    }
     for (const [param, why] of Object.entries(PARAMS_LATER[operator.kind] ?? {})) {
       if (params[param] === undefined) continue;
       problems.push(

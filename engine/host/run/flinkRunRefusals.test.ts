@@ -55,19 +55,26 @@ it('refuses what a run on Flink cannot take, naming it, and sends nothing to a c
   expect(await refused({ flink: { cluster: 'http://h:8081', parallelism: 0 } })).toBe(
     'run.start: params.parallelism must be an integer from 1 to 32768',
   );
-  const timed = job({
+  // A hash and a rebalance edge into one operator: Flink keys a stream, not an operator.
+  const mixed = job({
     operators: [
+      { id: 'in', kind: 'source.jsonl', parallelism: 1, params: { path: 'in.jsonl' } },
       {
-        id: 'in',
-        kind: 'source.jsonl',
+        id: 'p',
+        kind: 'process',
         parallelism: 1,
-        params: { path: 'in.jsonl', timestampField: 't', onBadTimestamp: 'skip' },
+        params: { code: 'function process(r, ctx) { ctx.emit(r); }' },
       },
       { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: 'out.jsonl' } },
     ],
+    edges: [
+      { id: 'e1', from: 'in', to: 'p', partition: 'hash', key: 'a' },
+      { id: 'e2', from: 'in', to: 'p', partition: 'rebalance' },
+      { id: 'e3', from: 'p', to: 'out', partition: 'forward' },
+    ],
   });
-  expect(await refused({}, timed)).toMatch(
-    /^run\.start: the job cannot run on Flink yet: operator "in": onBadTimestamp "skip" cannot run on Flink yet: .*\(\$\.operators\[0\]\.params\.onBadTimestamp\)$/,
+  expect(await refused({}, mixed)).toMatch(
+    /^run\.start: the job cannot run on Flink yet: operator "p": its inputs mix hash edges with edge "e2" \(rebalance\), which Flink cannot key as one stream \(\$\.operators\[1\]\)$/,
   );
   const missing = job({
     operators: [

@@ -58,7 +58,7 @@ final class JobBuilder {
   void build() throws IOException {
     for (Plan.Operator op : topologicalOrder()) {
       switch (op.kind) {
-        case "source.jsonl", "source.nexmark" -> built.put(op.id, source(op));
+        case "source.jsonl", "source.nexmark", "source.generator" -> built.put(op.id, source(op));
         case "sink.jsonl" -> sink(op);
         case "source.kafka" -> built.put(op.id, kafkaSource(op));
         case "sink.kafka" -> kafkaSink(op);
@@ -99,7 +99,7 @@ final class JobBuilder {
     return order;
   }
 
-  private SingleOutputStreamOperator<String> source(Plan.Operator op) {
+  private SingleOutputStreamOperator<String> source(Plan.Operator op) throws IOException {
     if ("source.nexmark".equals(op.kind)) {
       // Each record comes with its time (the event's dateTime); watermarks by the local rule.
       long bound = op.maxOutOfOrdernessMs;
@@ -107,9 +107,14 @@ final class JobBuilder {
       return env.fromSource(new NexmarkSource(op, plan, op.count), strategy, op.id)
           .uid(op.id).name(op.id).setParallelism(op.parallelism);
     }
+    if ("source.generator".equals(op.kind)) {
+      return env.fromSource(new NexmarkSource(op, plan, op.count), GeneratorTimes.watermarks(op), op.id)
+          .uid(op.id).name(op.id).setParallelism(op.parallelism);
+    }
     File file = new File(op.path);
     FileSource<String> source = FileSource
-        .forRecordStreamFormat(new JsonlFormat(op.id, file.getName(), op.timestampPath), Path.fromLocalFile(file))
+        .forRecordStreamFormat(new JsonlFormat(op.id, file.getName(), op.timestampPath,
+            JsonlFormat.skipsBadTimestamps(op)), Path.fromLocalFile(file))
         .build();
     return env.fromSource(source, watermarks(op), op.id)
         .uid(op.id).name(op.id).setParallelism(op.parallelism);
@@ -230,8 +235,9 @@ final class JobBuilder {
   /**
    * `window` on Flink's window operator (docs/flink.md): the local kind's windows and event-time
    * trigger are Flink's (tumbling and sliding with an offset, sessions merged), its built-in
-   * aggregates in Java (WindowAggregate), its output the local record (WindowResult); a record
-   * late for every window it belongs to goes unchanged to port `late`.
+   * aggregates in Java (WindowAggregate), a code aggregate in a worker beside it (CodeWindows),
+   * its output the local record (WindowResult); a record late for every window it belongs to goes
+   * unchanged to port `late`.
    */
   private SingleOutputStreamOperator<String> window(Plan.Operator op) throws IOException {
     JsonNode params = Json.MAPPER.readTree(op.json).path("params");
@@ -249,8 +255,14 @@ final class JobBuilder {
           Duration.ofMillis(size), Duration.ofMillis(params.path("slideMs").asLong()), Duration.ofMillis(offset));
       default -> EventTimeSessionWindows.withGap(Duration.ofMillis(params.path("gapMs").asLong()));
     };
-    String field = params.path("field").isTextual() ? params.path("field").asText() : null;
     String name = params.path("aggregate").asText();
+    if ("code".equals(name)) {
+      CodeWindows.Built code = CodeWindows.build(plan, op, keyed, assigner,
+          Duration.ofMillis(params.path("allowedLatenessMs").asLong(0)), "session".equals(params.path("type").asText()));
+      sideOutputs.put(op.id + "/late", code.late());
+      return code.out();
+    }
+    String field = params.path("field").isTextual() ? params.path("field").asText() : null;
     WindowAggregate aggregate = new WindowAggregate(op.id, name,
         "count".equals(name) || field == null ? null : field.split("\\.", -1));
     OutputTag<EdgeRecord> late = new OutputTag<>("late:" + op.id, TypeInformation.of(EdgeRecord.class));

@@ -40,10 +40,23 @@ public final class JsonlFormat extends SimpleStreamFormat<String> {
   /** `timestampField` split at its dots, or null: each line's time is checked here, with its line. */
   private final String[] timestampPath;
 
+  /** `onBadTimestamp: "skip"`: a line without a time is left out, as locally, instead of failing. */
+  private final boolean skipBadTimestamps;
+
   public JsonlFormat(String operatorId, String fileName, String[] timestampPath) {
+    this(operatorId, fileName, timestampPath, false);
+  }
+
+  public JsonlFormat(String operatorId, String fileName, String[] timestampPath, boolean skipBadTimestamps) {
     this.operatorId = operatorId;
     this.fileName = fileName;
     this.timestampPath = timestampPath;
+    this.skipBadTimestamps = skipBadTimestamps;
+  }
+
+  /** Whether the source's params say `onBadTimestamp: "skip"`. */
+  static boolean skipsBadTimestamps(Plan.Operator op) throws IOException {
+    return "skip".equals(Json.MAPPER.readTree(op.json).path("params").path("onBadTimestamp").asText());
   }
 
   @Override
@@ -98,7 +111,7 @@ public final class JsonlFormat extends SimpleStreamFormat<String> {
             ? new String(line, start, end - start, StandardCharsets.ISO_8859_1)
             : decode(start, end);
         check(text);
-        if (timestampPath != null) checkTime(text);
+        if (timestampPath != null && !hasTime(text)) continue;
         return text;
       }
       return null;
@@ -176,10 +189,11 @@ public final class JsonlFormat extends SimpleStreamFormat<String> {
     }
 
     /**
-     * The line has a time the source's timestamp assigner can read (EventTimes), or the job fails
-     * here, where the line is known, in the local engine's words.
+     * The line has a time the source's timestamp assigner can read (EventTimes); without one it is
+     * skipped (false) when the params say so, else the job fails here, where the line is known, in
+     * the local engine's words. A fractional time fails either way: locally it is a usable time.
      */
-    private void checkTime(String text) throws IOException {
+    private boolean hasTime(String text) throws IOException {
       long time;
       try {
         time = EventTimes.read(text, timestampPath);
@@ -187,9 +201,11 @@ public final class JsonlFormat extends SimpleStreamFormat<String> {
         throw UserError.fail(where() + " has " + e.getMessage());
       }
       if (time == EventTimes.NONE) {
+        if (skipBadTimestamps) return false;
         throw UserError.fail(where() + " has no timestamp in field \"" + String.join(".", timestampPath)
             + "\" (a number of ms or an ISO date)");
       }
+      return true;
     }
 
     private String where() {

@@ -11,14 +11,16 @@ import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.core.io.InputStatus;
 
 /**
- * One subtask of source.nexmark: its splits' events made by a worker process with the local
- * engine's generator (the `make` frame, PROTOCOL.md), a batch at a time, each collected with its
- * event time. Like the local reader it makes the lowest next number of its splits first, so its
- * records come in time order; a checkpoint keeps each split's next number, so a restore goes on
- * with the event after the last one a checkpoint covered.
+ * One subtask of source.nexmark (or source.generator, whose worker makes record i with the
+ * user's generate where NEXMark's makes event i): its splits' events made by a worker process
+ * with the local engine's generator (the `make` frame, PROTOCOL.md), a batch at a time, each
+ * collected with its event time, at the source's ratePerSec if it has one (ReaderPace). Like the
+ * local reader it makes the lowest next number of its splits first, so its records come in time
+ * order; a checkpoint keeps each split's next number, so a restore goes on with the event after
+ * the last one a checkpoint covered.
  */
 final class NexmarkReader implements SourceReader<String, NexmarkSplit> {
-  /** Events per `make`: large enough that the pipe's round trip does not count. */
+  /** Events per `make` without a rate: large enough that the pipe's round trip does not count. */
   private static final int BATCH = 1000;
 
   private final SourceReaderContext context;
@@ -27,6 +29,7 @@ final class NexmarkReader implements SourceReader<String, NexmarkSplit> {
   private boolean noMoreSplits;
   private CompletableFuture<Void> available = new CompletableFuture<>();
   private WorkerProcess worker;
+  private ReaderPace pace;
 
   NexmarkReader(SourceReaderContext context, NexmarkSource source) {
     this.context = context;
@@ -36,6 +39,7 @@ final class NexmarkReader implements SourceReader<String, NexmarkSplit> {
   @Override
   public void start() {
     int subtask = context.getIndexOfSubtask();
+    pace = new ReaderPace(source.ratePerSec, context.currentParallelism(), BATCH);
     String name = "worker of operator \"" + source.operatorId + "\" subtask " + subtask;
     try {
       worker = WorkerProcess.start(BundledWorker.command(source.workerCommand), name);
@@ -63,10 +67,20 @@ final class NexmarkReader implements SourceReader<String, NexmarkSplit> {
       return InputStatus.NOTHING_AVAILABLE;
     }
     NexmarkSplit split = splits.stream().min(Comparator.comparingLong(s -> s.next)).get();
-    long count = BATCH;
+    long count = pace.perSlice();
     if (source.count >= 0) count = Math.min(count, (source.count - split.next + split.stride - 1) / split.stride);
+    CompletableFuture<Void> due = pace.await(count);
+    if (due != null) {
+      // ratePerSec: nothing until the limiter gives the slice's permits (on its own thread).
+      CompletableFuture<Void> waiting = new CompletableFuture<>();
+      available = waiting;
+      due.whenComplete((ignored, error) -> waiting.complete(null));
+      return InputStatus.NOTHING_AVAILABLE;
+    }
     worker.send("{\"t\":\"make\",\"next\":" + split.next + ",\"stride\":" + split.stride + ",\"count\":" + count + "}");
     WorkerMessage made = WorkerMessage.parse(worker.receive());
+    // A generator's code failed: its one line, without restarts (it would fail again).
+    if ("error".equals(made.t)) throw UserError.fail(made.message);
     if (!"made".equals(made.t)) throw new IOException("the worker answered `make` with \"" + made.t + "\"");
     for (int i = 0, n = made.out.size(); i < n; i++) output.collect(made.out.get(i), made.outTime(i));
     split.next += count * split.stride;

@@ -14,7 +14,8 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * source.nexmark on Flink: the local engine's NEXMark stream, event n made by the engine's own
  * generator in a worker beside each reader (NexmarkReader), split by event number as locally
  * (NexmarkSplit), so event n, its text and its time are the same on both engines at any
- * parallelism. Bounded when `count` is set.
+ * parallelism. Bounded when `count` is set. source.generator is the same source: its worker
+ * makes record i with the user's generate (engine/flink/generatorMaker.ts), split alike.
  */
 public final class NexmarkSource implements Source<String, NexmarkSplit, List<NexmarkSplit>> {
   private static final long serialVersionUID = 1L;
@@ -25,6 +26,8 @@ public final class NexmarkSource implements Source<String, NexmarkSplit, List<Ne
   final int maxParallelism;
   /** `count`, or -1 without end. */
   final long count;
+  /** `ratePerSec`, shared by the readers; 0: as fast as they can. */
+  final double ratePerSec;
   private final int parallelism;
 
   NexmarkSource(Plan.Operator operator, Plan plan, long count) {
@@ -34,6 +37,11 @@ public final class NexmarkSource implements Source<String, NexmarkSplit, List<Ne
     this.maxParallelism = plan.maxParallelism;
     this.count = count;
     this.parallelism = operator.parallelism;
+    try {
+      this.ratePerSec = Json.MAPPER.readTree(operator.json).path("params").path("ratePerSec").asDouble(0);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   @Override

@@ -101,6 +101,7 @@ final class WorkerMessage {
     if (start != JsonToken.START_ARRAY) throw new IOException("\"times\" is not an array");
     int index = 0;
     for (JsonToken t; (t = p.nextToken()) != JsonToken.END_ARRAY; index++) {
+      if (t == JsonToken.VALUE_NULL) continue; // a record without a time (source.generator)
       if (t != JsonToken.VALUE_NUMBER_INT) throw new IOException("a made time is not whole ms");
       time(index, p.getLongValue());
     }

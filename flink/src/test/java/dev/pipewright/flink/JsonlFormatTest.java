@@ -23,10 +23,14 @@ class JsonlFormatTest {
   }
 
   private List<String> read(byte[] content, String[] timestampPath) throws Exception {
+    return read(content, timestampPath, false);
+  }
+
+  private List<String> read(byte[] content, String[] timestampPath, boolean skip) throws Exception {
     Path file = dir.resolve("in.jsonl");
     Files.write(file, content);
     List<String> lines = new ArrayList<>();
-    try (StreamFormat.Reader<String> reader = new JsonlFormat("src", "in.jsonl", timestampPath)
+    try (StreamFormat.Reader<String> reader = new JsonlFormat("src", "in.jsonl", timestampPath, skip)
         .createReader(new Configuration(), new LocalDataInputStream(file.toFile()))) {
       for (String line; (line = reader.read()) != null; ) lines.add(line);
     }
@@ -46,6 +50,15 @@ class JsonlFormatTest {
     System.arraycopy(bom, 0, content, 0, 3);
     System.arraycopy(rest.getBytes("UTF-8"), 0, content, 3, content.length - 3);
     assertEquals(List.of("{\"a\":1}", "[2, 3]", "\"é\"", "4"), read(content));
+  }
+
+  @Test
+  void onBadTimestampSkipLeavesOutLinesWithoutATimeButNotFractionalOnes() throws Exception {
+    String[] path = {"t"};
+    String content = "{\"t\":5}\n{\"t\":\"soon\"}\n{\"x\":1}\n{\"t\":null}\n{\"t\":\"2024-01-01\"}\n";
+    assertEquals(List.of("{\"t\":5}", "{\"t\":\"2024-01-01\"}"), read(content.getBytes("UTF-8"), path, true));
+    // Locally 1.5 is a usable time; Flink's are whole ms, so it still fails rather than vanish.
+    assertThrows(SuppressRestartsException.class, () -> read("{\"t\":1.5}\n".getBytes("UTF-8"), path, true));
   }
 
   @Test
