@@ -11,9 +11,11 @@ import { byKey, ON_FLINK } from '../flinkHarness.js';
 import {
   background,
   KEYED_SUM,
+  keyedSums,
   rest,
   runningWithCheckpoints,
   runThroughTaskManagerKill,
+  soakRecords,
 } from './flinkClusterWatch.js';
 import { type PrivateFlink, startPrivateFlink } from './privateServers.js';
 import { describeWithServer, FLINK_URL } from './servers.js';
@@ -35,16 +37,9 @@ const RECORDS = 400_000;
  */
 async function slowJob(records: number, name: string, parallelism = 2) {
   const dir = await makeTempDir('pipewright-flink-slow-');
-  const input = Array.from({ length: records }, (_, i) => ({ k: `k${i % KEYS}`, i, v: (i * 7) % 13 }));
+  const input = soakRecords(records, KEYS);
   await writeFile(path.join(dir, 'in.jsonl'), input.map((r) => `${JSON.stringify(r)}\n`).join(''));
-  const sums = new Map<string, { n: number; sum: number }>();
-  const expected = input.map(({ k, v }) => {
-    const s = sums.get(k) ?? { n: 0, sum: 0 };
-    s.n += 1;
-    s.sum += v;
-    sums.set(k, s);
-    return { k, n: s.n, sum: s.sum };
-  });
+  const expected = keyedSums(input);
   const job = {
     format: 'pipewright.job/1',
     name,

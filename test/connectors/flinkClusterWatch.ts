@@ -1,6 +1,7 @@
-// What the soak tests of `pipewright flink --cluster` share: the CLI in the background while the
-// test acts on the job (a stop, a TaskManager killed), and the cluster's REST API asked when the
-// job runs with checkpoints (flinkClusterJobs.soak.test.ts, flinkKafka.soak.test.ts).
+// What the soak tests of `pipewright flink --cluster` share: their keyed sum, its input and what
+// it must give, the CLI in the background while the test acts on the job (a stop, a TaskManager
+// killed), and the cluster's REST API asked when the job runs with checkpoints
+// (flinkClusterJobs, flinkKafka, flinkRedis and flinkPostgres .soak.test.ts).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { binPath } from '../cliHarness.js';
 import type { PrivateFlink } from './privateServers.js';
@@ -13,6 +14,25 @@ export const KEYED_SUM = `function process(r, ctx) {
   s.set(a);
   ctx.emit({ k: r.k, n: a.n, sum: a.sum });
 }`;
+
+/** A soak job's input: record i is `{k, i, v}`, its key one of `keys`. */
+export function soakRecords(count: number, keys: number): { k: string; i: number; v: number }[] {
+  return Array.from({ length: count }, (_, i) => ({ k: `k${i % keys}`, i, v: (i * 7) % 13 }));
+}
+
+/** What KEYED_SUM emits for `records`, in their order: each key's count and sum so far. */
+export function keyedSums(
+  records: readonly { k: string; v: number }[],
+): { k: string; n: number; sum: number }[] {
+  const sums = new Map<string, { n: number; sum: number }>();
+  return records.map(({ k, v }) => {
+    const s = sums.get(k) ?? { n: 0, sum: 0 };
+    s.n += 1;
+    s.sum += v;
+    sums.set(k, s);
+    return { k, n: s.n, sum: s.sum };
+  });
+}
 
 /** The CLI in the background, its output kept, so that the test can act while it runs. */
 export function background(args: readonly string[]) {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { type JobDocument, makeTempDir, removeTempDirs, writeJob } from '../cliHarness.js';
 import { byKey } from '../flinkHarness.js';
-import { KEYED_SUM, rest, runThroughTaskManagerKill } from './flinkClusterWatch.js';
+import { KEYED_SUM, keyedSums, rest, runThroughTaskManagerKill, soakRecords } from './flinkClusterWatch.js';
 import { readCommitted } from './kafkaSinkTopic.js';
 import { makeTopic, type Produced, produce, removeTopics } from './kafkaSourceHarness.js';
 import { type PrivateFlink, startPrivateFlink } from './privateServers.js';
@@ -29,20 +29,12 @@ const RECORDS = 300_000;
 
 /** The input, each key's records in one partition (a keyed topic), and the sums it must give, by key. */
 function inputAndExpected() {
-  const input: Produced[] = [];
-  const sums = new Map<string, { n: number; sum: number }>();
-  const expected: Record<string, unknown>[] = [];
-  for (let i = 0; i < RECORDS; i++) {
-    const k = `k${i % KEYS}`;
-    const v = (i * 7) % 13;
-    input.push({ partition: (i % KEYS) % PARTITIONS, value: JSON.stringify({ k, i, v }) });
-    const s = sums.get(k) ?? { n: 0, sum: 0 };
-    s.n += 1;
-    s.sum += v;
-    sums.set(k, s);
-    expected.push({ k, n: s.n, sum: s.sum });
-  }
-  return { input, expected: byKey(expected, 'k') };
+  const records = soakRecords(RECORDS, KEYS);
+  const input: Produced[] = records.map((r) => ({
+    partition: (r.i % KEYS) % PARTITIONS,
+    value: JSON.stringify(r),
+  }));
+  return { input, expected: byKey(keyedSums(records), 'k') };
 }
 
 function job(name: string, inTopic: string, outTopic: string): JobDocument {

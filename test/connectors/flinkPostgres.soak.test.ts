@@ -12,7 +12,7 @@ import path from 'node:path';
 import type pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { type JobDocument, makeTempDir, removeTempDirs, writeJob } from '../cliHarness.js';
-import { KEYED_SUM, rest, runThroughTaskManagerKill } from './flinkClusterWatch.js';
+import { KEYED_SUM, keyedSums, rest, runThroughTaskManagerKill, soakRecords } from './flinkClusterWatch.js';
 import { adminClient, dropTable, tableLines, uniqueTable } from './postgresSinkTables.js';
 import { type PrivateFlink, startPrivateFlink } from './privateServers.js';
 import { describeWithServers, PG_URL } from './servers.js';
@@ -33,21 +33,14 @@ const RECORDS = 100_000;
 
 /** The input lines, and the rows a clean run leaves: every (k, n, sum) once, and each key's last. */
 function inputAndExpected() {
-  const lines: string[] = [];
-  const sums = new Map<string, { n: number; sum: number }>();
-  const all: string[] = [];
-  for (let i = 0; i < RECORDS; i++) {
-    const k = `k${i % KEYS}`;
-    const v = (i * 7) % 13;
-    lines.push(JSON.stringify({ k, i, v }));
-    const s = sums.get(k) ?? { n: 0, sum: 0 };
-    s.n += 1;
-    s.sum += v;
-    sums.set(k, s);
-    all.push(JSON.stringify({ k, n: s.n, sum: s.sum }));
-  }
-  const latest = [...sums].map(([k, s]) => JSON.stringify({ k, n: s.n, sum: s.sum }));
-  return { input: `${lines.join('\n')}\n`, all: all.sort(), latest: latest.sort() };
+  const records = soakRecords(RECORDS, KEYS);
+  const sums = keyedSums(records);
+  const last = new Map(sums.map((s) => [s.k, s]));
+  return {
+    input: records.map((r) => `${JSON.stringify(r)}\n`).join(''),
+    all: sums.map((s) => JSON.stringify(s)).sort(),
+    latest: [...last.values()].map((s) => JSON.stringify(s)).sort(),
+  };
 }
 
 function job(name: string, append: string, upsert: string): JobDocument {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { type JobDocument, makeTempDir, removeTempDirs, writeJob } from '../cliHarness.js';
 import { byKey } from '../flinkHarness.js';
-import { KEYED_SUM, rest, runThroughTaskManagerKill } from './flinkClusterWatch.js';
+import { KEYED_SUM, keyedSums, rest, runThroughTaskManagerKill, soakRecords } from './flinkClusterWatch.js';
 import { type PrivateFlink, startPrivateFlink } from './privateServers.js';
 import { addJson, dropStreams, jsonOf, redis, uniqueStream } from './redisStreams.js';
 import { describeWithServers, REDIS_URL } from './servers.js';
@@ -27,20 +27,8 @@ const RECORDS = 300_000;
 
 /** The input records and the sums they must give, by key. */
 function inputAndExpected() {
-  const input: Record<string, unknown>[] = [];
-  const sums = new Map<string, { n: number; sum: number }>();
-  const expected: Record<string, unknown>[] = [];
-  for (let i = 0; i < RECORDS; i++) {
-    const k = `k${i % KEYS}`;
-    const v = (i * 7) % 13;
-    input.push({ k, i, v });
-    const s = sums.get(k) ?? { n: 0, sum: 0 };
-    s.n += 1;
-    s.sum += v;
-    sums.set(k, s);
-    expected.push({ k, n: s.n, sum: s.sum });
-  }
-  return { input, expected: byKey(expected, 'k') };
+  const input = soakRecords(RECORDS, KEYS);
+  return { input, expected: byKey(keyedSums(input), 'k') };
 }
 
 function job(name: string, inStream: string, outStream: string): JobDocument {
