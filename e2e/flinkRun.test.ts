@@ -3,7 +3,8 @@
 // the address. While it runs the status says where, Pause is off (Flink has none), and the
 // Metrics tab shows the keyed operator's two subtasks with where their time went as Flink
 // measures it; it finishes with the local engine's output, and the Checkpoints tab lists Flink's
-// checkpoints with each subtask's bytes.
+// checkpoints with each subtask's bytes. Stop takes a savepoint, which the next Run on Flink…
+// offers to go on from.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -28,10 +29,12 @@ sessionPerFile((opened) => {
 });
 
 const RECORDS = 300_000;
+/** Enough for Stop to come while the job runs, on an idle machine too. */
+const STOPPED_RECORDS = 2_000_000;
 
 /** Writes the counting job into the session's folder and opens it from the start page. */
-async function openCounting(page: Page): Promise<void> {
-  const { path } = writeCountingJob(session.workDir, RECORDS);
+async function openCounting(page: Page, records = RECORDS): Promise<void> {
+  const { path } = writeCountingJob(session.workDir, records);
   await page.getByRole('button', { name: 'Open job file…' }).click();
   await answerFileDialog(page, 'Open job', path, 'Open');
   await operator(page, 'count').waitFor();
@@ -93,6 +96,45 @@ await describeWithServer('flink', 'Run on Flink… in the designer', () => {
       await menu(page, 'Run', 'Run on Flink…');
       expect(await address.inputValue()).toBe(FLINK_URL);
       await dialog.getByRole('button', { name: 'Cancel' }).click();
+      expectNoPageErrors(session);
+    },
+    FLINK_TIMEOUT,
+  );
+
+  test(
+    'stops with a savepoint, and a second Run on Flink… goes on from it to the whole output',
+    async () => {
+      const { page } = session;
+      await openCounting(page, STOPPED_RECORDS);
+      await menu(page, 'Run', 'Run on Flink…');
+      const dialog = page.getByRole('dialog', { name: 'Run on Flink' });
+      // Nothing to go on from yet.
+      expect(await dialog.getByRole('button', { name: 'Go on from the last stop’s savepoint' }).count()).toBe(
+        0,
+      );
+      await dialog.getByRole('button', { name: 'Run on Flink' }).click();
+      await expectStatus(page, /^Running on Flink — job [0-9a-f]{32} at /, FLINK_TIMEOUT);
+      await page.getByRole('button', { name: 'Stop' }).click();
+      await expectStatus(page, /^Stopped — stopped with a savepoint at \S+$/, FLINK_TIMEOUT);
+
+      await menu(page, 'Run', 'Run on Flink…');
+      const from = dialog.getByRole('textbox', { name: 'From savepoint (empty: from the start)' });
+      expect(await from.inputValue()).toBe('');
+      await dialog.getByRole('button', { name: 'Go on from the last stop’s savepoint' }).click();
+      expect(await from.inputValue()).toMatch(/savepoint-/);
+      await dialog.getByRole('button', { name: 'Run on Flink' }).click();
+      await expectStatus(page, `Finished — done on Flink at ${FLINK_URL}`, FLINK_TIMEOUT);
+      const written = readFileSync(join(session.workDir, 'out.jsonl'), 'utf8').trim().split('\n');
+      expect(written).toHaveLength(STOPPED_RECORDS);
+      // Each key counted 1, 2, 3, … once each: nothing lost at the stop, nothing twice.
+      const last = new Map<string, number>();
+      const outOfStep = written.filter((line) => {
+        const { k, n } = JSON.parse(line) as { k: string; n: number };
+        const expected = (last.get(k) ?? 0) + 1;
+        last.set(k, n);
+        return n !== expected;
+      });
+      expect(outOfStep).toEqual([]);
       expectNoPageErrors(session);
     },
     FLINK_TIMEOUT,

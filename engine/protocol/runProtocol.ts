@@ -48,6 +48,11 @@ export interface FlinkTarget {
   readonly cluster: string;
   /** Every operator's parallelism, in place of the job's (`--parallelism`). */
   readonly parallelism?: number;
+  /**
+   * A savepoint the job goes on from (`--from-savepoint`): an absolute path or a URI, such as
+   * the one a stop of an earlier run on Flink left (RunInfo.flink.savepoint).
+   */
+  readonly fromSavepoint?: string;
 }
 
 export type Breakpoint =
@@ -95,8 +100,11 @@ export interface RunInfo {
   /** Where this run keeps its state and checkpoints. */
   readonly stateDir: string;
   readonly checkpointDir: string;
-  /** A run on Flink: the cluster, and the job's id there once it is submitted. */
-  readonly flink?: { readonly cluster: string; readonly jobId?: string };
+  /**
+   * A run on Flink: the cluster, the job's id there once it is submitted, and the savepoint its
+   * stop took, once it has stopped with one.
+   */
+  readonly flink?: { readonly cluster: string; readonly jobId?: string; readonly savepoint?: string };
 }
 
 /** What one step delivered and what it did: the Debugger panel shows exactly this. */

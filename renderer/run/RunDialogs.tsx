@@ -31,28 +31,34 @@ export function RunDialogs() {
       </Modal>
     );
   }
-  if (prompt.kind === 'flink') return <FlinkDialog cluster={prompt.cluster} resolve={prompt.resolve} />;
+  if (prompt.kind === 'flink')
+    return <FlinkDialog cluster={prompt.cluster} savepoint={prompt.savepoint} resolve={prompt.resolve} />;
   return <RestartDialog checkpoints={prompt.checkpoints} resolve={prompt.resolve} />;
 }
 
 /**
  * Run on Flink…: the session cluster's REST address (the last one given) and, optionally, a
- * parallelism for every operator in place of the job's, as `pipewright flink --cluster`.
+ * parallelism for every operator in place of the job's and a savepoint to go on from (the last
+ * stop's is offered), as `pipewright flink --cluster --from-savepoint`.
  */
 function FlinkDialog({
   cluster,
+  savepoint,
   resolve,
 }: {
   cluster: string;
+  savepoint: string | undefined;
   resolve: (target: FlinkTarget | undefined) => void;
 }) {
   const [address, setAddress] = useState(cluster);
   const [parallelism, setParallelism] = useState('');
+  const [from, setFrom] = useState('');
   const [problem, setProblem] = useState<string | undefined>();
   const addressId = useId();
   const parallelismId = useId();
+  const fromId = useId();
   const submit = () => {
-    const target = parseTarget(address, parallelism);
+    const target = parseTarget(address, parallelism, from);
     if ('problem' in target) setProblem(target.problem);
     else resolve(target);
   };
@@ -91,6 +97,21 @@ function FlinkDialog({
             setProblem(undefined);
           }}
         />
+        <label htmlFor={fromId}>From savepoint (empty: from the start)</label>
+        <input
+          id={fromId}
+          value={from}
+          spellCheck={false}
+          onChange={(e) => {
+            setFrom(e.target.value);
+            setProblem(undefined);
+          }}
+        />
+        {savepoint !== undefined && from !== savepoint && (
+          <button type="button" className="link-button" onClick={() => setFrom(savepoint)}>
+            Go on from the last stop’s savepoint
+          </button>
+        )}
         {problem !== undefined && (
           <p className="field-problem" role="alert">
             {problem}

@@ -23,4 +23,20 @@ describe('Run on Flink… target', () => {
     expect(parseTarget('http://h', '0')).toHaveProperty('problem');
     expect(parseTarget('http://h', '1.5')).toHaveProperty('problem');
   });
+
+  it('goes on from a savepoint given by its absolute path or URI, or starts anew without one', () => {
+    expect(parseTarget('http://h', '', ' file:/sp/savepoint-1 ')).toEqual({
+      cluster: 'http://h',
+      fromSavepoint: 'file:/sp/savepoint-1',
+    });
+    expect(parseTarget('http://h', '2', '/sp/savepoint-1')).toEqual({
+      cluster: 'http://h',
+      parallelism: 2,
+      fromSavepoint: '/sp/savepoint-1',
+    });
+    expect(parseTarget('http://h', '', '  ')).toEqual({ cluster: 'http://h' });
+    expect(parseTarget('http://h', '', 'sp/savepoint-1')).toEqual({
+      problem: 'The savepoint’s absolute path or URI, as a stop names it, or empty to start anew',
+    });
+  });
 });

@@ -37,12 +37,14 @@ export function writeCluster(cluster: string, storage: TargetStorage | undefined
 }
 
 /**
- * The dialog's two fields as a target, or what is wrong with them (said beside the field): an
- * http(s) address, and a parallelism that is empty (the job's own) or a whole number from 1.
+ * The dialog's fields as a target, or what is wrong with them (said beside the field): an
+ * http(s) address, a parallelism that is empty (the job's own) or a whole number from 1, and a
+ * savepoint to go on from that is empty (from the start), an absolute path or a URI.
  */
 export function parseTarget(
   cluster: string,
   parallelism: string,
+  savepoint = '',
 ): FlinkTarget | { readonly problem: string } {
   const address = cluster.trim();
   let url: URL | undefined;
@@ -54,11 +56,16 @@ export function parseTarget(
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
     return { problem: 'The cluster’s REST address, such as http://127.0.0.1:8081' };
   }
+  const from = savepoint.trim();
+  if (from !== '' && !/^(\/|[a-z][a-z0-9+.-]*:)/i.test(from)) {
+    return { problem: 'The savepoint’s absolute path or URI, as a stop names it, or empty to start anew' };
+  }
+  const fromSavepoint = from === '' ? {} : { fromSavepoint: from };
   const p = parallelism.trim();
-  if (p === '') return { cluster: address };
+  if (p === '') return { cluster: address, ...fromSavepoint };
   const n = Number(p);
   if (!Number.isInteger(n) || n < 1 || n > 32768) {
     return { problem: 'Parallelism is a whole number from 1 to 32768, or empty for the job’s own' };
   }
-  return { cluster: address, parallelism: n };
+  return { cluster: address, parallelism: n, ...fromSavepoint };
 }

@@ -312,6 +312,7 @@ export function createRunController(deps: RunControllerDeps) {
           r().setPrompt({
             kind: 'flink',
             cluster: readCluster(),
+            ...(r().flink?.savepoint === undefined ? {} : { savepoint: r().flink?.savepoint }),
             resolve: (answer) => {
               r().setPrompt(undefined);
               resolve(answer);

@@ -55,6 +55,8 @@ export type RunPrompt =
       readonly kind: 'flink';
       /** The address the dialog starts with: the last one given. */
       readonly cluster: string;
+      /** The savepoint the last run on Flink stopped with, which this one may go on from. */
+      readonly savepoint?: string;
       readonly resolve: (target: FlinkTarget | undefined) => void;
     }
   | {

@@ -2,7 +2,8 @@
 // to the Flink session cluster `npm run services` starts, and the run's events carry Flink's
 // figures into the same panels as a local run: status, per operator and subtask records and where
 // the time went, backpressure per edge, checkpoints with each subtask's bytes; the sinks' output
-// is the local engine's; Stop is a stop with a savepoint; Pause is refused, saying why.
+// is the local engine's; Stop is a stop with a savepoint, which a later Run on Flink… goes on
+// from; Pause is refused, saying why.
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, expect, it } from 'vitest';
@@ -24,6 +25,9 @@ function countingJob(folder: string, count: number): ParamsOf<'run.start'> {
   const { path, text } = writeCountingJob(folder, count);
   return { text, path, mode: 'run', previewSinks: false, trusted: true };
 }
+
+/** Enough for a stop to come while the job runs, on an idle machine too. */
+const RECORDS = 3_000_000;
 
 const lines = async (path: string) =>
   (await readFile(path, 'utf8'))
@@ -108,9 +112,9 @@ await describeWithServer('flink', 'Run on Flink… in the designer', () => {
   );
 
   it(
-    'refuses Pause, and stops with a savepoint',
+    "refuses Pause, stops with a savepoint, and goes on from it to one clean run's output",
     async () => {
-      const params = countingJob(dir, 3_000_000);
+      const params = countingJob(dir, RECORDS);
       const { runId } = await result('run.start', { ...params, flink: { cluster: FLINK_URL } });
       await until(
         'records counted on Flink',
@@ -124,10 +128,29 @@ await describeWithServer('flink', 'Run on Flink… in the designer', () => {
       const stopped = await result('run.stop', { runId });
       expect(stopped.status, stopped.message).toBe('stopped');
       expect(stopped.message).toMatch(/^stopped with a savepoint at \S+savepoint-\S+$/);
+      const savepoint = stopped.flink?.savepoint;
+      expect(stopped.message).toBe(`stopped with a savepoint at ${savepoint}`);
       // What the savepoint covers was committed, and is less than the whole input.
       const written = await lines(join(dir, 'out.jsonl'));
       expect(written.length).toBeGreaterThan(0);
-      expect(written.length).toBeLessThan(3_000_000);
+      expect(written.length).toBeLessThan(RECORDS);
+
+      // Run on Flink… again, from that savepoint: the job goes on where it stopped.
+      const again = await result('run.start', {
+        ...params,
+        flink: { cluster: FLINK_URL, ...(savepoint === undefined ? {} : { fromSavepoint: savepoint }) },
+      });
+      const last = await ended(again.runId);
+      expect(last.status, last.message).toBe('finished');
+      const all = await lines(join(dir, 'out.jsonl'));
+      expect(all).toHaveLength(RECORDS);
+      // Each key counted 1, 2, 3, … once each: nothing lost at the stop, nothing twice.
+      for (const [key, records] of byKey(all, 'k')) {
+        expect(
+          records.every((r, i) => (JSON.parse(r) as { n: number }).n === i + 1),
+          `key ${key}`,
+        ).toBe(true);
+      }
     },
     FLINK_TIMEOUT,
   );

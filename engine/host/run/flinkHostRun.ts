@@ -31,6 +31,8 @@ export class FlinkHostRun extends StatusReportingRun implements DrivenRun {
   readonly mode = 'run' as const;
   private rest: FlinkRest | undefined;
   private jobId: string | undefined;
+  /** The savepoint its stop took: a later run may go on from it. */
+  private savepoint: string | undefined;
   private stopRequested = false;
   private stopping: Promise<string | undefined> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -71,6 +73,7 @@ export class FlinkHostRun extends StatusReportingRun implements DrivenRun {
       flink: {
         cluster: this.options.target.cluster,
         ...(this.jobId === undefined ? {} : { jobId: this.jobId }),
+        ...(this.savepoint === undefined ? {} : { savepoint: this.savepoint }),
       },
     };
   }
@@ -123,7 +126,10 @@ export class FlinkHostRun extends StatusReportingRun implements DrivenRun {
     if (state === 'FINISHED') {
       await joinSinks();
       const savepoint = await this.stopping;
-      if (savepoint !== undefined) return this.finish('stopped', `stopped with a savepoint at ${savepoint}`);
+      if (savepoint !== undefined) {
+        this.savepoint = savepoint;
+        return this.finish('stopped', `stopped with a savepoint at ${savepoint}`);
+      }
       return this.finish('finished', `done on Flink at ${this.options.target.cluster}`);
     }
     if (state === 'CANCELED')

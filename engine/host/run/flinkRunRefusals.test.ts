@@ -55,6 +55,9 @@ it('refuses what a run on Flink cannot take, naming it, and sends nothing to a c
   expect(await refused({ flink: { cluster: 'http://h:8081', parallelism: 0 } })).toBe(
     'run.start: params.parallelism must be an integer from 1 to 32768',
   );
+  expect(await refused({ flink: { cluster: 'http://h:8081', fromSavepoint: 'sp/savepoint-1' } })).toBe(
+    'run.start: params.flink.fromSavepoint must be an absolute path or a URI (got "sp/savepoint-1")',
+  );
   // A hash and a rebalance edge into one operator: Flink keys a stream, not an operator.
   const mixed = job({
     operators: [

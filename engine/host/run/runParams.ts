@@ -129,7 +129,7 @@ export function runStartParams(raw: Raw): RunStartParams {
 function flinkTarget(value: unknown): FlinkTarget {
   const method = 'run.start';
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    refuse(method, 'flink', 'must be an object {cluster, parallelism?}');
+    refuse(method, 'flink', 'must be an object {cluster, parallelism?, fromSavepoint?}');
   const raw = value as Raw;
   const cluster = string(method, raw, 'cluster', 2048).trim();
   let url: URL | undefined;
@@ -144,9 +144,19 @@ function flinkTarget(value: unknown): FlinkTarget {
       'flink.cluster',
       `must be the cluster's REST address, http://HOST:PORT (got "${cluster.slice(0, 200)}")`,
     );
+  const fromSavepoint =
+    raw.fromSavepoint === undefined ? undefined : string(method, raw, 'fromSavepoint', 4096);
+  // A path relative to the host's folder would mean nothing to the user: absolute, or a URI.
+  if (fromSavepoint !== undefined && !/^(\/|[a-z][a-z0-9+.-]*:)/i.test(fromSavepoint))
+    refuse(
+      method,
+      'flink.fromSavepoint',
+      `must be an absolute path or a URI (got "${fromSavepoint.slice(0, 200)}")`,
+    );
   return {
     cluster,
     ...(raw.parallelism === undefined ? {} : { parallelism: integer(method, raw, 'parallelism', 1, 32768) }),
+    ...(fromSavepoint === undefined ? {} : { fromSavepoint }),
   };
 }
 
