@@ -1,9 +1,10 @@
 // source.postgres on the Flink cluster of `npm run services` (issue 28): the snapshot, then
 // inserts, updates and deletes made while the job runs, give on Flink the very records the local
 // engine gives (postgresSource.test.ts checks those against the same model), in order, none twice,
-// through a restore from a checkpoint halfway (the server ends the replication connection);
-// the slot is told a position only once a checkpoint holding it completes, which is what the test
-// waits on before it stops the job with a savepoint. A missing table fails the job with the local
+// through a restore from a checkpoint taken before a burst the job had read (the server ends the
+// replication connection); the slot is told a position only once a checkpoint holding it
+// completes, which is what the test waits on. A bounded read gives the local run's output byte
+// for byte through the local run's default slot, and a missing table fails the job with the local
 // line. Every slot and publication made here is dropped.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -27,11 +28,16 @@ import { describeWithServers, FLINK_URL, PG_URL } from './servers.js';
 
 afterAll(removeTempDirs);
 
+/**
+ * Checkpoints 2 s apart: the stream is broken right after a burst of transactions, which the job
+ * has then read but no checkpoint holds yet, so the restore must read them again from the slot
+ * (which it can only if the slot was told no more than a completed checkpoint's position).
+ */
 function cdcJob(name: string, table: string, prefix: string): JobDocument {
   return {
     format: 'pipewright.job/1',
     name,
-    settings: { checkpointIntervalMs: 200 },
+    settings: { checkpointIntervalMs: 2000 },
     operators: [
       {
         id: 'src',
@@ -56,6 +62,40 @@ async function confirmed(slot: string): Promise<bigint | undefined> {
   );
   const lsn = rows[0]?.lsn;
   return lsn === null || lsn === undefined ? undefined : parseLsn(lsn);
+}
+
+async function insertLsn(client: pg.Client): Promise<bigint> {
+  const { rows } = await client.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn');
+  return parseLsn(rows[0]!.lsn);
+}
+
+/** How far the walsender streaming the slot has sent the log (undefined: none streams it). */
+async function sent(client: pg.Client, slot: string): Promise<bigint | undefined> {
+  const { rows } = await client.query<{ lsn: string }>(
+    `SELECT r.sent_lsn::text AS lsn FROM pg_stat_replication r
+       JOIN pg_replication_slots s ON s.active_pid = r.pid WHERE s.slot_name = $1`,
+    [slot],
+  );
+  return rows[0]?.lsn === undefined ? undefined : parseLsn(rows[0].lsn);
+}
+
+/**
+ * Makes one transaction and waits until the slot is told a position past its start: only a
+ * completed checkpoint holding the transaction, every record up to it emitted, tells it that
+ * (pgoutput sends no empty transactions of other tables, so nothing else moves it there).
+ */
+async function checkpointed(
+  slot: string,
+  client: pg.Client,
+  transaction: () => Promise<void>,
+): Promise<void> {
+  const before = await insertLsn(client);
+  await transaction();
+  const passed = await waitUntil(async () => ((await confirmed(slot)) ?? 0n) > before, {
+    timeoutMs: ON_FLINK.timeoutMs,
+    everyMs: 100,
+  });
+  expect(passed, `slot "${slot}" was never told a position past ${before}`).toBe(true);
 }
 
 /**
@@ -92,28 +132,30 @@ await describeWithServers(['postgres', 'flink'], 'source.postgres on Flink', () 
           everyMs: 100,
         });
         expect(made, JSON.stringify(run.output())).toBe(true);
-        let beforeLast = 0n;
         await withClient(async (client) => {
-          for (let k = 1; k <= 50; k++) {
+          // A checkpoint that holds the stream's position (not the fresh split) before the burst.
+          await checkpointed(slot, client, () => table.transaction(client, { update: [500] }));
+          for (let k = 1; k <= 25; k++) {
             await table.transaction(client, { insert: [1000 + k], update: [k, 1000 + k], remove: [250 + k] });
-            if (k === 25) expect(await breakStream(client, slot)).toBe(true);
           }
-          const { rows } = await client.query<{ lsn: string }>(
-            'SELECT pg_current_wal_insert_lsn()::text AS lsn',
-          );
-          beforeLast = parseLsn(rows[0]!.lsn);
-          await table.transaction(client, {
-            update: Array.from({ length: 100 }, (_, i) => 301 + i),
-            note: 'many',
+          // Broken as soon as the burst is sent: read by the job, in no checkpoint yet (they are
+          // 2 s apart), so the restore gets it only from the slot, from the restored position.
+          const burst = await insertLsn(client);
+          await waitUntil(async () => ((await sent(client, slot)) ?? 0n) >= burst, {
+            timeoutMs: ON_FLINK.timeoutMs,
+            everyMs: 5,
           });
+          expect(await breakStream(client, slot)).toBe(true);
+          for (let k = 26; k <= 50; k++) {
+            await table.transaction(client, { insert: [1000 + k], update: [k, 1000 + k], remove: [250 + k] });
+          }
+          await checkpointed(slot, client, () =>
+            table.transaction(client, {
+              update: Array.from({ length: 100 }, (_, i) => 301 + i),
+              note: 'many',
+            }),
+          );
         });
-        // The slot passes beforeLast only once a checkpoint holding the last transaction, every
-        // record before it emitted, has completed (pgoutput sends no empty transactions of others).
-        const read = await waitUntil(async () => ((await confirmed(slot)) ?? 0n) > beforeLast, {
-          timeoutMs: ON_FLINK.timeoutMs,
-          everyMs: 100,
-        });
-        expect(read, JSON.stringify(run.output())).toBe(true);
         run.child.kill('SIGINT');
         const code = await run.done;
         const { stdout, stderr } = run.output();
