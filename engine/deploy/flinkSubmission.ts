@@ -10,6 +10,7 @@ import { type FlinkPlan, flinkPlan, flinkWorkerCommand } from '../graph/flinkPla
 import { JobError } from '../graph/jobError.js';
 import type { Job } from '../graph/schema.js';
 import { resolveEnvParams } from '../operators/envParams.js';
+import { defaultName } from '../operators/postgres/source/postgresSource.js';
 import type { FlinkRunnerFiles } from './flinkBuild.js';
 import { FlinkRest } from './flinkRest.js';
 import { continueSinkFile, flinkSinkDir, joinSinkParts } from './flinkSinkParts.js';
@@ -42,7 +43,10 @@ export async function prepareFlinkRun(
   // `${env:NAME}` in params, as the local engine resolves them just before an operator opens.
   const job = {
     ...valid,
-    operators: valid.operators.map((o) => ({ ...o, params: resolveEnvParams(o.params, o.id) })),
+    operators: valid.operators.map((o) => ({
+      ...o,
+      params: withDefaultNames(o, dirs.jobDir, valid.name, resolveEnvParams(o.params, o.id)),
+    })),
   } as Job;
   await checkFlinkSinkTables(job);
   const home = join(dirname(dirs.stateDir), 'flink');
@@ -94,6 +98,22 @@ async function checkSavepoint(savepoint: string): Promise<void> {
   } catch {
     throw new JobError(`--from-savepoint: there is no savepoint at ${savepoint}`);
   }
+}
+
+/**
+ * source.postgres's slot and publication as the local run names them when the job does not
+ * (postgresSource.ts defaultName: the job's folder is part of the name, and the runner does not
+ * know it), so a job reads through the same slot on either engine.
+ */
+function withDefaultNames(
+  operator: Job['operators'][number],
+  jobDir: string,
+  jobName: string,
+  params: Readonly<Record<string, unknown>>,
+): Readonly<Record<string, unknown>> {
+  if (operator.kind !== 'source.postgres') return params;
+  const name = defaultName(jobDir, jobName, operator.id);
+  return { ...params, slot: params.slot ?? name, publication: params.publication ?? name };
 }
 
 /** The jar's name on the cluster: a build's digest in it, so a new build is uploaded again. */

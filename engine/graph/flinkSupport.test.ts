@@ -233,6 +233,33 @@ describe('flinkRefusals of the sources made in a worker', () => {
   });
 });
 
+describe('flinkRefusals of source.postgres', () => {
+  const sourceJob = (params: Record<string, unknown>) =>
+    job({
+      ...base,
+      operators: [
+        {
+          id: 'src',
+          kind: 'source.postgres',
+          params: { connection: 'postgres://u@h/db', table: 't', ...params },
+        },
+        base.operators[1],
+        base.operators[2],
+      ],
+    });
+
+  it('lets the snapshot, the changes and a bounded read through, and refuses retryTimeoutMs', () => {
+    expect(flinkRefusals(sourceJob({}))).toEqual([]);
+    expect(
+      flinkRefusals(sourceJob({ snapshot: false, stopAt: 'current', slot: 's', publication: 'p' })),
+    ).toEqual([]);
+    const refused = flinkRefusals(sourceJob({ retryTimeoutMs: 1000 }));
+    expect(refused.map((p) => [p.code, p.ids, p.path])).toEqual([
+      ['flink-param', ['src'], '$.operators[0].params.retryTimeoutMs'],
+    ]);
+  });
+});
+
 describe('flinkPlan', () => {
   it("keeps the job's operators and edges, paths made absolute, checkpoints never off", () => {
     const plan = flinkPlan(job({ ...base, settings: { checkpointIntervalMs: 0, maxParallelism: 64 } }), {

@@ -23,6 +23,8 @@ export const FLINK_KINDS: Readonly<Record<string, string>> = {
     "the runner's own Redis source (Jedis): subtask 0 reads the stream, the last id read in checkpoints",
   'sink.redis':
     "the runner's own Redis sink (Jedis), exactly once: a checkpoint's entries and marker in one MULTI/EXEC",
+  'source.postgres':
+    "the runner's own pgoutput source (the JDBC driver's replication API): subtask 0 reads the snapshot, then the slot's changes, the LSN in checkpoints",
   'sink.postgres':
     'a JDBC sink of the runner: upsert flushed at every checkpoint, append exactly once through prepared transactions',
 };
@@ -30,7 +32,6 @@ export const FLINK_KINDS: Readonly<Record<string, string>> = {
 /** Why a kind does not run on Flink yet: said after "cannot run on Flink yet". */
 const LATER: Readonly<Record<string, string>> = {
   transaction: 'transactions on Flink are the next issue',
-  'source.postgres': 'PostgreSQL change capture is not built for Flink yet',
 };
 
 /** Params a kind that runs on Flink cannot honour there yet, and why. */
@@ -42,6 +43,10 @@ const PARAMS_LATER: Readonly<Record<string, Readonly<Record<string, string>>>> =
   'sink.kafka': {
     retryTimeoutMs:
       "on Flink the Kafka client's own timeouts and Flink's restarts decide how long an unreachable broker is waited for",
+  },
+  'source.postgres': {
+    retryTimeoutMs:
+      "on Flink a server that does not answer fails the subtask, and Flink's restarts from the last checkpoint decide how long it is waited for",
   },
   'sink.postgres': {
     retryTimeoutMs:

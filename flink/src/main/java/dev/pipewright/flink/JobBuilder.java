@@ -65,6 +65,7 @@ final class JobBuilder {
         case "source.redis" -> built.put(op.id, redisSource(op));
         case "sink.redis" -> redisSink(op);
         case "sink.postgres" -> postgresSink(op);
+        case "source.postgres" -> built.put(op.id, postgresSource(op));
         case "map", "filter", "flatMap", "process" -> built.put(op.id, worker(op));
         case "window" -> built.put(op.id, window(op));
         default -> throw new IllegalArgumentException(
@@ -177,6 +178,12 @@ final class JobBuilder {
     DataStream<String> text = inputs(op).map(new Text()).uid(op.id + "/text").name(op.id)
         .setParallelism(op.parallelism).startNewChain();
     text.sinkTo(sink).uid(op.id).name(op.id).setParallelism(op.parallelism);
+  }
+
+  private SingleOutputStreamOperator<String> postgresSource(Plan.Operator op) {
+    PgSource source = uncheckedIo(() -> new PgSource(op));
+    return env.fromSource(source, WatermarkStrategy.noWatermarks(), op.id)
+        .uid(op.id).name(op.id).setParallelism(op.parallelism);
   }
 
   private SingleOutputStreamOperator<String> redisSource(Plan.Operator op) {

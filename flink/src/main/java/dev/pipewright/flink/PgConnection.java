@@ -80,8 +80,14 @@ final class PgConnection implements Serializable {
 
   /** A new connection, named for its operator in pg_stat_activity as the local sink's are. */
   Connection open(String operatorId) throws SQLException {
+    return open(operatorId, Map.of());
+  }
+
+  /** A new connection with driver properties of its own (source.postgres's replication connections). */
+  Connection open(String operatorId, Map<String, String> extra) throws SQLException {
     Properties props = new Properties();
     props.putAll(properties);
+    props.putAll(extra);
     props.putIfAbsent("ApplicationName", truncate("pipewright " + operatorId, 63));
     props.putIfAbsent("connectTimeout", "10");
     // The driver itself, not DriverManager: DriverManager keeps the drivers of every job's class
