@@ -21,7 +21,7 @@ import {
   operator,
   sessionPerFile,
 } from './helpers.js';
-import { enabledRunButtons, expectStatus, openTab } from './runSupport.js';
+import { enabledRunButtons, expectStatus, openTab, runButton } from './runSupport.js';
 
 let session: AppSession;
 sessionPerFile((opened) => {
@@ -114,8 +114,8 @@ await describeWithServer('flink', 'Run on Flink… in the designer', () => {
       );
       await dialog.getByRole('button', { name: 'Run on Flink' }).click();
       await expectStatus(page, /^Running on Flink — job [0-9a-f]{32} at /, FLINK_TIMEOUT);
-      await page.getByRole('button', { name: 'Stop' }).click();
-      await expectStatus(page, /^Stopped — stopped with a savepoint at \S+$/, FLINK_TIMEOUT);
+      await runButton(page, 'Stop').click();
+      await expectStatus(page, /^Stopped — stopped with a savepoint at \S+$/, 120_000);
 
       await menu(page, 'Run', 'Run on Flink…');
       const from = dialog.getByRole('textbox', { name: 'From savepoint (empty: from the start)' });

@@ -235,6 +235,23 @@ export class FlinkRest {
 
   /** Stops the job with a savepoint in `dir`; resolves to the savepoint's path. */
   async stopWithSavepoint(jobId: string, dir: string): Promise<string> {
+    // A stop asked while the job's tasks are still being deployed is refused by Flink ("not all
+    // required tasks are currently running"): asked again until they run, as a user who pressed
+    // Stop at once means it (a minute at most; a job that ends meanwhile ends the wait).
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.triggerStop(jobId, dir);
+      } catch (error) {
+        const early = /not all required tasks are currently running/i.test((error as Error).message);
+        if (!early || attempt >= 120) throw error;
+        const { state } = await this.status(jobId);
+        if (state !== 'RUNNING' && state !== 'CREATED' && state !== 'INITIALIZING') throw error;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+
+  private async triggerStop(jobId: string, dir: string): Promise<string> {
     const trigger = (await this.call('POST', `/jobs/${jobId}/stop`, {
       targetDirectory: dir,
       drain: false,
