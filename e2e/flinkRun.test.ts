@@ -20,6 +20,7 @@ import {
   menu,
   operator,
   sessionPerFile,
+  toolbar,
 } from './helpers.js';
 import { enabledRunButtons, expectStatus, openTab, runButton } from './runSupport.js';
 
@@ -32,10 +33,12 @@ const RECORDS = 300_000;
 /** Enough for Stop to come while the job runs, on an idle machine too. */
 const STOPPED_RECORDS = 2_000_000;
 
-/** Writes the counting job into the session's folder and opens it from the start page. */
+/** Writes the counting job into the session's folder and opens it (from the start page, or the toolbar). */
 async function openCounting(page: Page, records = RECORDS): Promise<void> {
   const { path } = writeCountingJob(session.workDir, records);
-  await page.getByRole('button', { name: 'Open job file…' }).click();
+  const start = page.getByRole('button', { name: 'Open job file…' });
+  if ((await start.count()) > 0) await start.click();
+  else await toolbar(page).getByRole('button', { name: 'Open', exact: true }).click();
   await answerFileDialog(page, 'Open job', path, 'Open');
   await operator(page, 'count').waitFor();
 }
