@@ -15,7 +15,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
  * source.postgres on Flink, on the local engine's contract (engine/operators/postgres/source/):
  * a table's rows as of the replication slot's start, then the slot's changes of the table, in
  * commit order, as {op, before, after} records (PgSourceReader). One split that subtask 0 reads
- * (PgSourceEnumerator), the log position in checkpoints (PgSourceSplit), the slot told a position
+ * (SubtaskZeroEnumerator), the log position in checkpoints (PgSourceSplit), the slot told a position
  * once the checkpoint holding it is complete. Unbounded, as locally, but with stopAt "current"
  * (PgSourceReader). Flink CDC does not fit Flink 2.3 (docs/flink.md),
  * so this reads pgoutput itself with the PostgreSQL JDBC driver's replication API (PgOutput).
@@ -61,13 +61,13 @@ public final class PgSource implements Source<String, PgSourceSplit, List<PgSour
   @Override
   public SplitEnumerator<PgSourceSplit, List<PgSourceSplit>> createEnumerator(
       SplitEnumeratorContext<PgSourceSplit> context) {
-    return new PgSourceEnumerator(context, List.of(new PgSourceSplit(slot, publication)));
+    return new SubtaskZeroEnumerator<>(context, List.of(new PgSourceSplit(slot, publication)), PgSourceSplit::copy);
   }
 
   @Override
   public SplitEnumerator<PgSourceSplit, List<PgSourceSplit>> restoreEnumerator(
       SplitEnumeratorContext<PgSourceSplit> context, List<PgSourceSplit> pending) {
-    return new PgSourceEnumerator(context, pending);
+    return new SubtaskZeroEnumerator<>(context, pending, PgSourceSplit::copy);
   }
 
   @Override

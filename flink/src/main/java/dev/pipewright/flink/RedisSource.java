@@ -13,7 +13,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * source.redis on Flink, on the local engine's contract (engine/operators/redis/sourceRedis.ts):
- * a Redis stream read by entry id, one split that subtask 0 reads (RedisEnumerator), the last id
+ * a Redis stream read by entry id, one split that subtask 0 reads (SubtaskZeroEnumerator), the last id
  * read in checkpoints (RedisSplit), each entry's record text as RedisRecordText makes it
  * (RedisReader). Bounded with stopAt "last", else it reads new entries as long as the job runs.
  * Flink has no Redis connector: the client is Jedis, shaded into the runner's jar.
@@ -53,13 +53,13 @@ public final class RedisSource implements Source<String, RedisSplit, List<RedisS
   @Override
   public SplitEnumerator<RedisSplit, List<RedisSplit>> createEnumerator(SplitEnumeratorContext<RedisSplit> context) {
     RedisSplit first = new RedisSplit(stream, startId, stopAtLast ? "last" : null, "$".equals(startId));
-    return new RedisEnumerator(context, List.of(first));
+    return new SubtaskZeroEnumerator<>(context, List.of(first), RedisSplit::copy);
   }
 
   @Override
   public SplitEnumerator<RedisSplit, List<RedisSplit>> restoreEnumerator(
       SplitEnumeratorContext<RedisSplit> context, List<RedisSplit> pending) {
-    return new RedisEnumerator(context, pending);
+    return new SubtaskZeroEnumerator<>(context, pending, RedisSplit::copy);
   }
 
   @Override
