@@ -15,6 +15,9 @@
 //   m's "kx", {"q": true} emits m's entries (sorted) and l's values, {"clear": true} clears both.
 //   It keeps no cache across records, so it is only right with batch.records 1;
 // - a record with "boom": true: answer {"t":"error"} with the message "boom at key K".
+// As the real worker does (PROTOCOL.md, "Two batches in flight", "Watermarks among the records"),
+// it keeps a batch that comes while it waits for a read's answer for later, carries the counts
+// the last batch ended with over the next one's `s`, and answers a watermark item with null.
 // Plain Node.js, no dependencies.
 import { appendFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -79,15 +82,32 @@ function checkpointed(dir) {
   return false;
 }
 
+/** Batches that came while a read waited for its answer, oldest first. */
+const ahead = [];
+
+/** The answer to a read: a batch that comes first waits in `ahead`. */
+async function answer() {
+  for (;;) {
+    const frame = await next();
+    if (frame.t !== 'batch') return frame;
+    ahead.push(frame);
+  }
+}
+
 async function ask(request) {
   send({ t: 'read', ...request });
-  return next();
+  return answer();
 }
 
 async function stateKinds(records) {
   const out = [];
   const writes = [];
-  for (const [i, { k, r }] of records.entries()) {
+  for (const [i, item] of records.entries()) {
+    if ('wm' in item) {
+      out.push(null);
+      continue;
+    }
+    const { k, r } = item;
     if (r.add !== undefined) {
       writes.push(
         [i, 'l', 'l', JSON.stringify(r.add)],
@@ -114,9 +134,11 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let params = {};
 let subtask = -1;
+/** The counts the last batch ended with, by key JSON: newer than a `s` read while it was out. */
+let previous = new Map();
 
 for (;;) {
-  const frame = await next();
+  const frame = ahead.length > 0 ? ahead.shift() : await next();
   if (frame.t === 'open') {
     params = frame.operator.params ?? {};
     subtask = frame.subtask;
@@ -136,7 +158,9 @@ for (;;) {
     if (params.stateless) {
       send({
         t: 'done',
-        out: frame.records.map((rec) => JSON.stringify({ ...rec.r, via: rec.e, at: subtask })),
+        out: frame.records.map((rec) =>
+          'wm' in rec ? null : JSON.stringify({ ...rec.r, via: rec.e, at: subtask }),
+        ),
         writes: [],
       });
       continue;
@@ -150,6 +174,10 @@ for (;;) {
     const writes = [];
     let failed = false;
     for (const [i, rec] of frame.records.entries()) {
+      if ('wm' in rec) {
+        out.push(null);
+        continue;
+      }
       if (rec.r.boom) {
         send({ t: 'error', message: `boom at key ${rec.k}` });
         failed = true;
@@ -158,18 +186,16 @@ for (;;) {
       const key = JSON.stringify(rec.k);
       let before;
       if (cache.has(key)) before = cache.get(key);
+      else if (previous.has(key)) before = previous.get(key);
       else if (rec.s && 'count' in rec.s) before = rec.s.count;
-      else {
-        send({ t: 'read', i, what: 'value', name: 'count' });
-        const answer = await next();
-        before = answer.v;
-      }
+      else before = (await ask({ i, what: 'value', name: 'count' })).v;
       const count = (before === null ? 0 : JSON.parse(before)) + 1;
       cache.set(key, String(count));
       writes.push([i, 'v', 'count', String(count)]);
       out.push(JSON.stringify({ k: rec.k, count }));
       if (count === 1) out.push(['first', JSON.stringify({ k: rec.k })]);
     }
+    previous = cache;
     if (failed) continue;
     if (params.batchDelayMs) await sleep(params.batchDelayMs);
     send({ t: 'done', out, writes });
