@@ -34,8 +34,8 @@ export interface HostSession {
   until<T>(what: string, probe: () => T | undefined | false, timeoutMs?: number): Promise<T>;
   /** The last status a run sent. */
   statusOf(runId: string): HostEvents['run.status'] | undefined;
-  /** Waits for a run to finish, fail or stop; its last status. */
-  ended(runId: string): Promise<HostEvents['run.status']>;
+  /** Waits for a run to finish, fail or stop (20 s unless `timeoutMs` says); its last status. */
+  ended(runId: string, timeoutMs?: number): Promise<HostEvents['run.status']>;
   /** Closes this test's host and opens another on the same folder, with `options` changed. */
   reopen(options?: Partial<HostServiceOptions>): Promise<void>;
 }
@@ -119,11 +119,15 @@ export function hostSessionPerTest(prefix: string): HostSession {
       }
     },
     statusOf: (runId) => session.eventsOf('run.status', runId).at(-1),
-    ended: (runId) =>
-      session.until(`run ${runId} to end`, () => {
-        const s = session.statusOf(runId);
-        return s !== undefined && ['finished', 'failed', 'stopped'].includes(s.status) ? s : undefined;
-      }),
+    ended: (runId, timeoutMs) =>
+      session.until(
+        `run ${runId} to end`,
+        () => {
+          const s = session.statusOf(runId);
+          return s !== undefined && ['finished', 'failed', 'stopped'].includes(s.status) ? s : undefined;
+        },
+        timeoutMs,
+      ),
     async reopen(options) {
       await host?.close();
       open(options);
