@@ -29,7 +29,8 @@ sessionPerFile((opened) => {
   session = opened;
 });
 
-const RECORDS = 300_000;
+/** Enough for Flink's per-second task metrics to be read while it runs, on an idle machine too. */
+const RECORDS = 600_000;
 /** Enough for Stop to come while the job runs, on an idle machine too. */
 const STOPPED_RECORDS = 2_000_000;
 

@@ -26,6 +26,11 @@ function countingJob(folder: string, count: number): ParamsOf<'run.start'> {
   return { text, path, mode: 'run', previewSinks: false, trusted: true };
 }
 
+/**
+ * Enough for Flink's per-second task metrics to be read while the job runs, on an idle machine
+ * too (at 200,000 the runner finished in under 3 s, before any was).
+ */
+const LIVE = 600_000;
 /** Enough for a stop to come while the job runs, on an idle machine too. */
 const RECORDS = 3_000_000;
 
@@ -39,7 +44,7 @@ await describeWithServer('flink', 'Run on Flink… in the designer', () => {
   it(
     'runs the job on the cluster with live metrics and checkpoints, and writes the local output',
     async () => {
-      const params = countingJob(dir, 200_000);
+      const params = countingJob(dir, LIVE);
       const info = await result('run.start', { ...params, flink: { cluster: FLINK_URL } });
       expect(info.status).toBe('starting');
       expect(info.flink).toEqual({ cluster: FLINK_URL });
@@ -57,9 +62,9 @@ await describeWithServer('flink', 'Run on Flink… in the designer', () => {
       const final = metrics.at(-1)!;
       const op = (id: string) => final.operators.find((o) => o.id === id)!;
       expect(final.operators.map((o) => o.id).sort()).toEqual(['count', 'in', 'out']);
-      expect(op('in').recordsOut).toBe(200_000);
-      expect(op('count').recordsIn).toBe(200_000);
-      expect(op('out').recordsIn).toBe(200_000);
+      expect(op('in').recordsOut).toBe(LIVE);
+      expect(op('count').recordsIn).toBe(LIVE);
+      expect(op('out').recordsIn).toBe(LIVE);
       expect(op('count').subtasks.map((s) => s.keyGroups)).toEqual([
         [0, 63],
         [64, 127],
@@ -99,13 +104,13 @@ await describeWithServer('flink', 'Run on Flink… in the designer', () => {
       // The same records as the local engine writes, each key's in order.
       const local = join(dir, 'local');
       await mkdir(local);
-      const here = countingJob(local, 200_000);
+      const here = countingJob(local, LIVE);
       const { trusted: _trusted, ...localParams } = here;
       const localRun = await result('run.start', localParams);
       expect((await ended(localRun.runId)).status).toBe('finished');
       const expected = await lines(join(local, 'out.jsonl'));
       const actual = await lines(join(dir, 'out.jsonl'));
-      expect(actual).toHaveLength(200_000);
+      expect(actual).toHaveLength(LIVE);
       expect(byKey(actual, 'k')).toEqual(byKey(expected, 'k'));
     },
     FLINK_TIMEOUT,
