@@ -411,30 +411,35 @@ public final class JsOperator extends AbstractStreamOperator<String>
    */
   @Override
   public void processWatermark(Watermark mark) throws Exception {
-    if (watermarksInBand) {
-      watermarkAmongRecords(mark);
-      return;
-    }
-    drain();
+    if (watermarksInBand) watermarkAmongRecords(mark);
+    else drain();
     watermark = mark.getTimestamp();
-    if (timeServiceManager != null && timers != null) {
-      timers.beginAdvance();
-      try {
-        timeServiceManager.advanceWatermark(mark);
-        drain();
-      } finally {
-        timers.endAdvance();
-      }
+    advanceTimers(mark);
+    // Among the records, it goes on when the worker's answer reaches its place (apply).
+    if (!watermarksInBand) output.emitWatermark(mark);
+  }
+
+  /**
+   * A keyed operator's event-time timers due at `mark` fire into the gathering batch; where an
+   * `onTimer` sees them, the worker runs them before the watermark goes on. (Without one, a
+   * timer the code set fires into nothing, as locally.)
+   */
+  private void advanceTimers(Watermark mark) throws Exception {
+    if (timeServiceManager == null || timers == null) return;
+    timers.beginAdvance();
+    try {
+      timeServiceManager.advanceWatermark(mark);
+      if (!watermarksInBand) drain();
+    } finally {
+      timers.endAdvance();
     }
-    output.emitWatermark(mark);
   }
 
   /**
    * No `onTimer` can see what the watermark fires, so nothing needs to wait for the worker: the
    * watermark joins the gathering batch in its place (the worker's ctx.watermark changes there)
    * and goes downstream when the answer reaches its place, after the outputs of the records
-   * before it and before those after it. A keyed operator's timers still advance, so that the
-   * timers the code set go as locally (a timer without onTimer fires into nothing).
+   * before it and before those after it.
    */
   private void watermarkAmongRecords(Watermark mark) throws Exception {
     int i = count;
@@ -444,16 +449,8 @@ public final class JsOperator extends AbstractStreamOperator<String>
     times[i] = mark.getTimestamp();
     keys[i] = null;
     watermarksOut.addLast(mark.getTimestamp());
+    // Before `watermark` moves: a batch this item starts says the watermark before it.
     gathered(i);
-    watermark = mark.getTimestamp();
-    if (timeServiceManager != null && timers != null) {
-      timers.beginAdvance();
-      try {
-        timeServiceManager.advanceWatermark(mark);
-      } finally {
-        timers.endAdvance();
-      }
-    }
   }
 
   @Override
