@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.api.common.eventtime.SerializableTimestampAssigner;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -103,13 +102,15 @@ final class JobBuilder {
   private SingleOutputStreamOperator<String> source(Plan.Operator op) throws IOException {
     if ("source.nexmark".equals(op.kind)) {
       // Each record comes with its time (the event's dateTime); watermarks by the local rule.
-      long bound = op.maxOutOfOrdernessMs;
-      WatermarkStrategy<String> strategy = WatermarkStrategy.forGenerator(context -> new SourceWatermarks(bound));
-      return env.fromSource(new NexmarkSource(op, plan, op.count), strategy, op.id)
+      return env.fromSource(new NexmarkSource(op, plan, op.count), SourceWatermarks.localRule(op), op.id)
           .uid(op.id).name(op.id).setParallelism(op.parallelism);
     }
     if ("source.generator".equals(op.kind)) {
-      return env.fromSource(new NexmarkSource(op, plan, op.count), GeneratorTimes.watermarks(op), op.id)
+      // With a timestampField, each record comes with the time the worker read from it (as the
+      // local reader reads it); without one, no time and no watermarks, as locally.
+      WatermarkStrategy<String> times =
+          op.timestampPath == null ? WatermarkStrategy.noWatermarks() : SourceWatermarks.localRule(op);
+      return env.fromSource(new NexmarkSource(op, plan, op.count), times, op.id)
           .uid(op.id).name(op.id).setParallelism(op.parallelism);
     }
     File file = new File(op.path);
@@ -127,19 +128,7 @@ final class JobBuilder {
    * after `idleTimeoutMs` without a record, as locally.
    */
   private static WatermarkStrategy<String> watermarks(Plan.Operator op) {
-    String[] path = op.timestampPath;
-    if (path == null) return WatermarkStrategy.noWatermarks();
-    long bound = op.maxOutOfOrdernessMs;
-    WatermarkStrategy<String> strategy = WatermarkStrategy
-        .<String>forGenerator(context -> new SourceWatermarks(bound))
-        .withTimestampAssigner((SerializableTimestampAssigner<String>) (text, previous) -> {
-          try {
-            return EventTimes.read(text, path);
-          } catch (java.io.IOException e) {
-            throw new IllegalStateException(e);
-          }
-        });
-    return op.idleTimeoutMs > 0 ? strategy.withIdleness(Duration.ofMillis(op.idleTimeoutMs)) : strategy;
+    return op.timestampPath == null ? WatermarkStrategy.noWatermarks() : SourceWatermarks.fromField(op);
   }
 
   private void sink(Plan.Operator op) {
@@ -167,7 +156,11 @@ final class JobBuilder {
     KafkaSource<String> source = uncheckedIo(() -> KafkaSources.source(op, plan.jobName));
     return env.fromSource(source, WatermarkStrategy.noWatermarks(), op.id)
         .uid(op.id).name(op.id).setParallelism(op.parallelism)
-        .assignTimestampsAndWatermarks(KafkaSources.watermarks(op))
+        // The local rule per subtask over all its partitions, after the source rather than given
+        // to `fromSource`: there Flink would keep a watermark per partition and send their least,
+        // so a slow partition would hold back what the local engine lets through, and the two
+        // would call different records late.
+        .assignTimestampsAndWatermarks(SourceWatermarks.fromField(op))
         .uid(op.id + "/time").name(op.id).setParallelism(op.parallelism);
   }
 

@@ -1,13 +1,10 @@
 package dev.pipewright.flink;
 
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
-import org.apache.flink.api.common.eventtime.SerializableTimestampAssigner;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.connector.kafka.source.KafkaSource;
@@ -40,7 +37,7 @@ import org.apache.kafka.clients.consumer.OffsetResetStrategy;
  *   <li>event time always, as locally: the record's Kafka timestamp, or its `timestampField`
  *       (a record without one fails the job, or with `onBadTimestamp` "skip" is left out), and
  *       watermarks made per subtask over all the partitions it reads, in the order it emits
- *       them (see {@link #watermarks}).
+ *       them (JobBuilder's kafkaSource).
  * </ul>
  */
 final class KafkaSources {
@@ -71,31 +68,6 @@ final class KafkaSources {
     if (group.isTextual()) builder.setGroupId(group.asText());
     if ("latest".equals(params.path("stopAt").asText(null))) builder.setBounded(StableOffsets.latest(servers));
     return builder.build();
-  }
-
-  /**
-   * The local Kafka source's watermarks (sourceKafka.ts): the subtask's highest record time so
-   * far minus `maxOutOfOrdernessMs` (SourceWatermarks), over every partition it reads together,
-   * idle after `idleTimeoutMs` without a record. Given to an assigner after the source, not to
-   * `fromSource`: there Flink would keep a watermark per partition and send their least, so a
-   * slow partition would hold back what the local engine lets through, and the two would call
-   * different records late.
-   */
-  static WatermarkStrategy<String> watermarks(Plan.Operator op) {
-    long bound = op.maxOutOfOrdernessMs;
-    String[] path = op.timestampPath;
-    WatermarkStrategy<String> strategy = WatermarkStrategy
-        .<String>forGenerator(context -> new SourceWatermarks(bound))
-        .withTimestampAssigner((SerializableTimestampAssigner<String>) (text, kafkaTime) -> {
-          if (path == null) return kafkaTime;
-          try {
-            // The deserializer has already let through only records with a time.
-            return EventTimes.read(text, path);
-          } catch (IOException e) {
-            throw new IllegalStateException(e);
-          }
-        });
-    return op.idleTimeoutMs > 0 ? strategy.withIdleness(Duration.ofMillis(op.idleTimeoutMs)) : strategy;
   }
 
   private static List<String> topics(JsonNode params) {

@@ -1,8 +1,12 @@
 package dev.pipewright.flink;
 
+import java.io.IOException;
+import java.time.Duration;
+import org.apache.flink.api.common.eventtime.SerializableTimestampAssigner;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 
 /**
  * A source's watermarks by the local engine's rule (docs/job-file.md, "Event time"): after each
@@ -18,6 +22,33 @@ final class SourceWatermarks implements WatermarkGenerator<String> {
 
   SourceWatermarks(long maxOutOfOrdernessMs) {
     this.maxOutOfOrdernessMs = maxOutOfOrdernessMs;
+  }
+
+  /**
+   * A source's watermarks by this rule, `op`'s bound, idle after its `idleTimeoutMs` without a
+   * record (as locally); each record keeps the time its source gave it.
+   */
+  static WatermarkStrategy<String> localRule(Plan.Operator op) {
+    long bound = op.maxOutOfOrdernessMs;
+    WatermarkStrategy<String> strategy = WatermarkStrategy.forGenerator(context -> new SourceWatermarks(bound));
+    return op.idleTimeoutMs > 0 ? strategy.withIdleness(Duration.ofMillis(op.idleTimeoutMs)) : strategy;
+  }
+
+  /**
+   * The same, each record's time read from its `timestampField` (its source has let through only
+   * records with one); without the field, the time its source gave it.
+   */
+  static WatermarkStrategy<String> fromField(Plan.Operator op) {
+    String[] path = op.timestampPath;
+    WatermarkStrategy<String> rule = localRule(op);
+    if (path == null) return rule;
+    return rule.withTimestampAssigner((SerializableTimestampAssigner<String>) (text, given) -> {
+      try {
+        return EventTimes.read(text, path);
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    });
   }
 
   @Override
