@@ -14,6 +14,7 @@ import { flinkRefusals } from '../graph/flinkSupport.js';
 import { inputFilesOf } from '../graph/inputFiles.js';
 import { JobError } from '../graph/jobError.js';
 import type { Problem } from '../graph/problem.js';
+import { hasUriScheme } from '../graph/savepointNames.js';
 import { runOnCluster } from './flinkClusterRun.js';
 import { readValidJobFile } from './jobFile.js';
 import { trustDecision } from './jobTrust.js';
@@ -69,7 +70,7 @@ export async function flinkCommand(
       ...(command.fromSavepoint === undefined
         ? {}
         : {
-            fromSavepoint: /^[a-z][a-z0-9+.-]*:/i.test(command.fromSavepoint)
+            fromSavepoint: hasUriScheme(command.fromSavepoint)
               ? command.fromSavepoint
               : resolve(command.fromSavepoint),
           }),

@@ -18,6 +18,7 @@ export * from './kinds/paramFields.js';
 export * from './operatorKinds.js';
 export * from './plan.js';
 export * from './problem.js';
+export * from './savepointNames.js';
 export * from './schema.js';
 export * from './serverAddress.js';
 export { formatJsonPath } from './validation/jsonPath.js';

@@ -1,5 +1,6 @@
 // Where Run on Flink… sends a job: the cluster's REST address the user last gave (kept in
 // localStorage, as the desktop shell keeps it across a restart) and an optional parallelism.
+import { isAbsoluteOrUri } from '../../engine/graph/index.js';
 import type { FlinkTarget } from '../../engine/protocol/protocol.js';
 
 const STORAGE_KEY = 'pipewright.flinkCluster';
@@ -57,7 +58,7 @@ export function parseTarget(
     return { problem: 'The cluster’s REST address, such as http://127.0.0.1:8081' };
   }
   const from = savepoint.trim();
-  if (from !== '' && !/^(\/|[a-z][a-z0-9+.-]*:)/i.test(from)) {
+  if (from !== '' && !isAbsoluteOrUri(from)) {
     return { problem: 'The savepoint’s absolute path or URI, as a stop names it, or empty to start anew' };
   }
   const fromSavepoint = from === '' ? {} : { fromSavepoint: from };

@@ -2,6 +2,7 @@
 // every field is checked for its type and bounds before a run, a file or a store is touched, and
 // a refusal says which field is wrong and what it should be.
 import { isAbsolute } from 'node:path';
+import { isAbsoluteOrUri } from '../../graph/savepointNames.js';
 import type { HostMethod, ParamsOf } from '../../protocol/protocol.js';
 import type { Breakpoint, CompareSide, FlinkTarget, RunStartParams } from '../../protocol/runProtocol.js';
 import { encodeKey } from '../../state/stateKeys.js';
@@ -147,7 +148,7 @@ function flinkTarget(value: unknown): FlinkTarget {
   const fromSavepoint =
     raw.fromSavepoint === undefined ? undefined : string(method, raw, 'fromSavepoint', 4096);
   // A path relative to the host's folder would mean nothing to the user: absolute, or a URI.
-  if (fromSavepoint !== undefined && !/^(\/|[a-z][a-z0-9+.-]*:)/i.test(fromSavepoint))
+  if (fromSavepoint !== undefined && !isAbsoluteOrUri(fromSavepoint))
     refuse(
       method,
       'flink.fromSavepoint',
