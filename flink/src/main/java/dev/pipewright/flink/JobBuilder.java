@@ -46,7 +46,7 @@ final class JobBuilder {
   private final StreamExecutionEnvironment env;
   /** Each built operator's main output (its `out` port). */
   private final Map<String, SingleOutputStreamOperator<String>> built = new HashMap<>();
-  /** Ports whose stream is not a side output of JsOperator.tag's (a window's `late`), by "id/port". */
+  /** Ports whose stream is not a side output of PortOutputs.tag's (a window's `late`), by "id/port". */
   private final Map<String, DataStream<String>> sideOutputs = new HashMap<>();
 
   JobBuilder(Plan plan, StreamExecutionEnvironment env) {
@@ -301,7 +301,7 @@ final class JobBuilder {
           ? upstream
           : sideOutputs.containsKey(e.from + "/" + e.fromPort)
               ? sideOutputs.get(e.from + "/" + e.fromPort)
-              : upstream.getSideOutput(JsOperator.tag(e.fromPort));
+              : upstream.getSideOutput(PortOutputs.tag(e.fromPort));
       DataStream<EdgeRecord> tagged = port.map(new Tag(index))
           .uid("edge/" + e.id).name(e.id).setParallelism(plan.operator(e.from).parallelism);
       DataStream<EdgeRecord> partitioned = switch (e.partition) {

@@ -3,13 +3,11 @@ package dev.pipewright.flink;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ArrayList;
 import org.apache.flink.api.common.operators.MailboxExecutor;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -18,16 +16,15 @@ import org.apache.flink.streaming.api.operators.Triggerable;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.util.OutputTag;
 
 /**
  * A `map`, `filter`, `flatMap` or `process` operator: each subtask runs the user's code in one
  * worker process (PROTOCOL.md, "The worker pipe") and this operator is its Flink side.
  *
- * <p>Records gather into a batch, sent when it holds `batch.records` records, when
- * `batch.latencyMs` has passed since its first record (a processing-time timer), before each
- * checkpoint barrier and at the end of input; so nothing a checkpoint covers is still in a
- * worker. Two batches may be out at the worker while a third gathers, so the worker finds the
+ * <p>Records gather into a batch ({@link GatheringBatch}), sent when it holds `batch.records`
+ * records, when `batch.latencyMs` has passed since its first record (a processing-time timer),
+ * before each checkpoint barrier and at the end of input; so nothing a checkpoint covers is still
+ * in a worker. Two batches may be out at the worker while a third gathers, so the worker finds the
  * next batch waiting when it answers one (PROTOCOL.md, "Two batches in flight"). The worker's
  * frames reach this thread through the task's mailbox (a mail per frame), so an answer is taken
  * up even when no record comes.
@@ -39,7 +36,7 @@ import org.apache.flink.util.OutputTag;
  * <p>The worker's `read` requests are of the oldest batch out, and are answered from the keyed
  * state with every earlier batch's writes applied. `done`'s writes are applied in order, each
  * under its record's key, then its outputs emitted in order: port `out` as the main output, other
- * ports as side outputs ({@link #tag}). The value states sent in `s` are read when a batch is
+ * ports as side outputs ({@link PortOutputs}). The value states sent in `s` are read when a batch is
  * sent, without the writes of a batch still out, which the worker carries over. (PyFlink's Python
  * operators work alike: a process per subtask, batches over a pipe.)
  */
@@ -60,24 +57,13 @@ public final class JsOperator extends AbstractStreamOperator<String>
   /** Ports other than `out` that an edge reads. */
   private final List<String> sidePorts;
 
-  /** Each input edge's id as a JSON string literal (by plan edge index), written once. */
-  private transient String[] quotedEdgeIds;
   private transient WorkerProcess worker;
   private transient KeyedStates states;
-  private transient Map<String, OutputTag<String>> tags;
-  private transient StreamRecord<String> reuse;
+  private transient PortOutputs outputs;
   private transient StringBuilder frame;
 
-  /**
-   * The batch gathering: its items' kinds (a record, or a timer that fired: {@link #EVENT_TIMER},
-   * {@link #PROCESSING_TIMER}), edges, keys (keyed operators), texts and event times.
-   */
-  private transient byte[] kinds;
-  private transient int[] edges;
-  private transient Object[] keys;
-  private transient String[] texts;
-  private transient long[] times;
-  private transient int count;
+  /** The batch gathering for the worker. */
+  private transient GatheringBatch batch;
   /**
    * The batches out at the worker, oldest first: each one's keys, by item index. The worker
    * answers in order, and its reads are of the oldest batch (it finished the ones before).
@@ -100,8 +86,6 @@ public final class JsOperator extends AbstractStreamOperator<String>
   private transient OperatorTimers timers;
   /** The operator's watermark (ctx.watermark), Long.MIN_VALUE before the first. */
   private transient long watermark;
-  /** The watermark when the gathering batch's first item came: the batch's `w`. */
-  private transient long batchWatermark;
   /**
    * Whether watermarks travel among the records instead of emptying the worker first: when no
    * `onTimer` can see what a watermark fires (an unkeyed operator, or code without one). Each
@@ -120,11 +104,6 @@ public final class JsOperator extends AbstractStreamOperator<String>
    */
   private static final int IN_FLIGHT = 2;
 
-  private static final byte RECORD = 0;
-  private static final byte EVENT_TIMER = 1;
-  private static final byte PROCESSING_TIMER = 2;
-  private static final byte WATERMARK = 3;
-
   public JsOperator(Plan.Operator operator, String[] edgeIds, List<String> inputJsons, boolean keyed,
       Plan plan, List<String> sidePorts) {
     this.operator = operator;
@@ -138,31 +117,17 @@ public final class JsOperator extends AbstractStreamOperator<String>
     this.sidePorts = new ArrayList<>(sidePorts);
   }
 
-  /** The side output of `port`: the operator emits to it, JobBuilder reads it by the same id. */
-  public static OutputTag<String> tag(String port) {
-    return new OutputTag<>("port:" + port, Types.STRING);
-  }
-
   @Override
   public void open() throws Exception {
     super.open();
     frame = new StringBuilder(1 << 16);
-    kinds = new byte[batchRecords];
-    edges = new int[batchRecords];
-    keys = new Object[batchRecords];
+    batch = new GatheringBatch(batchRecords, keyed, edgeIds);
     outKeys = new ArrayDeque<>(IN_FLIGHT);
     spareKeys = new ArrayDeque<>(IN_FLIGHT);
-    texts = new String[batchRecords];
-    times = new long[batchRecords];
     watermark = Long.MIN_VALUE;
-    batchWatermark = Long.MIN_VALUE;
     watermarksOut = new ArrayDeque<>();
     prefetch = new LinkedHashMap<>();
-    reuse = new StreamRecord<>(null);
-    quotedEdgeIds = new String[edgeIds.length];
-    for (int i = 0; i < edgeIds.length; i++) if (edgeIds[i] != null) quotedEdgeIds[i] = Json.quote(edgeIds[i]);
-    tags = new HashMap<>();
-    for (String port : sidePorts) tags.put(port, tag(port));
+    outputs = new PortOutputs(output, sidePorts);
     if (keyed) {
       states = new KeyedStates(getKeyedStateStore());
       timers = new OperatorTimers(
@@ -202,51 +167,41 @@ public final class JsOperator extends AbstractStreamOperator<String>
   @Override
   public void processElement(StreamRecord<EdgeRecord> element) throws Exception {
     EdgeRecord record = element.getValue();
-    int i = count;
-    kinds[i] = RECORD;
-    edges[i] = record.edge;
-    texts[i] = record.text;
-    times[i] = element.hasTimestamp() ? element.getTimestamp() : WorkerMessage.NO_TIME;
+    long time = element.hasTimestamp() ? element.getTimestamp() : WorkerMessage.NO_TIME;
     // Flink has set the backend's key to this record's (it runs the key selector per record).
-    if (keyed) keys[i] = getCurrentKey();
-    gathered(i);
+    Object key = keyed ? getCurrentKey() : null;
+    batch.add(GatheringBatch.RECORD, record.edge, record.text, time, key, watermark);
+    gathered();
   }
 
   @Override
   public void onEventTime(InternalTimer<Object, VoidNamespace> timer) throws Exception {
-    timerFired(EVENT_TIMER, timer.getTimestamp());
+    timerFired(GatheringBatch.EVENT_TIMER, timer.getTimestamp());
   }
 
   @Override
   public void onProcessingTime(InternalTimer<Object, VoidNamespace> timer) throws Exception {
-    timerFired(PROCESSING_TIMER, timer.getTimestamp());
+    timerFired(GatheringBatch.PROCESSING_TIMER, timer.getTimestamp());
   }
 
   /** A timer of the current key fired: it joins the gathering batch among the records. */
   private void timerFired(byte kind, long ts) throws Exception {
-    int i = count;
-    kinds[i] = kind;
-    edges[i] = -1;
-    texts[i] = null;
-    times[i] = ts;
-    keys[i] = getCurrentKey();
-    gathered(i);
+    batch.add(kind, -1, null, ts, getCurrentKey(), watermark);
+    gathered();
   }
 
-  /** Item `i` has joined the gathering batch: the latency timer starts, and a full batch goes. */
-  private void gathered(int i) throws Exception {
-    count = i + 1;
-    if (i == 0) batchWatermark = watermark;
-    if (i == 0 && latencyMs > 0) {
+  /** An item has joined the gathering batch: the latency timer starts, and a full batch goes. */
+  private void gathered() throws Exception {
+    if (batch.size() == 1 && latencyMs > 0) {
       long batchNumber = batchesSent;
       var time = getProcessingTimeService();
       time.registerTimer(time.getCurrentProcessingTime() + latencyMs, t -> {
-        if (batchesSent != batchNumber || count == 0) return;
+        if (batchesSent != batchNumber || batch.isEmpty()) return;
         if (outKeys.size() >= IN_FLIGHT) sendWhenAnswered = true;
         else send();
       });
     }
-    if (count >= batchRecords) {
+    if (batch.isFull()) {
       // At most IN_FLIGHT batches out and one gathering: the worker's pace holds the input.
       while (outKeys.size() >= IN_FLIGHT) handle(worker.receive());
       send();
@@ -258,53 +213,24 @@ public final class JsOperator extends AbstractStreamOperator<String>
    * records: as applied so far, without the writes of a batch still out.
    */
   private void send() throws Exception {
-    int n = count;
-    if (n == 0) return;
-    StringBuilder b = frame;
-    b.setLength(0);
-    b.append("{\"t\":\"batch\",");
-    if (batchWatermark != Long.MIN_VALUE) b.append("\"w\":").append(batchWatermark).append(',');
-    b.append("\"records\":[");
-    for (int i = 0; i < n; i++) {
-      if (i > 0) b.append(',');
-      byte kind = kinds[i];
-      if (kind == WATERMARK) {
-        b.append("{\"wm\":").append(times[i]).append('}');
-        continue;
-      }
-      if (kind == RECORD) {
-        b.append("{\"e\":").append(quotedEdgeIds[edges[i]]);
-        if (times[i] != WorkerMessage.NO_TIME) b.append(",\"ts\":").append(times[i]);
-      } else {
-        b.append("{\"timer\":\"").append(kind == EVENT_TIMER ? 'e' : 'p').append("\",\"ts\":").append(times[i]);
-      }
-      if (keyed) {
-        Object key = keys[i];
-        Keys.appendJson(b.append(",\"k\":"), key);
-        b.append(",\"s\":{");
-        if (!prefetch.isEmpty()) {
-          setCurrentKey(key);
-          boolean first = true;
-          for (Map.Entry<String, String> state : prefetch.entrySet()) {
-            if (!first) b.append(',');
-            first = false;
-            KeyedStates.appendText(b.append(state.getValue()), states.value(state.getKey()).value());
-          }
-        }
-        b.append('}');
-      }
-      if (kind == RECORD) b.append(",\"r\":").append(texts[i]);
-      b.append('}');
-      texts[i] = null;
-    }
-    b.append("]}");
-    outKeys.addLast(keys);
-    Object[] spare = spareKeys.pollFirst();
-    keys = spare != null ? spare : new Object[batchRecords];
-    count = 0;
+    if (batch.isEmpty()) return;
+    batch.write(frame, this::appendStates);
+    outKeys.addLast(batch.sent(spareKeys.pollFirst()));
     batchesSent++;
     sendWhenAnswered = false;
-    worker.send(b);
+    worker.send(frame);
+  }
+
+  /** A record's `s`: the value states the worker has read, under its key, as applied so far. */
+  private void appendStates(StringBuilder b, Object key) throws Exception {
+    if (prefetch.isEmpty()) return;
+    setCurrentKey(key);
+    boolean first = true;
+    for (Map.Entry<String, String> state : prefetch.entrySet()) {
+      if (!first) b.append(',');
+      first = false;
+      KeyedStates.appendText(b.append(state.getValue()), states.value(state.getKey()).value());
+    }
   }
 
   /** Takes the frames that have come (a mail per frame from the worker's reader thread). */
@@ -322,7 +248,7 @@ public final class JsOperator extends AbstractStreamOperator<String>
   /** Sends what has gathered and waits for every answer: before barriers, watermarks, the end. */
   private void drain() throws Exception {
     awaitAnswer();
-    if (count > 0) {
+    if (!batch.isEmpty()) {
       send();
       awaitAnswer();
     }
@@ -375,34 +301,7 @@ public final class JsOperator extends AbstractStreamOperator<String>
         states.apply(write);
       }
     }
-    ArrayList<String> texts = m.out;
-    ArrayList<String> ports = m.outPorts;
-    for (int j = 0, n = texts.size(); j < n; j++) {
-      if (texts.get(j) == null) {
-        // The place of a watermark sent among the records.
-        Long mark = watermarksOut.pollFirst();
-        if (mark == null) throw new IOException("the worker placed a watermark that was not sent");
-        output.emitWatermark(new Watermark(mark));
-        continue;
-      }
-      String port = ports.get(j);
-      long ts = m.outTime(j);
-      StreamRecord<String> record = ts == WorkerMessage.NO_TIME ? untimed(texts.get(j)) : reuse.replace(texts.get(j), ts);
-      if (port == null || "out".equals(port)) {
-        output.collect(record);
-      } else {
-        OutputTag<String> tag = tags.get(port);
-        // else no edge reads it
-        if (tag != null) output.collect(tag, ts == WorkerMessage.NO_TIME ? new StreamRecord<>(record.getValue()) : new StreamRecord<>(record.getValue(), ts));
-      }
-    }
-  }
-
-  /** `reuse` holding `text` and no time (replace keeps the time the record before had). */
-  private StreamRecord<String> untimed(String text) {
-    reuse.replace(text);
-    reuse.eraseTimestamp();
-    return reuse;
+    outputs.emit(m, watermarksOut);
   }
 
   /**
@@ -442,15 +341,10 @@ public final class JsOperator extends AbstractStreamOperator<String>
    * before it and before those after it.
    */
   private void watermarkAmongRecords(Watermark mark) throws Exception {
-    int i = count;
-    kinds[i] = WATERMARK;
-    edges[i] = -1;
-    texts[i] = null;
-    times[i] = mark.getTimestamp();
-    keys[i] = null;
     watermarksOut.addLast(mark.getTimestamp());
     // Before `watermark` moves: a batch this item starts says the watermark before it.
-    gathered(i);
+    batch.add(GatheringBatch.WATERMARK, -1, null, mark.getTimestamp(), null, watermark);
+    gathered();
   }
 
   @Override
@@ -477,7 +371,7 @@ public final class JsOperator extends AbstractStreamOperator<String>
     for (List<Object[]> pending; !(pending = timers.takeProcessingTimers(this::getCurrentKey)).isEmpty(); ) {
       for (Object[] p : pending) {
         setCurrentKey(p[0]);
-        timerFired(PROCESSING_TIMER, (Long) p[1]);
+        timerFired(GatheringBatch.PROCESSING_TIMER, (Long) p[1]);
       }
       drain();
     }
