@@ -1,6 +1,6 @@
 // Event time in the engine, on both executors: ctx.input tells two inputs apart, processing-time
 // timers fire while the job runs (not only at its end), a watermark is the least of its inputs,
-// and the end of input fires every timer.
+// and the end of input fires every timer (a timer beyond setTimeout’s range too).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -207,5 +207,56 @@ describe.each(EXECUTORS)('event time (%s)', (executor) => {
     // Fired while records were still coming: each key had seen far fewer than its 50.
     for (const r of processing) expect(r.seenThen).toBeLessThan(40);
     for (const r of event) expect(r.seenThen).toBe(50);
+  });
+});
+
+// On this thread only: a worker thread's warnings do not reach this process's 'warning' event.
+describe('a processing-time timer beyond setTimeout’s range', () => {
+  it('waits without waking the subtask every millisecond, and fires at the end', async () => {
+    const dir = await tempDir();
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      // 50 records over ~0.5 s; the first sets a timer 30 days ahead (setTimeout's limit is
+      // ~24.8 days: a longer delay used to run after 1 ms, with a warning, again and again).
+      const job = makeJob(
+        'far-timer',
+        [
+          {
+            id: 'gen',
+            kind: 'source.generator',
+            params: { code: 'function generate(i) { return { k: "k", i }; }', count: 50, ratePerSec: 100 },
+          },
+          fn(
+            'p',
+            'process',
+            [
+              'function process(r, ctx) {',
+              "  const seen = ctx.state.value('seen');",
+              '  const n = (seen.get() ?? 0) + 1;',
+              '  seen.set(n);',
+              '  if (n === 1) ctx.timers.processingTime(ctx.timers.currentProcessingTime() + 30 * 86400000);',
+              '}',
+              'function onTimer(ts, ctx) {',
+              "  ctx.emit({ domain: ctx.timeDomain, seenThen: ctx.state.value('seen').get() });",
+              '}',
+            ].join('\n'),
+          ),
+          sink('out', 'out.jsonl'),
+        ],
+        [
+          { id: 'in', from: 'gen', to: 'p', partition: 'hash', key: 'k' },
+          { id: 'to-out', from: 'p', to: 'out', partition: 'forward' },
+        ],
+      );
+      const { out, error } = await runForOutput('deterministic', job, dir);
+      expect(error).toBeUndefined();
+      // Fired by the end of input, not before: it had seen every record.
+      expect(out).toEqual([{ domain: 'processingTime', seenThen: 50 }]);
+      expect(warnings.filter((name) => name === 'TimeoutOverflowWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

@@ -36,6 +36,20 @@ function firedOf(domain: TimeDomain, timer: StoredTimer | undefined): FiredTimer
   return { domain, timestamp: timer.timestamp, keyGroup: timer.keyGroup, key: timer.key };
 }
 
+/**
+ * setTimeout's longest delay, 2^31 - 1 ms (about 24.8 days): Node runs a longer one after 1 ms,
+ * with a TimeoutOverflowWarning, so a timer further ahead woke the subtask every millisecond.
+ */
+const MAX_WAKE_MS = 2 ** 31 - 1;
+
+/**
+ * How long to sleep until a processing-time timer at `timestamp`: at most MAX_WAKE_MS. A wake
+ * before the timer is due fires nothing and sleeps again for what is left (processingTimeDue).
+ */
+function wakeDelay(timestamp: number, now: number): number {
+  return Math.min(MAX_WAKE_MS, Math.max(0, timestamp - now));
+}
+
 export class SubtaskTime {
   readonly valve: WatermarkValve;
   /** Present for keyed subtasks: their timers, in the state backend. */
@@ -222,7 +236,7 @@ export class SubtaskTime {
         this.processingDue = true;
         this.mailbox.put({ type: 'processingTime' });
       },
-      Math.max(0, timestamp - Date.now()),
+      wakeDelay(timestamp, Date.now()),
     );
   }
 
