@@ -5,7 +5,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.flink.api.common.JobID;
 
 /**
- * The in-JVM channel of a loop (docs: /work/notes/feedback-on-flink.md §1.3): what tail subtask j
+ * The in-JVM channel of a loop (issue 29, design note §1.3): what tail subtask j
  * of loop head H hands to head subtask j, which runs in the same TaskManager JVM (the two are
  * co-located). There is no network edge from tail to head, so Flink's graph has no cycle.
  *
@@ -31,7 +31,8 @@ public final class LoopQueue {
    * reordered in a later plan), its JSON text, its event time if it has one, and the key the
    * tail's keyBy set, so the head can log it by key group without parsing the text again.
    */
-  public record Feedback(String edgeId, String text, boolean hasTime, long time, Object key) implements Item {}
+  public record Feedback(String edgeId, String text, boolean hasTime, long time, Object key)
+      implements Item {}
 
   /**
    * The tail's mark for checkpoint N: every feedback record emitted before barrier N is ahead of

@@ -6,7 +6,7 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
- * The end of a loop's feedback edges (/work/notes/feedback-on-flink.md §1.2): subtask j hands
+ * The end of a loop's feedback edges (issue 29, design note §1.2): subtask j hands
  * each record to head subtask j through their in-JVM {@link LoopQueue}, and has no output.
  *
  * <p>It is keyed by the feedback edges' keys, at the head's parallelism and max parallelism, so
@@ -25,7 +25,8 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * shared) and the loop's records would vanish: fail now, in one line, rather than as checkpoints
  * that never complete.
  */
-public final class LoopTail extends AbstractStreamOperator<Void> implements OneInputStreamOperator<EdgeRecord, Void> {
+public final class LoopTail extends AbstractStreamOperator<Void>
+    implements OneInputStreamOperator<EdgeRecord, Void> {
   private static final long serialVersionUID = 1L;
 
   /** The loop head operator's id: the queue's name. */

@@ -98,7 +98,9 @@ class LoopQueueTest {
     LoopQueue otherSubtask = LoopQueue.of(job, "h", 1, 0);
     LoopQueue otherLoop = LoopQueue.of(job, "g", 0, 0);
     LoopQueue otherJob = LoopQueue.of(new JobID(), "h", 0, 0);
-    for (LoopQueue other : List.of(otherAttempt, otherSubtask, otherLoop, otherJob)) assertNotSame(q, other);
+    for (LoopQueue other : List.of(otherAttempt, otherSubtask, otherLoop, otherJob)) {
+      assertNotSame(q, other);
+    }
     otherAttempt.put(feedback("fb", "attempt 1", "k"));
     otherJob.put(feedback("fb", "other job", "k"));
     q.put(feedback("fb", "attempt 0", "k"));
@@ -119,7 +121,8 @@ class LoopQueueTest {
     SuppressRestartsException e = assertThrows(SuppressRestartsException.class,
         () -> queue.put(feedback("back-to-owners", "{}", "k")));
     assertInstanceOf(UserError.class, e.getCause());
-    assertEquals("internal: a record was left on edge \"back-to-owners\" when the job ended", e.getCause().getMessage());
+    assertEquals("internal: a record was left on edge \"back-to-owners\" when the job ended",
+        e.getCause().getMessage());
     assertEquals(e.getCause().getMessage(), Runner.message(e));
     // The head's close() after its finish() changes nothing.
     queue.closeHead(false);

@@ -138,8 +138,8 @@ class LoopTailEndToEndTest {
         long i = index(f.text());
         arrivals.merge(i, 1, Integer::sum);
         assertEquals("k" + (i % KEYS), f.key(), "the key the tail's keyBy set");
-        assertEquals(j, KeyGroupRangeAssignment.assignKeyToParallelOperator(f.key(), MAX_PARALLELISM, PARALLELISM),
-            "record " + i + " reached the subtask owning its key group");
+        int owner = KeyGroupRangeAssignment.assignKeyToParallelOperator(f.key(), MAX_PARALLELISM, PARALLELISM);
+        assertEquals(j, owner, "record " + i + " reached the subtask owning its key group");
         assertEquals(EDGE_IDS[(int) (i % 2)], f.edgeId());
         assertTrue(f.hasTime());
         assertEquals(1000 + i, f.time());
@@ -148,6 +148,7 @@ class LoopTailEndToEndTest {
         assertTrue(sentinels >= i / PER_CHECKPOINT,
             "record " + i + " came after only " + sentinels + " sentinels at subtask " + j);
       }
+      // The source needs RECORDS / PER_CHECKPOINT - 1 completed checkpoints to emit everything.
       assertTrue(sentinels >= RECORDS / PER_CHECKPOINT - 1, "subtask " + j + " saw " + sentinels + " sentinels");
     }
     assertEquals(RECORDS, arrivals.size(), "every record arrived");
