@@ -78,8 +78,8 @@ final class LoopLog {
     if (closed) throw new IllegalStateException("the loop log of checkpoint " + checkpointId + " is closed");
     int keyGroup = LoopInternals.keyGroupOf(key, maxParallelism);
     if (!out.owns(keyGroup)) {
-      throw new IllegalStateException("loop log of checkpoint " + checkpointId + ": key " + key + " is in key group "
-          + keyGroup + ", which is not this subtask's (a feedback record reached the wrong head)");
+      throw new IllegalStateException("loop log of checkpoint " + checkpointId + ": key " + key
+          + " is in key group " + keyGroup + ", which is not this subtask's (a feedback record reached the wrong head)");
     }
     DataOutputSerializer group = groups.computeIfAbsent(keyGroup, g -> new DataOutputSerializer(256));
     writeBytes(group, Wtf8.encode(edgeId));

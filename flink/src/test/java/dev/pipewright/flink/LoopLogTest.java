@@ -47,19 +47,24 @@ class LoopLogTest {
     final StateSnapshotContextSynchronousImpl ctx;
 
     Snapshot(long checkpointId, KeyGroupRange range) {
-      ctx = new StateSnapshotContextSynchronousImpl(checkpointId, 0, new MemCheckpointStreamFactory(16 << 20), range,
-          new CloseableRegistry());
+      ctx = new StateSnapshotContextSynchronousImpl(checkpointId, 0, new MemCheckpointStreamFactory(16 << 20),
+          range, new CloseableRegistry());
     }
 
     LoopLog open() throws Exception {
       return LoopLog.open(ctx, MAX);
     }
 
-    /** Runs the asynchronous part here: returns only once every lease is released. */
+    /**
+     * Runs the asynchronous part, which returns only once every lease is released (a lease still
+     * held fails the test by timing out instead of hanging it).
+     */
     KeyGroupsStateHandle close() throws Exception {
       RunnableFuture<SnapshotResult<KeyedStateHandle>> future = ctx.getKeyedStateStreamFuture();
-      future.run();
-      return (KeyGroupsStateHandle) future.get().getJobManagerOwnedSnapshot();
+      Thread async = new Thread(future, "async part");
+      async.setDaemon(true);
+      async.start();
+      return (KeyGroupsStateHandle) future.get(10, TimeUnit.SECONDS).getJobManagerOwnedSnapshot();
     }
   }
 
@@ -147,9 +152,11 @@ class LoopLogTest {
   @Test
   void textsOver64KbAndLoneSurrogatesComeBackAsTheyWere() throws Exception {
     StringBuilder big = new StringBuilder();
-    for (int i = 0; i < 80_000; i++) big.append(i % 7 == 0 ? "é€" : "x").append(i % 1000 == 0 ? "\uD83D\uDE00" : "");
-    List<String> texts = List.of(big.toString(), "\uD800", "a\uDC00b", "\uDBFF\uDFFF", "z\uDBFF", "\uDFFF\uD800", "",
-        "\u0000\u07FF\u0800\uFFFF");
+    for (int i = 0; i < 80_000; i++) {
+      big.append(i % 7 == 0 ? "é€" : "x").append(i % 1000 == 0 ? "\uD83D\uDE00" : "");
+    }
+    List<String> texts = List.of(big.toString(), "\uD800", "a\uDC00b", "\uDBFF\uDFFF", "z\uDBFF", "\uDFFF\uD800",
+        "", "\u0000\u07FF\u0800\uFFFF");
     Snapshot s = new Snapshot(1, KeyGroupRange.of(0, MAX - 1));
     LoopLog log = s.open();
     for (String t : texts) log.append("k", "e\uD801", t, 5);
@@ -183,7 +190,8 @@ class LoopLogTest {
     assertThrows(TimeoutException.class, () -> future.get(200, TimeUnit.MILLISECONDS));
     log.append(2, "e", "later", LoopLog.NO_TIME);
     log.commit();
-    KeyGroupsStateHandle handle = (KeyGroupsStateHandle) future.get(10, TimeUnit.SECONDS).getJobManagerOwnedSnapshot();
+    KeyGroupsStateHandle handle =
+        (KeyGroupsStateHandle) future.get(10, TimeUnit.SECONDS).getJobManagerOwnedSnapshot();
     async.join();
     assertEquals(List.of("late", "later"),
         replay(KeyGroupRange.of(0, MAX - 1), handle).stream().map(Entry::text).sorted().toList());
@@ -288,7 +296,8 @@ class LoopLogTest {
         (g, e, t, ts) -> none.add(new Entry(g, e, t, ts))));
     assertEquals(List.of(), none);
     IOException e = assertThrows(IOException.class,
-        () -> LoopLog.readGroup(3, new ByteArrayInputStream(new byte[] {0, 0, 0, 1, 2, 3, 4, 5}), (g, ed, t, ts) -> {}));
+        () -> LoopLog.readGroup(3, new ByteArrayInputStream(new byte[] {0, 0, 0, 1, 2, 3, 4, 5}),
+            (g, ed, t, ts) -> {}));
     assertTrue(e.getMessage().contains("not a Pipewright loop log"), e.getMessage());
   }
 }
