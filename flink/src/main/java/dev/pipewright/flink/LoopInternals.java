@@ -81,10 +81,6 @@ final class LoopInternals {
       released = true;
       lease.close();
     }
-
-    boolean isReleased() {
-      return released;
-    }
   }
 
   /**

@@ -49,7 +49,10 @@ final class Wtf8 {
     return b;
   }
 
-  /** The string of `encode`'s bytes; anything that is not such bytes fails. */
+  /**
+   * The string of `encode`'s bytes. A byte that cannot start a sequence, or a sequence cut short,
+   * fails; overlong forms are not looked for (it reads what `encode` wrote, in a checkpoint).
+   */
   static String decode(byte[] b, int off, int len) throws IOException {
     StringBuilder s = new StringBuilder(len);
     int end = off + len;
