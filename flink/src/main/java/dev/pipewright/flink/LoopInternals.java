@@ -97,11 +97,16 @@ final class LoopInternals {
    * timers to raw keyed state, but this operator has custom raw keyed state to write."). With
    * ROCKSDB timers (Flink 2.3's default) it does not.
    *
-   * <p>A hazard of the lease (Flink 2.3): if the checkpoint is aborted while its raw keyed closing
-   * future has not started yet (the async part is still on an earlier future of the task), the
-   * abort cancels that future in the task thread, and StreamCloserCallable#cleanupProvidedResources
-   * then waits for the lease in that same thread (NonClosingCheckpointOutputStream#closeAndGetHandle).
-   * Only the task thread releases the lease, so it would wait for itself.
+   * <p>Where the wait can hold more than the checkpoint (Flink 2.3): a closing future cancelled
+   * before it started waits for the lease in the cancelling thread
+   * (StreamCloserCallable#cleanupProvidedResources calls closeAndGetHandle). On an abort
+   * notification that thread is the task's async operations pool
+   * (SubtaskCheckpointCoordinatorImpl#cancelAsyncCheckpointRunnable), and the operators'
+   * notifyCheckpointAborted runs next in the same task mail: the log must be aborted there. At the
+   * end of input, StreamTask#afterInvoke waits for pending checkpoints
+   * (SubtaskCheckpointCoordinatorImpl#waitForPendingCheckpoints, with checkpoints after tasks
+   * finish, which loops pin) before it closes the operators: a log still open then would hold the
+   * task, so every log must be settled by finish().
    */
   static RawKeyedOutput openRawKeyedOutput(StateSnapshotContext ctx) throws Exception {
     KeyedStateCheckpointOutputStream out = ctx.getRawKeyedOperatorStateOutput();
