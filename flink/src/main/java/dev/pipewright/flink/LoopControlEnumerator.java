@@ -5,6 +5,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.connector.source.ReaderInfo;
@@ -55,12 +56,12 @@ final class LoopControlEnumerator
   @Override
   public void addReader(int subtaskId) {
     Map<Integer, ReaderInfo> attempts = context.registeredReadersOfAttempts().get(subtaskId);
-    if (attempts == null) return; // failed again before this call ran
-    for (int attempt : attempts.keySet()) {
-      ending.attemptRegistered(subtaskId, attempt);
-      if (ending.phase() != LoopEnding.Phase.RUNNING) {
-        context.sendEventToSourceReader(subtaskId, attempt, new LoopControlEvents.Decided(ending.phase()));
-      }
+    if (attempts == null || attempts.isEmpty()) return; // failed again before this call ran
+    // The attempt that just registered is the newest: attempt numbers only grow.
+    int attempt = Collections.max(attempts.keySet());
+    ending.attemptRegistered(subtaskId, attempt);
+    if (ending.phase() != LoopEnding.Phase.RUNNING) {
+      context.sendEventToSourceReader(subtaskId, attempt, new LoopControlEvents.Decided(ending.phase()));
     }
   }
 

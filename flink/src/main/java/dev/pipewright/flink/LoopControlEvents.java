@@ -33,7 +33,8 @@ final class LoopControlEvents {
 
     @Override
     public String toString() {
-      return "Report{attempt " + attempt + ", checkpoint " + checkpointId + ", " + phase + ", logged " + logged + "}";
+      return "Report{attempt " + attempt + ", checkpoint " + checkpointId + ", " + phase
+          + ", logged " + logged + "}";
     }
   }
 

@@ -175,6 +175,7 @@ class LoopControlEndToEndTest {
     List<String> beforeTell = log.subList(0, log.indexOf("TELL"));
     assertEquals(busy, Collections.frequency(beforeTell, "report AWAITING 1"), log.toString());
     assertTrue(beforeTell.contains("report AWAITING 0"), "subtask 1 was told only after a quiet cut: " + log);
-    assertTrue(beforeTell.lastIndexOf("report AWAITING 1") < beforeTell.indexOf("report AWAITING 0"), log.toString());
+    assertTrue(beforeTell.lastIndexOf("report AWAITING 1") < beforeTell.indexOf("report AWAITING 0"),
+        log.toString());
   }
 }
