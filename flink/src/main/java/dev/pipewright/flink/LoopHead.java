@@ -2,7 +2,6 @@ package dev.pipewright.flink;
 
 import java.util.HashMap;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.RejectedExecutionException;
 import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.operators.MailboxExecutor;
@@ -36,23 +35,6 @@ public final class LoopHead extends AbstractStreamOperator<EdgeRecord>
     implements TwoInputStreamOperator<EdgeRecord, LoopSignal, EdgeRecord>, BoundedMultiInput {
   private static final long serialVersionUID = 1L;
 
-  /** Where the head is in ending a bounded job (design note §2.2). */
-  public enum Phase {
-    /** The regular input goes on. */
-    RUNNING,
-    /** Every regular input ended; the control source has not told the head yet. */
-    AWAITING,
-    /** The control source sent TELL: the head operator's input is over, loop records aside. */
-    TOLD
-  }
-
-  /**
-   * What head j reports to the control source once the sentinel of checkpoint N has come: its
-   * phase when it took snapshot N and how many records log N holds (Σ logged = 0 over all heads
-   * means the loop was empty at cut N).
-   */
-  public record Report(long checkpointId, int attempt, Phase phase, int logged) {}
-
   /** The loop head operator's id: the queue's name. */
   private final String loop;
   /** Feedback edge ids by their index in the plan's edges (what EdgeRecord.edge holds). */
@@ -64,13 +46,11 @@ public final class LoopHead extends AbstractStreamOperator<EdgeRecord>
   private transient Map<String, Integer> edgeIndex;
   private transient int attempt;
   private transient int maxParallelism;
-  private transient Phase phase;
-  /** The phase at each snapshot whose log is open, for its report. */
-  private transient TreeMap<Long, Phase> phaseAtSnapshot;
-  private transient Report lastReport;
+  /** Where this subtask is in ending the job, and its reports. */
+  private transient LoopHeadPhase phase;
   /** Set by finish(): the loop is over, and later snapshots have nothing to wait for. */
   private transient boolean finished;
-  /** The record emitted for each feedback record (object reuse: the chain does not keep it). */
+  /** The StreamRecord each feedback record is emitted in: Flink's outputs do not keep it. */
   private transient StreamRecord<EdgeRecord> reuse;
 
   public LoopHead(String loop, String[] feedbackEdgeIds) {
@@ -101,8 +81,7 @@ public final class LoopHead extends AbstractStreamOperator<EdgeRecord>
     attempt = task.getAttemptNumber();
     maxParallelism = task.getMaxNumberOfParallelSubtasks();
     logs = new LoopLogs();
-    phase = Phase.RUNNING;
-    phaseAtSnapshot = new TreeMap<>();
+    phase = new LoopHeadPhase(attempt);
     reuse = new StreamRecord<>(null);
     edgeIndex = new HashMap<>();
     for (int i = 0; i < feedbackEdgeIds.length; i++) {
@@ -120,7 +99,8 @@ public final class LoopHead extends AbstractStreamOperator<EdgeRecord>
   public void open() throws Exception {
     super.open();
     TaskInfo task = getRuntimeContext().getTaskInfo();
-    queue = LoopQueue.of(getRuntimeContext().getJobInfo().getJobId(), loop, task.getIndexOfThisSubtask(), attempt);
+    queue = LoopQueue.of(
+        getRuntimeContext().getJobInfo().getJobId(), loop, task.getIndexOfThisSubtask(), attempt);
     MailboxExecutor mailbox =
         getContainingTask().getMailboxExecutorFactory().createExecutor(getOperatorConfig().getChainIndex());
     queue.register(() -> {
@@ -141,7 +121,7 @@ public final class LoopHead extends AbstractStreamOperator<EdgeRecord>
   /** TELL (idempotent: a restored control reader repeats its decisions). */
   @Override
   public void processElement2(StreamRecord<LoopSignal> element) {
-    if (element.getValue() == LoopSignal.TELL) phase = Phase.TOLD;
+    if (element.getValue() == LoopSignal.TELL) phase.told();
   }
 
   /** Input 1's watermarks go on as a one-input operator's would. */
@@ -166,7 +146,7 @@ public final class LoopHead extends AbstractStreamOperator<EdgeRecord>
   /** Input 1 (every regular input) ended: the control source may now look for a quiet cut. */
   @Override
   public void endInput(int inputId) {
-    if (inputId == 1 && phase == Phase.RUNNING) phase = Phase.AWAITING;
+    if (inputId == 1) phase.regularInputEnded();
     // Input 2 ends at CLOSE: nothing more to wait for; once both ended, Flink finishes the task.
   }
 
@@ -182,11 +162,8 @@ public final class LoopHead extends AbstractStreamOperator<EdgeRecord>
       emit(edgeIndexOf(f.edgeId()), f.text(), time);
     } else {
       long n = ((LoopQueue.Sentinel) item).checkpointId();
-      int logged = logs.sentinel(n);
-      Phase at = phaseAtSnapshot.get(n);
-      // Logs below n were dropped with their checkpoints (aborted before the tail reached them).
-      phaseAtSnapshot.headMap(n, true).clear();
-      if (logged >= 0) lastReport = new Report(n, attempt, at, logged);
+      // Logs below n are dropped with their checkpoints (aborted before the tail reached them).
+      phase.settled(n, logs.sentinel(n));
     }
   }
 
@@ -221,14 +198,14 @@ public final class LoopHead extends AbstractStreamOperator<EdgeRecord>
       return;
     }
     logs.add(log);
-    phaseAtSnapshot.put(context.getCheckpointId(), phase);
+    phase.snapshot(context.getCheckpointId());
   }
 
   @Override
   public void notifyCheckpointAborted(long checkpointId) throws Exception {
     // The abort's cancellation waits for this log's lease in the task's thread pool; release it.
     logs.aborted(checkpointId);
-    phaseAtSnapshot.remove(checkpointId);
+    phase.aborted(checkpointId);
     super.notifyCheckpointAborted(checkpointId);
   }
 
@@ -242,7 +219,7 @@ public final class LoopHead extends AbstractStreamOperator<EdgeRecord>
   @Override
   public void finish() throws Exception {
     drainQueue();
-    while (!phaseAtSnapshot.isEmpty()) take(new LoopQueue.Sentinel(phaseAtSnapshot.firstKey()));
+    for (long n; (n = phase.oldestOpen()) >= 0; ) take(new LoopQueue.Sentinel(n));
     finished = true;
     queue.closeHead(true);
     super.finish();
@@ -259,16 +236,11 @@ public final class LoopHead extends AbstractStreamOperator<EdgeRecord>
     }
   }
 
-  /** Where the head is in ending the job (the control wiring reports it). */
-  public Phase phase() {
-    return phase;
-  }
-
   /**
-   * The report of the newest checkpoint whose sentinel came and whose log this head wrote, or null:
-   * what the control wiring posts to reader j at each sentinel once the head is AWAITING or TOLD.
+   * Where the head is in ending the job and its newest report (LoopHeadPhase#lastReport): what the
+   * control wiring sends to reader j after each sentinel.
    */
-  public Report lastReport() {
-    return lastReport;
+  LoopHeadPhase phase() {
+    return phase;
   }
 }
