@@ -11,7 +11,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -23,21 +22,12 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.connector.source.Boundedness;
-import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.Source;
-import org.apache.flink.api.connector.source.SourceReader;
-import org.apache.flink.api.connector.source.SourceReaderContext;
-import org.apache.flink.api.connector.source.SourceSplit;
-import org.apache.flink.api.connector.source.SplitEnumerator;
-import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.io.InputStatus;
-import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -59,12 +49,12 @@ import org.junit.jupiter.api.io.TempDir;
  * LoopHead in a real loop on a MiniCluster, without a worker: a bounded source of records
  * {"k","i","hops"} keyed by k → LoopHead (P = 2) → a chained hop that decrements `hops` and sends
  * the record round again (side output → keyBy → LoopTail → the in-JVM queue → LoopHead) while
- * hops > 0, else to a sink. LoopHead's control input is a stand-in for the control source: it
- * emits nothing and ends once the sink has every record and the final watermark, so the job ends
- * only if the head let input 1's watermark through while input 2 was still open. Every record must
- * reach the sink exactly once, with its event time, after exactly its hops; with a failure mid-loop,
- * exactly once in the restored checkpoints' lineage (the sink's checkpointed state), which needs the
- * loop log replayed. Tagged e2e.
+ * hops > 0, else to a sink. LoopHead's control input is a stand-in for the control source
+ * ({@link UntilLoopEmpty}): it emits nothing and ends once the sink has every record and the final
+ * watermark, so the job ends only if the head let input 1's watermark through while input 2 was
+ * still open. Every record must reach the sink exactly once, with its event time, after exactly its
+ * hops; with a failure mid-loop, exactly once in the restored checkpoints' lineage (the sink's
+ * checkpointed state), which needs the loop log replayed. Tagged e2e.
  */
 @Tag("e2e")
 class LoopHeadEndToEndTest {
@@ -236,139 +226,6 @@ class LoopHeadEndToEndTest {
     }
   }
 
-  /** The control stand-in's split: it has none; Flink wants a type. */
-  static final class NoSplit implements SourceSplit {
-    @Override
-    public String splitId() {
-      return "none";
-    }
-  }
-
-  static final class NoSplitSerializer implements SimpleVersionedSerializer<NoSplit> {
-    @Override
-    public int getVersion() {
-      return 1;
-    }
-
-    @Override
-    public byte[] serialize(NoSplit split) {
-      return new byte[0];
-    }
-
-    @Override
-    public NoSplit deserialize(int version, byte[] bytes) {
-      return new NoSplit();
-    }
-  }
-
-  static final class NoState implements SimpleVersionedSerializer<Integer> {
-    @Override
-    public int getVersion() {
-      return 1;
-    }
-
-    @Override
-    public byte[] serialize(Integer nothing) {
-      return new byte[0];
-    }
-
-    @Override
-    public Integer deserialize(int version, byte[] bytes) {
-      return 0;
-    }
-  }
-
-  /**
-   * Stands in for the loop's control source: emits no signal, and each reader ends when the sink
-   * holds every record and has seen the final watermark (the loop is empty, and event time got
-   * through the head while this input was open). It looks every 10 ms (a poll, not a timing
-   * assumption: nothing depends on when it looks).
-   */
-  static final class UntilEmpty implements Source<LoopSignal, NoSplit, Integer> {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public Boundedness getBoundedness() {
-      return Boundedness.CONTINUOUS_UNBOUNDED;
-    }
-
-    @Override
-    public SourceReader<LoopSignal, NoSplit> createReader(SourceReaderContext context) {
-      return new SourceReader<>() {
-        @Override
-        public void start() {}
-
-        @Override
-        public InputStatus pollNext(ReaderOutput<LoopSignal> output) {
-          Seen seen = current;
-          boolean empty = seen.finalWatermark && seen.ids.size() == RECORDS;
-          return empty ? InputStatus.END_OF_INPUT : InputStatus.NOTHING_AVAILABLE;
-        }
-
-        @Override
-        public CompletableFuture<Void> isAvailable() {
-          return CompletableFuture.runAsync(() -> {},
-              CompletableFuture.delayedExecutor(10, TimeUnit.MILLISECONDS));
-        }
-
-        @Override
-        public List<NoSplit> snapshotState(long checkpointId) {
-          return List.of();
-        }
-
-        @Override
-        public void addSplits(List<NoSplit> splits) {}
-
-        @Override
-        public void notifyNoMoreSplits() {}
-
-        @Override
-        public void close() {}
-      };
-    }
-
-    @Override
-    public SplitEnumerator<NoSplit, Integer> createEnumerator(SplitEnumeratorContext<NoSplit> context) {
-      return new SplitEnumerator<>() {
-        @Override
-        public void start() {}
-
-        @Override
-        public void handleSplitRequest(int subtaskId, String requesterHostname) {}
-
-        @Override
-        public void addSplitsBack(List<NoSplit> splits, int subtaskId) {}
-
-        @Override
-        public void addReader(int subtaskId) {}
-
-        @Override
-        public Integer snapshotState(long checkpointId) {
-          return 0;
-        }
-
-        @Override
-        public void close() {}
-      };
-    }
-
-    @Override
-    public SplitEnumerator<NoSplit, Integer> restoreEnumerator(
-        SplitEnumeratorContext<NoSplit> context, Integer state) {
-      return createEnumerator(context);
-    }
-
-    @Override
-    public SimpleVersionedSerializer<NoSplit> getSplitSerializer() {
-      return new NoSplitSerializer();
-    }
-
-    @Override
-    public SimpleVersionedSerializer<Integer> getEnumeratorCheckpointSerializer() {
-      return new NoState();
-    }
-  }
-
   private JobClient start(boolean fail) throws Exception {
     Map<String, String> conf = new HashMap<>();
     conf.put("taskmanager.numberOfTaskSlots", String.valueOf(PARALLELISM));
@@ -397,7 +254,11 @@ class LoopHeadEndToEndTest {
     WatermarkStrategy<EdgeRecord> times = WatermarkStrategy.<EdgeRecord>forMonotonousTimestamps()
         .withTimestampAssigner((r, t) -> 1000 + field(r.text, "i"));
     DataStream<EdgeRecord> regular = env.fromSource(source, times, "source").setParallelism(1);
-    DataStream<LoopSignal> control = env.fromSource(new UntilEmpty(), WatermarkStrategy.noWatermarks(),
+    // The loop is empty once the sink holds every record; event time got through the head while
+    // the control input was open once the sink has the final watermark.
+    UntilLoopEmpty untilEmpty =
+        new UntilLoopEmpty(() -> current.finalWatermark && current.ids.size() == RECORDS);
+    DataStream<LoopSignal> control = env.fromSource(untilEmpty, WatermarkStrategy.noWatermarks(),
         "control", TypeInformation.of(LoopSignal.class)).setParallelism(PARALLELISM);
     SingleOutputStreamOperator<EdgeRecord> head = regular.keyBy(new KeyOf())
         .connect(control)
