@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.state.CheckpointListener;
@@ -22,7 +23,6 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
@@ -31,6 +31,7 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
@@ -52,8 +53,9 @@ import org.junit.jupiter.api.io.TempDir;
  * hops > 0, else to a sink. LoopHead's control input is a stand-in for the control source
  * ({@link UntilLoopEmpty}): it emits nothing and ends once the sink has every record and the final
  * watermark, so the job ends only if the head let input 1's watermark through while input 2 was
- * still open. Every record must reach the sink exactly once, with its event time, after exactly its
- * hops; with a failure mid-loop, exactly once in the restored checkpoints' lineage (the sink's
+ * still open, and once a barrier is held in both tails (Gate), so the heads finish with a loop log
+ * open. Every record must reach the sink exactly once, with its event time, after exactly its hops;
+ * with a failure mid-loop, exactly once in the restored checkpoints' lineage (the sink's
  * checkpointed state), which needs the loop log replayed. Tagged e2e.
  */
 @Tag("e2e")
@@ -85,6 +87,10 @@ class LoopHeadEndToEndTest {
   static final AtomicLong HOPS = new AtomicLong();
   /** Whether the one failure was injected. */
   static final AtomicBoolean FAILED = new AtomicBoolean();
+  /** Tail subtasks holding a barrier until the heads finished (Gate). */
+  static final AtomicInteger HOLDING = new AtomicInteger();
+  /** Head subtasks whose finish() returned (Finished). */
+  static final AtomicInteger HEADS_FINISHED = new AtomicInteger();
 
   @TempDir Path dir;
 
@@ -95,6 +101,8 @@ class LoopHeadEndToEndTest {
     ERRORS.clear();
     HOPS.set(0);
     FAILED.set(false);
+    HOLDING.set(0);
+    HEADS_FINISHED.set(0);
   }
 
   /** The hops record i makes round the loop: enough rounds that the loop is busy across checkpoints. */
@@ -226,6 +234,54 @@ class LoopHeadEndToEndTest {
     }
   }
 
+  /** The sink has every record and the final watermark: nothing is left in the loop. */
+  static boolean loopEmpty() {
+    Seen seen = current;
+    return seen.finalWatermark && seen.ids.size() == RECORDS;
+  }
+
+  /**
+   * Ahead of LoopTail in the tail's task. Once the loop is empty, it holds the next barrier before
+   * the tail's prepareSnapshotPreBarrier (a chain prepares from its head) until both heads have
+   * finished: the heads took that snapshot (the barrier came through them) and its sentinel cannot
+   * have come, so they finish with a log open, and the job ends only if finish() settles it.
+   */
+  static final class Gate extends AbstractStreamOperator<EdgeRecord>
+      implements OneInputStreamOperator<EdgeRecord, EdgeRecord> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public void processElement(StreamRecord<EdgeRecord> element) {
+      output.collect(element);
+    }
+
+    @Override
+    public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+      if (loopEmpty() && HEADS_FINISHED.get() < PARALLELISM) {
+        HOLDING.incrementAndGet();
+        while (HEADS_FINISHED.get() < PARALLELISM) Thread.sleep(1);
+      }
+      super.prepareSnapshotPreBarrier(checkpointId);
+    }
+  }
+
+  /** Chained after the hop: its finish() runs right after the head's (a chain finishes head first). */
+  static final class Finished extends AbstractStreamOperator<String>
+      implements OneInputStreamOperator<String, String> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public void processElement(StreamRecord<String> element) {
+      output.collect(element);
+    }
+
+    @Override
+    public void finish() throws Exception {
+      HEADS_FINISHED.incrementAndGet();
+      super.finish();
+    }
+  }
+
   private JobClient start(boolean fail) throws Exception {
     Map<String, String> conf = new HashMap<>();
     conf.put("taskmanager.numberOfTaskSlots", String.valueOf(PARALLELISM));
@@ -254,10 +310,10 @@ class LoopHeadEndToEndTest {
     WatermarkStrategy<EdgeRecord> times = WatermarkStrategy.<EdgeRecord>forMonotonousTimestamps()
         .withTimestampAssigner((r, t) -> 1000 + field(r.text, "i"));
     DataStream<EdgeRecord> regular = env.fromSource(source, times, "source").setParallelism(1);
-    // The loop is empty once the sink holds every record; event time got through the head while
-    // the control input was open once the sink has the final watermark.
+    // Ends once the loop is empty (event time got through the head while this input was open, or
+    // the sink would lack the final watermark) and both tails hold a barrier (Gate).
     UntilLoopEmpty untilEmpty =
-        new UntilLoopEmpty(() -> current.finalWatermark && current.ids.size() == RECORDS);
+        new UntilLoopEmpty(() -> loopEmpty() && HOLDING.get() == PARALLELISM);
     DataStream<LoopSignal> control = env.fromSource(untilEmpty, WatermarkStrategy.noWatermarks(),
         "control", TypeInformation.of(LoopSignal.class)).setParallelism(PARALLELISM);
     SingleOutputStreamOperator<EdgeRecord> head = regular.keyBy(new KeyOf())
@@ -266,12 +322,18 @@ class LoopHeadEndToEndTest {
         .uid(LOOP + "/loop").setParallelism(PARALLELISM);
     SingleOutputStreamOperator<String> hopped =
         head.process(new Hop(fail), Types.STRING).uid("hop").setParallelism(PARALLELISM);
-    SingleOutputStreamOperator<Void> tail = hopped.getSideOutput(AROUND).keyBy(new KeyOf())
+    SingleOutputStreamOperator<EdgeRecord> gate = hopped.getSideOutput(AROUND).keyBy(new KeyOf())
+        .transform("gate", TypeInformation.of(EdgeRecord.class), new Gate())
+        .uid("gate").setParallelism(PARALLELISM);
+    SingleOutputStreamOperator<Void> tail = DataStreamUtils.reinterpretAsKeyedStream(gate, new KeyOf())
         .transform("tail", Types.VOID, new LoopTail(LOOP, FEEDBACK_EDGES))
         .uid(LOOP + "/loop-tail").setParallelism(PARALLELISM);
+    // Flink takes a chain's co-location group from its first operator (the gate's).
     head.getTransformation().setCoLocationGroupKey("pipewright-loop/" + LOOP);
+    gate.getTransformation().setCoLocationGroupKey("pipewright-loop/" + LOOP);
     tail.getTransformation().setCoLocationGroupKey("pipewright-loop/" + LOOP);
-    hopped.transform("sink", Types.VOID, new Sink()).uid("sink").setParallelism(1);
+    hopped.transform("finished", Types.STRING, new Finished()).uid("finished").setParallelism(PARALLELISM)
+        .transform("sink", Types.VOID, new Sink()).uid("sink").setParallelism(1);
     return env.executeAsync("loop-head-test");
   }
 
