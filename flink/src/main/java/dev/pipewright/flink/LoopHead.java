@@ -41,6 +41,8 @@ public final class LoopHead extends AbstractStreamOperator<EdgeRecord>
   private final String[] feedbackEdgeIds;
 
   private transient LoopQueue queue;
+  /** Where reports go to control reader j (same job, subtask and attempt). */
+  private transient LoopReports reports;
   private transient LoopLogs logs;
   /** The plan's edge index of each feedback edge id, for records taken and replayed. */
   private transient Map<String, Integer> edgeIndex;
@@ -101,6 +103,8 @@ public final class LoopHead extends AbstractStreamOperator<EdgeRecord>
     TaskInfo task = getRuntimeContext().getTaskInfo();
     queue = LoopQueue.of(
         getRuntimeContext().getJobInfo().getJobId(), loop, task.getIndexOfThisSubtask(), attempt);
+    reports = LoopReports.of(
+        getRuntimeContext().getJobInfo().getJobId(), loop, task.getIndexOfThisSubtask(), attempt);
     MailboxExecutor mailbox =
         getContainingTask().getMailboxExecutorFactory().createExecutor(getOperatorConfig().getChainIndex());
     queue.register(() -> {
@@ -118,10 +122,18 @@ public final class LoopHead extends AbstractStreamOperator<EdgeRecord>
     output.collect(element);
   }
 
-  /** TELL (idempotent: a restored control reader repeats its decisions). */
+  /**
+   * TELL (idempotent: a restored control reader repeats its decisions). The first one starts the
+   * head operator's final firing (JsOperator#loopInputEnded, reached through LoopMembers), in this
+   * thread, before the phase says TOLD: a snapshot taken after this call sees the firing's output.
+   */
   @Override
-  public void processElement2(StreamRecord<LoopSignal> element) {
-    if (element.getValue() == LoopSignal.TELL) phase.told();
+  public void processElement2(StreamRecord<LoopSignal> element) throws Exception {
+    if (element.getValue() != LoopSignal.TELL || phase.phase() == LoopHeadPhase.Phase.TOLD) return;
+    TaskInfo task = getRuntimeContext().getTaskInfo();
+    LoopMembers.of(getRuntimeContext().getJobInfo().getJobId(), loop, task.getIndexOfThisSubtask(), attempt)
+        .loopInputEnded();
+    phase.told();
   }
 
   /** Input 1's watermarks go on as a one-input operator's would. */
@@ -163,7 +175,13 @@ public final class LoopHead extends AbstractStreamOperator<EdgeRecord>
     } else {
       long n = ((LoopQueue.Sentinel) item).checkpointId();
       // Logs below n are dropped with their checkpoints (aborted before the tail reached them).
-      phase.settled(n, logs.sentinel(n));
+      LoopHeadPhase.Report report = phase.settled(n, logs.sentinel(n));
+      if (report != null) {
+        // Reader j forwards it to the control enumerator, which judges the cut (LoopEnding).
+        LoopEnding.HeadPhase at = report.phase() == LoopHeadPhase.Phase.TOLD
+            ? LoopEnding.HeadPhase.TOLD : LoopEnding.HeadPhase.AWAITING;
+        reports.post(new LoopReports.Report(report.checkpointId(), at, report.logged()));
+      }
     }
   }
 
