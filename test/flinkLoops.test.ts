@@ -15,6 +15,7 @@ import {
   removeTempDirs,
   runCli,
   writeJob,
+  writeJsonl,
 } from './cliHarness.js';
 import { FLINK_TIMEOUT, ON_FLINK } from './flinkHarness.js';
 
@@ -84,6 +85,49 @@ function expectedBounce(): string[] {
   return lines.sort();
 }
 
+/**
+ * A loop head's timers after its input ended (design note §1.4): every record goes round 4 times
+ * and its 4th round sets an event-time timer far past the input's times and a processing-time one
+ * the next day (one per key). Both fire only in the final firing (TELL): the event-time ones come
+ * after the final watermark. Each event-time firing sends a record round again, whose own timer is
+ * set while the head drains and fires then too.
+ */
+const TIMERS = `async function process(r, ctx) {
+  if (r.hop < 4) ctx.emit({ k: r.k, t: r.t, hop: r.hop + 1 }, 'again');
+  if (r.hop === 4) {
+    ctx.timers.eventTime(r.t + 100000);
+    ctx.timers.processingTime(Math.ceil((ctx.timers.currentProcessingTime() + 3600000) / 86400000) * 86400000);
+  }
+  if (r.hop === 10) ctx.timers.eventTime(r.t + 100001);
+  ctx.emit({ k: r.k, t: r.t, hop: r.hop, input: ctx.input, at: ctx.timestamp });
+}
+async function onTimer(ts, ctx) {
+  if (ctx.timeDomain === 'processingTime') {
+    ctx.emit({ k: ctx.key, fired: ctx.timeDomain });
+    return;
+  }
+  ctx.emit({ k: ctx.key, fired: ctx.timeDomain, ts });
+  if ((ts - 100000) % 10 === 0) ctx.emit({ k: ctx.key, t: ts - 100000, hop: 10 }, 'again');
+}`;
+
+function timersJob() {
+  return {
+    format: 'pipewright.job/1',
+    name: 'loop-timers',
+    settings: { maxParallelism: 128, checkpointIntervalMs: 100 },
+    operators: [
+      { id: 'in', kind: 'source.jsonl', parallelism: 1, params: { path: 'in.jsonl', timestampField: 't' } },
+      { id: 'p', kind: 'process', parallelism: 2, params: { code: TIMERS } },
+      { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: 'out.jsonl' } },
+    ],
+    edges: [
+      { id: 'in', from: 'in', to: 'p', partition: 'hash', key: 'k' },
+      { id: 'again', from: 'p', fromPort: 'again', to: 'p', partition: 'hash', key: 'k', feedback: true },
+      { id: 'done', from: 'p', to: 'out', partition: 'rebalance' },
+    ],
+  };
+}
+
 async function sortedLines(file: string): Promise<string[]> {
   return (await readFile(file, 'utf8'))
     .split('\n')
@@ -116,6 +160,27 @@ describe('a job with a loop on Flink', () => {
       const flink = await runCli(['flink', flinkJob, '--quiet'], ON_FLINK);
       expect(flink.code, describeRun(flink)).toBe(0);
       expect(await sortedLines(path.join(flinkDir, 'out.jsonl'))).toEqual(expected);
+    },
+    FLINK_TIMEOUT,
+  );
+
+  it(
+    "a loop head's timers fire in its final firing and while it drains, as locally",
+    async () => {
+      const records = Array.from({ length: 40 }, (_, i) => ({ k: `k${i % 7}`, t: 1000 + i * 10, hop: 0 }));
+      const run = async (command: string, ...args: string[]) => {
+        const dir = await makeTempDir();
+        await writeJsonl(path.join(dir, 'in.jsonl'), records);
+        await writeJob(path.join(dir, 'timers.job.json'), timersJob());
+        const ran = await runCli([command, path.join(dir, 'timers.job.json'), '--quiet', ...args], ON_FLINK);
+        expect(ran.code, describeRun(ran)).toBe(0);
+        return sortedLines(path.join(dir, 'out.jsonl'));
+      };
+      const expected = await run('run', '--threads', '1');
+      // 40 records × 5 rounds, 40 + 40 event-time firings, 40 records sent round by them, 7 keys'
+      // processing-time firing.
+      expect(expected).toHaveLength(327);
+      expect(await run('flink')).toEqual(expected);
     },
     FLINK_TIMEOUT,
   );
