@@ -128,6 +128,48 @@ function timersJob() {
   };
 }
 
+/**
+ * A loop whose body is another operator: the head sends a record to a map at another parallelism
+ * (rebalance), whose feedback edge takes it back, so the tail is built after an operator that
+ * comes after the head.
+ */
+function bodyJob() {
+  return {
+    format: 'pipewright.job/1',
+    name: 'loop-body',
+    settings: { maxParallelism: 128, checkpointIntervalMs: 100 },
+    operators: [
+      { id: 'in', kind: 'source.jsonl', parallelism: 1, params: { path: 'in.jsonl' } },
+      {
+        id: 'h',
+        kind: 'process',
+        parallelism: 3,
+        params: {
+          code: `async function process(r, ctx) {
+  const n = ctx.state.value('n');
+  await n.set(((await n.get()) ?? 0) + 1);
+  if (r.hops > 0) ctx.emit(r, 'body');
+  else ctx.emit({ i: r.i, k: r.k, via: ctx.input });
+}`,
+        },
+      },
+      {
+        id: 'b',
+        kind: 'map',
+        parallelism: 2,
+        params: { code: 'function map(r) { return { ...r, k: (r.k * 7 + 1) % 13, hops: r.hops - 1 }; }' },
+      },
+      { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: 'out.jsonl' } },
+    ],
+    edges: [
+      { id: 'e1', from: 'in', to: 'h', partition: 'hash', key: 'k' },
+      { id: 'e2', from: 'h', fromPort: 'body', to: 'b', partition: 'rebalance' },
+      { id: 'back', from: 'b', to: 'h', partition: 'hash', key: 'k', feedback: true },
+      { id: 'e3', from: 'h', to: 'out', partition: 'rebalance' },
+    ],
+  };
+}
+
 async function sortedLines(file: string): Promise<string[]> {
   return (await readFile(file, 'utf8'))
     .split('\n')
@@ -180,6 +222,25 @@ describe('a job with a loop on Flink', () => {
       // 40 records × 5 rounds, 40 + 40 event-time firings, 40 records sent round by them, 7 keys'
       // processing-time firing.
       expect(expected).toHaveLength(327);
+      expect(await run('flink')).toEqual(expected);
+    },
+    FLINK_TIMEOUT,
+  );
+
+  it(
+    'a loop through a body operator gives the local lines',
+    async () => {
+      const records = Array.from({ length: 300 }, (_, i) => ({ k: i % 13, i, hops: 3 + (i % 5) }));
+      const run = async (command: string) => {
+        const dir = await makeTempDir();
+        await writeJsonl(path.join(dir, 'in.jsonl'), records);
+        await writeJob(path.join(dir, 'body.job.json'), bodyJob());
+        const ran = await runCli([command, path.join(dir, 'body.job.json'), '--quiet'], ON_FLINK);
+        expect(ran.code, describeRun(ran)).toBe(0);
+        return sortedLines(path.join(dir, 'out.jsonl'));
+      };
+      const expected = await run('run');
+      expect(expected).toHaveLength(300);
       expect(await run('flink')).toEqual(expected);
     },
     FLINK_TIMEOUT,
