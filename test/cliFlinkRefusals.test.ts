@@ -106,14 +106,31 @@ describe('pipewright flink, refused before it starts', () => {
     expect(planText).not.toContain('flinkWorker');
   });
 
-  it('refuses a feedback edge and a transaction, one line each naming it, and leaves nothing behind', async () => {
+  it('refuses a second loop head and a transaction, one line each naming it, and leaves nothing behind', async () => {
     const loop = await copyExample('owner-has-items');
+    const job = JSON.parse(await readFile(loop.jobPath, 'utf8'));
+    // A second copy of the loop after the first: two loop head operators in one job.
+    const owners = job.operators.find((o: { id: string }) => o.id === 'owners');
+    job.operators.push({ ...owners, id: 'owners2' });
+    job.edges.push(
+      { id: 'owners-to-owners2', from: 'owners', to: 'owners2', partition: 'hash', key: 'owner' },
+      {
+        id: 'transfer2',
+        from: 'owners2',
+        fromPort: 'transfer',
+        to: 'owners2',
+        partition: 'hash',
+        key: 'owner',
+        feedback: true,
+      },
+    );
+    await writeFile(loop.jobPath, JSON.stringify(job));
     const result = await runCli(['flink', loop.jobPath]);
     expect(result.code, describeRun(result)).toBe(1);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
-      /^pipewright: .*owner-has-items\.job\.json: edge "[^"]+": feedback edges cannot run on Flink yet/,
+      /^pipewright: .*owner-has-items\.job\.json: operator "owners2": a second loop head \(after "owners"\) cannot run on Flink yet/,
     );
     expect(existsSync(path.join(loop.dir, '.pipewright'))).toBe(false);
 

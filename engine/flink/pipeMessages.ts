@@ -16,6 +16,8 @@ export interface OpenMessage {
     readonly id: string;
     readonly partition: string;
     readonly key?: string | readonly string[];
+    /** A feedback edge into a loop head (the runner's plan marks it). */
+    readonly feedback?: boolean;
   }[];
   readonly subtask: number;
   readonly parallelism: number;

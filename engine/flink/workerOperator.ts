@@ -81,12 +81,13 @@ export class WorkerOperator {
           partition: input.partition as Partition,
           keyPaths: keyPathsOf({ key: input.key as string | string[] | undefined }),
           compositeKey: Array.isArray(input.key),
-          feedback: false,
+          // As the local engine's plan has it; ctx.input is the edge's id either way.
+          feedback: input.feedback === true,
         }),
       ),
       outputs: new Map(),
       keyed,
-      loopHead: false,
+      loopHead: open.inputs.some((input) => input.feedback === true),
       transactional: false,
     };
     const state = new BatchState(reader);

@@ -38,10 +38,10 @@ const base = {
 };
 
 describe('flinkRefusals', () => {
-  it('lets word-count and bar-state through, and refuses the seeds that need feedback or transactions', () => {
+  it('lets word-count, bar-state and owner-has-items (a loop) through, and refuses transactions', () => {
     expect(flinkRefusals(example('word-count'))).toEqual([]);
     expect(flinkRefusals(example('bar-state'))).toEqual([]);
-    expect(flinkRefusals(example('owner-has-items')).map((p) => p.code)).toEqual(['flink-feedback']);
+    expect(flinkRefusals(example('owner-has-items'))).toEqual([]);
     expect(flinkRefusals(example('ledger')).map((p) => p.message)).toEqual([
       'operator "ledger": transaction cannot run on Flink yet (transactions on Flink are the next issue)',
     ]);
@@ -85,6 +85,68 @@ describe('flinkRefusals', () => {
     expect(refused[0]!.message).toBe(
       'operator "p": its inputs mix hash edges with edge "e3" (rebalance), which Flink cannot key as one stream',
     );
+  });
+});
+
+/** A process `name` keyed on k, fed back into itself by edge `name`-back. */
+const loopOperator = (id: string, kind = 'process') => ({
+  id,
+  kind,
+  parallelism: 2,
+  params:
+    kind === 'window'
+      ? { type: 'tumbling', sizeMs: 1000, aggregate: 'count' }
+      : { code: `function ${kind}(r, ctx) { ctx.emit(r); }` },
+});
+const back = (id: string) => ({
+  id: `${id}-back`,
+  from: id,
+  to: id,
+  partition: 'hash',
+  key: 'k',
+  feedback: true,
+});
+
+describe('flinkRefusals of loops', () => {
+  it('refuses a second loop head, a head that is not a worker, a head with non-hash inputs', () => {
+    const refused = flinkRefusals(
+      job({
+        ...base,
+        operators: [
+          base.operators[0],
+          loopOperator('a'),
+          loopOperator('b'),
+          loopOperator('w', 'window'),
+          loopOperator('r', 'map'),
+          base.operators[2],
+        ],
+        edges: [
+          { id: 'e1', from: 'src', to: 'a', partition: 'hash', key: 'k' },
+          { id: 'e2', from: 'a', to: 'b', partition: 'hash', key: 'k' },
+          { id: 'e3', from: 'b', to: 'w', partition: 'hash', key: 'k' },
+          { id: 'e4', from: 'b', to: 'r', partition: 'rebalance' },
+          { id: 'e5', from: 'r', to: 'out', partition: 'rebalance' },
+          back('a'),
+          back('b'),
+          back('w'),
+          back('r'),
+        ],
+      }),
+    );
+    expect(refused.map((p) => [p.code, p.ids])).toEqual([
+      ['flink-loops', ['b']],
+      ['flink-loops', ['w']],
+      ['flink-loop-head', ['w']],
+      ['flink-loops', ['r']],
+      ['flink-loop-inputs', ['r', 'e4']],
+    ]);
+    expect(refused.map((p) => p.message)).toEqual([
+      'operator "b": a second loop head (after "a") cannot run on Flink yet (one loop head operator per job)',
+      'operator "w": a second loop head (after "a") cannot run on Flink yet (one loop head operator per job)',
+      'operator "w": a window cannot head a loop on Flink yet (only map, filter, flatMap and process)',
+      'operator "r": a second loop head (after "a") cannot run on Flink yet (one loop head operator per job)',
+      'operator "r": a loop head\'s inputs must be hash edges on Flink, edge "e4" is rebalance',
+    ]);
   });
 });
 

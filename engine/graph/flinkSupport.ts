@@ -58,6 +58,55 @@ function problem(code: string, message: string, path: string, ids: readonly stri
   return { code, message, path, ids };
 }
 
+/** The kinds a loop head may have on Flink: a worker operator, which LoopHead is chained before. */
+const LOOP_HEAD_KINDS = new Set(['map', 'filter', 'flatMap', 'process']);
+
+/**
+ * Loops run on Flink with one loop head operator, a worker keyed by hash edges
+ * (docs/flink-loops-design.md §6): the ending rule is per loop, and the loop log is written by key
+ * group.
+ */
+function loopRefusals(job: Job): Problem[] {
+  const problems: Problem[] = [];
+  const heads = job.operators.filter((o) => job.edges.some((e) => e.feedback && e.to === o.id));
+  heads.forEach((head, n) => {
+    const at = `$.operators[${job.operators.indexOf(head)}]`;
+    if (n > 0) {
+      problems.push(
+        problem(
+          'flink-loops',
+          `operator "${head.id}": a second loop head (after "${heads[0]!.id}") cannot run on Flink yet (one loop head operator per job)`,
+          at,
+          [head.id],
+        ),
+      );
+    }
+    if (!LOOP_HEAD_KINDS.has(head.kind)) {
+      problems.push(
+        problem(
+          'flink-loop-head',
+          `operator "${head.id}": a ${head.kind} cannot head a loop on Flink yet (only map, filter, flatMap and process)`,
+          `${at}.kind`,
+          [head.id],
+        ),
+      );
+    }
+    // Feedback edges are hash edges already (validateJob): the regular inputs are checked here.
+    const other = job.edges.find((e) => e.to === head.id && !e.feedback && e.partition !== 'hash');
+    if (other !== undefined) {
+      problems.push(
+        problem(
+          'flink-loop-inputs',
+          `operator "${head.id}": a loop head's inputs must be hash edges on Flink, edge "${other.id}" is ${other.partition}`,
+          at,
+          [head.id, other.id],
+        ),
+      );
+    }
+  });
+  return problems;
+}
+
 /** Every reason the job cannot run on Flink now; none: it can. */
 export function flinkRefusals(job: Job): Problem[] {
   const problems: Problem[] = [];
@@ -88,18 +137,7 @@ export function flinkRefusals(job: Job): Problem[] {
       );
     }
   });
-  job.edges.forEach((edge, i) => {
-    if (edge.feedback) {
-      problems.push(
-        problem(
-          'flink-feedback',
-          `edge "${edge.id}": feedback edges cannot run on Flink yet (Flink 2 has no iterations; the next issue builds them)`,
-          `$.edges[${i}].feedback`,
-          [edge.id],
-        ),
-      );
-    }
-  });
+  problems.push(...loopRefusals(job));
   // Flink keys a stream, not an operator: the union of a keyed and an unkeyed input has no key.
   for (const operator of job.operators) {
     const inputs = job.edges.filter((e) => e.to === operator.id && !e.feedback);

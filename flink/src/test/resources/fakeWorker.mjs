@@ -15,6 +15,9 @@
 //   m's "kx", {"q": true} emits m's entries (sorted) and l's values, {"clear": true} clears both.
 //   It keeps no cache across records, so it is only right with batch.records 1;
 // - a record with "boom": true: answer {"t":"error"} with the message "boom at key K".
+// - hops: true: no state; a record {"k","i","hops"} with hops > 0 goes on port "again" as
+//   {"k": the next key, "i", "hops": hops - 1} (a loop's feedback edge reads that port), one with
+//   hops 0 goes out as {"i", "via"} (its edge, ctx.input).
 // As the real worker does (PROTOCOL.md, "Two batches in flight", "Watermarks among the records"),
 // it keeps a batch that comes while it waits for a read's answer for later, carries the counts
 // the last batch ended with over the next one's `s`, and answers a watermark item with null.
@@ -163,6 +166,17 @@ for (;;) {
         ),
         writes: [],
       });
+      continue;
+    }
+    if (params.hops) {
+      const out = frame.records.map((rec) => {
+        if ('wm' in rec) return null;
+        const { k, i, hops } = rec.r;
+        if (hops === 0) return JSON.stringify({ i, via: rec.e });
+        return ['again', JSON.stringify({ k: `k${(Number(k.slice(1)) * 5 + 3) % 11}`, i, hops: hops - 1 })];
+      });
+      if (params.batchDelayMs) await sleep(params.batchDelayMs);
+      send({ t: 'done', out, writes: [] });
       continue;
     }
     if (params.stateKinds) {

@@ -59,7 +59,8 @@ final class CodeWindows {
     // The fold's one input, edge index 0: the worker sees it as ctx.input, which the fold ignores.
     String edge = op.id + "/contents";
     JsOperator fold = new JsOperator(op, new String[] {edge},
-        List.of("{\"id\":" + Json.quote(edge) + ",\"partition\":\"forward\"}"), false, plan, List.of());
+        List.of("{\"id\":" + Json.quote(edge) + ",\"partition\":\"forward\"}"), false, plan, List.of(),
+        false);
     SingleOutputStreamOperator<String> out = contents
         .transform(op.id + ": aggregate", Types.STRING, fold)
         .uid(op.id + "/aggregate").name(op.id + ": aggregate").setParallelism(op.parallelism);

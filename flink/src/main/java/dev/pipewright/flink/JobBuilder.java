@@ -20,6 +20,7 @@ import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -40,6 +41,12 @@ import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.
  * partitioned as the edge says, and the edges are unioned. Operators whose inputs are hash edges
  * are keyed by EdgeKeySelector. The small maps this adds have uids `edge/ID` and `ID/text`: a
  * `/` is in no operator id, so they never collide with one.
+ *
+ * <p>A loop head H (the target of feedback edges; docs/flink-loops-design.md §1.1) gets three more
+ * operators at its parallelism, co-located subtask by subtask: its control source (`H/loop-control`),
+ * LoopHead (`H/loop`, H's worker operator chained after it) and LoopTail (`H/loop-tail`), which the
+ * feedback edges go into and which hands their records to LoopHead through an in-JVM queue, so
+ * Flink's graph has no cycle.
  */
 final class JobBuilder {
   private final Plan plan;
@@ -55,7 +62,8 @@ final class JobBuilder {
   }
 
   void build() throws IOException {
-    for (Plan.Operator op : topologicalOrder()) {
+    List<Plan.Operator> order = topologicalOrder();
+    for (Plan.Operator op : order) {
       switch (op.kind) {
         case "source.jsonl", "source.nexmark", "source.generator" -> built.put(op.id, source(op));
         case "sink.jsonl" -> sink(op);
@@ -71,9 +79,21 @@ final class JobBuilder {
             "operator \"" + op.id + "\" is a " + op.kind + ", which cannot run on Flink yet");
       }
     }
+    // Tails last: a feedback edge starts at an operator built after its head.
+    for (Plan.Operator op : order) {
+      if (!plan.feedbackInputsOf(op.id).isEmpty()) loopTail(op);
+    }
   }
 
-  /** Kahn's order; a cycle (a feedback edge) is refused: DataStream has no iterations in 2.x. */
+  /** What the loop's three operators share: Flink places their subtasks j in one slot. */
+  private static String coLocation(Plan.Operator head) {
+    return "pipewright-loop/" + head.id;
+  }
+
+  /**
+   * Kahn's order without feedback edges (as engine/graph/plan.ts orders a job): a loop is closed by
+   * LoopTail's queue, not by an edge of Flink's graph. A cycle of regular edges is the CLI's to refuse.
+   */
   private List<Plan.Operator> topologicalOrder() {
     Map<String, Integer> waiting = new HashMap<>();
     for (Plan.Operator op : plan.operators) waiting.put(op.id, 0);
@@ -81,7 +101,7 @@ final class JobBuilder {
       if (!waiting.containsKey(e.from) || !waiting.containsKey(e.to)) {
         throw new IllegalArgumentException("plan: edge \"" + e.id + "\" joins an unknown operator");
       }
-      waiting.merge(e.to, 1, Integer::sum);
+      if (!e.feedback) waiting.merge(e.to, 1, Integer::sum);
     }
     ArrayDeque<Plan.Operator> ready = new ArrayDeque<>();
     for (Plan.Operator op : plan.operators) if (waiting.get(op.id) == 0) ready.add(op);
@@ -90,11 +110,11 @@ final class JobBuilder {
       Plan.Operator op = ready.poll();
       order.add(op);
       for (Plan.Edge e : plan.outputsOf(op.id)) {
-        if (waiting.merge(e.to, -1, Integer::sum) == 0) ready.add(plan.operator(e.to));
+        if (!e.feedback && waiting.merge(e.to, -1, Integer::sum) == 0) ready.add(plan.operator(e.to));
       }
     }
     if (order.size() < plan.operators.size()) {
-      throw new IllegalArgumentException("the job has a cycle (a feedback edge), which cannot run on Flink yet");
+      throw new IllegalArgumentException("plan: the job has a cycle of edges that are not feedback edges");
     }
     return order;
   }
@@ -228,8 +248,77 @@ final class JobBuilder {
     }
     DataStream<EdgeRecord> in = inputs(op);
     boolean keyed = in instanceof KeyedStream;
-    JsOperator operator = new JsOperator(op, edgeIds, inputJsons, keyed, plan, sidePorts);
+    boolean loopHead = !plan.feedbackInputsOf(op.id).isEmpty();
+    if (loopHead) in = loopHead(op, in);
+    JsOperator operator = new JsOperator(op, edgeIds, inputJsons, keyed, plan, sidePorts, loopHead);
     return in.transform(op.id, Types.STRING, operator).uid(op.id).name(op.id).setParallelism(op.parallelism);
+  }
+
+  /**
+   * H's keyed regular input, connected with its control source, into LoopHead; the result keyed
+   * again (without a shuffle: reinterpretAsKeyedStream) by H's regular and feedback edges' keys, so
+   * H's worker operator chains after LoopHead and takes feedback records with their keys set.
+   */
+  private DataStream<EdgeRecord> loopHead(Plan.Operator op, DataStream<EdgeRecord> regular) {
+    if (!(regular instanceof KeyedStream<EdgeRecord, ?> keyed)) {
+      // The CLI refuses it first: the loop log is written by key group.
+      throw new IllegalArgumentException(
+          "operator \"" + op.id + "\": a loop head's inputs must be hash edges");
+    }
+    String[] feedbackIds = new String[plan.edges.size()];
+    Plan.Edge[] keyEdges = new Plan.Edge[plan.edges.size()];
+    for (Plan.Edge e : plan.inputsOf(op.id)) {
+      int index = plan.edges.indexOf(e);
+      keyEdges[index] = e;
+      if (e.feedback) feedbackIds[index] = e.id;
+    }
+    SingleOutputStreamOperator<LoopSignal> control = env
+        .fromSource(new LoopControlSource(op.id), WatermarkStrategy.noWatermarks(), op.id + ": loop control")
+        .uid(op.id + "/loop-control").name(op.id + ": loop control").setParallelism(op.parallelism);
+    // Co-location is read on the first operator of a chain only: the source and LoopHead each start one.
+    control.getTransformation().setCoLocationGroupKey(coLocation(op));
+    SingleOutputStreamOperator<EdgeRecord> head = keyed.connect(control)
+        .transform(op.id + ": loop", TypeInformation.of(EdgeRecord.class), new LoopHead(op.id, feedbackIds))
+        .uid(op.id + "/loop").name(op.id + ": loop").setParallelism(op.parallelism);
+    head.getTransformation().setCoLocationGroupKey(coLocation(op));
+    return DataStreamUtils.reinterpretAsKeyedStream(head, new EdgeKeySelector(keyEdges),
+        TypeInformation.of(Object.class));
+  }
+
+  /**
+   * H's feedback edges, each port tagged with its edge, keyed by the edges' keys (so tail j owns
+   * head j's key groups) into LoopTail, which has no output.
+   */
+  private void loopTail(Plan.Operator op) {
+    Plan.Edge[] keyEdges = new Plan.Edge[plan.edges.size()];
+    String[] feedbackIds = new String[plan.edges.size()];
+    DataStream<EdgeRecord> union = null;
+    for (Plan.Edge e : plan.feedbackInputsOf(op.id)) {
+      int index = plan.edges.indexOf(e);
+      if (!e.isHash()) {
+        throw new IllegalArgumentException(
+            "edge \"" + e.id + "\": a feedback edge must be a hash edge on Flink");
+      }
+      keyEdges[index] = e;
+      feedbackIds[index] = e.id;
+      DataStream<EdgeRecord> tagged = port(e).map(new Tag(index))
+          .uid("edge/" + e.id).name(e.id).setParallelism(plan.operator(e.from).parallelism);
+      union = union == null ? tagged : union.union(tagged);
+    }
+    SingleOutputStreamOperator<Void> tail = union
+        .keyBy(new EdgeKeySelector(keyEdges), TypeInformation.of(Object.class))
+        .transform(op.id + ": loop tail", Types.VOID, new LoopTail(op.id, feedbackIds))
+        .uid(op.id + "/loop-tail").name(op.id + ": loop tail").setParallelism(op.parallelism);
+    tail.getTransformation().setCoLocationGroupKey(coLocation(op));
+  }
+
+  /** The stream of edge e's port: the main output, a side output, or a window's `late`. */
+  private DataStream<String> port(Plan.Edge e) {
+    SingleOutputStreamOperator<String> upstream = built.get(e.from);
+    if (upstream == null) throw new IllegalArgumentException("plan: edge \"" + e.id + "\" starts at a sink");
+    if ("out".equals(e.fromPort)) return upstream;
+    DataStream<String> side = sideOutputs.get(e.from + "/" + e.fromPort);
+    return side != null ? side : upstream.getSideOutput(PortOutputs.tag(e.fromPort));
   }
 
   /**
@@ -284,7 +373,7 @@ final class JobBuilder {
    * keyed (the CLI refuses it first; this is the runner's own guard).
    */
   private DataStream<EdgeRecord> inputs(Plan.Operator op) {
-    List<Plan.Edge> ins = plan.inputsOf(op.id);
+    List<Plan.Edge> ins = plan.regularInputsOf(op.id);
     if (ins.isEmpty()) throw new IllegalArgumentException("plan: operator \"" + op.id + "\" has no input edge");
     long hashes = ins.stream().filter(Plan.Edge::isHash).count();
     if (hashes > 0 && hashes < ins.size()) {
@@ -295,14 +384,7 @@ final class JobBuilder {
     DataStream<EdgeRecord> union = null;
     for (Plan.Edge e : ins) {
       int index = plan.edges.indexOf(e);
-      SingleOutputStreamOperator<String> upstream = built.get(e.from);
-      if (upstream == null) throw new IllegalArgumentException("plan: edge \"" + e.id + "\" starts at a sink");
-      DataStream<String> port = "out".equals(e.fromPort)
-          ? upstream
-          : sideOutputs.containsKey(e.from + "/" + e.fromPort)
-              ? sideOutputs.get(e.from + "/" + e.fromPort)
-              : upstream.getSideOutput(PortOutputs.tag(e.fromPort));
-      DataStream<EdgeRecord> tagged = port.map(new Tag(index))
+      DataStream<EdgeRecord> tagged = port(e).map(new Tag(index))
           .uid("edge/" + e.id).name(e.id).setParallelism(plan.operator(e.from).parallelism);
       DataStream<EdgeRecord> partitioned = switch (e.partition) {
         case "forward" -> tagged.forward();

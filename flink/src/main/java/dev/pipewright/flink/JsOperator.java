@@ -56,6 +56,8 @@ public final class JsOperator extends AbstractStreamOperator<String>
   private final String jobName;
   /** Ports other than `out` that an edge reads. */
   private final List<String> sidePorts;
+  /** Whether a feedback edge comes into this operator: LoopHead is chained before it. */
+  private final boolean loopHead;
 
   private transient WorkerProcess worker;
   private transient KeyedStates states;
@@ -95,6 +97,16 @@ public final class JsOperator extends AbstractStreamOperator<String>
   private transient boolean watermarksInBand;
   /** The watermarks sent among the records and not yet answered, oldest first. */
   private transient ArrayDeque<Long> watermarksOut;
+  /**
+   * A loop head after TELL (design note §1.4): its input is over but loop records still come, and
+   * the timers they set fire as soon as their batch is answered, as the local engine's final
+   * firing fires them, so no timer is left pending at a cut.
+   */
+  private transient boolean draining;
+  /** While draining: an answered batch wrote a timer, which is to fire at the next safe point. */
+  private transient boolean timersDue;
+  /** This subtask's entry in LoopMembers (a loop head), to leave it on close. */
+  private transient LoopMembers.Member member;
 
   /**
    * Batches out at once: while the worker runs one, the next is already in its pipe, so it never
@@ -105,8 +117,9 @@ public final class JsOperator extends AbstractStreamOperator<String>
   private static final int IN_FLIGHT = 2;
 
   public JsOperator(Plan.Operator operator, String[] edgeIds, List<String> inputJsons, boolean keyed,
-      Plan plan, List<String> sidePorts) {
+      Plan plan, List<String> sidePorts, boolean loopHead) {
     this.operator = operator;
+    this.loopHead = loopHead;
     this.edgeIds = edgeIds;
     this.inputJsons = new ArrayList<>(inputJsons);
     this.keyed = keyed;
@@ -162,6 +175,11 @@ public final class JsOperator extends AbstractStreamOperator<String>
     MailboxExecutor mailbox =
         getContainingTask().getMailboxExecutorFactory().createExecutor(getOperatorConfig().getChainIndex());
     worker.onFrame(() -> mailbox.execute(this::takeFrames, "pipewright worker frame"));
+    if (loopHead) {
+      member = this::loopInputEnded;
+      LoopMembers.register(getRuntimeContext().getJobInfo().getJobId(), operator.id, subtask,
+          task.getAttemptNumber(), member);
+    }
   }
 
   @Override
@@ -172,6 +190,7 @@ public final class JsOperator extends AbstractStreamOperator<String>
     Object key = keyed ? getCurrentKey() : null;
     batch.add(GatheringBatch.RECORD, record.edge, record.text, time, key, watermark);
     gathered();
+    if (timersDue) fireAllTimers();
   }
 
   @Override
@@ -238,6 +257,7 @@ public final class JsOperator extends AbstractStreamOperator<String>
     if (worker == null) return; // closed already
     for (byte[] f; !outKeys.isEmpty() && (f = worker.poll()) != null; ) handle(f);
     if (outKeys.size() < IN_FLIGHT && sendWhenAnswered) send();
+    if (timersDue) fireAllTimers();
   }
 
   /** Waits for the answers to every batch out, serving their reads. */
@@ -295,6 +315,7 @@ public final class JsOperator extends AbstractStreamOperator<String>
         String op = (String) write[1];
         if (OperatorTimers.isTimerWrite(op)) {
           timers.write(key, op, write[2]);
+          if (draining) timersDue = true;
           continue;
         }
         setCurrentKey(key);
@@ -347,10 +368,40 @@ public final class JsOperator extends AbstractStreamOperator<String>
     gathered();
   }
 
+  /**
+   * Nothing a checkpoint covers is left in the worker; a draining loop head also fires every timer
+   * until none is pending, so the loop's ending rule may take the cut's empty log as the truth.
+   */
   @Override
   public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-    drain();
+    if (draining) fireAllTimers();
+    else drain();
     super.prepareSnapshotPreBarrier(checkpointId);
+  }
+
+  /**
+   * TELL, from the LoopHead chained before this (design note §1.4): every regular input ended and
+   * the loop was empty at a cut, so the final firing runs now, as the local engine's does when its
+   * loop head is told its input ended: the worker is drained, the event-time timers set since the
+   * final watermark fire (the service is advanced to the end again) and the pending processing-time
+   * timers fire as finish() fires them. From then on, timers that loop records set fire as soon as
+   * their batch is answered.
+   */
+  void loopInputEnded() throws Exception {
+    draining = true;
+    fireAllTimers();
+  }
+
+  /** Drains, then fires every timer, again until firing sets none (a draining loop head). */
+  private void fireAllTimers() throws Exception {
+    do {
+      timersDue = false;
+      drain();
+      if (timers == null) return;
+      advanceTimers(new Watermark(Long.MAX_VALUE));
+      drain();
+      firePendingProcessingTimers();
+    } while (timersDue);
   }
 
   @Override
@@ -381,6 +432,12 @@ public final class JsOperator extends AbstractStreamOperator<String>
   public void close() throws Exception {
     // Called on success and on failure alike: the worker never outlives its subtask.
     try {
+      if (member != null) {
+        var task = getRuntimeContext().getTaskInfo();
+        LoopMembers.unregister(getRuntimeContext().getJobInfo().getJobId(), operator.id,
+            task.getIndexOfThisSubtask(), task.getAttemptNumber(), member);
+        member = null;
+      }
       if (worker != null) worker.close(finished);
     } finally {
       worker = null;

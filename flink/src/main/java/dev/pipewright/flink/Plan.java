@@ -86,11 +86,13 @@ public final class Plan {
     /** Whether `key` was an array of paths (the key is then a List of their values). */
     public final boolean compositeKey;
     public final String fromPort;
-    /** `{"id","partition","key"?}` for the worker's `open` frame (its `inputs`). */
+    /** A feedback edge: it closes a loop into its `to`, the loop head (docs/flink-loops-design.md). */
+    public final boolean feedback;
+    /** `{"id","partition","key"?,"feedback"?}` for the worker's `open` frame (its `inputs`). */
     public final String inputJson;
 
     Edge(String id, String from, String to, String partition, List<List<String>> keyPaths,
-        boolean compositeKey, String fromPort, String inputJson) {
+        boolean compositeKey, String fromPort, boolean feedback, String inputJson) {
       this.id = id;
       this.from = from;
       this.to = to;
@@ -98,6 +100,7 @@ public final class Plan {
       this.keyPaths = keyPaths;
       this.compositeKey = compositeKey;
       this.fromPort = fromPort;
+      this.feedback = feedback;
       this.inputJson = inputJson;
     }
 
@@ -169,8 +172,11 @@ public final class Plan {
       input.put("key", Json.MAPPER.treeToValue(key, Object.class));
     }
     String port = e.path("fromPort").asText("out");
+    boolean feedback = e.path("feedback").asBoolean(false);
+    // The worker reports ctx.input for a feedback edge as for any other; it learns it is one.
+    if (feedback) input.put("feedback", true);
     return new Edge(required(e, "id"), required(e, "from"), required(e, "to"), partition, paths,
-        composite, port, Json.MAPPER.writeValueAsString(input));
+        composite, port, feedback, Json.MAPPER.writeValueAsString(input));
   }
 
   private static String required(JsonNode node, String field) {
@@ -204,6 +210,26 @@ public final class Plan {
     List<Edge> in = new ArrayList<>();
     for (Edge e : edges) if (e.to.equals(id)) in.add(e);
     return in;
+  }
+
+  /** The edges into `id` that are not feedback edges: what its input stream is built from. */
+  public List<Edge> regularInputsOf(String id) {
+    List<Edge> in = new ArrayList<>();
+    for (Edge e : edges) if (e.to.equals(id) && !e.feedback) in.add(e);
+    return in;
+  }
+
+  /** The feedback edges into `id` (a loop head when there is one). */
+  public List<Edge> feedbackInputsOf(String id) {
+    List<Edge> in = new ArrayList<>();
+    for (Edge e : edges) if (e.to.equals(id) && e.feedback) in.add(e);
+    return in;
+  }
+
+  /** Whether the plan has a loop (a feedback edge): the runner then pins its checkpointing. */
+  public boolean hasLoop() {
+    for (Edge e : edges) if (e.feedback) return true;
+    return false;
   }
 
   public List<Edge> outputsOf(String id) {

@@ -148,7 +148,25 @@ public final class Runner {
     conf.put("restart-strategy.fixed-delay.attempts", "3");
     conf.put("restart-strategy.fixed-delay.delay", "1 s");
     conf.put("pipeline.object-reuse", "true");
+    if (plan.hasLoop()) pinForLoops(conf);
     return Configuration.fromMap(conf);
+  }
+
+  /**
+   * What a loop relies on (docs/flink-loops-design.md §3), over anything a cluster's configuration
+   * says: aligned exactly-once barriers (the loop's cut is a barrier's; unaligned checkpoints would
+   * leave records in channels no log holds), checkpoints after tasks finish (the heads go on taking
+   * them while the loop drains), streaming mode (the control source is unbounded), and RocksDB's own
+   * timers (with heap timers RocksDB snapshots them into raw keyed state, which LoopHead's log uses).
+   */
+  private static void pinForLoops(Map<String, String> conf) {
+    conf.put("execution.checkpointing.mode", "EXACTLY_ONCE");
+    conf.put("execution.checkpointing.unaligned.enabled", "false");
+    conf.put("execution.checkpointing.aligned-checkpoint-timeout", "0 ms");
+    conf.put("execution.checkpointing.checkpoints-after-tasks-finish", "true");
+    conf.put("execution.runtime-mode", "STREAMING");
+    conf.put("state.backend.type", "rocksdb");
+    conf.put("state.backend.rocksdb.timer-service.factory", "ROCKSDB");
   }
 
   /** The user's one line: the deepest cause's message (or its class when it has none). */
