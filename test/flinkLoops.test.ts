@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bounceJob, expectedBounce } from './bounceJob.js';
 import {
   copyExample,
   describeRun,
@@ -21,69 +22,12 @@ import { FLINK_TIMEOUT, ON_FLINK } from './flinkHarness.js';
 
 afterAll(removeTempDirs);
 
-const COUNT = 1500;
-
-/** test/loopCheckpoint.test.ts's `bounce`, smaller: records go round 5 to 15 times at P = 3. */
-function bounceJob() {
-  return {
-    format: 'pipewright.job/1',
-    name: 'bounce',
-    settings: { maxParallelism: 128, checkpointIntervalMs: 100 },
-    operators: [
-      {
-        id: 'gen',
-        kind: 'source.generator',
-        parallelism: 1,
-        params: {
-          code: 'function generate(i) { return { id: i, k: i % 97, hops: 5 + (i % 11), path: 0 }; }',
-          count: COUNT,
-        },
-      },
-      {
-        id: 'bounce',
-        kind: 'process',
-        parallelism: 3,
-        params: {
-          code: `async function process(r, ctx) {
-  const seen = ctx.state.value('seen');
-  await seen.set(((await seen.get()) ?? 0) + 1);
-  if (r.hops > 0) ctx.emit({ id: r.id, k: (r.k * 31 + 7) % 97, hops: r.hops - 1, path: r.path * 3 + r.k, came: ctx.input }, 'again');
-  else ctx.emit({ id: r.id, path: r.path, came: ctx.input });
-}`,
-        },
-      },
-      { id: 'out', kind: 'sink.jsonl', parallelism: 1, params: { path: 'out.jsonl' } },
-    ],
-    edges: [
-      { id: 'in', from: 'gen', to: 'bounce', partition: 'hash', key: 'k' },
-      {
-        id: 'again',
-        from: 'bounce',
-        fromPort: 'again',
-        to: 'bounce',
-        partition: 'hash',
-        key: 'k',
-        feedback: true,
-      },
-      { id: 'done', from: 'bounce', to: 'out', partition: 'rebalance' },
-    ],
-  };
-}
-
-/** Each record's line: its path after its hops, arriving last by the feedback edge. */
-function expectedBounce(): string[] {
-  const lines: string[] = [];
-  for (let i = 0; i < COUNT; i++) {
-    let k = i % 97;
-    let p = 0;
-    for (let hops = 5 + (i % 11); hops > 0; hops--) {
-      p = p * 3 + k;
-      k = (k * 31 + 7) % 97;
-    }
-    lines.push(JSON.stringify({ id: i, path: p, came: 'again' }));
-  }
-  return lines.sort();
-}
+/** test/loopCheckpoint.test.ts's `bounce`, smaller, each line saying the edge it came by last. */
+const BOUNCE = {
+  count: 1500,
+  settings: { maxParallelism: 128, checkpointIntervalMs: 100 },
+  withInput: true,
+} as const;
 
 /**
  * A loop head's timers after its input ended (design note §1.4): every record goes round 4 times
@@ -190,15 +134,15 @@ describe('a job with a loop on Flink', () => {
     async () => {
       const dir = await makeTempDir();
       const job = path.join(dir, 'bounce.job.json');
-      await writeJob(job, bounceJob());
+      await writeJob(job, bounceJob(BOUNCE));
       const local = await runCli(['run', job, '--quiet', '--threads', '1']);
       expect(local.code, describeRun(local)).toBe(0);
       const expected = await sortedLines(path.join(dir, 'out.jsonl'));
-      expect(expected).toEqual(expectedBounce());
+      expect(expected).toEqual(expectedBounce(BOUNCE.count, true));
 
       const flinkDir = await makeTempDir();
       const flinkJob = path.join(flinkDir, 'bounce.job.json');
-      await writeJob(flinkJob, bounceJob());
+      await writeJob(flinkJob, bounceJob(BOUNCE));
       const flink = await runCli(['flink', flinkJob, '--quiet'], ON_FLINK);
       expect(flink.code, describeRun(flink)).toBe(0);
       expect(await sortedLines(path.join(flinkDir, 'out.jsonl'))).toEqual(expected);
