@@ -402,16 +402,17 @@ describe('incremental checkpoints', () => {
       lines.filter((l) => l.status === 'failed'),
       table,
     ).toEqual([]);
-    // The checkpoints of the whole state: after the tail of the load (its changes) and at most
-    // one new base, every one persists what changed, less than 10% of the state.
+    // The checkpoints of the whole state: after the tail of the load (its changes), every one
+    // persists what changed, less than 10% of the state, but for one new base at most. A base
+    // comes once the changes since the last one outgrow it twice (stateSnapshots.ts); the load's
+    // tail can bring that about a few checkpoints later on a loaded machine. A base holds it all.
     const full = Math.max(...lines.map((l) => l.fullBytes));
     expect(full).toBeGreaterThanOrEqual(50 * 1024 * 1024);
     const loaded = lines.filter((l) => l.status === 'completed' && l.fullBytes === full);
     expect(loaded.length, table).toBeGreaterThanOrEqual(3);
-    expect(
-      loaded.slice(2).filter((l) => !small(l)),
-      table,
-    ).toEqual([]);
+    const bases = loaded.slice(2).filter((l) => !small(l));
+    expect(bases.length, table).toBeLessThanOrEqual(1);
+    for (const base of bases) expect(base.bytes, table).toBeGreaterThanOrEqual(full);
     expect(loaded.filter(small).length, table).toBeGreaterThanOrEqual(3);
     // What they do persist is the state's changes, not nothing: the 100 keys.
     for (const l of loaded.slice(2)) {

@@ -40,6 +40,29 @@ export interface HostSession {
   reopen(options?: Partial<HostServiceOptions>): Promise<void>;
 }
 
+/** Longer than any call a test makes takes, even on a loaded machine; shorter than the tests' timeouts. */
+const ANSWER_WITHIN_MS = 90_000;
+
+async function answerWithin<T>(answer: Promise<T>, method: string, statuses: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `${method} has not answered in ${ANSWER_WITHIN_MS / 1000} s; the last statuses: ${statuses()}`,
+          ),
+        ),
+      ANSWER_WITHIN_MS,
+    );
+  });
+  try {
+    return await Promise.race([answer, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Registers the hooks; the object returned always speaks for the current test. */
 export function hostSessionPerTest(prefix: string): HostSession {
   let root = '';
@@ -91,7 +114,11 @@ export function hostSessionPerTest(prefix: string): HostSession {
     },
     call: (method, params) => answerMessage(current(), { type: 'request', id: nextId++, method, params }),
     async result(method, params) {
-      const response = await session.call(method, params);
+      // A call the host never answers is a wedged designer: name it, rather than let the test's
+      // own timeout say only that something took too long.
+      const response = await answerWithin(session.call(method, params), method, () =>
+        JSON.stringify(session.eventsOf('run.status').slice(-3)),
+      );
       expect(response.error?.message).toBeUndefined();
       return response.result as ResultOf<typeof method>;
     },
