@@ -19,10 +19,10 @@ import { runWithTreeCpu } from './processTreeCpu.mjs';
 export const RUNNER_PARALLELISMS = [1, 2, 4];
 
 /** The session cluster `npm run services` starts: two TaskManagers of two slots each. */
-const CLUSTER_URL = process.env.PIPEWRIGHT_FLINK_URL ?? 'http://127.0.0.1:8081';
+export const CLUSTER_URL = process.env.PIPEWRIGHT_FLINK_URL ?? 'http://127.0.0.1:8081';
 
 /** Whether a Flink cluster answers at `url` (its REST API's /config), within a few seconds. */
-async function clusterAnswers(url) {
+export async function clusterAnswers(url) {
   try {
     const res = await fetch(`${url}/config`, { signal: AbortSignal.timeout(3000) });
     return res.ok;
@@ -42,7 +42,7 @@ const TARGETS = [
 const engineRoot = (engineEntry) => dirname(dirname(dirname(engineEntry)));
 
 /** Copies flink/'s pom, sources and (if built) jar beside the bench's copy of dist/. */
-function snapshotRunner(engineEntry) {
+export function snapshotRunner(engineEntry) {
   const to = join(engineRoot(engineEntry), 'flink');
   clean(to);
   mkdirSync(join(to, 'target'), { recursive: true });
@@ -57,7 +57,7 @@ function snapshotRunner(engineEntry) {
 }
 
 /** `pipewright flink JOB --quiet --trust [--cluster URL]` from the copied CLI, as measure() times it. */
-function runRunner(engineEntry, jobPath, cluster) {
+export function runRunner(engineEntry, jobPath, cluster) {
   const args = [
     engineEntry,
     'flink',

@@ -2,7 +2,7 @@
 // Pipewright benchmarks: the engine's CLI against hand-written Node scripts doing the same
 // job, measured in the same run, side by side. See docs/benchmarks.md for the method.
 //
-//   node bench/run.mjs [--only keyed,flink,awaited,large,usercall,transport,checkpoints,stepback,designer,eventtime,transactions,connectors] [--quick] [--build] [--runs N]
+//   node bench/run.mjs [--only keyed,flink,awaited,large,usercall,transport,checkpoints,stepback,designer,eventtime,transactions,connectors,loops] [--quick] [--build] [--runs N]
 //                      [--docs | --no-docs] [--profile]
 //
 // --only    run only these suites (comma-separated)
@@ -50,6 +50,7 @@ import {
 } from './engineRun.mjs';
 import { EVENT_TIME_SIZES, eventTimeReport, eventTimeSuite } from './eventTimeSuite.mjs';
 import { flinkReport, flinkSuite } from './flinkSuite.mjs';
+import { LOOP_SIZES, loopReport, loopSuite } from './loopSuite.mjs';
 import { profileDirAreas, profileTable } from './profileAreas.mjs';
 import { stepBackSuite } from './stepBack.mjs';
 import { TRANSACTION_SIZES, transactionReport, transactionSuite } from './transactionSuite.mjs';
@@ -68,6 +69,7 @@ const SUITES = [
   'eventtime',
   'transactions',
   'connectors',
+  'loops',
 ];
 const JOBS_DIR = join(WORK_DIR, 'jobs');
 const OUT_DIR = join(WORK_DIR, 'out');
@@ -923,6 +925,7 @@ function report(results, opt) {
   if (results.designer) L.push(...designerReport(results.designer));
   if (results.eventtime) L.push(...eventTimeReport(results.eventtime));
   if (results.transactions) L.push(...transactionReport(results.transactions));
+  if (results.loops) L.push(...loopReport(results.loops));
   if (results.connectors) L.push(...connectorReport(results.connectors));
   return L.join('\n');
 }
@@ -1148,6 +1151,7 @@ const SECTION_SUITES = [
   ['### Event time', 'eventtime'],
   ['### Transactions', 'transactions'],
   ['### Connectors', 'connectors'],
+  ['### Loops', 'loops'],
 ];
 
 /** The results as their header (the run's line) and their sections, each with its suite. */
@@ -1222,7 +1226,9 @@ async function main() {
   const results = { machine: machine(), quick: opt.quick };
   snapshotEngine(); // right after reading the build time, before anything runs
   const wantsEngine = opt.only.some((s) =>
-    ['keyed', 'flink', 'large', 'checkpoints', 'eventtime', 'transactions', 'connectors'].includes(s),
+    ['keyed', 'flink', 'large', 'checkpoints', 'eventtime', 'transactions', 'connectors', 'loops'].includes(
+      s,
+    ),
   );
   if (wantsEngine) {
     results.engine = await engineStatus();
@@ -1303,6 +1309,9 @@ async function main() {
       opt,
       suiteContext,
     );
+  }
+  if (opt.only.includes('loops')) {
+    results.loops = await loopSuite(LOOP_SIZES[opt.quick ? 'quick' : 'full'], opt, suiteContext);
   }
   results.elapsedS = Math.round((Date.now() - t0) / 1000);
   results.machine.loadAtEnd = os.loadavg()[0].toFixed(2);
