@@ -49,7 +49,8 @@ await describeWithServer('flink', 'Run on Flink… in the designer', () => {
       expect(info.status).toBe('starting');
       expect(info.flink).toEqual({ cluster: FLINK_URL });
       const runId = info.runId;
-      const last = await ended(runId);
+      // A shared cluster on a loaded machine may take longer than the session's 20 s default.
+      const last = await ended(runId, FLINK_TIMEOUT);
       expect(last.status, last.message).toBe('finished');
       expect(last.message).toBe(`done on Flink at ${FLINK_URL}`);
       const statuses = eventsOf('run.status', runId);
@@ -107,7 +108,7 @@ await describeWithServer('flink', 'Run on Flink… in the designer', () => {
       const here = countingJob(local, LIVE);
       const { trusted: _trusted, ...localParams } = here;
       const localRun = await result('run.start', localParams);
-      expect((await ended(localRun.runId)).status).toBe('finished');
+      expect((await ended(localRun.runId, FLINK_TIMEOUT)).status).toBe('finished');
       const expected = await lines(join(local, 'out.jsonl'));
       const actual = await lines(join(dir, 'out.jsonl'));
       expect(actual).toHaveLength(LIVE);
