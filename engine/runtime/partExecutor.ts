@@ -243,10 +243,11 @@ export class PartExecutor implements Executor {
     const woken = new Promise<void>((resolve) => {
       this.wake = resolve;
     });
-    // Something may have come while this slice ran: look before sleeping.
+    // Something may have come while this slice ran, or in the turn the loop gave its event loop
+    // (a pause among them: its wakeUp() then found no one asleep): look before sleeping.
     let arrived = false;
     for (const link of this.links) arrived = link.receive() || arrived;
-    if (arrived || this.mailPosted || this.commands.length > 0 || this.halted) {
+    if (arrived || this.mailPosted || this.commands.length > 0 || this.halted || this.pauseGate.closed) {
       this.wake = undefined;
       return;
     }
