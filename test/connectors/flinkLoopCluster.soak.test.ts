@@ -7,7 +7,9 @@
 // "waiting" ones (those depend on how input and feedback interleave), as sorted lists, so none is
 // missing and none doubled; the same final owners; waits only of moves, at most once each
 // (flinkLoops.test.ts's rules). While the parallelism-4 job runs, the REST API shows loop head
-// subtask i and loop tail subtask i on one TaskManager, the heads spread over both.
+// subtask i and loop tail subtask i on one TaskManager, the heads spread over both. A savepoint
+// taken at parallelism 4 and resumed at 2 gives the same lines less their subtask (the loop log
+// replayed by key group to the new owners).
 import { copyFile, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -54,6 +56,15 @@ async function loopJob(name: string, parallelism: number): Promise<{ dir: string
   return { dir, jobPath };
 }
 
+/** Sets `owners`' parallelism in the job file at `jobPath`. */
+async function loopJobAt(jobPath: string, parallelism: number): Promise<void> {
+  const job = JSON.parse(await readFile(jobPath, 'utf8')) as {
+    operators: { id: string; parallelism: number }[];
+  };
+  job.operators.find((op) => op.id === 'owners')!.parallelism = parallelism;
+  await writeJob(jobPath, job);
+}
+
 async function sortedLines(file: string): Promise<string[]> {
   return (await readFile(file, 'utf8'))
     .split('\n')
@@ -80,11 +91,27 @@ function localEffects(parallelism: number): Promise<string[]> {
   return localLines.get(parallelism)!;
 }
 
-/** One clean run's output in `dir`: the local effects exactly, the final owners, the waits of moves. */
-async function expectOneCleanRun(dir: string, parallelism: number, context: string): Promise<void> {
+/** A line without its `subtask`: what a run rescaled mid-way can be compared by. */
+function withoutSubtask(line: string): string {
+  const { subtask: _, ...others } = JSON.parse(line) as Record<string, unknown>;
+  return JSON.stringify(others);
+}
+
+/**
+ * One clean run's output in `dir`: the local effects at `parallelism` exactly, the final owners,
+ * the waits of moves. `rescaled`: the run changed parallelism on the way, so lines are compared
+ * without the subtask that wrote them.
+ */
+async function expectOneCleanRun(
+  dir: string,
+  parallelism: number,
+  context: string,
+  rescaled = false,
+): Promise<void> {
   const lines = await sortedLines(path.join(dir, OUTPUT));
-  const effects = lines.filter((line) => !isWaiting(line));
-  const expected = await localEffects(parallelism);
+  const comparable = (all: readonly string[]) => (rescaled ? all.map(withoutSubtask).sort() : [...all]);
+  const effects = comparable(lines.filter((line) => !isWaiting(line)));
+  const expected = comparable(await localEffects(parallelism));
   // Sorted lists, not sets: a line written twice after a restore shows as one too many.
   expect(
     effects.length,
@@ -93,6 +120,36 @@ async function expectOneCleanRun(dir: string, parallelism: number, context: stri
   expect(effects, context).toEqual(expected);
   expect(foldOwnership(lines)).toEqual(owners);
   expectWaitsOfMoves(lines, moves, context);
+}
+
+/**
+ * Runs the job on the cluster at `base`, stops it with Ctrl-C once a checkpoint completed (while
+ * items circulate), and checks what the savepoint covers: some of the clean run's lines (`clean`,
+ * at the job's parallelism), none twice, not all (or the stop came after the loop emptied).
+ * Returns the savepoint's path.
+ */
+async function stopWithSavepoint(
+  base: string,
+  jobPath: string,
+  name: string,
+  dir: string,
+  clean: Promise<string[]>,
+) {
+  const run = background(['flink', jobPath, '--cluster', base]);
+  await runningOrEnded(run, base, name);
+  run.child.kill('SIGINT');
+  const code = await run.done;
+  const { stdout, stderr } = run.output();
+  expect(code, `${stdout}\n${stderr}`).toBe(0);
+  const stopped = new RegExp(`^stopped: job "${name}" with a savepoint at (\\S+)$`, 'm').exec(stdout);
+  expect(stopped, stdout).not.toBeNull();
+  const atStop = (await sortedLines(path.join(dir, OUTPUT))).filter((line) => !isWaiting(line));
+  const all = new Set(await clean);
+  for (const line of atStop) expect(all.has(line), `not a line of the clean run: ${line}`).toBe(true);
+  expect(new Set(atStop).size, 'a line written twice before the stop').toBe(atStop.length);
+  expect(atStop.length).toBeGreaterThan(0);
+  expect(atStop.length).toBeLessThan(all.size);
+  return stopped![1]!;
 }
 
 interface Subtask {
@@ -184,25 +241,9 @@ await describeWithServer('flink', 'a job with a loop on a Flink cluster', () => 
       const name = `loop-stop-${process.pid}`;
       const job = await loopJob(name, 2);
       const started = Date.now();
-      const run = background(['flink', job.jobPath, '--cluster', FLINK_URL]);
-      await runningOrEnded(run, FLINK_URL, name);
-      run.child.kill('SIGINT');
-      const code = await run.done;
-      const { stdout, stderr } = run.output();
-      expect(code, `${stdout}\n${stderr}`).toBe(0);
-      const stopped = new RegExp(`^stopped: job "${name}" with a savepoint at (\\S+)$`, 'm').exec(stdout);
-      expect(stopped, stdout).not.toBeNull();
-      // What the savepoint covers: some of the clean run's lines, none twice; not all of them, or
-      // the stop came after the loop had emptied.
-      const atStop = (await sortedLines(path.join(job.dir, OUTPUT))).filter((line) => !isWaiting(line));
-      const all = new Set(await expected);
-      for (const line of atStop) expect(all.has(line), `not a line of the clean run: ${line}`).toBe(true);
-      expect(new Set(atStop).size, 'a line written twice before the stop').toBe(atStop.length);
-      expect(atStop.length).toBeGreaterThan(0);
-      expect(atStop.length).toBeLessThan(all.size);
-
+      const savepoint = await stopWithSavepoint(FLINK_URL, job.jobPath, name, job.dir, expected);
       const resumed = await runCli(
-        ['flink', job.jobPath, '--cluster', FLINK_URL, '--from-savepoint', stopped![1]!, '--quiet'],
+        ['flink', job.jobPath, '--cluster', FLINK_URL, '--from-savepoint', savepoint, '--quiet'],
         ON_FLINK,
       );
       console.log(
@@ -210,6 +251,31 @@ await describeWithServer('flink', 'a job with a loop on a Flink cluster', () => 
       );
       expect(resumed.code, describeRun(resumed)).toBe(0);
       await expectOneCleanRun(job.dir, 2, describeRun(resumed));
+    },
+    FLINK_TIMEOUT,
+  );
+
+  it(
+    'stopped with a savepoint at parallelism 4, goes on from it at 2: the loop log replayed to the new owners',
+    async () => {
+      const expected = localEffects(4);
+      expected.catch(() => {});
+      // The test's own cluster: all 4 slots for the first run, whatever the shared one runs.
+      cluster ??= await startPrivateFlink();
+      const name = `loop-rescale-${process.pid}`;
+      const job = await loopJob(name, 4);
+      const started = Date.now();
+      const savepoint = await stopWithSavepoint(cluster.url, job.jobPath, name, job.dir, expected);
+      await loopJobAt(job.jobPath, 2);
+      const resumed = await runCli(
+        ['flink', job.jobPath, '--cluster', cluster.url, '--from-savepoint', savepoint, '--quiet'],
+        ON_FLINK,
+      );
+      console.log(
+        `loop stopped at 4 and resumed at 2: ${((Date.now() - started) / 1000).toFixed(1)} s on the cluster`,
+      );
+      expect(resumed.code, describeRun(resumed)).toBe(0);
+      await expectOneCleanRun(job.dir, 4, describeRun(resumed), true);
     },
     FLINK_TIMEOUT,
   );
