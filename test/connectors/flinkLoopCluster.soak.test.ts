@@ -177,8 +177,9 @@ async function taskManagersOf(
 }
 
 /**
- * Loop head subtask i (LoopHead with `owners` chained after it, "owners: loop") and loop tail
- * subtask i ("owners: loop tail") run on one TaskManager, and the heads on both of them.
+ * Loop head subtask i (LoopHead with `owners` chained after it, "owners: loop"), loop tail
+ * subtask i ("owners: loop tail") and control subtask i ("owners: loop control", whose reader
+ * takes head i's reports in memory) run on one TaskManager, and the heads on both of them.
  */
 async function expectCoLocated(base: string, jobId: string): Promise<void> {
   const heads = await taskManagersOf(
@@ -189,6 +190,7 @@ async function expectCoLocated(base: string, jobId: string): Promise<void> {
   const tails = await taskManagersOf(base, jobId, (n) => n.startsWith('owners: loop tail'));
   expect(heads).toHaveLength(4);
   expect(tails).toEqual(heads);
+  expect(await taskManagersOf(base, jobId, (n) => n === 'Source: owners: loop control')).toEqual(heads);
   expect(new Set(heads).size, `heads on ${heads.join(', ')}`).toBe(2);
 }
 
