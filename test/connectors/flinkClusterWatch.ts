@@ -80,17 +80,44 @@ export async function runningWithCheckpoints(
 }
 
 /**
+ * runningWithCheckpoints(base, name, 1), or the CLI's own words at once if it ends first (a job
+ * refused before it was submitted, or failed), rather than 5 minutes of polling.
+ */
+export async function runningOrEnded(
+  run: ReturnType<typeof background>,
+  base: string,
+  name: string,
+): Promise<string> {
+  const ended = run.done.then((code) => {
+    const { stdout, stderr } = run.output();
+    throw new Error(
+      `the CLI ended (exit ${code}) before job "${name}" ran with a checkpoint\n${stdout}\n${stderr}`,
+    );
+  });
+  return Promise.race([runningWithCheckpoints(base, name, 1), ended]);
+}
+
+/**
  * Runs the job file with `pipewright flink --cluster` on a private cluster and, once a checkpoint
  * has completed, kills TaskManager 1 with -9 and starts it again 3 s later; the CLI's exit code,
- * its output and the job's id once it has ended.
+ * its output and the job's id once it has ended. `beforeKill` looks at the running job first (a
+ * failure there stops the CLI, so that nothing outlives the test).
  */
 export async function runThroughTaskManagerKill(
   cluster: PrivateFlink,
   jobPath: string,
   jobName: string,
+  beforeKill?: (jobId: string) => Promise<void>,
 ): Promise<{ code: number | null; stdout: string; stderr: string; jobId: string }> {
   const run = background(['flink', jobPath, '--cluster', cluster.url]);
-  const jobId = await runningWithCheckpoints(cluster.url, jobName, 1);
+  const jobId = await runningOrEnded(run, cluster.url, jobName);
+  try {
+    await beforeKill?.(jobId);
+  } catch (error) {
+    run.child.kill('SIGKILL');
+    await run.done;
+    throw error;
+  }
   await cluster.killTaskManager(1);
   await new Promise((resolve) => setTimeout(resolve, 3000));
   await cluster.startTaskManager(1);
