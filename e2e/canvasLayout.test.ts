@@ -63,8 +63,10 @@ const undoButton = (page: Page) => toolbar(page).getByRole('button', { name: 'Un
 
 async function newJob(page: Page): Promise<void> {
   const start = page.getByRole('button', { name: 'New job' });
-  if ((await start.count()) > 0) await start.click();
-  else await toolbar(page).getByRole('button', { name: 'New', exact: true }).click();
+  const fromToolbar = toolbar(page).getByRole('button', { name: 'New', exact: true });
+  // Whichever the page shows once it has rendered (a reload on a loaded machine may not have yet):
+  // the start screen's button, or the editor's toolbar's.
+  await start.or(fromToolbar).first().click();
   await canvas(page).waitFor();
 }
 
