@@ -18,6 +18,7 @@ import {
   openWithShortcut,
   operator,
   sessionPerFile,
+  toolbar,
 } from './helpers.js';
 import { expectStatus, openTab, runButton } from './runSupport.js';
 
@@ -103,6 +104,8 @@ async function loadRow(panel: Locator, id: string): Promise<string[]> {
 async function whileRunning(page: Page, file: string, job: object, body: () => Promise<void>): Promise<void> {
   writeFileSync(file, `${JSON.stringify(job, null, 2)}\n`);
   const start = page.getByRole('button', { name: 'Open job file…' });
+  // The start page or the editor, once the page has rendered one of them.
+  await start.or(toolbar(page)).first().waitFor();
   if ((await start.count()) > 0) {
     await start.click();
     await answerFileDialog(page, 'Open job', file, 'Open');
