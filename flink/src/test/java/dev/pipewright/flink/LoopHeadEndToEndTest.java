@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -41,9 +42,11 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -92,7 +95,13 @@ class LoopHeadEndToEndTest {
   /** Head subtasks whose finish() returned (Finished). */
   static final AtomicInteger HEADS_FINISHED = new AtomicInteger();
 
-  @TempDir Path dir;
+  /** Removed by removeDir, not JUnit: see TestDirs. */
+  @TempDir(cleanup = CleanupMode.NEVER) Path dir;
+
+  @AfterEach
+  void removeDir() throws Exception {
+    TestDirs.deleteWhenReleased(dir, Duration.ofSeconds(30));
+  }
 
   @BeforeEach
   void reset() {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -31,9 +32,11 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.ExceptionUtils;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -60,7 +63,13 @@ class LoopInternalsEndToEndTest {
   /** Subtasks whose state was initialized. */
   static final AtomicInteger INITIALIZED = new AtomicInteger();
 
-  @TempDir Path dir;
+  /** Removed by removeDir, not JUnit: see TestDirs. */
+  @TempDir(cleanup = CleanupMode.NEVER) Path dir;
+
+  @AfterEach
+  void removeDir() throws Exception {
+    TestDirs.deleteWhenReleased(dir, Duration.ofSeconds(30));
+  }
 
   @BeforeEach
   void reset() {

@@ -10,12 +10,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -33,7 +36,13 @@ class LoopRunnerEndToEndTest {
   private static final int RECORDS = 200;
   private static final int HOPS = 30;
 
-  @TempDir Path dir;
+  /** Removed by removeDir, not JUnit: see TestDirs. */
+  @TempDir(cleanup = CleanupMode.NEVER) Path dir;
+
+  @AfterEach
+  void removeDir() throws Exception {
+    TestDirs.deleteWhenReleased(dir, Duration.ofSeconds(30));
+  }
 
   private Path plan(String workerParams) throws IOException {
     StringBuilder in = new StringBuilder();

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -19,8 +20,10 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,7 +40,13 @@ class RunnerEndToEndTest {
   private static final int MANY = 20000;
   private static final String[] KEYS = {"a", "b", "c", "d", "e", "f", "g"};
 
-  @TempDir Path dir;
+  /** Removed by removeDir, not JUnit: see TestDirs. */
+  @TempDir(cleanup = CleanupMode.NEVER) Path dir;
+
+  @AfterEach
+  void removeDir() throws Exception {
+    TestDirs.deleteWhenReleased(dir, Duration.ofSeconds(30));
+  }
 
   private record Run(int status, List<String> events, String stdout) {}
 
