@@ -17,6 +17,7 @@ import { clean, loadAverageLine, REPO_DIR, runEngine, writeJob } from './engineR
 import { CLUSTER_URL, clusterAnswers, runRunner, snapshotRunner } from './flinkRunnerRows.mjs';
 import { kafkaLoopConfig, kafkaLoopProblem } from './kafkaLoopRows.mjs';
 import { ownerData, ownershipCanon } from './ownerData.mjs';
+import { failedCell, fmtInt, fmtMiB, fmtS, fmtX } from './reportCells.mjs';
 
 export const LOOP_SIZES = {
   full: { events: 100_000, owners: 1000 },
@@ -179,13 +180,6 @@ const firstLines = (res) => (res.stderr || res.stdout).trim().split('\n').slice(
 
 // ---------------------------------------------------------------------------------------
 // The docs section: its title starts with "### Loops", as run.mjs's SECTION_SUITES knows it.
-
-const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
-const fmtS = (ms) => (ms / 1000).toFixed(2);
-const fmtMiB = (kb) => `${(kb / 1024).toFixed(0)} MiB`;
-const fmtX = (x) => (x ? `**${x.toFixed(2)}×**` : '');
-const failedCell = (r) =>
-  r.error ? `FAILED: ${r.error.replaceAll('|', '\\|')}` : r.times.length ? 'ok' : '—';
 
 export function loopReport(t) {
   const L = ['### Loops: owner-has-items, a feedback edge, on the engine and on Flink', ''];

@@ -9,6 +9,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { clean, loadAverageLine, runEngine, scriptConfig, writeJob } from './engineRun.mjs';
 import { profileTable } from './profileAreas.mjs';
+import { failedCell, fmtInt, fmtMiB, fmtS, fmtX } from './reportCells.mjs';
 import { OPENING_BALANCE, transferCanon, transferData } from './transferData.mjs';
 
 export const TRANSACTION_SIZES = {
@@ -166,13 +167,6 @@ function transfersJob(name, d, backend, parallelism) {
 
 // ---------------------------------------------------------------------------------------
 // The docs section: its title starts with "### Transactions", as run.mjs's SECTION_SUITES knows it.
-
-const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
-const fmtS = (ms) => (ms / 1000).toFixed(2);
-const fmtMiB = (kb) => `${(kb / 1024).toFixed(0)} MiB`;
-const fmtX = (x) => (x ? `**${x.toFixed(2)}×**` : '');
-const failedCell = (r) =>
-  r.error ? `FAILED: ${r.error.replaceAll('|', '\\|')}` : r.times.length ? 'ok' : '—';
 
 /** Whether a ratio meets its target, as a table cell. */
 const meets = (x, target) => (x === undefined ? 'not measured' : x >= target ? 'met' : '**not met**');
