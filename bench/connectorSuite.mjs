@@ -15,7 +15,15 @@ import { join } from 'node:path';
 import { postgresConfigs, postgresProblem, postgresSetup } from './connectorPostgres.mjs';
 import { finalValues, keyedOutputCheck } from './connectorVerify.mjs';
 import { keyedData } from './data.mjs';
-import { clean, loadAverageLine, runBaseline, runEngine, writeJob } from './engineRun.mjs';
+import {
+  clean,
+  engineMissing,
+  loadAverageLine,
+  measureOptions,
+  runBaseline,
+  runEngine,
+  writeJob,
+} from './engineRun.mjs';
 import { createTopic, deleteTopics, kafkaProblem, produceJsonl, readCommitted } from './kafkaTopics.mjs';
 import { profileTable } from './profileAreas.mjs';
 
@@ -37,20 +45,15 @@ export const keyedCode = (at = 'r') =>
   `a.n += 1; a.sum += ${at}.v; s.set(a); ctx.emit({ k: ${at}.k, n: a.n, sum: a.sum }); }`;
 
 export async function connectorSuite(sizes, opt, ctx) {
-  const { log } = ctx;
   const loadAtStart = os.loadavg()[0];
-  if (!ctx.engine?.ok) {
-    log(`connectors: engine not measured: ${ctx.engine?.reason ?? 'unknown'}`);
-    return { error: ctx.engine?.reason ?? 'the engine was not checked' };
-  }
+  const missing = engineMissing(ctx, 'connectors');
+  if (missing) return missing;
   const result = { loadAtStart };
   result.kafka = await kafkaPart(sizes.kafka, opt, ctx).catch((e) => ({ error: e.message }));
   result.postgres = await postgresPart(sizes.postgres, opt, ctx).catch((e) => ({ error: e.message }));
   result.loadAtEnd = os.loadavg()[0];
   return result;
 }
-
-const measureOptions = (opt) => (opt.quick ? { runs: opt.runs, shortRuns: opt.runs } : { runs: opt.runs });
 
 // ---------------------------------------------------------------------------------------
 // Kafka

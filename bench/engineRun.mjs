@@ -226,3 +226,17 @@ export function loadAverageLine(loadAtStart = 0, loadAtEnd = 0) {
       : '.')
   );
 }
+
+/**
+ * What a suite that runs engine jobs returns when the engine cannot run one (said in the log
+ * under the suite's `name`); undefined when it can.
+ */
+export function engineMissing(ctx, name) {
+  if (ctx.engine?.ok) return undefined;
+  ctx.log(`${name}: engine not measured: ${ctx.engine?.reason ?? 'unknown'}`);
+  return { error: ctx.engine?.reason ?? 'the engine was not checked' };
+}
+
+/** measure()'s options: --quick takes `--runs` runs of each row, short ones too (not 5 each). */
+export const measureOptions = (opt) =>
+  opt.quick ? { runs: opt.runs, shortRuns: opt.runs } : { runs: opt.runs };

@@ -14,7 +14,16 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { digestJsonl, MultisetDigest } from './data.mjs';
-import { clean, loadAverageLine, REPO_DIR, runEngine, scriptConfig, writeJob } from './engineRun.mjs';
+import {
+  clean,
+  engineMissing,
+  loadAverageLine,
+  measureOptions,
+  REPO_DIR,
+  runEngine,
+  scriptConfig,
+  writeJob,
+} from './engineRun.mjs';
 import { eventTimeTargets } from './eventTimeTargets.mjs';
 import { MANY_TIMERS_SIZES, manyTimersConfig, manyTimersReport } from './manyTimersRow.mjs';
 import { profileTable } from './profileAreas.mjs';
@@ -66,10 +75,8 @@ const WINDOW_BOUND_MS = 50;
 export async function eventTimeSuite(size, opt, ctx) {
   const { log } = ctx;
   const loadAtStart = os.loadavg()[0];
-  if (!ctx.engine?.ok) {
-    log(`event time: engine not measured: ${ctx.engine?.reason ?? 'unknown'}`);
-    return { error: ctx.engine?.reason ?? 'the engine was not checked' };
-  }
+  const missing = engineMissing(ctx, 'event time');
+  if (missing) return missing;
   const { count } = size.nexmark;
   const eventsPerSec = count / EVENT_TIME_SPAN_S;
   log(
@@ -153,11 +160,6 @@ export async function eventTimeSuite(size, opt, ctx) {
     loadAtStart,
     loadAtEnd: os.loadavg()[0],
   };
-}
-
-/** --quick takes `--runs` runs of each row: 22 rows of short runs would otherwise get 5 each. */
-function measureOptions(opt) {
-  return opt.quick ? { runs: opt.runs, shortRuns: opt.runs } : { runs: opt.runs };
 }
 
 /** A NEXMark query's job, as assets/nexmark has it, set for one row of the suite. */

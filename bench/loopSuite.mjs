@@ -13,7 +13,15 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { clean, loadAverageLine, REPO_DIR, runEngine, writeJob } from './engineRun.mjs';
+import {
+  clean,
+  engineMissing,
+  loadAverageLine,
+  measureOptions,
+  REPO_DIR,
+  runEngine,
+  writeJob,
+} from './engineRun.mjs';
 import { CLUSTER_URL, clusterAnswers, runRunner, snapshotRunner } from './flinkRunnerRows.mjs';
 import { kafkaLoopConfig, kafkaLoopProblem } from './kafkaLoopRows.mjs';
 import { ownerData, ownershipCanon } from './ownerData.mjs';
@@ -43,10 +51,8 @@ function ownersJob(name, d) {
 export async function loopSuite(size, opt, ctx) {
   const { log } = ctx;
   const loadAtStart = os.loadavg()[0];
-  if (!ctx.engine?.ok) {
-    log(`loops: engine not measured: ${ctx.engine?.reason ?? 'unknown'}`);
-    return { error: ctx.engine?.reason ?? 'the engine was not checked' };
-  }
+  const missing = engineMissing(ctx, 'loops');
+  if (missing) return missing;
   const d = ownerData(size);
   log(`loops: ${fmtInt(d.events)} owner events (${fmtInt(d.moves)} moves) over ${fmtInt(d.owners)} owners`);
   const configs = [engineConfig(d, 1, ctx), engineConfig(d, 2, ctx)];
@@ -56,10 +62,7 @@ export async function loopSuite(size, opt, ctx) {
   const kafka = await kafkaLoopProblem();
   if (kafka) log(`loops: the Kafka-topic loop rows not measured: ${kafka}`);
   else configs.push(...kafkaConfigs(d, ctx, runner.configs ?? []));
-  const rows = await ctx.measure(
-    configs,
-    opt.quick ? { runs: opt.runs, shortRuns: opt.runs } : { runs: opt.runs },
-  );
+  const rows = await ctx.measure(configs, measureOptions(opt));
   const local = rows.find((r) => r.id === 'loops-engine-t2');
   for (const r of rows) {
     if (r !== local && r.rps && local?.rps) r.vsLocal = r.rps / local.rps;

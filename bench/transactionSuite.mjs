@@ -7,7 +7,15 @@
 
 import os from 'node:os';
 import { join } from 'node:path';
-import { clean, loadAverageLine, runEngine, scriptConfig, writeJob } from './engineRun.mjs';
+import {
+  clean,
+  engineMissing,
+  loadAverageLine,
+  measureOptions,
+  runEngine,
+  scriptConfig,
+  writeJob,
+} from './engineRun.mjs';
 import { profileTable } from './profileAreas.mjs';
 import { failedCell, fmtInt, fmtMiB, fmtS, fmtX } from './reportCells.mjs';
 import { OPENING_BALANCE, transferCanon, transferData } from './transferData.mjs';
@@ -48,10 +56,8 @@ const threadsFor = (parallelism) => Math.min(parallelism, os.cpus().length);
 export async function transactionSuite(size, opt, ctx) {
   const { log } = ctx;
   const loadAtStart = os.loadavg()[0];
-  if (!ctx.engine?.ok) {
-    log(`transactions: engine not measured: ${ctx.engine?.reason ?? 'unknown'}`);
-    return { error: ctx.engine?.reason ?? 'the engine was not checked' };
-  }
+  const missing = engineMissing(ctx, 'transactions');
+  if (missing) return missing;
   const d = transferData(size);
   log(
     `transactions: ${fmtInt(d.records)} transfers over ${fmtInt(d.accounts)} accounts ` +
@@ -71,11 +77,6 @@ export async function transactionSuite(size, opt, ctx) {
     loadAtStart,
     loadAtEnd: os.loadavg()[0],
   };
-}
-
-/** --quick takes `--runs` runs of each row, as the event-time suite does. */
-function measureOptions(opt) {
-  return opt.quick ? { runs: opt.runs, shortRuns: opt.runs } : { runs: opt.runs };
 }
 
 function configs(d, ctx) {
