@@ -10,6 +10,7 @@ import { copyExample, describeRun, makeTempDir, readJsonl, removeTempDirs, runCl
 import { byKey, ON_FLINK } from '../flinkHarness.js';
 import {
   background,
+  interruptWithSavepoint,
   KEYED_SUM,
   keyedSums,
   rest,
@@ -86,12 +87,7 @@ await describeWithServer('flink', 'pipewright flink --cluster when things go wro
     const job = await slowJob(3 * RECORDS, name);
     const run = background(['flink', job.jobPath, '--cluster', FLINK_URL]);
     await runningWithCheckpoints(FLINK_URL, name, 1);
-    run.child.kill('SIGINT');
-    const code = await run.done;
-    const { stdout, stderr } = run.output();
-    expect(code, `${stdout}\n${stderr}`).toBe(0);
-    const stopped = new RegExp(`^stopped: job "${name}" with a savepoint at (\\S+)$`, 'm').exec(stdout);
-    expect(stopped, stdout).not.toBeNull();
+    const savepoint = await interruptWithSavepoint(run, name);
     const written = byKey(await readJsonl<Record<string, unknown>>(job.out), 'k');
     let total = 0;
     for (const [key, records] of written) {
@@ -104,7 +100,7 @@ await describeWithServer('flink', 'pipewright flink --cluster when things go wro
 
     // Started again from the savepoint, the job goes on where it stopped: one clean run's output.
     const resumed = await runCli(
-      ['flink', job.jobPath, '--cluster', FLINK_URL, '--from-savepoint', stopped![1]!, '--quiet'],
+      ['flink', job.jobPath, '--cluster', FLINK_URL, '--from-savepoint', savepoint, '--quiet'],
       ON_FLINK,
     );
     expect(resumed.code, describeRun(resumed)).toBe(0);

@@ -80,6 +80,27 @@ export async function runningWithCheckpoints(
 }
 
 /**
+ * Ctrl-C to a `pipewright flink --cluster` run that background() started: the CLI stops the job
+ * with a savepoint and exits 0 saying where it is. That path; an error with the CLI's output when
+ * it exits otherwise or says no savepoint.
+ */
+export async function interruptWithSavepoint(
+  run: ReturnType<typeof background>,
+  name: string,
+): Promise<string> {
+  run.child.kill('SIGINT');
+  const code = await run.done;
+  const { stdout, stderr } = run.output();
+  const stopped = new RegExp(`^stopped: job "${name}" with a savepoint at (\\S+)$`, 'm').exec(stdout);
+  if (code !== 0 || stopped === null) {
+    throw new Error(
+      `the stop of job "${name}" exited ${code} without a savepoint line\n${stdout}\n${stderr}`,
+    );
+  }
+  return stopped[1]!;
+}
+
+/**
  * runningWithCheckpoints(base, name, 1), or the CLI's own words at once if it ends first (a job
  * refused before it was submitted, or failed), rather than 5 minutes of polling.
  */

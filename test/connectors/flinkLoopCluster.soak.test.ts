@@ -16,7 +16,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeRun, makeTempDir, removeTempDirs, runCli, writeJob } from '../cliHarness.js';
 import { FLINK_TIMEOUT, ON_FLINK } from '../flinkHarness.js';
 import { expectWaitsOfMoves, foldOwnership, isWaiting, ownersJob, writeOwnerEvents } from '../ownerEvents.js';
-import { background, rest, runningOrEnded, runThroughTaskManagerKill } from './flinkClusterWatch.js';
+import {
+  background,
+  interruptWithSavepoint,
+  rest,
+  runningOrEnded,
+  runThroughTaskManagerKill,
+} from './flinkClusterWatch.js';
 import { type PrivateFlink, startPrivateFlink } from './privateServers.js';
 import { describeWithServer, FLINK_URL } from './servers.js';
 
@@ -137,19 +143,14 @@ async function stopWithSavepoint(
 ) {
   const run = background(['flink', jobPath, '--cluster', base]);
   await runningOrEnded(run, base, name);
-  run.child.kill('SIGINT');
-  const code = await run.done;
-  const { stdout, stderr } = run.output();
-  expect(code, `${stdout}\n${stderr}`).toBe(0);
-  const stopped = new RegExp(`^stopped: job "${name}" with a savepoint at (\\S+)$`, 'm').exec(stdout);
-  expect(stopped, stdout).not.toBeNull();
+  const savepoint = await interruptWithSavepoint(run, name);
   const atStop = (await sortedLines(path.join(dir, OUTPUT))).filter((line) => !isWaiting(line));
   const all = new Set(await clean);
   for (const line of atStop) expect(all.has(line), `not a line of the clean run: ${line}`).toBe(true);
   expect(new Set(atStop).size, 'a line written twice before the stop').toBe(atStop.length);
   expect(atStop.length).toBeGreaterThan(0);
   expect(atStop.length).toBeLessThan(all.size);
-  return stopped![1]!;
+  return savepoint;
 }
 
 interface Subtask {
